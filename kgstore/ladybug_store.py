@@ -1,0 +1,890 @@
+"""Embedded LadybugDB backend: a store is a directory on disk, no server.
+
+Directory layout::
+
+    STORE/
+      kgbench-store.json   marker: backend, schema version (read before opening the DB)
+      graph.lbdb           the LadybugDB database
+      staging/             loaders' staged Parquet (removed after a successful import)
+
+Graph schema (all Cypher for this backend lives in this module)::
+
+    (:Entity {id PK, name, aliases[], types[], is_cvt, description})
+    (:Literal {id PK = Literal.key, value, datatype, lang, num, date})
+    (:Entity)-[:Fact {predicate}]->(:Entity | :Literal)
+    (:Name {key PK})-[:NAMES]->(:Entity)          normalised names and aliases
+    (:Predicate {id PK, label, count})
+    (:Meta {key PK, value})   (:Source {id PK, file, checksum, format, counts, loaded_at, status})
+
+``Name`` nodes turn case-insensitive name/alias lookup into a primary-key hash lookup
+(LadybugDB has no secondary indexes). Bulk import merges a staged directory with DuckDB
+and loads it with ``COPY``; every step reads the current store state, so an import that
+died half-way is completed by running it again, without duplicates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import ladybug as lb
+import pyarrow as pa
+
+from kgstore.cypher_guard import assert_read_only
+from kgstore.errors import (
+    IncompatibleStoreError,
+    QueryError,
+    ReadOnlyQueryError,
+    StoreError,
+    StoreLockedError,
+    StoreNotFoundError,
+)
+from kgstore.models import (
+    Entity,
+    Fact,
+    Literal,
+    Predicate,
+    SourceRecord,
+    StoreStats,
+    normalize_name,
+)
+from kgstore.patterns import (
+    Binding,
+    HasType,
+    IsCvt,
+    IsEntity,
+    MatchResult,
+    NotEqual,
+    NotIn,
+    PatternQuery,
+    Var,
+)
+from kgstore.staging import SCHEMAS, part_glob, read_manifest
+from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+
+MARKER = "kgbench-store.json"
+DB_FILE = "graph.lbdb"
+
+SCHEMA_DDL = (
+    "CREATE NODE TABLE Meta(key STRING, value STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE Source(id STRING, file STRING, checksum STRING, format STRING, "
+    "counts STRING, loaded_at STRING, status STRING, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Entity(id STRING, name STRING, aliases STRING[], types STRING[], "
+    "is_cvt BOOLEAN, description STRING, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Literal(id STRING, value STRING, datatype STRING, lang STRING, "
+    "num DOUBLE, date DATE, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Name(key STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE Predicate(id STRING, label STRING, count INT64, PRIMARY KEY(id))",
+    "CREATE REL TABLE Fact(FROM Entity TO Entity, FROM Entity TO Literal, predicate STRING)",
+    "CREATE REL TABLE NAMES(FROM Name TO Entity)",
+)
+
+_ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
+# Object of a fact: entity or literal; the unused columns come back null.
+_OBJECT_COLS = "label(o) AS kind, o.id AS id, o.value AS value, o.datatype AS datatype, o.lang AS lang"
+_LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
+_NUMERIC_DT = (
+    "xsd:integer", "xsd:int", "xsd:long", "xsd:short", "xsd:decimal", "xsd:double",
+    "xsd:float", "xsd:nonNegativeInteger", "xsd:positiveInteger", "xsd:negativeInteger",
+    "xsd:nonPositiveInteger", "xsd:unsignedInt", "xsd:unsignedLong", "xsd:byte",
+    "xsd:unsignedShort", "xsd:unsignedByte",
+)
+_DATE_DT = ("xsd:date", "xsd:dateTime", "xsd:gYear", "xsd:gYearMonth")
+
+
+def _buffer_pool_bytes() -> int:
+    """Buffer pool size: ``KGBENCH_BUFFER_POOL_MB`` or 2 GiB (LadybugDB's own default is
+    80% of RAM, which would crowd out DuckDB during imports)."""
+    return int(os.environ.get("KGBENCH_BUFFER_POOL_MB", "2048")) * 1024 * 1024
+
+
+def _entity_from_row(row: list[Any]) -> Entity:
+    return Entity(
+        id=row[0], name=row[1], aliases=tuple(row[2] or ()), types=tuple(row[3] or ()),
+        is_cvt=bool(row[4]), description=row[5],
+    )
+
+
+def _object_from_cols(kind: str, oid: str, value: Any, datatype: Any, lang: Any) -> str | Literal:
+    if kind == "Literal":
+        return Literal(value, datatype, lang)
+    return str(oid)
+
+
+class LadybugStore(Store):
+    """A store in a local directory, backed by an embedded LadybugDB database."""
+
+    backend = "ladybug"
+
+    def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        marker = self.path / MARKER
+        fresh = not marker.exists()
+        if fresh:
+            if not create:
+                raise StoreNotFoundError(
+                    f"no kgbench store at {self.path}: load data first "
+                    f"(`kgbench load triples FILE --store {self.path}`) or pass another --store"
+                )
+            if read_only:
+                raise StoreNotFoundError(f"no kgbench store at {self.path} to open read-only")
+            if self.path.exists() and any(self.path.iterdir()):
+                raise StoreError(
+                    f"{self.path} exists and is not a kgbench store; choose an empty or new "
+                    "directory for --store"
+                )
+        else:
+            self._check_marker(marker)
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = lb.Database(
+                str(self.path / DB_FILE), read_only=read_only,
+                buffer_pool_size=_buffer_pool_bytes(),
+            )
+            self._conn: lb.Connection | None = lb.Connection(self._db)
+        except RuntimeError as exc:
+            if _LOCK_RE.search(str(exc)):
+                pid = re.search(r"PID (\d+)", str(exc))
+                who = f" (process {pid.group(1)})" if pid else ""
+                raise StoreLockedError(
+                    f"store {self.path} is in use by another process{who}; wait for it to "
+                    "finish or close it, then retry"
+                ) from None
+            raise StoreError(f"cannot open store {self.path}: {exc}") from None
+        if fresh:
+            self._create_schema()
+            marker.write_text(json.dumps(
+                {"backend": self.backend, "schema_version": SCHEMA_VERSION}, indent=2
+            ))
+        else:
+            stored = self._meta("schema_version")
+            if stored is not None and int(stored) != SCHEMA_VERSION:
+                self.close()
+                raise self._incompatible(int(stored))
+
+    # -- lifecycle ------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def close(self) -> None:
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+            self._db.close()
+            self._conn = None
+
+    def _incompatible(self, version: int) -> IncompatibleStoreError:
+        return IncompatibleStoreError(
+            f"store {self.path} has schema version {version}, this kgbench reads version "
+            f"{SCHEMA_VERSION}; reload the data into a new store (`kgbench load ... --store "
+            "NEW_DIR`) or use the kgbench release that wrote it"
+        )
+
+    def _check_marker(self, marker: Path) -> None:
+        try:
+            info = json.loads(marker.read_text())
+            version = int(info["schema_version"])
+            backend = info["backend"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IncompatibleStoreError(f"{marker} is damaged ({exc}); rebuild the store") from None
+        if backend != self.backend:
+            raise IncompatibleStoreError(f"{self.path} is a {backend} store, not {self.backend}")
+        if version != SCHEMA_VERSION:
+            raise self._incompatible(version)
+
+    def _create_schema(self) -> None:
+        for ddl in SCHEMA_DDL:
+            self._rows(ddl)
+        now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        for key, value in (("schema_version", str(SCHEMA_VERSION)), ("created_at", now),
+                           ("cvt_types", "[]")):
+            self._set_meta(key, value)
+
+    # -- low-level execution --------------------------------------------------------
+    def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        if self._conn is None:
+            raise StoreError("store is closed")
+        try:
+            result = self._conn.execute(query, params or {})
+        except RuntimeError as exc:
+            raise QueryError(str(exc)) from None
+        assert not isinstance(result, list)
+        return [list(row) for row in result.get_all()]
+
+    def _arrow(self, query: str, params: dict[str, Any] | None = None) -> pa.Table:
+        assert self._conn is not None
+        result = self._conn.execute(query, params or {})
+        assert not isinstance(result, list)
+        return result.get_as_arrow()
+
+    def _meta(self, key: str) -> str | None:
+        rows = self._rows("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        return rows[0][0] if rows else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._rows("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+
+    def _count(self, query: str) -> int:
+        return int(self._rows(query)[0][0])
+
+    # -- metadata -------------------------------------------------------------------
+    def stats(self) -> StoreStats:
+        entity_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Entity) RETURN count(f)")
+        literal_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Literal) RETURN count(f)")
+        return StoreStats(
+            backend=self.backend,
+            location=self.location,
+            schema_version=int(self._meta("schema_version") or SCHEMA_VERSION),
+            entities=self._count("MATCH (e:Entity) RETURN count(e)"),
+            cvt_entities=self._count("MATCH (e:Entity) WHERE e.is_cvt RETURN count(e)"),
+            literals=self._count("MATCH (l:Literal) RETURN count(l)"),
+            facts=entity_facts + literal_facts,
+            entity_facts=entity_facts,
+            literal_facts=literal_facts,
+            predicates=self._count("MATCH (p:Predicate) RETURN count(p)"),
+            sources=self.sources(),
+        )
+
+    def sources(self) -> list[SourceRecord]:
+        rows = self._rows(
+            "MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
+            "s.status ORDER BY s.loaded_at, s.file"
+        )
+        return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
+                for r in rows]
+
+    def record_source(self, source: SourceRecord) -> None:
+        self._rows(
+            "MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
+            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
+            "s.status = $status",
+            {
+                "id": f"{source.file}#{source.checksum}", "file": source.file,
+                "checksum": source.checksum, "format": source.format,
+                "counts": json.dumps(source.counts, sort_keys=True),
+                "loaded_at": source.loaded_at, "status": source.status,
+            },
+        )
+
+    # -- entity lookups -------------------------------------------------------------
+    def entity(self, id: str) -> Entity | None:
+        rows = self._rows(f"MATCH (e:Entity {{id: $id}}) RETURN {_ENTITY_COLS}", {"id": id})
+        return _entity_from_row(rows[0]) if rows else None
+
+    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+        # One primary-key lookup per id: LadybugDB plans `id IN $list` and UNWIND joins
+        # as full scans, which is orders of magnitude slower for the short lists we get.
+        found: dict[str, Entity] = {}
+        for id in dict.fromkeys(ids):
+            e = self.entity(id)
+            if e is not None:
+                found[id] = e
+        return found
+
+    def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
+        rows = self._rows(
+            f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {_ENTITY_COLS} "
+            "ORDER BY e.id LIMIT $limit",
+            {"k": normalize_name(name), "limit": limit},
+        )
+        return [_entity_from_row(r) for r in rows]
+
+    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
+        key = normalize_name(prefix)
+        if not key:
+            return []
+        rows = self._rows(
+            f"MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE starts_with(n.key, $k) "
+            f"AND NOT e.is_cvt WITH DISTINCT e RETURN {_ENTITY_COLS} "
+            "ORDER BY size(e.name), e.name, e.id LIMIT $limit",
+            {"k": key, "limit": limit},
+        )
+        return [_entity_from_row(r) for r in rows]
+
+    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+        query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+        params: dict[str, Any] = {}
+        if limit is not None:
+            query += " LIMIT $limit"
+            params["limit"] = limit
+        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(query, params)]
+
+    # -- facts ----------------------------------------------------------------------
+    def facts_out(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        where = "WHERE f.predicate = $p " if predicate is not None else ""
+        rows = self._rows(
+            f"MATCH (s:Entity {{id: $id}})-[f:Fact]->(o) {where}"
+            f"RETURN f.predicate, {_OBJECT_COLS} LIMIT $limit",
+            {"id": id, "limit": limit, **({"p": predicate} if predicate is not None else {})},
+        )
+        return [Fact(id, r[0], _object_from_cols(*r[1:])) for r in rows]
+
+    def facts_in(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        where = "WHERE f.predicate = $p " if predicate is not None else ""
+        rows = self._rows(
+            f"MATCH (o:Entity {{id: $id}})<-[f:Fact]-(s:Entity) {where}"
+            "RETURN s.id, f.predicate LIMIT $limit",
+            {"id": id, "limit": limit, **({"p": predicate} if predicate is not None else {})},
+        )
+        return [Fact(r[0], r[1], id) for r in rows]
+
+    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
+        # One round trip for both directions: the neighbourhood walk calls this per
+        # node, so it dominates k-hop latency.
+        rows = self._rows(
+            f"MATCH (s:Entity {{id: $id}})-[f:Fact]->(o) "
+            f"RETURN true AS outgoing, f.predicate AS p, {_OBJECT_COLS} LIMIT $n "
+            "UNION ALL "
+            "MATCH (o:Entity {id: $id})<-[f:Fact]-(s:Entity) "
+            "RETURN false AS outgoing, f.predicate AS p, 'Entity' AS kind, s.id AS id, "
+            "CAST(NULL AS STRING) AS value, CAST(NULL AS STRING) AS datatype, "
+            "CAST(NULL AS STRING) AS lang LIMIT $n",
+            {"id": id, "n": limit + 1},
+        )
+        facts = [
+            Fact(id, r[1], _object_from_cols(*r[2:])) if r[0] else Fact(r[3], r[1], id)
+            for r in rows
+        ]
+        return facts[:limit], len(facts) > limit
+
+    # -- pattern matching -----------------------------------------------------------
+    def match(self, query: PatternQuery) -> MatchResult:
+        cypher, params, columns = _compile_match(query)
+        rows = self._rows(cypher, params)
+        variables = [v.name for v in query.selected()]
+        truncated = query.limit is not None and len(rows) > query.limit
+        if truncated:
+            rows = rows[: query.limit]
+        bindings: list[Binding] = []
+        for row in rows:
+            binding: Binding = {}
+            i = 0
+            for name, kind in columns:
+                if kind == "object":
+                    binding[name] = _object_from_cols(*row[i:i + 5])
+                    i += 5
+                else:
+                    binding[name] = row[i]
+                    i += 1
+            bindings.append(binding)
+        return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
+
+    # -- sampling -------------------------------------------------------------------
+    def sample_entities(
+        self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
+        include_cvt: bool = False,
+    ) -> list[Entity]:
+        conditions = []
+        params: dict[str, Any] = {"salt": f":{seed}", "k": k}
+        if type_id is not None:
+            conditions.append("list_contains(e.types, $t)")
+            params["t"] = type_id
+        if named_only:
+            conditions.append("e.name IS NOT NULL")
+        if not include_cvt:
+            conditions.append("NOT e.is_cvt")
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+        # Ordering by a salted hash of the id is a seeded shuffle that needs no RNG state
+        # in the database and gives the same sample for the same store and seed.
+        rows = self._rows(
+            f"MATCH (e:Entity) {where} RETURN {_ENTITY_COLS}, md5(concat(e.id, $salt)) AS h "
+            "ORDER BY h LIMIT $k",
+            params,
+        )
+        return [_entity_from_row(r) for r in rows]
+
+    def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
+        params: dict[str, Any] = {"salt": f":{seed}", "k": k}
+        where = ""
+        if predicate is not None:
+            where = "WHERE f.predicate = $p"
+            params["p"] = predicate
+        rows = self._rows(
+            f"MATCH (s:Entity)-[f:Fact]->(o) {where} "
+            f"RETURN s.id, f.predicate, {_OBJECT_COLS}, "
+            "md5(concat(s.id, '|', f.predicate, '|', o.id, $salt)) AS h ORDER BY h LIMIT $k",
+            params,
+        )
+        return [Fact(r[0], r[1], _object_from_cols(*r[2:7])) for r in rows]
+
+    # -- power users ----------------------------------------------------------------
+    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+        assert_read_only(query)
+        assert self._conn is not None
+        # The engine's read-only transaction is the real guarantee; the lexical check
+        # above only gives a friendlier message for the common cases.
+        self._conn.execute("BEGIN TRANSACTION READ ONLY")
+        try:
+            result = self._conn.execute(query, params or {})
+            assert not isinstance(result, list)
+            columns = result.get_column_names()
+            rows = result.get_all()
+        except RuntimeError as exc:
+            if "read-only" in str(exc).lower():
+                raise ReadOnlyQueryError(
+                    "the query tries to modify the store; the cypher command runs read-only "
+                    "queries only"
+                ) from None
+            raise QueryError(str(exc)) from None
+        finally:
+            # A failed statement already ended the transaction; only end a live one.
+            with contextlib.suppress(RuntimeError):
+                self._conn.execute("ROLLBACK")
+        return CypherResult(columns=columns, rows=[_plain(r) for r in rows])
+
+    # -- bulk import ----------------------------------------------------------------
+    def import_stage(
+        self,
+        stage_dir: str | Path,
+        *,
+        nameless_is_cvt: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> ImportReport:
+        if self.read_only:
+            raise StoreError(f"store {self.path} is open read-only; cannot import")
+        manifest = read_manifest(stage_dir)
+        with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
+            merger = _StageMerger(self, Path(stage_dir), Path(work), manifest, progress)
+            return merger.run(nameless_is_cvt=nameless_is_cvt)
+
+
+def _plain(value: Any) -> Any:
+    """Cypher result values -> JSON-friendly Python (nodes/rels lose internal ids)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k not in ("_ID", "_SRC", "_DST")}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, _dt.date | _dt.datetime):
+        return value.isoformat()
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# Pattern query -> Cypher
+# --------------------------------------------------------------------------------------
+
+
+def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
+    """Compile a :class:`PatternQuery` into one parameterized Cypher query.
+
+    Returns (cypher, params, columns) where columns lists (variable, kind) in RETURN
+    order; kind is "entity" (one column), "object" (five: kind, id, value, datatype,
+    lang) or "predicate" (one). One MATCH clause per triple pattern keeps SPARQL's
+    semantics (two patterns may match the same edge) on every Cypher engine. Only
+    parameters carry values; node/rel variable names are generated here.
+    """
+    params: dict[str, Any] = {}
+    node_names: dict[str, str] = {}   # variable name or constant key -> cypher variable
+    subject_vars = query.subject_variables()
+    entity_object_vars: set[str] = set()
+    for c in query.constraints:
+        if isinstance(c, HasType | IsCvt) or (isinstance(c, IsEntity) and c.value):
+            entity_object_vars.add(c.var.name)
+    predicate_of: dict[str, list[str]] = {}  # predicate variable -> rel variables
+    clauses: list[str] = []
+    where: list[str] = []
+    declared: set[str] = set()
+
+    def node(term: Var | str | Literal) -> str:
+        if isinstance(term, Var):
+            key = "v:" + term.name
+            name = node_names.setdefault(key, f"v{len(node_names)}")
+            if name in declared:
+                return f"({name})"
+            declared.add(name)
+            if term.name in subject_vars or term.name in entity_object_vars:
+                return f"({name}:Entity)"
+            return f"({name})"
+        key = ("l:" + term.key) if isinstance(term, Literal) else ("e:" + term)
+        name = node_names.setdefault(key, f"c{len(node_names)}")
+        if name in declared:
+            return f"({name})"
+        declared.add(name)
+        params[name] = term.key if isinstance(term, Literal) else term
+        label = "Literal" if isinstance(term, Literal) else "Entity"
+        return f"({name}:{label} {{id: ${name}}})"
+
+    for i, pattern in enumerate(query.patterns):
+        rel = f"f{i}"
+        s, o = node(pattern.subject), node(pattern.object)
+        clauses.append(f"MATCH {s}-[{rel}:Fact]->{o}")
+        if isinstance(pattern.predicate, Var):
+            predicate_of.setdefault(pattern.predicate.name, []).append(rel)
+        else:
+            params[f"p{i}"] = pattern.predicate
+            where.append(f"{rel}.predicate = $p{i}")
+    for rels in predicate_of.values():
+        where.extend(f"{rels[0]}.predicate = {r}.predicate" for r in rels[1:])
+
+    def value_expr(var: Var) -> str:
+        if var.name in predicate_of:
+            return f"{predicate_of[var.name][0]}.predicate"
+        return f"{node_names['v:' + var.name]}.id"
+
+    def const_param(value: str | Literal) -> str:
+        name = f"k{len(params)}"
+        params[name] = value.key if isinstance(value, Literal) else value
+        return f"${name}"
+
+    for c in query.constraints:
+        target = value_expr(c.var)
+        if isinstance(c, NotEqual):
+            other = value_expr(c.value) if isinstance(c.value, Var) else const_param(c.value)
+            where.append(f"{target} <> {other}")
+        elif isinstance(c, NotIn):
+            name = f"k{len(params)}"
+            params[name] = [v.key if isinstance(v, Literal) else v for v in c.values]
+            where.append(f"NOT {target} IN ${name}")
+        elif isinstance(c, HasType):
+            name = f"k{len(params)}"
+            params[name] = c.type_id
+            where.append(f"list_contains({node_names['v:' + c.var.name]}.types, ${name})")
+        elif isinstance(c, IsCvt):
+            n = node_names["v:" + c.var.name]
+            where.append(f"{n}.is_cvt = {'true' if c.value else 'false'}")
+        elif isinstance(c, IsEntity):
+            n = node_names["v:" + c.var.name]
+            where.append(f"label({n}) = '{'Entity' if c.value else 'Literal'}'")
+
+    returns: list[str] = []
+    columns: list[tuple[str, str]] = []
+    for i, var in enumerate(query.selected()):
+        if var.name in predicate_of:
+            returns.append(f"{predicate_of[var.name][0]}.predicate AS r{i}")
+            columns.append((var.name, "predicate"))
+        elif var.name in subject_vars or var.name in entity_object_vars:
+            returns.append(f"{node_names['v:' + var.name]}.id AS r{i}")
+            columns.append((var.name, "entity"))
+        else:
+            n = node_names["v:" + var.name]
+            returns.extend([f"label({n}) AS r{i}k", f"{n}.id AS r{i}", f"{n}.value AS r{i}v",
+                            f"{n}.datatype AS r{i}d", f"{n}.lang AS r{i}l"])
+            columns.append((var.name, "object"))
+    order = ", ".join(r.rsplit(" AS ", 1)[1] for r in returns)
+    cypher = " ".join(clauses)
+    if where:
+        cypher += " WHERE " + " AND ".join(where)
+    cypher += f" RETURN DISTINCT {', '.join(returns)} ORDER BY {order}"
+    if query.limit is not None:
+        params["limit"] = query.limit + 1
+        cypher += " LIMIT $limit"
+    return cypher, params, columns
+
+
+# --------------------------------------------------------------------------------------
+# Bulk import: staged Parquet -> merged with the store in DuckDB -> COPY
+# --------------------------------------------------------------------------------------
+
+
+class _StageMerger:
+    """One import of a stage. Each step computes what is missing from the store *now*
+    and adds exactly that, which is what makes a re-run after a crash safe."""
+
+    def __init__(self, store: LadybugStore, stage: Path, work: Path,
+                 manifest: dict[str, Any], progress: ProgressCallback | None) -> None:
+        self.store = store
+        self.stage = stage
+        self.work = work
+        self.manifest = manifest
+        self.progress = progress
+        self.report = ImportReport()
+        self.db = duckdb.connect(str(work / "merge.duckdb"))
+        self._sql(f"SET temp_directory = '{work / 'spill'}'")
+        self._sql(f"SET memory_limit = '{os.environ.get('KGBENCH_DUCKDB_MEMORY', '2GB')}'")
+        self._sql("SET preserve_insertion_order = false")
+        self.db.create_function(  # type: ignore[call-overload]
+            "normalize_name", _normalize_arrow, ["VARCHAR"], "VARCHAR", type="arrow"
+        )
+        self._step_started = time.perf_counter()
+        self._steps = 0
+
+    def _step(self, name: str) -> None:
+        now = time.perf_counter()
+        self.report.steps[name] = round(now - self._step_started, 3)
+        self._step_started = now
+        self._steps += 1
+        if self.progress:
+            self.progress(f"import: {name}", self._steps, len(_IMPORT_STEPS))
+
+    def _sql(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run one DuckDB statement to completion (DuckDB 2 refuses new work on a
+        connection while a result is pending)."""
+        return self.db.execute(sql, params).fetchall()
+
+    def _scalar(self, sql: str) -> int:
+        rows = self._sql(sql)
+        return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+    def _export(self, sql: str, name: str) -> str:
+        path = str(self.work / f"{name}.parquet")
+        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet)")
+        return path
+
+    def _copy(self, table: str, path: str, options: str = "") -> None:
+        self.store._rows(f"COPY {table} FROM '{path}'{options}")
+
+    def _existing(self, name: str, cypher: str, schema: str) -> None:
+        """Materialise a store query as DuckDB table ``name`` (empty when nothing)."""
+        arrow = self.store._arrow(cypher)
+        if arrow.num_rows:
+            self.db.register("_arrow_tmp", arrow)
+            self._sql(f"CREATE TABLE {name} AS SELECT * FROM _arrow_tmp")
+            self.db.unregister("_arrow_tmp")
+        else:
+            self._sql(f"CREATE TABLE {name} ({schema})")
+
+    def run(self, *, nameless_is_cvt: bool) -> ImportReport:
+        started = time.perf_counter()
+        self._stage_tables()
+        self._step("read stage")
+        self._merge_entities(nameless_is_cvt)
+        self._step("entities")
+        self._import_literals()
+        self._step("literals")
+        self._import_facts()
+        self._step("facts")
+        self._import_names()
+        self._step("names")
+        self._import_predicates()
+        self._step("predicates")
+        self.db.close()
+        self.report.seconds = round(time.perf_counter() - started, 3)
+        return self.report
+
+    def _stage_tables(self) -> None:
+        def read(table: str) -> str:
+            glob = part_glob(self.stage, table)
+            if glob:
+                return f"read_parquet('{glob}')"
+            # No parts for this table: an empty relation with the layout's columns.
+            self.db.register(f"empty_{table}", SCHEMAS[table].empty_table())
+            return f"empty_{table}"
+
+        self._sql(
+            "CREATE TABLE stage_facts AS SELECT DISTINCT subject, predicate, object, object_kind "
+            f"FROM {read('facts')}"
+        )
+        self.report.facts_duplicate = (
+            int(self.manifest["counts"].get("facts", 0)) - self._scalar("SELECT count(*) FROM stage_facts")
+        )
+        self._sql(
+            "CREATE TABLE stage_entities AS SELECT id, "
+            "arg_min(name, seq) FILTER (WHERE name IS NOT NULL) AS name, "
+            "list_sort(list_distinct(flatten(list(aliases)))) AS aliases, "
+            "list_sort(list_distinct(flatten(list(types)))) AS types, "
+            "bool_or(is_cvt) AS is_cvt, "
+            "arg_min(description, seq) FILTER (WHERE description IS NOT NULL) AS description "
+            f"FROM {read('entities')} "
+            "GROUP BY id"
+        )
+        # Endpoints of facts that no entity row describes become placeholder entities.
+        self._sql(
+            "INSERT INTO stage_entities SELECT id, NULL, [], [], NULL, NULL FROM ("
+            "SELECT subject AS id FROM stage_facts UNION "
+            "SELECT object FROM stage_facts WHERE object_kind = 'E') "
+            "WHERE id NOT IN (SELECT id FROM stage_entities)"
+        )
+        self._sql(
+            "CREATE TABLE stage_literals AS SELECT DISTINCT ON (id) id, value, datatype, lang "
+            f"FROM {read('literals')}"
+        )
+        self._sql(
+            "CREATE TABLE stage_predicates AS SELECT id, max(label) AS label FROM ("
+            "SELECT DISTINCT predicate AS id, NULL::VARCHAR AS label FROM stage_facts UNION ALL "
+            f"SELECT id, label FROM {read('predicates')}"
+            ") GROUP BY id"
+        )
+        known = json.loads(self.store._meta("cvt_types") or "[]")
+        new = [r[0] for r in self._sql(f"SELECT DISTINCT type FROM {read('cvt_types')}")]
+        self.cvt_types = sorted(set(known) | set(new))
+        if self.cvt_types != sorted(known):
+            self.store._set_meta("cvt_types", json.dumps(self.cvt_types))
+
+    def _merge_entities(self, nameless_is_cvt: bool) -> None:
+        store_empty = self.store._count("MATCH (e:Entity) RETURN count(e)") == 0
+        if store_empty:
+            self._sql("CREATE TABLE old_entities (id VARCHAR, name VARCHAR, aliases VARCHAR[], "
+                       "types VARCHAR[], is_cvt BOOLEAN, description VARCHAR)")
+        else:
+            self._existing(
+                "old_entities",
+                "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases, "
+                "e.types AS types, e.is_cvt AS is_cvt, e.description AS description",
+                "",
+            )
+        self._sql("CREATE TEMP TABLE cvt_types AS SELECT unnest(?::VARCHAR[]) AS type",
+                   [self.cvt_types])
+        subject_rule = (
+            "OR (m.name IS NULL AND m.id IN (SELECT subject FROM stage_facts))"
+            if nameless_is_cvt else ""
+        )
+        # Merge rule: new non-null scalar wins; lists are unioned; CVT if either side or
+        # a mediator type or (optionally) the nameless-subject rule says so.
+        self._sql(f"""
+            CREATE TABLE merged AS
+            WITH m AS (
+                SELECT s.id,
+                       coalesce(s.name, o.name) AS name,
+                       list_sort(list_distinct(list_concat(coalesce(o.aliases, []), s.aliases))) AS aliases,
+                       list_sort(list_distinct(list_concat(coalesce(o.types, []), s.types))) AS types,
+                       coalesce(s.is_cvt, false) OR coalesce(o.is_cvt, false) AS is_cvt,
+                       coalesce(s.description, o.description) AS description,
+                       o.id IS NOT NULL AS existed,
+                       o.name AS o_name, o.aliases AS o_aliases, o.types AS o_types,
+                       o.is_cvt AS o_is_cvt, o.description AS o_description
+                FROM stage_entities s LEFT JOIN old_entities o ON s.id = o.id
+            )
+            SELECT m.id, m.name, m.aliases, m.types,
+                   m.is_cvt OR list_has_any(m.types, (SELECT coalesce(list(type), []) FROM cvt_types))
+                   {subject_rule} AS is_cvt,
+                   m.description, m.existed,
+                   m.existed AND (m.name IS DISTINCT FROM m.o_name
+                       OR m.aliases IS DISTINCT FROM list_sort(coalesce(m.o_aliases, []))
+                       OR m.types IS DISTINCT FROM list_sort(coalesce(m.o_types, []))
+                       OR m.description IS DISTINCT FROM m.o_description) AS changed,
+                   m.o_is_cvt
+            FROM m
+        """)
+        self._sql("UPDATE merged SET changed = true WHERE existed AND is_cvt IS DISTINCT FROM o_is_cvt")
+        cols = "id, name, aliases, types, is_cvt, description"
+        self.report.entities_new = self._scalar("SELECT count(*) FROM merged WHERE NOT existed")
+        self.report.entities_placeholder = self._scalar(
+            "SELECT count(*) FROM merged WHERE NOT existed AND name IS NULL AND len(types) = 0")
+        self.report.entities_updated = self._scalar("SELECT count(*) FROM merged WHERE changed")
+        if self.report.entities_new:
+            self._copy("Entity", self._export(f"SELECT {cols} FROM merged WHERE NOT existed", "new_entities"))
+        if self.report.entities_updated:
+            path = self._export(f"SELECT {cols} FROM merged WHERE changed", "upd_entities")
+            self.store._rows(
+                f"LOAD FROM '{path}' MATCH (e:Entity {{id: id}}) SET e.name = name, "
+                "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
+                "e.description = description"
+            )
+
+    def _import_literals(self) -> None:
+        if self.store._count("MATCH (l:Literal) RETURN count(l)") == 0:
+            self._sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals")
+        else:
+            self._existing("old_literals", "MATCH (l:Literal) RETURN l.id AS id", "id VARCHAR")
+            self._sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals "
+                       "WHERE id NOT IN (SELECT id FROM old_literals)")
+        self.report.literals_new = self._scalar("SELECT count(*) FROM new_literals")
+        if not self.report.literals_new:
+            return
+        numeric = ", ".join(f"'{d}'" for d in _NUMERIC_DT)
+        dates = ", ".join(f"'{d}'" for d in _DATE_DT)
+        self._copy("Literal", self._export(
+            "SELECT id, value, datatype, lang, "
+            f"CASE WHEN datatype IN ({numeric}) THEN TRY_CAST(value AS DOUBLE) END AS num, "
+            f"CASE WHEN datatype IN ({dates}) THEN COALESCE(TRY_CAST(left(value, 10) AS DATE), "
+            "TRY_CAST(left(value, 4) || '-01-01' AS DATE)) END AS date FROM new_literals",
+            "new_literals",
+        ))
+
+    def _import_facts(self) -> None:
+        if self.store._count("MATCH ()-[f:Fact]->() RETURN count(f)") == 0:
+            self._sql("CREATE VIEW new_facts AS SELECT * FROM stage_facts")
+        else:
+            # Only subjects that existed before can already have these facts.
+            subjects = self._export(
+                "SELECT DISTINCT subject AS sid FROM stage_facts "
+                "WHERE subject IN (SELECT id FROM merged WHERE existed)", "old_subjects")
+            self._existing(
+                "old_facts",
+                f"LOAD FROM '{subjects}' MATCH (s:Entity {{id: sid}})-[f:Fact]->(o) "
+                "RETURN s.id AS subject, f.predicate AS predicate, o.id AS object",
+                "subject VARCHAR, predicate VARCHAR, object VARCHAR",
+            )
+            self._sql("CREATE VIEW new_facts AS SELECT f.* FROM stage_facts f ANTI JOIN "
+                       "old_facts o USING (subject, predicate, object)")
+        new_count = self._scalar("SELECT count(*) FROM new_facts")
+        self.report.facts_duplicate += self._scalar("SELECT count(*) FROM stage_facts") - new_count
+        self.report.facts_new = new_count
+        for kind, target in (("E", "Entity"), ("L", "Literal")):
+            n = self._scalar(f"SELECT count(*) FROM new_facts WHERE object_kind = '{kind}'")
+            if n:
+                path = self._export(
+                    'SELECT subject AS "from", object AS "to", predicate FROM new_facts '
+                    f"WHERE object_kind = '{kind}'", f"facts_{kind}")
+                self._copy("Fact", path, f" (from='Entity', to='{target}')")
+
+    def _import_names(self) -> None:
+        self._sql("""
+            CREATE TABLE wanted_names AS SELECT DISTINCT key, id FROM (
+                SELECT normalize_name(name) AS key, id FROM merged WHERE name IS NOT NULL
+                UNION ALL
+                SELECT normalize_name(unnest(aliases)) AS key, id FROM merged
+            ) WHERE key IS NOT NULL AND key <> ''
+        """)
+        if self.store._count("MATCH (n:Name) RETURN count(n)") == 0:
+            self._sql("CREATE TABLE old_name_keys (key VARCHAR)")
+            self._sql("CREATE TABLE old_names (key VARCHAR, id VARCHAR)")
+        else:
+            self._existing("old_name_keys", "MATCH (n:Name) RETURN n.key AS key", "key VARCHAR")
+            ids = self._export("SELECT DISTINCT id AS eid FROM merged WHERE existed", "name_ids")
+            self._existing(
+                "old_names",
+                f"LOAD FROM '{ids}' MATCH (n:Name)-[:NAMES]->(e:Entity {{id: eid}}) "
+                "RETURN n.key AS key, e.id AS id",
+                "key VARCHAR, id VARCHAR",
+            )
+        if self._scalar("SELECT count(*) FROM (SELECT DISTINCT key FROM wanted_names "
+                        "EXCEPT SELECT key FROM old_name_keys)"):
+            self._copy("Name", self._export(
+                "SELECT DISTINCT key FROM wanted_names EXCEPT SELECT key FROM old_name_keys",
+                "new_names"))
+        if self._scalar("SELECT count(*) FROM (SELECT key, id FROM wanted_names "
+                        "EXCEPT SELECT key, id FROM old_names)"):
+            self._copy("NAMES", self._export(
+                'SELECT key AS "from", id AS "to" FROM (SELECT key, id FROM wanted_names '
+                "EXCEPT SELECT key, id FROM old_names)", "new_name_links"))
+
+    def _import_predicates(self) -> None:
+        self._existing("old_predicates", "MATCH (p:Predicate) RETURN p.id AS id, p.label AS label",
+                       "id VARCHAR, label VARCHAR")
+        self._sql("CREATE TABLE new_predicates AS SELECT s.id, s.label, 0::BIGINT AS count "
+                   "FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
+        self.report.predicates_new = self._scalar("SELECT count(*) FROM new_predicates")
+        if self.report.predicates_new:
+            self._copy("Predicate", self._export("SELECT * FROM new_predicates", "new_predicates"))
+        relabel = self._export(
+            "SELECT s.id, s.label FROM stage_predicates s JOIN old_predicates o USING (id) "
+            "WHERE s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label", "relabel")
+        if self._scalar(f"SELECT count(*) FROM '{relabel}'"):
+            self.store._rows(f"LOAD FROM '{relabel}' MATCH (p:Predicate {{id: id}}) SET p.label = label")
+        # Counts are recomputed from the facts themselves, so they are right even after
+        # an interrupted import that stored facts but not counts.
+        self._existing("fact_counts", "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
+                       "id VARCHAR, n BIGINT")
+        counts = self._export("SELECT id, n FROM fact_counts", "predicate_counts")
+        self.store._rows(f"LOAD FROM '{counts}' MATCH (p:Predicate {{id: id}}) SET p.count = n")
+
+
+_IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "names", "predicates")
+
+
+def _normalize_arrow(values: pa.Array) -> pa.Array:
+    """DuckDB UDF: :func:`normalize_name` over an Arrow string array (one definition of
+    a name key for lookups and for import)."""
+    return pa.array([None if v is None else normalize_name(v) for v in values.to_pylist()],
+                    type=pa.string())
+
+
+def remove_store(path: str | Path) -> None:
+    """Delete a store directory (used by ``--force`` rebuilds); refuses non-stores."""
+    p = Path(path)
+    if not (p / MARKER).exists():
+        raise StoreError(f"{p} is not a kgbench store; refusing to delete it")
+    shutil.rmtree(p)

@@ -1,0 +1,222 @@
+"""Typed records the store reads and writes.
+
+These are plain dataclasses: cheap to build in hot loops (loaders create millions) and
+backend-neutral. Boundary layers (CLI ``--json``, HTTP) turn them into dicts with
+:func:`to_jsonable`.
+
+Identifiers follow the source KG: Freebase MIDs in dotted form (``m.0abc``), Wikidata
+``Q42``/``P57``, or any IRI-derived id for other domains. Predicates are plain string ids
+(``film.film.directed_by``, ``P57``) with an optional readable label.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+_NUMERIC_TYPES = {
+    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+    "negativeInteger", "nonPositiveInteger", "unsignedInt", "unsignedLong", "unsignedShort",
+    "unsignedByte",
+}
+_FLOAT_TYPES = {"decimal", "double", "float"}
+_WS = re.compile(r"\s+")
+
+
+def normalize_name(text: str) -> str:
+    """Key used for name/alias lookup: case-folded, whitespace collapsed and trimmed.
+
+    ``normalize_name("  The  Godfather ")`` == ``normalize_name("the godfather")``.
+    """
+    return _WS.sub(" ", text).strip().casefold()
+
+
+def short_datatype(datatype: str | None) -> str | None:
+    """``http://www.w3.org/2001/XMLSchema#date`` -> ``xsd:date``; other IRIs unchanged."""
+    if datatype and datatype.startswith(XSD):
+        return "xsd:" + datatype[len(XSD):]
+    return datatype
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """An RDF-style literal object: lexical value plus datatype *or* language tag.
+
+    ``datatype`` is stored in short form (``xsd:date``) when it is an XSD type.
+    ``key`` is a stable content hash, so the same literal is stored once however often
+    it occurs.
+    """
+
+    value: str
+    datatype: str | None = None
+    lang: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "datatype", short_datatype(self.datatype))
+        if self.lang is not None:
+            object.__setattr__(self, "lang", self.lang.lower())
+
+    @property
+    def key(self) -> str:
+        return literal_key(self.value, self.datatype, self.lang)
+
+    def to_python(self) -> Any:
+        """The value as a Python object where the datatype says how (else the string)."""
+        local = (self.datatype or "").removeprefix("xsd:")
+        try:
+            if local in _NUMERIC_TYPES:
+                return int(self.value)
+            if local in _FLOAT_TYPES:
+                return float(self.value)
+            if local == "boolean":
+                return self.value.strip() in ("true", "1")
+            if local == "date":
+                return _dt.date.fromisoformat(self.value[:10])
+            if local == "dateTime":
+                return _dt.datetime.fromisoformat(self.value.replace("Z", "+00:00"))
+            if local == "gYear":
+                return int(self.value[:5] if self.value.startswith("-") else self.value[:4])
+        except ValueError:
+            return self.value
+        return self.value
+
+    def __str__(self) -> str:
+        if self.lang:
+            return f'"{self.value}"@{self.lang}'
+        if self.datatype:
+            return f'"{self.value}"^^{self.datatype}'
+        return f'"{self.value}"'
+
+
+def literal_key(value: str, datatype: str | None, lang: str | None) -> str:
+    """Content hash identifying a literal node (``lit:`` + 24 hex chars of SHA-1)."""
+    digest = hashlib.sha1(
+        f"{value}\x1f{datatype or ''}\x1f{lang or ''}".encode(), usedforsecurity=False
+    ).hexdigest()
+    return "lit:" + digest[:24]
+
+
+Object = str | Literal
+"""A fact's object: an entity id or a literal."""
+
+
+@dataclass(slots=True)
+class Entity:
+    """A KG node. ``is_cvt`` marks nameless mediator nodes (Freebase CVTs, Wikidata
+    statement nodes) that only exist to hold n-ary facts together."""
+
+    id: str
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    is_cvt: bool = False
+    description: str | None = None
+
+    @property
+    def label(self) -> str:
+        """What to show a person: the name, else the id."""
+        return self.name or self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One edge ``(subject, predicate, object)``; the object is an entity id or a Literal."""
+
+    subject: str
+    predicate: str
+    object: Object
+
+    @property
+    def is_literal(self) -> bool:
+        return isinstance(self.object, Literal)
+
+    @property
+    def object_key(self) -> str:
+        """The stored id of the object node (entity id, or the literal's content key)."""
+        return self.object.key if isinstance(self.object, Literal) else self.object
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    id: str
+    label: str | None = None
+    count: int = 0
+
+
+@dataclass(slots=True)
+class SourceRecord:
+    """One loaded input, as recorded in the store's metadata."""
+
+    file: str
+    checksum: str
+    format: str
+    counts: dict[str, int] = field(default_factory=dict)
+    loaded_at: str = ""
+    status: str = "complete"
+
+
+@dataclass(slots=True)
+class StoreStats:
+    backend: str
+    location: str
+    schema_version: int
+    entities: int
+    cvt_entities: int
+    literals: int
+    facts: int
+    entity_facts: int
+    literal_facts: int
+    predicates: int
+    sources: list[SourceRecord] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Subgraph:
+    """Entities and facts around a centre. ``hops`` maps each reached entity id to its
+    distance from the centre(s) (a hop through a CVT counts as one). ``truncated`` says
+    a fan-out cap dropped edges, so the result is a sample of the true neighbourhood."""
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    hops: dict[str, int] = field(default_factory=dict)
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class FactPath:
+    """A chain of facts linking two entities. Facts keep their stored direction, so a
+    path may walk some of them backwards; ``nodes`` lists the entity ids visited."""
+
+    nodes: list[str]
+    facts: list[Fact]
+
+    @property
+    def length(self) -> int:
+        return len(self.facts)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses, literals, tuples and dates -> JSON-ready dicts/lists/strings."""
+    if isinstance(obj, Literal):
+        out: dict[str, Any] = {"value": obj.value}
+        if obj.datatype:
+            out["datatype"] = obj.datatype
+        if obj.lang:
+            out["lang"] = obj.lang
+        return out
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, _dt.date | _dt.datetime):
+        return obj.isoformat()
+    return obj

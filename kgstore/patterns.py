@@ -1,0 +1,195 @@
+"""Triple-pattern queries: the backend-neutral matching primitive.
+
+A :class:`PatternQuery` is a conjunction of triple patterns ``(s, p, o)`` where each
+position is a constant or a :class:`Var`, plus constraints on variables. It is what
+query grounding and query extension compile to; each backend turns it into
+parameterized Cypher (see ``kgstore.ladybug_store``).
+
+Semantics (SPARQL basic graph pattern with filters):
+
+* a subject is an entity id or a variable; a predicate is a predicate id or a variable
+  (bound to the predicate id); an object is an entity id, a :class:`~kgstore.models.Literal`
+  or a variable (bound to an entity id or a Literal);
+* the same variable in several places must bind the same value;
+* solutions are distinct assignments of the selected variables (all by default),
+  returned in a deterministic order (sorted by the bound values).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kgstore.models import Fact, Literal, Object
+
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A query variable. Names are identifiers (``a``, ``cvt1``); a leading ``?`` is
+    accepted and dropped, so ``Var("?a") == Var("a")``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        name = self.name.removeprefix("?")
+        if not _VAR_NAME.match(name):
+            raise ValueError(f"invalid variable name {self.name!r}: use letters, digits, _")
+        object.__setattr__(self, "name", name)
+
+    def __str__(self) -> str:
+        return "?" + self.name
+
+
+Node = Var | str
+"""Subject position: entity id or variable."""
+ObjectTerm = Var | str | Literal
+"""Object position: entity id, literal or variable."""
+PredicateTerm = Var | str
+
+
+@dataclass(frozen=True, slots=True)
+class TriplePattern:
+    subject: Node
+    predicate: PredicateTerm
+    object: ObjectTerm
+
+    def variables(self) -> list[Var]:
+        return [t for t in (self.subject, self.predicate, self.object) if isinstance(t, Var)]
+
+
+@dataclass(frozen=True, slots=True)
+class NotEqual:
+    """``FILTER(?var != value)`` — value is a constant (entity id / Literal) or a Var."""
+
+    var: Var
+    value: Var | str | Literal
+
+
+@dataclass(frozen=True, slots=True)
+class NotIn:
+    """``?var`` must not be any of ``values`` (entity ids, predicate ids or Literals)."""
+
+    var: Var
+    values: tuple[str | Literal, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HasType:
+    """``?var type.object.type type_id`` — the entity's type list contains ``type_id``."""
+
+    var: Var
+    type_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class IsCvt:
+    """``?var`` is (``value=True``) or is not (``False``) a CVT/mediator node."""
+
+    var: Var
+    value: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class IsEntity:
+    """``?var`` (an object variable) binds an entity (``True``) or a literal (``False``)."""
+
+    var: Var
+    value: bool = True
+
+
+Constraint = NotEqual | NotIn | HasType | IsCvt | IsEntity
+
+Binding = dict[str, Object]
+"""One solution: variable name (without ``?``) -> entity id, predicate id or Literal."""
+
+
+@dataclass(frozen=True, slots=True)
+class PatternQuery:
+    patterns: tuple[TriplePattern, ...]
+    constraints: tuple[Constraint, ...] = ()
+    select: tuple[Var, ...] | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.patterns:
+            raise ValueError("a pattern query needs at least one triple pattern")
+        names = {v.name for v in self.variables()}
+        for c in self.constraints:
+            if c.var.name not in names:
+                raise ValueError(f"constraint on {c.var} which no triple pattern uses")
+            if isinstance(c, NotEqual) and isinstance(c.value, Var) and c.value.name not in names:
+                raise ValueError(f"constraint compares with {c.value}, which no pattern uses")
+        for v in self.select or ():
+            if v.name not in names:
+                raise ValueError(f"selected variable {v} is not used by any pattern")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError("limit must be >= 1")
+        predicate_vars = self.predicate_variables()
+        node_vars = {
+            t.name
+            for p in self.patterns
+            for t in (p.subject, p.object)
+            if isinstance(t, Var)
+        }
+        if predicate_vars & node_vars:
+            raise ValueError(
+                f"variables used both as predicate and node: {sorted(predicate_vars & node_vars)}"
+            )
+
+    def variables(self) -> list[Var]:
+        """Variables in first-appearance order, each once."""
+        seen: dict[str, Var] = {}
+        for p in self.patterns:
+            for v in p.variables():
+                seen.setdefault(v.name, v)
+        return list(seen.values())
+
+    def selected(self) -> list[Var]:
+        return list(self.select) if self.select is not None else self.variables()
+
+    def predicate_variables(self) -> set[str]:
+        return {p.predicate.name for p in self.patterns if isinstance(p.predicate, Var)}
+
+    def subject_variables(self) -> set[str]:
+        """Variables that must bind entities (they appear as a subject somewhere)."""
+        return {p.subject.name for p in self.patterns if isinstance(p.subject, Var)}
+
+    def instantiate(self, binding: Binding) -> list[Fact]:
+        """The facts a full binding (all variables bound) makes of the patterns: the
+        supporting subgraph of that solution."""
+        def resolve(term: Var | str | Literal) -> str | Literal:
+            if isinstance(term, Var):
+                try:
+                    return binding[term.name]
+                except KeyError:
+                    raise KeyError(f"binding has no value for {term}") from None
+            return term
+
+        facts = []
+        for p in self.patterns:
+            s, pr, o = resolve(p.subject), resolve(p.predicate), resolve(p.object)
+            if isinstance(s, Literal) or isinstance(pr, Literal):
+                raise ValueError(f"binding puts a literal in subject/predicate of {p}")
+            facts.append(Fact(s, pr, o))
+        return facts
+
+
+@dataclass(slots=True)
+class MatchResult:
+    """Solutions of a :class:`PatternQuery`. ``truncated`` is true when ``limit`` cut
+    the result short (there may be more solutions)."""
+
+    variables: list[str]
+    bindings: list[Binding] = field(default_factory=list)
+    truncated: bool = False
+
+    def values(self, var: str | Var) -> list[Object]:
+        """Distinct values of one variable over all solutions, in solution order."""
+        name = var.name if isinstance(var, Var) else var.removeprefix("?")
+        seen: dict[str, Object] = {}
+        for b in self.bindings:
+            v = b[name]
+            seen.setdefault(v.key if isinstance(v, Literal) else v, v)
+        return list(seen.values())

@@ -1,0 +1,190 @@
+"""The staged layout: backend-neutral Parquet files between parsing and bulk import.
+
+Loaders stream records into a :class:`StageWriter`; a backend's
+``Store.import_stage(dir)`` merges, dedupes and bulk-loads them. Memory stays bounded:
+rows are buffered per table and flushed to a new Parquet part every ``batch_rows``.
+
+Layout of a stage directory (version 1)::
+
+    STAGE/
+      manifest.json              {"layout": 1, "complete": true, "counts": {...}, "parts": {...}}
+      entities/part-NNNNN.parquet   id, name, aliases list<str>, types list<str>,
+                                    is_cvt bool (null = unknown), description, seq int64
+      facts/part-NNNNN.parquet      subject, predicate, object, object_kind ("E" | "L"), seq
+      literals/part-NNNNN.parquet   id (Literal.key), value, datatype, lang
+      predicates/part-NNNNN.parquet id, label
+      cvt_types/part-NNNNN.parquet  type      -- entities having one of these types are CVTs
+
+Rows are *partial*: several entity rows may share an id (one per dump line that
+mentions it). Import aggregates them: first non-null name/description by ``seq``,
+union of aliases and types, ``is_cvt`` true if any row (or a CVT type) says so.
+Facts and literals may repeat; import keeps one of each. ``object`` of an ``"L"`` fact is
+the literal's ``key``. A stage without ``"complete": true`` in its manifest was
+interrupted and is refused by import.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kgstore.errors import StagingError
+from kgstore.models import Entity, Fact, Literal
+
+LAYOUT_VERSION = 1
+
+_STR = pa.string()
+_LIST = pa.list_(pa.string())
+SCHEMAS: dict[str, pa.Schema] = {
+    "entities": pa.schema(
+        [("id", _STR), ("name", _STR), ("aliases", _LIST), ("types", _LIST),
+         ("is_cvt", pa.bool_()), ("description", _STR), ("seq", pa.int64())]
+    ),
+    "facts": pa.schema(
+        [("subject", _STR), ("predicate", _STR), ("object", _STR), ("object_kind", _STR),
+         ("seq", pa.int64())]
+    ),
+    "literals": pa.schema(
+        [("id", _STR), ("value", _STR), ("datatype", _STR), ("lang", _STR)]
+    ),
+    "predicates": pa.schema([("id", _STR), ("label", _STR)]),
+    "cvt_types": pa.schema([("type", _STR)]),
+}
+TABLES = tuple(SCHEMAS)
+
+
+class StageWriter:
+    """Buffers records and writes them as Parquet parts in the staged layout.
+
+    Use as a context manager; leaving the block normally calls :meth:`close`, which
+    flushes and marks the stage complete. An exception leaves it incomplete.
+    """
+
+    def __init__(self, directory: str | Path, *, batch_rows: int = 250_000) -> None:
+        self.dir = Path(directory)
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        for t in TABLES:
+            (self.dir / t).mkdir(parents=True)
+        self.batch_rows = batch_rows
+        self._buf: dict[str, dict[str, list[Any]]] = {
+            t: {name: [] for name in SCHEMAS[t].names} for t in TABLES
+        }
+        self._parts = {t: 0 for t in TABLES}
+        self._rows = {t: 0 for t in TABLES}
+        self._seq = 0
+        self._closed = False
+
+    # -- adding records -------------------------------------------------------------
+    def add_entity(
+        self,
+        id: str,
+        name: str | None = None,
+        aliases: Iterable[str] = (),
+        types: Iterable[str] = (),
+        is_cvt: bool | None = None,
+        description: str | None = None,
+    ) -> None:
+        """A (possibly partial) entity row; see the module doc for how rows merge."""
+        self._seq += 1
+        self._append(
+            "entities",
+            (id, name, list(aliases), list(types), is_cvt, description, self._seq),
+        )
+
+    def add_entity_record(self, entity: Entity) -> None:
+        self.add_entity(entity.id, entity.name, entity.aliases, entity.types,
+                        entity.is_cvt, entity.description)
+
+    def add_fact(self, subject: str, predicate: str, obj: str | Literal) -> None:
+        self._seq += 1
+        if isinstance(obj, Literal):
+            key = obj.key
+            self._append("literals", (key, obj.value, obj.datatype, obj.lang))
+            self._append("facts", (subject, predicate, key, "L", self._seq))
+        else:
+            self._append("facts", (subject, predicate, obj, "E", self._seq))
+
+    def add_fact_record(self, fact: Fact) -> None:
+        self.add_fact(fact.subject, fact.predicate, fact.object)
+
+    def add_predicate(self, id: str, label: str | None) -> None:
+        self._append("predicates", (id, label))
+
+    def add_cvt_type(self, type_id: str) -> None:
+        self._append("cvt_types", (type_id,))
+
+    # -- lifecycle ------------------------------------------------------------------
+    def _append(self, table: str, row: tuple[Any, ...]) -> None:
+        cols = self._buf[table]
+        for name, value in zip(SCHEMAS[table].names, row, strict=True):
+            cols[name].append(value)
+        self._rows[table] += 1
+        if len(cols[SCHEMAS[table].names[0]]) >= self.batch_rows:
+            self._flush(table)
+
+    def _flush(self, table: str) -> None:
+        cols = self._buf[table]
+        if not cols[SCHEMAS[table].names[0]]:
+            return
+        arrow = pa.table(cols, schema=SCHEMAS[table])
+        path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
+        pq.write_table(arrow, path, compression="zstd")
+        self._parts[table] += 1
+        self._buf[table] = {name: [] for name in SCHEMAS[table].names}
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Rows added so far per table (before dedupe)."""
+        return dict(self._rows)
+
+    def close(self, extra: dict[str, Any] | None = None) -> Path:
+        """Flush everything and write the manifest marking the stage complete."""
+        if self._closed:
+            return self.dir
+        for t in TABLES:
+            self._flush(t)
+        manifest = {
+            "layout": LAYOUT_VERSION,
+            "complete": True,
+            "counts": self._rows,
+            "parts": self._parts,
+            "extra": extra or {},
+        }
+        (self.dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        self._closed = True
+        return self.dir
+
+    def __enter__(self) -> StageWriter:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.close()
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    """The manifest of a complete stage; :class:`StagingError` if missing/incomplete."""
+    path = Path(directory) / "manifest.json"
+    if not path.is_file():
+        raise StagingError(
+            f"{directory} is not a complete stage (no manifest.json): the staging run was "
+            "interrupted; run the load again"
+        )
+    manifest: dict[str, Any] = json.loads(path.read_text())
+    if manifest.get("layout") != LAYOUT_VERSION or not manifest.get("complete"):
+        raise StagingError(f"{directory}: stage layout {manifest.get('layout')} is not "
+                           f"complete layout {LAYOUT_VERSION}")
+    return manifest
+
+
+def part_glob(directory: str | Path, table: str) -> str | None:
+    """Glob of a table's Parquet parts, or None when it has none."""
+    d = Path(directory) / table
+    return str(d / "*.parquet") if any(d.glob("*.parquet")) else None

@@ -1,0 +1,224 @@
+"""The ``Store`` interface every backend implements (embedded LadybugDB, Neo4j).
+
+Everything above ``kgstore`` (loaders, extension, scoring, the app) talks to a graph
+through this class and the typed records of :mod:`kgstore.models`; the Cypher each
+backend needs stays inside its module. Backends implement the abstract primitives;
+the subgraph operations built on them (k-hop neighbourhood, paths) live once in
+:mod:`kgstore.subgraph` and work the same on every backend.
+
+Transactions: each method runs in its own transaction (read methods in a read-only one
+where the backend has them); bulk import is idempotent rather than one huge transaction,
+so an interrupted import is finished by running it again.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ClassVar
+
+from kgstore import subgraph as _subgraph
+from kgstore.models import (
+    Entity,
+    Fact,
+    FactPath,
+    Predicate,
+    SourceRecord,
+    StoreStats,
+    Subgraph,
+)
+from kgstore.patterns import MatchResult, PatternQuery
+from kgstore.staging import StageWriter
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the stored layout changes incompatibly; stores record theirs."""
+
+ProgressCallback = Callable[[str, int, int | None], None]
+"""``progress(step_description, done, total_or_None)`` — called by long operations."""
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What a bulk import changed. ``*_new`` rows were absent before; duplicates of
+    stored facts (or repeated within the input) are counted in ``facts_duplicate``."""
+
+    entities_new: int = 0
+    entities_updated: int = 0
+    entities_placeholder: int = 0
+    literals_new: int = 0
+    facts_new: int = 0
+    facts_duplicate: int = 0
+    predicates_new: int = 0
+    seconds: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class CypherResult:
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+class Store(ABC):
+    """A knowledge-graph store. Use as a context manager or call :meth:`close`."""
+
+    backend: ClassVar[str]
+
+    # -- lifecycle ------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the store lives (a directory or a Bolt URI)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- metadata -------------------------------------------------------------------
+    @abstractmethod
+    def stats(self) -> StoreStats: ...
+
+    @abstractmethod
+    def sources(self) -> list[SourceRecord]:
+        """Inputs loaded so far, oldest first (``status`` 'loading' = interrupted)."""
+
+    @abstractmethod
+    def record_source(self, source: SourceRecord) -> None:
+        """Insert or replace the record of one source (keyed by file + checksum)."""
+
+    # -- ingest ---------------------------------------------------------------------
+    @abstractmethod
+    def import_stage(
+        self,
+        stage_dir: str | Path,
+        *,
+        nameless_is_cvt: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> ImportReport:
+        """Merge a complete staged directory (:mod:`kgstore.staging`) into the store.
+
+        Upsert semantics: entities merge with stored ones (name/description: the new
+        non-null value wins; aliases/types: union), facts already stored are skipped,
+        endpoints without an entity row become placeholder entities. Importing the
+        same stage twice changes nothing the second time. ``nameless_is_cvt`` marks
+        entities without a name that are the subject of a fact as CVTs.
+        """
+
+    def ingest(
+        self,
+        entities: Iterable[Entity] = (),
+        facts: Iterable[Fact] = (),
+        *,
+        predicates: Iterable[Predicate] = (),
+        nameless_is_cvt: bool = False,
+    ) -> ImportReport:
+        """Stage records from in-memory iterables and import them (the same fast path
+        the loaders use). Idempotent: ingesting the same records twice adds nothing."""
+        with tempfile.TemporaryDirectory(prefix="kgbench-stage-") as tmp:
+            with StageWriter(Path(tmp) / "stage") as writer:
+                for e in entities:
+                    writer.add_entity_record(e)
+                for f in facts:
+                    writer.add_fact_record(f)
+                for p in predicates:
+                    writer.add_predicate(p.id, p.label)
+            return self.import_stage(writer.dir, nameless_is_cvt=nameless_is_cvt)
+
+    # -- entity lookups -------------------------------------------------------------
+    @abstractmethod
+    def entity(self, id: str) -> Entity | None: ...
+
+    @abstractmethod
+    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+        """The stored entities among ``ids`` (missing ids are left out)."""
+
+    @abstractmethod
+    def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
+        """Entities whose name or an alias equals ``name`` ignoring case and extra
+        whitespace (:func:`kgstore.models.normalize_name`), sorted by id."""
+
+    @abstractmethod
+    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
+        """Entities whose normalised name or alias starts with ``prefix`` (interactive
+        search); named, non-CVT entities, shortest names first."""
+
+    @abstractmethod
+    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+        """Predicates with their fact counts, most frequent first."""
+
+    # -- facts ----------------------------------------------------------------------
+    @abstractmethod
+    def facts_out(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        """Facts whose subject is ``id`` (objects may be literals), optionally one predicate."""
+
+    @abstractmethod
+    def facts_in(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        """Facts whose object is the entity ``id``."""
+
+    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
+        """Up to ``limit`` facts out of and into ``id``; the flag says more exist."""
+        out = self.facts_out(id, limit=limit + 1)
+        into = self.facts_in(id, limit=limit + 1)
+        facts = out + into
+        return facts[:limit], len(facts) > limit
+
+    # -- subgraphs (backend-neutral, see kgstore.subgraph) ---------------------------
+    def neighborhood(
+        self,
+        ids: str | Iterable[str],
+        *,
+        hops: int = 1,
+        max_per_node: int = 50,
+        max_facts: int = 2_000,
+        include_literals: bool = True,
+    ) -> Subgraph:
+        return _subgraph.neighborhood(
+            self, ids, hops=hops, max_per_node=max_per_node, max_facts=max_facts,
+            include_literals=include_literals,
+        )
+
+    def paths(
+        self, source: str, target: str, *, max_length: int = 3, limit: int = 20,
+        max_per_node: int = 200,
+    ) -> list[FactPath]:
+        return _subgraph.paths(
+            self, source, target, max_length=max_length, limit=limit, max_per_node=max_per_node
+        )
+
+    # -- pattern matching -----------------------------------------------------------
+    @abstractmethod
+    def match(self, query: PatternQuery) -> MatchResult:
+        """All solutions of a triple-pattern query (see :mod:`kgstore.patterns`)."""
+
+    # -- sampling -------------------------------------------------------------------
+    @abstractmethod
+    def sample_entities(
+        self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
+        include_cvt: bool = False,
+    ) -> list[Entity]:
+        """A reproducible sample of ``k`` entities (same seed + same store -> same
+        sample), optionally of one type."""
+
+    @abstractmethod
+    def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
+        """A reproducible sample of ``k`` facts, optionally of one predicate."""
+
+    # -- power users ----------------------------------------------------------------
+    @abstractmethod
+    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+        """Run a read-only Cypher query. Writes raise
+        :class:`~kgstore.errors.ReadOnlyQueryError` and change nothing."""

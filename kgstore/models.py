@@ -14,10 +14,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -27,15 +29,23 @@ _NUMERIC_TYPES = {
     "unsignedByte",
 }
 _FLOAT_TYPES = {"decimal", "double", "float"}
-_WS = re.compile(r"\s+")
+
+
+def normalize_names(values: pa.Array) -> pa.Array:
+    """Lookup keys for an Arrow string array: lower-cased, whitespace runs collapsed to
+    one space, trimmed. Vectorised (Arrow compute kernels), so bulk import computes
+    millions of keys with the very same function that single lookups use."""
+    lowered = pc.utf8_lower(values)
+    collapsed = pc.replace_substring_regex(lowered, pattern=r"\s+", replacement=" ")
+    return pc.utf8_trim_whitespace(collapsed)
 
 
 def normalize_name(text: str) -> str:
-    """Key used for name/alias lookup: case-folded, whitespace collapsed and trimmed.
+    """Key used for name/alias lookup (see :func:`normalize_names`).
 
     ``normalize_name("  The  Godfather ")`` == ``normalize_name("the godfather")``.
     """
-    return _WS.sub(" ", text).strip().casefold()
+    return str(normalize_names(pa.array([text], type=pa.string()))[0].as_py())
 
 
 def short_datatype(datatype: str | None) -> str | None:
@@ -186,6 +196,16 @@ class Subgraph:
     entities: dict[str, Entity] = field(default_factory=dict)
     facts: list[Fact] = field(default_factory=list)
     hops: dict[str, int] = field(default_factory=dict)
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class Adjacency:
+    """The facts at one entity (out and in, capped) with the entities at their other
+    ends, so a graph walk needs no second lookup per neighbour."""
+
+    facts: list[Fact] = field(default_factory=list)
+    entities: dict[str, Entity] = field(default_factory=dict)
     truncated: bool = False
 
 

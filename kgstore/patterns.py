@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from kgstore.models import Fact, Literal, Object
 
-_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +137,9 @@ class PatternQuery:
             raise ValueError(
                 f"variables used both as predicate and node: {sorted(predicate_vars & node_vars)}"
             )
+        for c in self.constraints:
+            if isinstance(c, HasType | IsCvt | IsEntity) and c.var.name in predicate_vars:
+                raise ValueError(f"{type(c).__name__} applies to nodes, but {c.var} is a predicate")
 
     def variables(self) -> list[Var]:
         """Variables in first-appearance order, each once."""

@@ -57,6 +57,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "cvt_types": pa.schema([("type", _STR)]),
 }
 TABLES = tuple(SCHEMAS)
+_COLUMNS = {t: tuple(schema.names) for t, schema in SCHEMAS.items()}
 
 
 class StageWriter:
@@ -73,9 +74,8 @@ class StageWriter:
         for t in TABLES:
             (self.dir / t).mkdir(parents=True)
         self.batch_rows = batch_rows
-        self._buf: dict[str, dict[str, list[Any]]] = {
-            t: {name: [] for name in SCHEMAS[t].names} for t in TABLES
-        }
+        # Column-wise buffers: one list per column, appended to in the hot loop.
+        self._buf: dict[str, list[list[Any]]] = {t: [[] for _ in _COLUMNS[t]] for t in TABLES}
         self._parts = {t: 0 for t in TABLES}
         self._rows = {t: 0 for t in TABLES}
         self._seq = 0
@@ -123,21 +123,21 @@ class StageWriter:
     # -- lifecycle ------------------------------------------------------------------
     def _append(self, table: str, row: tuple[Any, ...]) -> None:
         cols = self._buf[table]
-        for name, value in zip(SCHEMAS[table].names, row, strict=True):
-            cols[name].append(value)
+        for col, value in zip(cols, row, strict=True):
+            col.append(value)
         self._rows[table] += 1
-        if len(cols[SCHEMAS[table].names[0]]) >= self.batch_rows:
+        if len(cols[0]) >= self.batch_rows:
             self._flush(table)
 
     def _flush(self, table: str) -> None:
         cols = self._buf[table]
-        if not cols[SCHEMAS[table].names[0]]:
+        if not cols[0]:
             return
-        arrow = pa.table(cols, schema=SCHEMAS[table])
+        arrow = pa.table(dict(zip(_COLUMNS[table], cols, strict=True)), schema=SCHEMAS[table])
         path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
         pq.write_table(arrow, path, compression="zstd")
         self._parts[table] += 1
-        self._buf[table] = {name: [] for name in SCHEMAS[table].names}
+        self._buf[table] = [[] for _ in _COLUMNS[table]]
 
     @property
     def counts(self) -> dict[str, int]:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from kgstore import subgraph as _subgraph
 from kgstore.models import (
+    Adjacency,
     Entity,
     Fact,
     FactPath,
@@ -175,6 +176,16 @@ class Store(ABC):
         into = self.facts_in(id, limit=limit + 1)
         facts = out + into
         return facts[:limit], len(facts) > limit
+
+    def adjacency(self, id: str, *, limit: int) -> Adjacency:
+        """:meth:`facts_around` plus the entities at the other ends of those facts.
+
+        The graph walks of :mod:`kgstore.subgraph` call this once per visited node;
+        backends override it to fetch facts and neighbours in one go."""
+        facts, more = self.facts_around(id, limit=limit)
+        others = [f.subject if f.subject != id else f.object_key for f in facts
+                  if not (f.subject == id and f.is_literal)]
+        return Adjacency(facts=facts, entities=self.entities(others), truncated=more)
 
     # -- subgraphs (backend-neutral, see kgstore.subgraph) ---------------------------
     def neighborhood(

@@ -1,4 +1,4 @@
-"""Backend-neutral subgraph operations built on ``Store.facts_around``.
+"""Backend-neutral subgraph operations built on ``Store.adjacency``.
 
 Both functions walk the graph hop by hop with a fan-out cap per node, so a hub (a
 country with millions of edges) costs at most ``max_per_node`` facts instead of
@@ -56,10 +56,10 @@ def neighborhood(
         if budget <= 0:
             result.truncated = True
             return []
-        facts, more = store.facts_around(node, limit=budget)
-        result.truncated |= more
+        adjacency = store.adjacency(node, limit=budget)
+        result.truncated |= adjacency.truncated
         reached = []
-        for fact in facts:
+        for fact in adjacency.facts:
             if fact in seen_facts or (fact.is_literal and not include_literals):
                 continue
             seen_facts.add(fact)
@@ -67,21 +67,19 @@ def neighborhood(
             other = _other_end(fact, node)
             if other is not None and other not in result.hops:
                 result.hops[other] = hop
+                result.entities[other] = adjacency.entities[other]
                 reached.append(other)
         return reached
 
     frontier = list(result.hops)
     for hop in range(1, hops + 1):
-        reached = [n for node in frontier for n in expand(node, hop)]
+        pending = [n for node in frontier for n in expand(node, hop)]
         # CVTs reached in this hop are expanded at once, so they do not cost a hop of
         # their own; what they reach is at the same distance.
-        pending = reached
         frontier = []
         while pending:
-            entities = store.entities(pending)
-            result.entities.update(entities)
-            cvts = [n for n in pending if n in entities and entities[n].is_cvt]
-            frontier.extend(n for n in pending if n not in cvts)
+            cvts = [n for n in pending if result.entities[n].is_cvt]
+            frontier.extend(n for n in pending if not result.entities[n].is_cvt)
             pending = [n for cvt in cvts for n in expand(cvt, hop)]
         if not frontier:
             break

@@ -1,0 +1,197 @@
+"""Reading input files: transparent decompression, strict UTF-8, checksums.
+
+:func:`open_text` streams the lines of a plain, gzip, bzip2 or (when the
+``zstandard`` module is installed) Zstandard file. The compression is recognised by
+the file's magic bytes, so a mis-named ``dump.nt`` that is really gzip still reads;
+the extension is only used to report a missing decompressor clearly.
+
+Lines are split on LF only and decoded one at a time as strict UTF-8, so an invalid
+byte sequence is reported with its exact line number and the rest of the file can
+still be read. A trailing CR (CRLF files) is removed; lone CRs inside a line are left
+to the format parser (N-Triples treats them as line ends, see ``loaders.ntriples``).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import TracebackType
+
+from loaders.errors import InputFileError, MalformedInputError
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BZ2_MAGIC = b"BZh"
+_BZ2_BLOCK_MAGIC = b"1AY&SY"  # after "BZh" + block-size digit: rules out text files
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_READ_BUFFER = 1 << 20
+
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst")
+
+OnBadLine = Callable[[int, str], None]
+"""``on_error(line_number, reason)``: told about a line that is not valid UTF-8."""
+
+
+def compression_of(path: str | Path, head: bytes) -> str | None:
+    """``"gzip"``, ``"bz2"``, ``"zstd"`` or ``None`` (plain) for a file starting ``head``.
+
+    Magic bytes decide; a compressed extension on a file without the magic is a lie
+    we report rather than decompress (it would fail with a cryptic codec error).
+    """
+    if head.startswith(_GZIP_MAGIC):
+        return "gzip"
+    if head.startswith(_ZSTD_MAGIC):
+        return "zstd"
+    if head.startswith(_BZ2_MAGIC) and head[4:10] == _BZ2_BLOCK_MAGIC:
+        return "bz2"
+    suffix = Path(path).suffix.lower()
+    if suffix in COMPRESSED_SUFFIXES and head:
+        raise InputFileError(
+            path, f"the name says {suffix} but the content is not {suffix[1:]}-compressed; "
+            "rename the file or re-download it"
+        )
+    return None
+
+
+def _open_error(path: Path, exc: OSError) -> InputFileError:
+    """A friendly InputFileError for a failed ``open``."""
+    if isinstance(exc, FileNotFoundError):
+        return InputFileError(path, "file not found; check the path")
+    if isinstance(exc, IsADirectoryError):
+        return InputFileError(path, "is a directory; pass the files inside it")
+    if isinstance(exc, PermissionError):
+        return InputFileError(path, "permission denied; check the file's permissions")
+    return InputFileError(path, f"cannot open ({exc.strerror or exc}); check the file")
+
+
+def _zstd_reader(path: Path, raw: io.BufferedIOBase) -> io.BufferedIOBase:
+    """A buffered decompressing reader over ``raw`` using the optional ``zstandard``."""
+    try:
+        import zstandard  # type: ignore[import-not-found]
+    except ImportError:
+        raise InputFileError(
+            path, "is Zstandard-compressed but the 'zstandard' module is not installed; "
+            "run `pip install zstandard` or decompress it first (`zstd -d`)"
+        ) from None
+    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return io.BufferedReader(reader, _READ_BUFFER)
+
+
+class TextSource:
+    """An open input file yielding decoded lines. Use via :func:`open_text`.
+
+    ``size`` is the file's size on disk and :attr:`position` how many of those bytes
+    have been consumed so far (compressed bytes for compressed files), which is what a
+    progress bar wants. ``compression`` is ``None``, ``"gzip"``, ``"bz2"`` or ``"zstd"``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._raw = io.BufferedReader(io.FileIO(self.path, "rb"), _READ_BUFFER)
+        except OSError as exc:
+            raise _open_error(self.path, exc) from exc
+        try:
+            self.size = self.path.stat().st_size
+            self.compression = compression_of(self.path, self._raw.peek(10)[:10])
+            self._stream: io.BufferedIOBase = self._decompressor()
+        except BaseException:
+            self._raw.close()
+            raise
+        self.lines_read = 0
+
+    def _decompressor(self) -> io.BufferedIOBase:
+        if self.compression == "gzip":
+            return gzip.GzipFile(fileobj=self._raw, mode="rb")
+        if self.compression == "bz2":
+            return bz2.BZ2File(self._raw, mode="rb")
+        if self.compression == "zstd":
+            return _zstd_reader(self.path, self._raw)
+        return self._raw
+
+    @property
+    def position(self) -> int:
+        """Bytes of the file on disk consumed so far."""
+        try:
+            return self._raw.tell()
+        except (OSError, ValueError):
+            return 0
+
+    def numbered(self, on_error: OnBadLine | None = None) -> Iterator[tuple[int, str]]:
+        """Yield ``(line_number, text)`` for every line, EOL removed (1-based numbers).
+
+        A line that is not valid UTF-8 raises :class:`MalformedInputError`, or with
+        ``on_error`` is reported through it and skipped. Unreadable compressed data
+        raises :class:`InputFileError`. A UTF-8 byte-order mark on line 1 is dropped.
+        """
+        lineno = self.lines_read
+        try:
+            for raw in self._stream:
+                lineno += 1
+                self.lines_read = lineno
+                try:
+                    text = raw.rstrip(b"\r\n").decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    reason = (f"invalid UTF-8 at byte {exc.start + 1} of the line "
+                              f"({raw[exc.start:exc.start + 4]!r})")
+                    if on_error is None:
+                        raise MalformedInputError(self.path, lineno, reason) from None
+                    on_error(lineno, reason)
+                    continue
+                if lineno == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                yield lineno, text
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputFileError(
+                self.path, f"cannot read {self.compression or 'file'} data after line "
+                f"{lineno} ({exc}); the file may be truncated or corrupt: re-download it "
+                "or test it (e.g. `gzip -t`)"
+            ) from exc
+
+    def __iter__(self) -> Iterator[str]:
+        """The lines' text (strict: an undecodable line raises MalformedInputError)."""
+        for _, text in self.numbered():
+            yield text
+
+    def close(self) -> None:
+        if self._stream is not self._raw:
+            self._stream.close()
+        self._raw.close()
+
+    def __enter__(self) -> TextSource:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_text(path: str | Path) -> TextSource:
+    """Open ``path`` for line-by-line reading (plain, .gz, .bz2, .zst); see :class:`TextSource`.
+
+    Raises :class:`InputFileError` when the file is missing, is a directory, cannot be
+    read, or needs the absent ``zstandard`` module.
+    """
+    return TextSource(path)
+
+
+def file_checksum(path: str | Path, *, chunk_size: int = _READ_BUFFER) -> str:
+    """SHA-256 of the file's bytes as stored (compressed bytes for compressed files),
+    as 64 lowercase hex digits. Streams in ``chunk_size`` chunks, so memory stays flat."""
+    p = Path(path)
+    digest = hashlib.sha256()
+    try:
+        with open(p, "rb") as fh:
+            while chunk := fh.read(chunk_size):
+                digest.update(chunk)
+    except OSError as exc:
+        raise _open_error(p, exc) from exc
+    return digest.hexdigest()

@@ -1,0 +1,607 @@
+"""Load triple files (N-Triples, TSV, names) into a store, Freebase-style.
+
+:func:`load_triples` is what ``kgbench load triples`` calls. It works in two phases:
+
+1. *parse* every input file (a names file given with ``names=`` first) into its own
+   :class:`~kgstore.staging.StageWriter` stage, ``<store>/staging/<file>-<hash>`` for a
+   local store, else a temporary directory; N-Triples are mapped by
+   :class:`TripleMapper`, a TSV line is one fact, a names line one named entity;
+2. *import* the stages in order: for each, record a ``status="loading"`` source record
+   (file, SHA-256, format), ``store.import_stage(stage, nameless_is_cvt=<N-Triples?>)``,
+   record it again with ``status="complete"`` and its counts, delete the stage.
+
+Nothing is written to the store until every file has parsed, so a malformed line in
+strict mode, or an unreadable file, leaves the store unchanged. The names file is
+imported first so entities have their names when facts arrive.
+
+Resuming: when a later step fails (another file does not parse, or an import fails),
+the complete stages already in the store directory are kept; running a load again
+reuses a stage whose file content and settings match (no re-parsing;
+``FileReport.reused_stage``) and the idempotent import finishes the job.
+
+Mapping conventions (N-Triples), see :class:`TripleMapper`:
+
+=================================================  ======================================
+predicate                                          becomes
+=================================================  ======================================
+``type.object.name``, ``rdfs:label``               entity name (+ predicate label, below)
+``common.topic.alias``, ``skos:altLabel``          entity alias
+``type.object.type``, ``rdf:type``                 entity type (object id)
+``type.type.instance``                             type of the *object* (the inverse form)
+``common.topic.description``, schema:description   entity description
+``freebase.type_hints.mediator "true"``            the subject is a CVT (mediator) type
+anything else                                      a fact ``(subject, predicate, object)``
+=================================================  ======================================
+
+Names, aliases and descriptions are kept only for the languages in ``langs`` (default
+English) or without a language tag; other languages are dropped (counted as
+``skipped_lang``). A name/alias/type/description triple whose object has the wrong kind
+(an IRI name, a literal type) is kept as an ordinary fact instead.
+
+Predicate labels: the store makes a Predicate node for every staged label, so a label
+is staged only when its subject is a predicate: an id already used as a predicate in
+this file, a Freebase property id (``domain.type.property``: two or more dots, not an
+``m.``/``g.`` MID) or a Wikidata property id (``P57``). A label for another kind of
+predicate that appears before the predicate is first used is not seen as one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from kgstore.errors import StagingError
+from kgstore.models import XSD, Literal, SourceRecord
+from kgstore.staging import StageWriter, read_manifest
+from kgstore.store import ImportReport, ProgressCallback, Store
+from loaders.errors import (
+    MAX_EXAMPLES,
+    InputFileError,
+    ParseReport,
+    UnsupportedFormatError,
+)
+from loaders.ntriples import RawTriple, iter_raw_triples, parse_line_raw
+from loaders.sources import COMPRESSED_SUFFIXES, file_checksum, open_text
+from loaders.tsv import iter_names, iter_tsv_triples, parse_triple_line
+
+FREEBASE_NS = "http://rdf.freebase.com/ns/"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_NS = "http://www.w3.org/2000/01/rdf-schema#"
+SKOS_NS = "http://www.w3.org/2004/02/skos/core#"
+
+DEFAULT_NAMESPACES: dict[str, str] = {
+    FREEBASE_NS: "",
+    "http://www.wikidata.org/entity/": "",
+    "http://www.wikidata.org/prop/direct/": "",
+}
+"""IRI prefix -> replacement used to turn IRIs into ids (``m.0abc``, ``Q42``, ``P57``)."""
+
+NAME_PREDICATES = frozenset({FREEBASE_NS + "type.object.name", RDFS_NS + "label"})
+ALIAS_PREDICATES = frozenset({FREEBASE_NS + "common.topic.alias", SKOS_NS + "altLabel"})
+TYPE_PREDICATES = frozenset({FREEBASE_NS + "type.object.type", RDF_NS + "type"})
+INSTANCE_PREDICATES = frozenset({FREEBASE_NS + "type.type.instance"})
+DESCRIPTION_PREDICATES = frozenset({
+    FREEBASE_NS + "common.topic.description",
+    "http://schema.org/description", "https://schema.org/description",
+})
+MEDIATOR_PREDICATES = frozenset({FREEBASE_NS + "freebase.type_hints.mediator"})
+
+# Roles of predicates; FACT means "store the triple as a fact".
+FACT, NAME, ALIAS, TYPE, INSTANCE, DESCRIPTION, MEDIATOR = range(7)
+_ROLES: dict[str, int] = {
+    **{p: NAME for p in NAME_PREDICATES},
+    **{p: ALIAS for p in ALIAS_PREDICATES},
+    **{p: TYPE for p in TYPE_PREDICATES},
+    **{p: INSTANCE for p in INSTANCE_PREDICATES},
+    **{p: DESCRIPTION for p in DESCRIPTION_PREDICATES},
+    **{p: MEDIATOR for p in MEDIATOR_PREDICATES},
+}
+
+_XSD_STRING = XSD + "string"
+_WIKIDATA_PROPERTY = re.compile(r"P[1-9][0-9]*\Z")
+_TRUE = frozenset({"true", "1"})
+
+NTRIPLES, TSV, NAMES = "ntriples", "tsv", "names"
+_EXTENSIONS = {".nt": NTRIPLES, ".tsv": TSV, ".txt": TSV}
+_NOT_SUPPORTED = {
+    ".ttl": "Turtle", ".n3": "N3", ".trig": "TriG", ".nq": "N-Quads", ".rdf": "RDF/XML",
+    ".owl": "RDF/XML", ".xml": "RDF/XML", ".jsonld": "JSON-LD",
+}
+STAGE_VERSION = 1
+"""Bumped when the mapping changes, so a kept stage from an older loader is not reused."""
+
+
+# -- format detection --------------------------------------------------------------------
+def detect_format(path: str | Path) -> str:
+    """``"ntriples"`` or ``"tsv"`` for ``path``, from its extension after removing a
+    compression suffix: ``.nt`` -> N-Triples; ``.tsv``/``.txt`` -> TSV.
+
+    A file with no extension at all (the Freebase dump is ``freebase-rdf-latest.gz``)
+    is recognised from its first data line. Raises :class:`UnsupportedFormatError` for
+    other extensions (saying how to convert RDF syntaxes) and undetectable content.
+    """
+    p = Path(path)
+    name = p.name.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    ext = Path(name).suffix
+    if ext in _EXTENSIONS:
+        return _EXTENSIONS[ext]
+    if ext in _NOT_SUPPORTED:
+        raise UnsupportedFormatError(
+            p, f"{_NOT_SUPPORTED[ext]} is not supported; convert it to N-Triples first "
+            "(e.g. `riot --output=ntriples FILE > FILE.nt`, or rdflib) and load the .nt file"
+        )
+    if ext == "":
+        sniffed = _sniff(p)
+        if sniffed is not None:
+            return sniffed
+    raise UnsupportedFormatError(
+        p, f"cannot tell the format from the extension {ext or '(none)'!r}: use .nt for "
+        "N-Triples or .tsv/.txt for tab-separated triples (optionally .gz/.bz2/.zst)"
+    )
+
+
+def _sniff(path: Path) -> str | None:
+    """Format of an extension-less file from its first non-blank, non-comment line."""
+    with open_text(path) as src:
+        for _, line in src.numbered(on_error=lambda n, r: None):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            for fmt, parse in ((NTRIPLES, parse_line_raw), (TSV, parse_triple_line)):
+                try:
+                    if parse(line) is not None:
+                        return fmt
+                except ValueError:  # NTriplesSyntaxError / TsvSyntaxError
+                    continue
+            return None
+    return None
+
+
+# -- mapping -----------------------------------------------------------------------------
+class TripleMapper:
+    """Turns parsed N-Triples (:data:`~loaders.ntriples.RawTriple`) into stage records.
+
+    ``namespaces`` maps IRI prefixes to replacements (longest prefix wins; an IRI
+    matching none keeps its full text as id). ``langs`` are the accepted language tags
+    for names, aliases and descriptions (lower-case, exact match; untagged literals
+    are always accepted; ``None`` accepts every language). Blank node ``_:b1`` becomes
+    ``_:<bnode_scope>_b1`` so labels from different files never collide. ``counts``
+    tallies what was staged.
+    """
+
+    def __init__(
+        self,
+        writer: StageWriter,
+        *,
+        namespaces: dict[str, str] | None = None,
+        langs: Iterable[str] | None = ("en",),
+        bnode_scope: str = "",
+    ) -> None:
+        self.writer = writer
+        ns = DEFAULT_NAMESPACES if namespaces is None else namespaces
+        self._ns = sorted(ns.items(), key=lambda kv: len(kv[0]), reverse=True)
+        self._ns_prefixes = tuple(prefix for prefix, _ in self._ns)
+        # Prefixes no longer prefix extends: when one matched, it is the longest match.
+        self._final = {p for p in ns if not any(q != p and q.startswith(p) for q in ns)}
+        # The last final prefix matched: dump lines mostly share one namespace, so one
+        # startswith usually settles an IRI. "\x00" matches no IRI.
+        self._hot, self._hot_len, self._hot_repl = "\x00", 1, ""
+        self.langs = None if langs is None else frozenset(lang.lower() for lang in langs)
+        self._bnode = f"_:{bnode_scope}_" if bnode_scope else "_:"
+        self._predicates: dict[str, tuple[int, str]] = {}  # IRI -> (role, id)
+        self.predicates_used: set[str] = set()
+        self._facts = 0
+        self._counts = dict.fromkeys(
+            ("names", "aliases", "types", "descriptions", "cvt_types", "predicate_labels",
+             "skipped_lang"), 0)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Records staged so far: facts, names, aliases, types, descriptions, cvt_types,
+        predicate_labels, and skipped_lang (texts dropped for their language)."""
+        return {"facts": self._facts, **self._counts}
+
+    def iri_id(self, iri: str) -> str:
+        """The id of an IRI: namespace prefix replaced, else the IRI itself."""
+        if iri.startswith(self._hot) and len(iri) > self._hot_len:
+            return self._hot_repl + iri[self._hot_len:]
+        if iri.startswith(self._ns_prefixes):
+            for prefix, replacement in self._ns:
+                if iri.startswith(prefix) and len(iri) > len(prefix):
+                    if prefix in self._final:
+                        self._hot, self._hot_len, self._hot_repl = prefix, len(prefix), replacement
+                    return replacement + iri[len(prefix):]
+        return iri
+
+    def _predicate(self, iri: str) -> tuple[int, str]:
+        # Few distinct predicates exist, so this cache stays small.
+        entry = self._predicates[iri] = (_ROLES.get(iri, FACT), self.iri_id(iri))
+        return entry
+
+    def _accept_lang(self, lang: str | None) -> bool:
+        if lang is None or self.langs is None or lang.lower() in self.langs:
+            return True
+        self._counts["skipped_lang"] += 1
+        return False
+
+    def looks_like_predicate(self, id: str) -> bool:
+        """Whether a name on entity ``id`` should also label predicate ``id``."""
+        if id in self.predicates_used:
+            return True
+        if id.count(".") >= 2 and not id.startswith(("m.", "g.")):
+            return True  # Freebase property: domain.type.property
+        return _WIKIDATA_PROPERTY.match(id) is not None
+
+    def add(self, raw: RawTriple) -> None:
+        """Stage one triple according to the conventions in the module docstring."""
+        s_iri, s_bnode, p, o_iri, o_bnode, string, datatype, lang = raw
+        s = self.iri_id(s_iri) if s_iri is not None else self._bnode + (s_bnode or "")
+        role, pid = self._predicates.get(p) or self._predicate(p)
+        if role == FACT:
+            self._add_fact(s, pid, o_iri, o_bnode, string, datatype, lang)
+            return
+        w, counts = self.writer, self._counts
+        if string is not None:
+            if role == NAME:
+                if self._accept_lang(lang):
+                    w.add_entity(s, name=string)
+                    counts["names"] += 1
+                    if self.looks_like_predicate(s):
+                        w.add_predicate(s, string)
+                        counts["predicate_labels"] += 1
+                return
+            if role == ALIAS:
+                if self._accept_lang(lang):
+                    w.add_entity(s, aliases=(string,))
+                    counts["aliases"] += 1
+                return
+            if role == DESCRIPTION:
+                if self._accept_lang(lang):
+                    w.add_entity(s, description=string)
+                    counts["descriptions"] += 1
+                return
+            if role == MEDIATOR:
+                if string.strip().lower() in _TRUE:
+                    w.add_cvt_type(s)
+                    counts["cvt_types"] += 1
+                return
+        elif o_iri is not None:
+            if role == TYPE:
+                w.add_entity(s, types=(self.iri_id(o_iri),))
+                counts["types"] += 1
+                return
+            if role == INSTANCE:
+                w.add_entity(self.iri_id(o_iri), types=(s,))
+                counts["types"] += 1
+                return
+        # A special predicate with an object of the wrong kind: keep it as a fact.
+        self._add_fact(s, pid, o_iri, o_bnode, string, datatype, lang)
+
+    def _add_fact(self, s: str, pid: str, o_iri: str | None, o_bnode: str | None,
+                  string: str | None, datatype: str | None, lang: str | None) -> None:
+        self.predicates_used.add(pid)
+        self._facts += 1
+        if o_iri is not None:
+            self.writer.add_fact(s, pid, self.iri_id(o_iri))
+        elif string is not None:
+            if datatype == _XSD_STRING:
+                datatype = None  # RDF 1.1: "x" and "x"^^xsd:string are the same literal
+            self.writer.add_fact(s, pid, Literal(string, datatype, lang))
+        else:
+            self.writer.add_fact(s, pid, self._bnode + (o_bnode or ""))
+
+
+# -- reports -----------------------------------------------------------------------------
+@dataclass(slots=True)
+class FileReport:
+    """What loading one file did. ``mapped`` holds :attr:`TripleMapper.counts` (or the
+    fact/name count for TSV), ``import_report`` the store's answer, and
+    ``reused_stage`` says the file was not parsed again (a kept stage was imported)."""
+
+    path: str
+    format: str
+    checksum: str = ""
+    lines: int = 0
+    triples: int = 0
+    malformed: int = 0
+    examples: list[tuple[str, int, str]] = field(default_factory=list)
+    mapped: dict[str, int] = field(default_factory=dict)
+    import_report: ImportReport | None = None
+    seconds: float = 0.0
+    reused_stage: bool = False
+
+    def counts(self) -> dict[str, int]:
+        """The counts stored in the file's source record."""
+        out = {"lines": self.lines, "triples": self.triples, "malformed": self.malformed}
+        out.update(self.mapped)
+        if self.import_report is not None:
+            for f in fields(ImportReport):
+                value = getattr(self.import_report, f.name)
+                if isinstance(value, int):
+                    out[f.name] = value
+        return out
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """The result of :func:`load_triples`: one :class:`FileReport` per input (names
+    file first), the summed :class:`ImportReport`, and the total wall time."""
+
+    files: list[FileReport] = field(default_factory=list)
+    import_report: ImportReport = field(default_factory=ImportReport)
+    seconds: float = 0.0
+
+    @property
+    def lines(self) -> int:
+        return sum(f.lines for f in self.files)
+
+    @property
+    def triples(self) -> int:
+        return sum(f.triples for f in self.files)
+
+    @property
+    def malformed(self) -> int:
+        return sum(f.malformed for f in self.files)
+
+    @property
+    def examples(self) -> list[tuple[str, int, str]]:
+        """The first malformed-line examples over all files."""
+        return [e for f in self.files for e in f.examples][:MAX_EXAMPLES]
+
+
+def _add_reports(total: ImportReport, part: ImportReport) -> None:
+    for f in fields(ImportReport):
+        if f.name == "steps":
+            for step, secs in part.steps.items():
+                total.steps[step] = round(total.steps.get(step, 0.0) + secs, 3)
+        else:
+            setattr(total, f.name, getattr(total, f.name) + getattr(part, f.name))
+    total.seconds = round(total.seconds, 3)
+
+
+# -- loading -----------------------------------------------------------------------------
+def load_triples(
+    store: Store,
+    paths: list[Path],
+    *,
+    names: Path | None = None,
+    strict: bool = False,
+    progress: ProgressCallback | None = None,
+    namespaces: dict[str, str] | None = None,
+    langs: Iterable[str] | None = ("en",),
+    format: str | None = None,
+) -> LoadReport:
+    """Load triple files (and optionally a names file) into ``store``; see the module
+    docstring for the steps, the mapping and resuming.
+
+    ``paths``: N-Triples (``.nt``) or TSV (``.tsv``/``.txt``) files, plain or
+    ``.gz``/``.bz2``/``.zst``; ``format`` (``"ntriples"``/``"tsv"``) overrides the
+    extension for all of them. ``namespaces`` extends :data:`DEFAULT_NAMESPACES` (map a
+    prefix to itself to keep such IRIs whole). ``langs``: see :class:`TripleMapper`.
+    ``strict``: stop at the first malformed line with :class:`MalformedInputError`;
+    otherwise malformed lines are counted and skipped. ``progress(step, done, total)``
+    is called while parsing (bytes of the file) and importing (steps).
+
+    All files are parsed before anything is imported, so a file that fails to parse
+    (strict mode, corrupt data) raises with the store unchanged. Raises
+    :class:`InputFileError` / :class:`UnsupportedFormatError` for unusable files
+    before reading any.
+    """
+    started = time.perf_counter()
+    if format is not None and format not in (NTRIPLES, TSV):
+        raise UnsupportedFormatError(", ".join(map(str, paths)),
+                                     f"unknown format {format!r}: use 'ntriples' or 'tsv'")
+    inputs = list(dict.fromkeys(Path(p) for p in paths))  # a file listed twice loads once
+    for p in ([Path(names)] if names is not None else []) + inputs:
+        _check_readable(p)
+    plan = [(Path(names), NAMES)] if names is not None else []
+    plan += [(p, format or detect_format(p)) for p in inputs]
+    settings = _Settings(strict=strict, progress=progress,
+                         namespaces={**DEFAULT_NAMESPACES, **(namespaces or {})},
+                         langs=None if langs is None else sorted(x.lower() for x in langs))
+    staged: list[_Staged] = []
+    try:
+        for path, fmt in plan:
+            staged.append(_prepare(store, path, fmt, settings,
+                                   taken={item.stage for item in staged}))
+    except BaseException:
+        for item in staged:
+            item.discard()
+        raise
+    report = LoadReport()
+    for i, item in enumerate(staged):
+        try:
+            _import(store, item, progress)
+        except BaseException:
+            for later in staged[i + 1:]:
+                later.discard()
+            raise
+        report.files.append(item.report)
+        if item.report.import_report is not None:
+            _add_reports(report.import_report, item.report.import_report)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+@dataclass(slots=True)
+class _Settings:
+    strict: bool
+    progress: ProgressCallback | None
+    namespaces: dict[str, str]
+    langs: list[str] | None
+
+
+@dataclass(slots=True)
+class _Staged:
+    """A parsed file waiting for import. ``temp_root`` is a temporary directory to
+    remove afterwards; None means the stage lives in the store and is kept on failure."""
+
+    path: Path
+    stage: Path
+    temp_root: Path | None
+    report: FileReport
+    started: float
+
+    def discard(self) -> None:
+        """Remove what the import will not use: temporary stages only (a complete
+        stage in the store is kept for the next run to reuse)."""
+        if self.temp_root is not None:
+            shutil.rmtree(self.temp_root, ignore_errors=True)
+
+
+def _check_readable(path: Path) -> None:
+    if not path.exists():
+        raise InputFileError(path, "file not found; check the path")
+    if path.is_dir():
+        raise InputFileError(path, "is a directory; pass the files inside it")
+
+
+def _now() -> str:
+    """ISO-8601 UTC time; microseconds so the records of one load sort in load order."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds")
+
+
+def _stage_location(
+    store: Store, path: Path, checksum: str, taken: set[Path]
+) -> tuple[Path, Path | None]:
+    """Where to stage ``path``: ``(stage_dir, temp_root)``. Inside the store for a local
+    store (``temp_root`` None: kept after a failed import so a re-run can reuse it),
+    else in a fresh temporary directory ``temp_root`` that is always removed. The name
+    is derived from the file name and content (so a re-run finds it), avoiding the
+    directories in ``taken`` (files with the same name and content in one load)."""
+    location = Path(store.location)
+    if "://" not in store.location and location.is_dir():
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", path.name)
+        stage = location / "staging" / f"{safe}-{checksum[:12]}"
+        n = 1
+        while stage in taken:
+            n += 1
+            stage = location / "staging" / f"{safe}-{checksum[:12]}-{n}"
+        return stage, None
+    root = Path(tempfile.mkdtemp(prefix="kgbench-stage-"))
+    return root / "stage", root
+
+
+def _stage_key(fmt: str, checksum: str, settings: _Settings) -> str:
+    """Identifies what a stage holds: the same key means the same records."""
+    blob = json.dumps([STAGE_VERSION, fmt, checksum, sorted(settings.namespaces.items()),
+                       settings.langs])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _reusable(stage: Path, key: str) -> dict[str, Any] | None:
+    """The ``extra`` of a complete stage made with ``key``, else None."""
+    try:
+        extra = read_manifest(stage).get("extra", {})
+    except (StagingError, OSError, ValueError):  # absent, incomplete or unreadable
+        return None
+    return extra if isinstance(extra, dict) and extra.get("key") == key else None
+
+
+def _prepare(
+    store: Store, path: Path, fmt: str, settings: _Settings, taken: set[Path]
+) -> _Staged:
+    """Phase 1 for one file: checksum and parse it into a complete stage (or find a
+    kept stage of the same content and settings). Writes nothing to the store."""
+    started = time.perf_counter()
+    checksum = file_checksum(path)
+    report = FileReport(path=str(path), format=fmt, checksum=checksum)
+    stage, temp_root = _stage_location(store, path, checksum, taken)
+    staged = _Staged(path, stage, temp_root, report, started)
+    key = _stage_key(fmt, checksum, settings)
+    extra = _reusable(stage, key) if temp_root is None else None
+    if extra is not None:
+        _restore(report, extra)
+        report.reused_stage = True
+        return staged
+    try:
+        _stage_file(stage, path, fmt, report, key=key, settings=settings)
+    except BaseException:
+        shutil.rmtree(temp_root or stage, ignore_errors=True)  # incomplete: useless
+        if temp_root is None:
+            with contextlib.suppress(OSError):
+                stage.parent.rmdir()  # staging/ itself, when nothing else is kept
+        raise
+    return staged
+
+
+def _import(store: Store, staged: _Staged, progress: ProgressCallback | None) -> None:
+    """Phase 2 for one file: record it as loading, import its stage, record it as
+    complete with its counts, and remove the stage."""
+    report = staged.report
+    record = SourceRecord(file=str(staged.path.resolve()), checksum=report.checksum,
+                          format=report.format, counts={}, loaded_at=_now(),
+                          status="loading")
+    store.record_source(record)
+    try:
+        report.import_report = store.import_stage(
+            staged.stage, nameless_is_cvt=(report.format == NTRIPLES), progress=progress)
+    except BaseException:
+        staged.discard()
+        raise
+    if staged.temp_root is not None:
+        shutil.rmtree(staged.temp_root, ignore_errors=True)
+    else:
+        shutil.rmtree(staged.stage, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            staged.stage.parent.rmdir()  # staging/ itself, once empty
+    report.seconds = round(time.perf_counter() - staged.started, 3)
+    store.record_source(replace(record, status="complete", counts=report.counts(),
+                                loaded_at=_now()))
+
+
+def _stage_file(
+    stage: Path, path: Path, fmt: str, report: FileReport, *, key: str, settings: _Settings
+) -> None:
+    """Parse ``path`` into a complete stage at ``stage``, filling ``report``'s counts."""
+    strict, progress = settings.strict, settings.progress
+    parsed = ParseReport()
+    writer = StageWriter(stage)
+    try:
+        if fmt == NTRIPLES:
+            mapper = TripleMapper(writer, namespaces=settings.namespaces,
+                                  langs=settings.langs, bnode_scope=report.checksum[:8])
+            add = mapper.add
+            for raw in iter_raw_triples(path, strict=strict, report=parsed, progress=progress):
+                add(raw)
+            report.mapped = dict(mapper.counts)
+        elif fmt == TSV:
+            add_fact = writer.add_fact
+            for head, relation, tail in iter_tsv_triples(
+                path, strict=strict, report=parsed, progress=progress
+            ):
+                add_fact(head, relation, tail)
+            report.mapped = {"facts": parsed.triples}
+        else:
+            add_entity = writer.add_entity
+            for id_, name in iter_names(path, strict=strict, report=parsed, progress=progress):
+                add_entity(id_, name=name)
+            report.mapped = {"names": parsed.triples}
+    finally:
+        report.lines, report.triples = parsed.lines, parsed.triples
+        report.malformed, report.examples = parsed.malformed, list(parsed.examples)
+    writer.close(extra={"key": key, "file": str(path), "lines": report.lines,
+                        "triples": report.triples, "malformed": report.malformed,
+                        "examples": report.examples, "mapped": report.mapped})
+
+
+def _restore(report: FileReport, extra: dict[str, Any]) -> None:
+    """Fill ``report``'s parse counts from a kept stage's manifest."""
+    report.lines = int(extra.get("lines", 0))
+    report.triples = int(extra.get("triples", 0))
+    report.malformed = int(extra.get("malformed", 0))
+    report.examples = [(str(p), int(n), str(r)) for p, n, r in extra.get("examples", [])]
+    report.mapped = {str(k): int(v) for k, v in extra.get("mapped", {}).items()}

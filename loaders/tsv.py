@@ -1,0 +1,149 @@
+"""Tab-separated triples (``head<TAB>relation<TAB>tail``) and names (``id<TAB>name``).
+
+This is the layout of the knowledge-graph-completion benchmarks (FB15k-237's
+``train/dev/test.tsv``, ``entity2text.txt``, ``FB15k_mid2name.txt``; WN18RR and
+Wikidata5M use the same shape). FB15k-237 writes Freebase ids as paths, so they are
+converted to the dotted form the Freebase dump uses (:func:`freebase_id`):
+``/m/0abc`` -> ``m.0abc`` and ``/film/film/genre`` -> ``film.film.genre``. Ids that do
+not start with ``/`` (``Q42``, WordNet offsets) are kept as they are.
+
+Rules: blank (whitespace-only) lines are skipped; fields are trimmed of surrounding
+spaces; a triples line needs exactly 3 non-empty fields, a names line an id and a
+non-empty name (everything after the first tab, so names may contain tabs).
+Anything else is a malformed line, counted (or raised under ``strict``) with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from kgstore.store import ProgressCallback
+from loaders.errors import MalformedInputError, ParseReport
+from loaders.sources import open_text
+
+PROGRESS_EVERY = 50_000
+_R = TypeVar("_R")
+
+
+class TsvSyntaxError(ValueError):
+    """A TSV line has the wrong shape; ``reason`` says how."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def freebase_id(text: str) -> str:
+    """FB15k-237 path form to Freebase dump form: strip the leading ``/`` and turn the
+    remaining ``/`` into ``.`` (``/m/0abc`` -> ``m.0abc``, ``/a/b/c`` -> ``a.b.c``).
+
+    Compound relations through a mediator (``/people/person/spouse_s./people/marriage/
+    type_of_union``) keep their ``.`` joint, giving ``people.person.spouse_s..people.
+    marriage.type_of_union``: unambiguous and reversible. Text not starting with ``/``
+    is returned unchanged.
+    """
+    if not text.startswith("/"):
+        return text
+    return text[1:].replace("/", ".")
+
+
+def parse_triple_line(line: str) -> tuple[str, str, str] | None:
+    """``head<TAB>relation<TAB>tail`` -> ``(head, relation, tail)`` in Freebase form;
+    ``None`` for a blank line. Raises :class:`TsvSyntaxError` for another field count
+    or an empty field."""
+    if not line.strip():
+        return None
+    fields = line.split("\t")
+    if len(fields) != 3:
+        hint = " (is the file space-separated?)" if len(fields) == 1 and " " in line else ""
+        raise TsvSyntaxError(f"expected 3 tab-separated fields (head, relation, tail), "
+                             f"found {len(fields)}{hint}")
+    head, relation, tail = (f.strip(" ") for f in fields)
+    for name, value in (("head", head), ("relation", relation), ("tail", tail)):
+        if not value:
+            raise TsvSyntaxError(f"empty {name} field")
+    return freebase_id(head), freebase_id(relation), freebase_id(tail)
+
+
+def parse_name_line(line: str) -> tuple[str, str] | None:
+    """``id<TAB>name`` -> ``(id in Freebase form, name)``; ``None`` for a blank line.
+    Raises :class:`TsvSyntaxError` without a tab or with an empty id or name."""
+    if not line.strip():
+        return None
+    id_, sep, name = line.partition("\t")
+    if not sep:
+        raise TsvSyntaxError("expected 'id<TAB>name', found no tab")
+    id_, name = id_.strip(" "), name.strip(" \t")
+    if not id_:
+        raise TsvSyntaxError("empty id field")
+    if not name:
+        raise TsvSyntaxError("empty name field")
+    return freebase_id(id_), name
+
+
+def _iter_lines(
+    path: str | Path,
+    parse: Callable[[str], _R | None],
+    strict: bool,
+    report: ParseReport | None,
+    progress: ProgressCallback | None,
+) -> Iterator[_R]:
+    """Shared loop: parse each line with ``parse``, count and report as documented on
+    :func:`iter_tsv_triples`."""
+    rep = report if report is not None else ParseReport()
+    name = str(path)
+    label = f"parsing {Path(path).name}"
+    with open_text(path) as src:
+        on_error = None if strict else (lambda n, r: rep.add_malformed(name, n, r))
+        next_tick = PROGRESS_EVERY
+        for lineno, line in src.numbered(on_error):
+            rep.lines = lineno  # exact even if the caller stops early or we raise
+            try:
+                record = parse(line)
+            except TsvSyntaxError as exc:
+                if strict:
+                    raise MalformedInputError(name, lineno, exc.reason) from None
+                rep.add_malformed(name, lineno, exc.reason)
+                record = None
+            if record is not None:
+                rep.triples += 1
+                yield record
+            if lineno >= next_tick:
+                next_tick += PROGRESS_EVERY
+                if progress is not None:
+                    progress(label, src.position, src.size)
+        rep.lines = src.lines_read
+        if progress is not None:
+            progress(label, src.size, src.size)
+
+
+def iter_tsv_triples(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    report: ParseReport | None = None,
+    progress: ProgressCallback | None = None,
+) -> Iterator[tuple[str, str, str]]:
+    """Stream ``(head, relation, tail)`` id triples (Freebase form) from a TSV file
+    (plain or compressed, see :func:`loaders.sources.open_text`).
+
+    ``report`` counts physical ``lines``, ``triples`` yielded and ``malformed`` lines
+    (the first examples kept); under ``strict`` the first malformed line raises
+    :class:`MalformedInputError` ``path:line: reason`` instead. ``progress("parsing
+    NAME", bytes_read, file_size)`` is called every 50k lines and at the end.
+    """
+    yield from _iter_lines(path, parse_triple_line, strict, report, progress)
+
+
+def iter_names(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    report: ParseReport | None = None,
+    progress: ProgressCallback | None = None,
+) -> Iterator[tuple[str, str]]:
+    """Stream ``(id, name)`` pairs from an ``id<TAB>name`` file; counting, strictness
+    and progress as for :func:`iter_tsv_triples` (``report.triples`` counts names)."""
+    yield from _iter_lines(path, parse_name_line, strict, report, progress)

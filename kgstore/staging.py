@@ -120,6 +120,27 @@ class StageWriter:
     def add_cvt_type(self, type_id: str) -> None:
         self._append("cvt_types", (type_id,))
 
+    def new_part(self, table: str, rows: int) -> Path:
+        """Reserve the path of a new Parquet part of ``table`` for a writer that produces
+        it in bulk (e.g. DuckDB's ``COPY ... TO``); ``rows`` is counted in the manifest.
+
+        The part must have the table's columns (:data:`SCHEMAS`) in that order, except
+        the ``seq`` column, which bulk writers may fill with any increasing int64.
+        """
+        if table not in SCHEMAS:
+            raise ValueError(f"unknown staged table {table!r}; one of {', '.join(TABLES)}")
+        self._flush(table)  # keep buffered rows ahead of the bulk part
+        path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
+        self._parts[table] += 1
+        self._rows[table] += rows
+        return path
+
+    def next_seq(self, count: int) -> int:
+        """Reserve ``count`` sequence numbers for a bulk part; returns the first."""
+        first = self._seq + 1
+        self._seq += count
+        return first
+
     # -- lifecycle ------------------------------------------------------------------
     def _append(self, table: str, row: tuple[Any, ...]) -> None:
         cols = self._buf[table]

@@ -120,9 +120,9 @@ class StageWriter:
     def add_cvt_type(self, type_id: str) -> None:
         self._append("cvt_types", (type_id,))
 
-    def new_part(self, table: str, rows: int) -> Path:
+    def new_part(self, table: str) -> Path:
         """Reserve the path of a new Parquet part of ``table`` for a writer that produces
-        it in bulk (e.g. DuckDB's ``COPY ... TO``); ``rows`` is counted in the manifest.
+        it in bulk (e.g. DuckDB's ``COPY ... TO``); report its rows with :meth:`count_rows`.
 
         The part must have the table's columns (:data:`SCHEMAS`) in that order, except
         the ``seq`` column, which bulk writers may fill with any increasing int64.
@@ -132,8 +132,11 @@ class StageWriter:
         self._flush(table)  # keep buffered rows ahead of the bulk part
         path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
         self._parts[table] += 1
-        self._rows[table] += rows
         return path
+
+    def count_rows(self, table: str, rows: int) -> None:
+        """Add ``rows`` written in bulk to ``table``'s count in the manifest."""
+        self._rows[table] += rows
 
     def next_seq(self, count: int) -> int:
         """Reserve ``count`` sequence numbers for a bulk part; returns the first."""

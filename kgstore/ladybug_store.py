@@ -50,6 +50,7 @@ from kgstore.errors import (
     StoreNotFoundError,
 )
 from kgstore.models import (
+    NORMALIZE_NAME_SQL,
     Adjacency,
     Entity,
     Fact,
@@ -58,7 +59,6 @@ from kgstore.models import (
     SourceRecord,
     StoreStats,
     normalize_name,
-    normalize_names,
 )
 from kgstore.patterns import (
     Binding,
@@ -101,6 +101,8 @@ _EXPANSIONS = {
     "in": ("<-[f:Fact]-(e:Entity)", _ENTITY_COLS),
     "literal": ("-[f:Fact]->(e:Literal)", "e.value, e.datatype, e.lang"),
 }
+# Most entities sharing one name that find_by_name reads before sorting by id.
+_NAME_MATCH_CAP = 100_000
 _LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
 _NUMERIC_DT = (
     "xsd:integer", "xsd:int", "xsd:long", "xsd:short", "xsd:decimal", "xsd:double",
@@ -312,12 +314,15 @@ class LadybugStore(Store):
         return found
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
+        # Ids come back unsorted and are sorted here: an ORDER BY in the query costs
+        # ~1 ms, four times the lookup itself. The cap bounds pathological names.
         rows = self._rows(
             f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {_ENTITY_COLS} "
-            f"ORDER BY e.id {_limit(limit)}",
+            f"{_limit(_NAME_MATCH_CAP)}",
             {"k": normalize_name(name)},
         )
-        return [_entity_from_row(r) for r in rows]
+        rows.sort(key=lambda r: r[0])
+        return [_entity_from_row(r) for r in rows[:limit]]
 
     def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
         key = normalize_name(prefix)
@@ -639,9 +644,8 @@ class _StageMerger:
         self._sql(f"SET temp_directory = '{work / 'spill'}'")
         self._sql(f"SET memory_limit = '{os.environ.get('KGBENCH_DUCKDB_MEMORY', '2GB')}'")
         self._sql("SET preserve_insertion_order = false")
-        self.db.create_function(  # type: ignore[call-overload]
-            "normalize_name", normalize_names, ["VARCHAR"], "VARCHAR", type="arrow"
-        )
+        # A SQL macro rather than a Python UDF: 10x faster on millions of names.
+        self._sql(f"CREATE MACRO normalize_name(x) AS {NORMALIZE_NAME_SQL.format(x='x')}")
         self._step_started = time.perf_counter()
         self._steps = 0
 
@@ -664,7 +668,7 @@ class _StageMerger:
 
     def _export(self, sql: str, name: str) -> str:
         path = str(self.work / f"{name}.parquet")
-        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet)")
+        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)")
         return path
 
     def _copy(self, table: str, path: str, options: str = "") -> None:

@@ -31,13 +31,19 @@ _NUMERIC_TYPES = {
 _FLOAT_TYPES = {"decimal", "double", "float"}
 
 
+NORMALIZE_NAME_SQL = r"trim(regexp_replace(lower({x}), '\s+', ' ', 'g'), ' ')"
+"""The same key as :func:`normalize_names` as a SQL expression (DuckDB), for bulk
+import. Both lower-case with utf8proc and match whitespace with RE2, so they agree;
+``tests/kgstore/test_models.py`` checks it on hostile strings."""
+
+
 def normalize_names(values: pa.Array) -> pa.Array:
-    """Lookup keys for an Arrow string array: lower-cased, whitespace runs collapsed to
-    one space, trimmed. Vectorised (Arrow compute kernels), so bulk import computes
-    millions of keys with the very same function that single lookups use."""
+    """Lookup keys for an Arrow string array: lower-cased, runs of ASCII whitespace
+    collapsed to one space, leading/trailing spaces trimmed."""
     lowered = pc.utf8_lower(values)
     collapsed = pc.replace_substring_regex(lowered, pattern=r"\s+", replacement=" ")
-    return pc.utf8_trim_whitespace(collapsed)
+    # Trim spaces only: engines disagree on which other characters are "whitespace".
+    return pc.utf8_trim(collapsed, characters=" ")
 
 
 def normalize_name(text: str) -> str:

@@ -32,6 +32,7 @@ import re
 import shutil
 import tempfile
 import time
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,8 @@ _EXPANSIONS = {
     "in": ("<-[f:Fact]-(e:Entity)", _ENTITY_COLS),
     "literal": ("-[f:Fact]->(e:Literal)", "e.value, e.datatype, e.lang"),
 }
+# Prepared statements kept per store (distinct parameterized query texts).
+_STATEMENT_CACHE = 256
 # Most entities sharing one name that find_by_name reads before sorting by id.
 _NAME_MATCH_CAP = 100_000
 _LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
@@ -173,6 +176,7 @@ class LadybugStore(Store):
                 buffer_pool_size=_buffer_pool_bytes(),
             )
             self._conn: lb.Connection | None = lb.Connection(self._db)
+            self._statements: dict[str, Any] = {}
         except RuntimeError as exc:
             if _LOCK_RE.search(str(exc)):
                 pid = re.search(r"PID (\d+)", str(exc))
@@ -201,6 +205,7 @@ class LadybugStore(Store):
     def close(self) -> None:
         conn = getattr(self, "_conn", None)
         if conn is not None:
+            self._statements.clear()
             conn.close()
             self._db.close()
             self._conn = None
@@ -237,11 +242,33 @@ class LadybugStore(Store):
         if self._conn is None:
             raise StoreError("store is closed")
         try:
-            result = self._conn.execute(query, params or {})
+            if params:
+                result = self._conn.execute(self._prepared(query), params)
+            else:
+                result = self._conn.execute(query)
         except RuntimeError as exc:
             raise QueryError(str(exc)) from None
         assert not isinstance(result, list)
         return [list(row) for row in result.get_all()]
+
+    def _prepared(self, query: str) -> Any:
+        """The prepared statement for ``query``, prepared once per connection.
+
+        ``execute(text, params)`` re-plans on every call; reusing the prepared
+        statement halves a primary-key lookup (0.16 -> 0.08 ms). Parameterized queries
+        are a small fixed set of texts, so the cache stays small. LadybugDB 0.22 marks
+        separate prepare() as deprecated but it is the only way to reuse a plan."""
+        statement = self._statements.get(query)
+        if statement is None:
+            assert self._conn is not None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                statement = self._conn.prepare(query)
+            if not statement.is_success():
+                raise RuntimeError(statement.get_error_message())
+            if len(self._statements) < _STATEMENT_CACHE:
+                self._statements[query] = statement
+        return statement
 
     def _arrow(self, query: str, params: dict[str, Any] | None = None) -> pa.Table:
         assert self._conn is not None
@@ -640,7 +667,9 @@ class _StageMerger:
         self.manifest = manifest
         self.progress = progress
         self.report = ImportReport()
-        self.db = duckdb.connect(str(work / "merge.duckdb"))
+        # In memory (spilling to `work` past memory_limit): measured 2.4x faster on the
+        # fact dedupe than a database file.
+        self.db = duckdb.connect()
         self._sql(f"SET temp_directory = '{work / 'spill'}'")
         self._sql(f"SET memory_limit = '{os.environ.get('KGBENCH_DUCKDB_MEMORY', '2GB')}'")
         self._sql("SET preserve_insertion_order = false")

@@ -10,6 +10,7 @@ Read-only commands open the store with ``read_only=True`` so they cannot modify 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -59,7 +60,14 @@ from kgstore import (
 from loaders.errors import InputFileError, LoaderError, MalformedInputError
 
 if TYPE_CHECKING:  # imported lazily at run time: only `load` and `demo` need it
-    from loaders.triples import LoadReport
+    from collections.abc import Callable
+
+    from kgstore import StoreStats
+    from kgstore.store import ProgressCallback
+    from loaders.pipeline import LoadOptions, LoadReport
+
+    LoadFunction = Callable[[Store, ProgressCallback | None], LoadReport]
+    """``load(store, progress)``: runs one loader (what :func:`run_load_command` wraps)."""
 
 DEFAULT_STORE = Path("kgbench-data/store")
 DEMO_STORE = Path("kgbench-data/demo-store")
@@ -348,6 +356,8 @@ class ProgressReporter:
 
     @staticmethod
     def _key(description: str) -> str:
+        # "parsing FILE | 1,234 lines, ..." : live stats after " | " keep one bar.
+        description = description.partition(" | ")[0]
         head, sep, _ = description.partition(": ")
         return head if sep and len(head) <= 24 else description
 
@@ -398,13 +408,17 @@ def _check_inputs(paths: Sequence[Path]) -> None:
             raise InputFileError(p, "permission denied; check the file's permissions")
 
 
-def _run_load(store_path: Path, files: Sequence[Path], *, names: Path | None, strict: bool,
-              force: bool, quiet: bool = False) -> LoadReport:
-    """Check the inputs, optionally delete the old store, then load into it (creating it)."""
+def run_load_command(store_path: Path, inputs: Sequence[Path], load: LoadFunction, *,
+                     force: bool, quiet: bool = False) -> LoadReport:
+    """What every ``kgbench load <format>`` command does around its loader: check the
+    inputs, with ``force`` delete the old store, open (or create) the store, run
+    ``load(store, progress)`` under a progress display (bytes read of total, rate,
+    lines/s, ETA; none when ``quiet``), and when parsing fails (strict mode, corrupt or
+    wrong-format data) remove a store this command created, so nothing is left behind.
+    Errors propagate to :func:`main`, which prints them (see :func:`report_error`)."""
     from kgstore.ladybug_store import MARKER, remove_store
-    from loaders.triples import load_triples
 
-    _check_inputs([*files, *([names] if names else [])])
+    _check_inputs(inputs)
     if force and (store_path / MARKER).exists():
         remove_store(store_path)
         if not quiet:
@@ -413,11 +427,10 @@ def _run_load(store_path: Path, files: Sequence[Path], *, names: Path | None, st
     try:
         with open_store(store_path, create=True) as store:
             if quiet:
-                return load_triples(store, list(files), names=names, strict=strict)
+                return load(store, None)
             with _progress() as progress:
                 reporter = ProgressReporter(progress)
-                report = load_triples(store, list(files), names=names, strict=strict,
-                                      progress=reporter)
+                report = load(store, reporter)
                 reporter.finish()
             return report
     except LoaderError:
@@ -428,19 +441,45 @@ def _run_load(store_path: Path, files: Sequence[Path], *, names: Path | None, st
         raise
 
 
-def _print_load_summary(report: LoadReport, store_path: Path) -> None:
+def _run_load(store_path: Path, files: Sequence[Path], *, names: Path | None, strict: bool,
+              force: bool, quiet: bool = False) -> LoadReport:
+    """``load triples``: :func:`run_load_command` with :func:`loaders.triples.load_triples`."""
+    from loaders.triples import load_triples
+
+    def load(store: Store, progress: ProgressCallback | None) -> LoadReport:
+        return load_triples(store, list(files), names=names, strict=strict, progress=progress)
+
+    return run_load_command(store_path, [*files, *([names] if names else [])], load,
+                            force=force, quiet=quiet)
+
+
+def print_load_summary(report: LoadReport, store_path: Path, *,
+                       totals: StoreStats | None = None) -> None:
+    """The tables every ``load`` command prints: per file (size, lines, triples, kept
+    facts, dropped, malformed), the store change, dropped lines by reason, the top
+    predicates, the first malformed lines as ``file:line: reason``, and the store."""
     table = Table(title="Loaded", box=box.SIMPLE_HEAD, title_justify="left")
     longest = max((len(f.path) for f in report.files), default=10)
     table.add_column("file", overflow="fold", min_width=min(36, longest))
     table.add_column("format")
-    for col in ("lines", "triples", "malformed"):
+    show_bytes = any(f.bytes for f in report.files)
+    show_dropped = any(f.dropped for f in report.files)
+    if show_bytes:
+        table.add_column("size", justify="right")
+    for col in ("lines", "triples"):
         table.add_column(col, justify="right")
+    if show_dropped:
+        table.add_column("dropped", justify="right")
+    table.add_column("malformed", justify="right")
     for f in report.files:
-        table.add_row(
-            escape(f.path), f.format + (" (reused stage)" if f.reused_stage else ""),
-            f"{f.lines:,}", f"{f.triples:,}",
-            f"[yellow]{f.malformed:,}[/]" if f.malformed else "0",
-        )
+        row = [escape(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
+        if show_bytes:
+            row.append(_bytes(f.bytes))
+        row += [f"{f.lines:,}", f"{f.triples:,}"]
+        if show_dropped:
+            row.append(f"{sum(f.dropped.values()):,}")
+        row.append(f"[yellow]{f.malformed:,}[/]" if f.malformed else "0")
+        table.add_row(*row)
     out.print(table)
     imp = report.import_report
     summary = Table(box=box.SIMPLE_HEAD)
@@ -453,8 +492,31 @@ def _print_load_summary(report: LoadReport, store_path: Path) -> None:
         ("predicates new", imp.predicates_new),
     ):
         summary.add_row(label, f"{value:,}")
+    if totals is not None:
+        summary.add_row("[dim]store: entities / literals / facts[/]",
+                        f"[dim]{totals.entities:,} / {totals.literals:,} / {totals.facts:,}[/]")
     summary.add_row("seconds", f"{report.seconds:.1f}")
+    if report.lines and report.seconds:
+        summary.add_row("lines/s", f"{report.lines / report.seconds:,.0f}")
     out.print(summary)
+    dropped = report.dropped
+    if dropped:
+        out.print("[italic]Dropped lines by reason[/]")
+        dt = Table(box=box.SIMPLE_HEAD)
+        dt.add_column("reason")
+        dt.add_column("lines", justify="right")
+        for reason, n in dropped.items():
+            dt.add_row(escape(reason), f"{n:,}")
+        out.print(dt)
+    preds = report.predicates
+    if preds:
+        out.print(f"[italic]Top {len(preds)} predicates (kept lines)[/]")
+        pt = Table(box=box.SIMPLE_HEAD)
+        pt.add_column("predicate", overflow="fold")
+        pt.add_column("lines", justify="right")
+        for pred, n in preds.items():
+            pt.add_row(escape(pred), f"{n:,}")
+        out.print(pt)
     if report.malformed:
         out.print(f"[yellow]{report.malformed:,} malformed line(s) skipped[/]; first ones:")
         for path, line, reason in report.examples[:10]:
@@ -462,6 +524,50 @@ def _print_load_summary(report: LoadReport, store_path: Path) -> None:
         out.print("[dim]use --strict to stop at the first malformed line instead[/]")
     out.print(f"[green]store:[/] {escape(str(store_path))}  "
               f"[dim](next: kgbench stats --store {escape(str(store_path))})[/]")
+
+
+_print_load_summary = print_load_summary  # the name `load triples` used
+
+
+def load_report_doc(report: LoadReport, store_path: Path, *,
+                    totals: StoreStats | None = None) -> dict[str, Any]:
+    """The JSON document of a load (``--json`` and ``--report FILE``): the full report,
+    ``totals`` (lines, triples, malformed), ``summary`` (:meth:`LoadReport.summary`:
+    dropped by reason, top predicates, store changes), malformed examples and the
+    store's totals after the load."""
+    doc: dict[str, Any] = {
+        "store": str(store_path), "report": report,
+        "totals": {"lines": report.lines, "triples": report.triples,
+                   "malformed": report.malformed},
+        "summary": report.summary(),
+        "malformed_examples": report.examples,
+    }
+    if totals is not None:
+        doc["store_totals"] = {"entities": totals.entities, "cvt_entities": totals.cvt_entities,
+                               "literals": totals.literals, "facts": totals.facts,
+                               "predicates": totals.predicates}
+    return doc
+
+
+def finish_load_command(report: LoadReport, store_path: Path, *, as_json: bool,
+                        report_file: Path | None = None) -> None:
+    """Print a load's result (tables, or one JSON document with ``as_json``) and write
+    the JSON document to ``report_file`` when given. Reads the store's totals."""
+    totals = None
+    with contextlib.suppress(StoreError):
+        with open_store(store_path, read_only=True) as s:
+            totals = s.stats()
+    doc = load_report_doc(report, store_path, totals=totals)
+    if report_file is not None:
+        report_file.parent.mkdir(parents=True, exist_ok=True)
+        report_file.write_text(json.dumps(to_jsonable(doc), ensure_ascii=False, indent=2,
+                                          default=str) + "\n", encoding="utf-8")
+    if as_json:
+        _emit_json(doc)
+    else:
+        print_load_summary(report, store_path, totals=totals)
+        if report_file is not None:
+            _note(f"report written to {report_file}")
 
 
 @load_app.command("triples")
@@ -494,15 +600,230 @@ def load_triples_cmd(
     """
     store_path = _store_path(ctx, store)
     report = _run_load(store_path, files, names=names, strict=strict, force=force)
-    if as_json:
-        _emit_json({
-            "store": str(store_path), "report": report,
-            "totals": {"lines": report.lines, "triples": report.triples,
-                       "malformed": report.malformed},
-            "malformed_examples": report.examples,
-        })
-    else:
-        _print_load_summary(report, store_path)
+    finish_load_command(report, store_path, as_json=as_json)
+
+
+# Options shared by the dump loaders (`load freebase`, `load wikidata`, `load rdf`).
+LangOpt = Annotated[
+    list[str] | None,
+    typer.Option("--lang", metavar="LANG",
+                 help="Language of names, aliases, descriptions (repeatable, in order of "
+                      "preference; default: en). 'all' keeps every language."),
+]
+KeepOpt = Annotated[
+    list[str] | None,
+    typer.Option("--keep", metavar="PRED",
+                 help="Never drop this predicate (id or pattern with *, e.g. "
+                      "'type.type.instance', 'user.*'); repeatable."),
+]
+DropOpt = Annotated[
+    list[str] | None,
+    typer.Option("--drop", metavar="PRED",
+                 help="Also drop this predicate (id or pattern with *); repeatable."),
+]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="Stop at the first malformed line (nothing is loaded).")
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
+]
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option("--report", metavar="FILE.json",
+                 help="Also write the load report (counts, dropped, malformed) as JSON."),
+]
+TopOpt = Annotated[
+    int, typer.Option("--top", min=0, help="How many predicates the report lists.")
+]
+NoDefaultFilterOpt = Annotated[
+    bool, typer.Option("--no-default-filter",
+                       help="Keep everything the format's default filter would drop.")
+]
+
+
+def load_options(lang: Sequence[str] | None, keep: Sequence[str] | None,
+                 drop: Sequence[str] | None, *, top: int = 20,
+                 default_filter: bool = True, **extra: Any) -> LoadOptions:
+    """:class:`~loaders.pipeline.LoadOptions` from the shared ``load`` options
+    (``--lang all`` accepts every language)."""
+    from loaders.pipeline import LoadOptions
+
+    langs: tuple[str, ...] | None = tuple(lang) if lang else ("en",)
+    if langs is not None and any(x.strip().lower() in ("all", "*") for x in langs):
+        langs = None
+    for x in langs or ():
+        if not x.replace("-", "").isalnum():
+            raise typer.BadParameter(f"{x!r} is not a language tag (e.g. en, pt-br)",
+                                     param_hint="--lang")
+    return LoadOptions(langs=langs, keep_predicates=tuple(keep or ()),
+                       drop_predicates=tuple(drop or ()), top_n=top,
+                       default_filter=default_filter, **extra)
+
+
+@load_app.command("freebase")
+def load_freebase_cmd(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path], typer.Argument(help="Freebase dump files (N-Triples; .gz/.bz2/.zst or plain).",
+                                   show_default=False, metavar="PATH")
+    ],
+    lang: LangOpt = None,
+    keep: KeepOpt = None,
+    drop: DropOpt = None,
+    no_default_filter: NoDefaultFilterOpt = False,
+    strict: StrictOpt = False,
+    force: ForceOpt = False,
+    report_file: ReportOpt = None,
+    top: TopOpt = 20,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load the Freebase RDF dump (or slices of it) into the store.
+
+    Streams each file through a vectorised parser, keeps names, aliases, types,
+    descriptions, facts between entities and literal facts, drops schema and bulky
+    non-facts by a default filter (keys, notable_for, type.type.instance, user.*,
+    other languages...; see --keep/--drop), detects CVT mediator nodes, and merges
+    the result into the store. Interrupted? Run the same command again: it resumes.
+
+    Example: kgbench load freebase freebase-rdf-latest.gz --lang en --report load.json
+    """
+    from loaders.freebase import load_freebase
+
+    store_path = _store_path(ctx, store)
+    options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter)
+
+    def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
+        return load_freebase(s, files, options=options, strict=strict, progress=progress)
+
+    report = run_load_command(store_path, files, load, force=force)
+    finish_load_command(report, store_path, as_json=as_json, report_file=report_file)
+
+
+@load_app.command("wikidata")
+def load_wikidata_cmd(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path], typer.Argument(help="Wikidata dumps: JSON (.json, .json.gz, .json.bz2) or "
+                                        "truthy N-Triples (.nt, .nt.gz, .nt.bz2).",
+                                   show_default=False, metavar="PATH")
+    ],
+    lang: LangOpt = None,
+    qualifiers: Annotated[
+        bool, typer.Option("--qualifiers", help="Keep statement qualifiers: a qualified "
+                                                "statement becomes a CVT-like statement node.")
+    ] = False,
+    keep: KeepOpt = None,
+    drop: DropOpt = None,
+    no_default_filter: NoDefaultFilterOpt = False,
+    strict: StrictOpt = False,
+    force: ForceOpt = False,
+    report_file: ReportOpt = None,
+    top: TopOpt = 20,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a Wikidata dump (JSON entity dump or truthy N-Triples) into the store.
+
+    Keeps items and properties (property labels name the predicates), labels, aliases
+    and descriptions in the chosen languages, and the truthy claims (best rank, no
+    deprecated) as facts between entities or literal facts (dates, quantities,
+    strings, coordinates); P31 gives types. Interrupted? Run the same command again.
+
+    Example: kgbench load wikidata latest-all.json.gz --lang en --qualifiers
+    """
+    from loaders.wikidata import load_wikidata
+
+    store_path = _store_path(ctx, store)
+    options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter,
+                           qualifiers=qualifiers)
+
+    def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
+        return load_wikidata(s, files, options=options, strict=strict, progress=progress)
+
+    report = run_load_command(store_path, files, load, force=force)
+    finish_load_command(report, store_path, as_json=as_json, report_file=report_file)
+
+
+def _size_bytes(text: str) -> int:
+    """``"256M"``, ``"2G"``, ``"1048576"`` -> bytes (K/M/G are powers of 1024)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)i?[bB]?\s*", text)
+    if m is None:
+        raise typer.BadParameter(f"{text!r} is not a size (e.g. 256M, 2G)",
+                                 param_hint="--max-memory-file")
+    return int(float(m.group(1)) * 1024 ** " KMG".index(m.group(2).upper() or " "))
+
+
+@load_app.command("rdf")
+def load_rdf_cmd(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path], typer.Argument(help="RDF files: N-Triples (.nt, any size) or Turtle, "
+                                        "RDF/XML, N3, JSON-LD, TriG, N-Quads (.ttl .rdf .owl "
+                                        ".n3 .jsonld .trig .nq); optionally .gz/.bz2/.zst.",
+                                   show_default=False, metavar="PATH")
+    ],
+    ns: Annotated[
+        list[str] | None,
+        typer.Option("--ns", metavar="PREFIX=IRI",
+                     help="Map IRIs starting with IRI to ids 'PREFIX:local' ('=IRI': just "
+                          "'local'); repeatable, added to the default map."),
+    ] = None,
+    ns_file: Annotated[
+        Path | None,
+        typer.Option("--ns-file", metavar="FILE",
+                     help='Namespace map file: JSON {"prefix": "IRI"} or prefix<TAB>IRI lines.'),
+    ] = None,
+    lang: LangOpt = None,
+    keep: KeepOpt = None,
+    drop: DropOpt = None,
+    max_memory_file: Annotated[
+        str, typer.Option("--max-memory-file", metavar="SIZE",
+                          help="Largest non-N-Triples file parsed in memory with rdflib "
+                               "(decompressed; e.g. 256M, 2G). Convert bigger ones to N-Triples.")
+    ] = "256M",
+    strict: StrictOpt = False,
+    force: ForceOpt = False,
+    report_file: ReportOpt = None,
+    top: TopOpt = 20,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load generic RDF files into the store.
+
+    N-Triples stream at dump scale (W3C-conformant parser, vectorised); other syntaxes
+    are parsed in memory with rdflib (graph names of TriG/N-Quads are ignored). Ids
+    come from IRIs through a namespace map (defaults: Freebase, Wikidata wd:/wdt: to
+    bare ids; rdf: rdfs: skos: schema: owl: p: ps: pq: wds: kept as prefixes); rdfs:label
+    gives names, skos:altLabel aliases, rdf:type types, schema:description
+    descriptions, everything else facts. Interrupted? Run the same command again.
+
+    Example: kgbench load rdf data.ttl dump.nt.gz --ns ex=http://example.org/ --lang en
+    """
+    from loaders.rdf import load_rdf, parse_ns, read_ns_file
+
+    store_path = _store_path(ctx, store)
+    options = load_options(lang, keep, drop, top=top)
+    limit = _size_bytes(max_memory_file)
+    namespaces: dict[str, str] = {}
+    if ns_file is not None:
+        _check_inputs([ns_file])
+        namespaces.update(read_ns_file(ns_file))
+    for spec in ns or ():
+        try:
+            iri, prefix = parse_ns(spec)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--ns") from None
+        namespaces[iri] = prefix
+
+    def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
+        return load_rdf(s, files, options=options, namespaces=namespaces, strict=strict,
+                        progress=progress, max_memory_file=limit)
+
+    report = run_load_command(store_path, files, load, force=force)
+    finish_load_command(report, store_path, as_json=as_json, report_file=report_file)
 
 
 # ----------------------------------------------------------------------------------

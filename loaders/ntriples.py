@@ -46,8 +46,8 @@ from pathlib import Path
 
 from kgstore.models import Literal
 from kgstore.store import ProgressCallback
-from loaders.errors import MalformedInputError, ParseReport
-from loaders.sources import open_text
+from loaders.errors import ParseReport
+from loaders.sources import LineSyntaxError, iter_records
 
 __all__ = [
     "IRI", "BlankNode", "Literal", "NTriplesSyntaxError", "ParseReport", "RawTriple", "Term",
@@ -82,12 +82,8 @@ Term = IRI | BlankNode | Literal
 Triple = tuple[IRI | BlankNode, IRI, Term]
 
 
-class NTriplesSyntaxError(ValueError):
+class NTriplesSyntaxError(LineSyntaxError):
     """A line is not N-Triples. ``reason`` says why, starting with the 1-based column."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        super().__init__(reason)
 
 
 # -- character classes (N-Triples productions [157s] [158s] [160s]) ----------------------
@@ -522,56 +518,15 @@ def iter_raw_triples(
     progress: ProgressCallback | None = None,
 ) -> Iterator[RawTriple]:
     """:func:`iter_triples` yielding :data:`RawTriple` strings instead of term objects
-    (what the bulk loader uses: it needs ids, not objects)."""
-    rep = report if report is not None else ParseReport()
-    name = str(path)
-    label = f"parsing {Path(path).name}"
+    (what the bulk loader uses: it needs ids, not objects). The line loop is
+    :func:`loaders.sources.iter_records`."""
     fast = _FAST.match
-    with open_text(path) as src:
-        on_error = None if strict else (lambda n, r: rep.add_malformed(name, n, r))
-        next_tick = PROGRESS_EVERY
-        for lineno, line in src.numbered(on_error):
-            rep.lines = lineno  # exact even if the caller stops early or we raise
-            if "\r" in line:
-                yield from _parse_segments(line, lineno, name, strict, rep)
-            else:
-                # Inlined fast path of parse_line_raw: this loop runs once per dump line.
-                m = fast(line)
-                raw: RawTriple | None
-                if m is not None:
-                    raw = m.groups()  # type: ignore[assignment]
-                else:
-                    try:
-                        raw = parse_line_raw(line)
-                    except NTriplesSyntaxError as exc:
-                        if strict:
-                            raise MalformedInputError(name, lineno, exc.reason) from None
-                        rep.add_malformed(name, lineno, exc.reason)
-                        raw = None
-                if raw is not None:
-                    rep.triples += 1
-                    yield raw
-            if lineno >= next_tick:
-                next_tick += PROGRESS_EVERY
-                if progress is not None:
-                    progress(label, src.position, src.size)
-        rep.lines = src.lines_read
-        if progress is not None:
-            progress(label, src.size, src.size)
 
+    def parse(line: str) -> RawTriple | None:
+        m = fast(line)  # the inlined fast path of parse_line_raw: most dump lines
+        if m is not None:
+            return m.groups()  # type: ignore[return-value]  # the regex guarantees the shape
+        return parse_line_raw(line)
 
-def _parse_segments(
-    line: str, lineno: int, name: str, strict: bool, rep: ParseReport
-) -> Iterator[RawTriple]:
-    """Parse a physical line holding lone CRs as several N-Triples lines."""
-    for segment in line.split("\r"):
-        try:
-            raw = parse_line_raw(segment)
-        except NTriplesSyntaxError as exc:
-            if strict:
-                raise MalformedInputError(name, lineno, exc.reason) from None
-            rep.add_malformed(name, lineno, exc.reason)
-            continue
-        if raw is not None:
-            rep.triples += 1
-            yield raw
+    return iter_records(path, parse, strict=strict, report=report, progress=progress,
+                        every=PROGRESS_EVERY, split_cr=True)

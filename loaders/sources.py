@@ -21,8 +21,9 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any, TypeVar
 
-from loaders.errors import InputFileError, MalformedInputError
+from loaders.errors import InputFileError, MalformedInputError, ParseReport
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZ2_MAGIC = b"BZh"
@@ -31,6 +32,10 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
 
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst")
+PROGRESS_EVERY = 50_000
+"""Default number of lines between two progress callbacks of :func:`iter_records`."""
+
+_R = TypeVar("_R")
 
 OnBadLine = Callable[[int, str], None]
 """``on_error(line_number, reason)``: told about a line that is not valid UTF-8."""
@@ -71,13 +76,14 @@ def _open_error(path: Path, exc: OSError) -> InputFileError:
 def _zstd_reader(path: Path, raw: io.BufferedIOBase) -> io.BufferedIOBase:
     """A buffered decompressing reader over ``raw`` using the optional ``zstandard``."""
     try:
-        import zstandard  # type: ignore[import-not-found]
+        import zstandard  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise InputFileError(
             path, "is Zstandard-compressed but the 'zstandard' module is not installed; "
             "run `pip install zstandard` or decompress it first (`zstd -d`)"
         ) from None
-    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    stream: Any = raw  # a binary file object (the stubs want typing.IO)
+    reader = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
     return io.BufferedReader(reader, _READ_BUFFER)
 
 
@@ -183,15 +189,104 @@ def open_text(path: str | Path) -> TextSource:
     return TextSource(path)
 
 
-def file_checksum(path: str | Path, *, chunk_size: int = _READ_BUFFER) -> str:
+def file_checksum(path: str | Path, *, chunk_size: int = _READ_BUFFER,
+                  progress: Callable[[str, int, int | None], None] | None = None) -> str:
     """SHA-256 of the file's bytes as stored (compressed bytes for compressed files),
-    as 64 lowercase hex digits. Streams in ``chunk_size`` chunks, so memory stays flat."""
+    as 64 lowercase hex digits. Streams in ``chunk_size`` chunks, so memory stays flat.
+    ``progress("reading NAME (checksum)", bytes_done, size)`` is called for files over
+    256 MB (a dump takes a while)."""
     p = Path(path)
     digest = hashlib.sha256()
     try:
+        size = p.stat().st_size
+        report = progress if size > (256 << 20) else None
+        label = f"reading {p.name} (checksum)"
+        done = 0
         with open(p, "rb") as fh:
             while chunk := fh.read(chunk_size):
                 digest.update(chunk)
+                done += len(chunk)
+                if report is not None and done % (64 * chunk_size) < chunk_size:
+                    report(label, done, size)
+        if report is not None:
+            report(label, size, size)
     except OSError as exc:
         raise _open_error(p, exc) from exc
     return digest.hexdigest()
+
+
+class LineSyntaxError(ValueError):
+    """Base of the per-line syntax errors format parsers raise; ``reason`` says why
+    (it becomes the ``reason`` of :class:`MalformedInputError`)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def iter_records(
+    path: str | Path,
+    parse: Callable[[str], _R | None],
+    *,
+    strict: bool = False,
+    report: ParseReport | None = None,
+    progress: Callable[[str, int, int | None], None] | None = None,
+    every: int = PROGRESS_EVERY,
+    split_cr: bool = False,
+) -> Iterator[_R]:
+    """The loop every line-based reader shares: read ``path`` (any compression, see
+    :func:`open_text`), ``parse`` each line, count, and report.
+
+    ``parse(line)`` returns a record, or ``None`` for a line holding none (blank,
+    comment), or raises :class:`LineSyntaxError` for a malformed line. ``report``
+    counts physical ``lines``, the ``triples`` (records) yielded and the ``malformed``
+    lines, keeping the first examples; under ``strict`` the first malformed line (or
+    line that is not UTF-8) raises :class:`MalformedInputError` ``path:line: reason``.
+    With ``split_cr`` a line holding lone CRs is parsed as several lines (N-Triples
+    EOL), all reported under its physical line number. ``progress("parsing NAME",
+    bytes_read, file_size)`` is called every ``every`` lines and once at the end.
+    """
+    rep = report if report is not None else ParseReport()
+    name = str(path)
+    label = f"parsing {Path(path).name}"
+    with open_text(path) as src:
+        on_error = None if strict else (lambda n, r: rep.add_malformed(name, n, r))
+        next_tick = every
+        for lineno, line in src.numbered(on_error):
+            rep.lines = lineno  # exact even if the caller stops early or we raise
+            if split_cr and "\r" in line:
+                yield from _segments(line, lineno, parse, name, strict, rep)
+            else:  # the hot path, kept free of extra calls
+                try:
+                    record = parse(line)
+                except LineSyntaxError as exc:
+                    if strict:
+                        raise MalformedInputError(name, lineno, exc.reason) from None
+                    rep.add_malformed(name, lineno, exc.reason)
+                    record = None
+                if record is not None:
+                    rep.triples += 1
+                    yield record
+            if lineno >= next_tick:
+                next_tick += every
+                if progress is not None:
+                    progress(label, src.position, src.size)
+        rep.lines = src.lines_read
+        if progress is not None:
+            progress(label, src.size, src.size)
+
+
+def _segments(line: str, lineno: int, parse: Callable[[str], _R | None], name: str,
+              strict: bool, rep: ParseReport) -> Iterator[_R]:
+    """Parse a physical line holding lone CRs as several lines."""
+    for segment in line.split("\r"):
+        try:
+            record = parse(segment)
+        except LineSyntaxError as exc:
+            if strict:
+                raise MalformedInputError(name, lineno, exc.reason) from None
+            rep.add_malformed(name, lineno, exc.reason)
+            continue
+        if record is not None:
+            rep.triples += 1
+            yield record

@@ -47,44 +47,37 @@ predicate that appears before the predicate is first used is not seen as one.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as _dt
-import hashlib
-import json
 import re
-import shutil
-import tempfile
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
 
-from kgstore.errors import StagingError
-from kgstore.models import XSD, Literal, SourceRecord
-from kgstore.staging import StageWriter, read_manifest
-from kgstore.store import ImportReport, ProgressCallback, Store
-from loaders.errors import (
-    MAX_EXAMPLES,
-    InputFileError,
-    ParseReport,
-    UnsupportedFormatError,
-)
+from kgstore.models import XSD, Literal
+from kgstore.staging import StageWriter
+from kgstore.store import ProgressCallback, Store
+from loaders.errors import ParseReport, UnsupportedFormatError
 from loaders.ntriples import RawTriple, iter_raw_triples, parse_line_raw
-from loaders.sources import COMPRESSED_SUFFIXES, file_checksum, open_text
+from loaders.pipeline import (
+    DEFAULT_NAMESPACES,
+    FREEBASE_NS,
+    FileReport,
+    Input,
+    LoadOptions,
+    LoadReport,
+    Stager,
+    check_readable,
+    run_load,
+)
+from loaders.sources import COMPRESSED_SUFFIXES, open_text
 from loaders.tsv import iter_names, iter_tsv_triples, parse_triple_line
 
-FREEBASE_NS = "http://rdf.freebase.com/ns/"
+__all__ = [
+    "DEFAULT_NAMESPACES", "FREEBASE_NS", "FileReport", "LoadReport", "STAGERS", "TripleMapper",
+    "detect_format", "load_triples", "stage_names", "stage_ntriples", "stage_tsv",
+]
+
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS_NS = "http://www.w3.org/2000/01/rdf-schema#"
 SKOS_NS = "http://www.w3.org/2004/02/skos/core#"
-
-DEFAULT_NAMESPACES: dict[str, str] = {
-    FREEBASE_NS: "",
-    "http://www.wikidata.org/entity/": "",
-    "http://www.wikidata.org/prop/direct/": "",
-}
-"""IRI prefix -> replacement used to turn IRIs into ids (``m.0abc``, ``Q42``, ``P57``)."""
 
 NAME_PREDICATES = frozenset({FREEBASE_NS + "type.object.name", RDFS_NS + "label"})
 ALIAS_PREDICATES = frozenset({FREEBASE_NS + "common.topic.alias", SKOS_NS + "altLabel"})
@@ -304,72 +297,46 @@ class TripleMapper:
             self.writer.add_fact(s, pid, self._bnode + (o_bnode or ""))
 
 
-# -- reports -----------------------------------------------------------------------------
-@dataclass(slots=True)
-class FileReport:
-    """What loading one file did. ``mapped`` holds :attr:`TripleMapper.counts` (or the
-    fact/name count for TSV), ``import_report`` the store's answer, and
-    ``reused_stage`` says the file was not parsed again (a kept stage was imported)."""
-
-    path: str
-    format: str
-    checksum: str = ""
-    lines: int = 0
-    triples: int = 0
-    malformed: int = 0
-    examples: list[tuple[str, int, str]] = field(default_factory=list)
-    mapped: dict[str, int] = field(default_factory=dict)
-    import_report: ImportReport | None = None
-    seconds: float = 0.0
-    reused_stage: bool = False
-
-    def counts(self) -> dict[str, int]:
-        """The counts stored in the file's source record."""
-        out = {"lines": self.lines, "triples": self.triples, "malformed": self.malformed}
-        out.update(self.mapped)
-        if self.import_report is not None:
-            for f in fields(ImportReport):
-                value = getattr(self.import_report, f.name)
-                if isinstance(value, int):
-                    out[f.name] = value
-        return out
+# -- stagers ----------------------------------------------------------------------------
+def stage_ntriples(path: Path, writer: StageWriter, report: ParseReport, *,
+                   options: LoadOptions, strict: bool = False,
+                   progress: ProgressCallback | None = None) -> dict[str, int]:
+    """Stager (:mod:`loaders.pipeline`) of N-Triples files: :class:`TripleMapper`."""
+    mapper = TripleMapper(writer, namespaces=options.namespaces, langs=options.langs,
+                          bnode_scope=options.bnode_scope)
+    add = mapper.add
+    for raw in iter_raw_triples(path, strict=strict, report=report, progress=progress):
+        add(raw)
+    return dict(mapper.counts)
 
 
-@dataclass(slots=True)
-class LoadReport:
-    """The result of :func:`load_triples`: one :class:`FileReport` per input (names
-    file first), the summed :class:`ImportReport`, and the total wall time."""
-
-    files: list[FileReport] = field(default_factory=list)
-    import_report: ImportReport = field(default_factory=ImportReport)
-    seconds: float = 0.0
-
-    @property
-    def lines(self) -> int:
-        return sum(f.lines for f in self.files)
-
-    @property
-    def triples(self) -> int:
-        return sum(f.triples for f in self.files)
-
-    @property
-    def malformed(self) -> int:
-        return sum(f.malformed for f in self.files)
-
-    @property
-    def examples(self) -> list[tuple[str, int, str]]:
-        """The first malformed-line examples over all files."""
-        return [e for f in self.files for e in f.examples][:MAX_EXAMPLES]
+def stage_tsv(path: Path, writer: StageWriter, report: ParseReport, *,
+              options: LoadOptions, strict: bool = False,
+              progress: ProgressCallback | None = None) -> dict[str, int]:
+    """Stager of tab-separated triples: one fact per line."""
+    add_fact = writer.add_fact
+    for head, relation, tail in iter_tsv_triples(path, strict=strict, report=report,
+                                                 progress=progress):
+        add_fact(head, relation, tail)
+    return {"facts": report.triples}
 
 
-def _add_reports(total: ImportReport, part: ImportReport) -> None:
-    for f in fields(ImportReport):
-        if f.name == "steps":
-            for step, secs in part.steps.items():
-                total.steps[step] = round(total.steps.get(step, 0.0) + secs, 3)
-        else:
-            setattr(total, f.name, getattr(total, f.name) + getattr(part, f.name))
-    total.seconds = round(total.seconds, 3)
+def stage_names(path: Path, writer: StageWriter, report: ParseReport, *,
+                options: LoadOptions, strict: bool = False,
+                progress: ProgressCallback | None = None) -> dict[str, int]:
+    """Stager of ``id<TAB>name`` files: one named entity per line."""
+    add_entity = writer.add_entity
+    for id_, name in iter_names(path, strict=strict, report=report, progress=progress):
+        add_entity(id_, name=name)
+    return {"names": report.triples}
+
+
+for _stager, _nameless in ((stage_ntriples, True), (stage_tsv, False), (stage_names, False)):
+    # N-Triples: nameless subjects of facts are CVTs (Freebase convention); TSV: no.
+    setattr(_stager, "nameless_is_cvt", _nameless)  # noqa: B010
+    setattr(_stager, "stage_version", STAGE_VERSION)  # noqa: B010
+
+STAGERS: dict[str, Stager] = {NTRIPLES: stage_ntriples, TSV: stage_tsv, NAMES: stage_names}
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -398,210 +365,18 @@ def load_triples(
     All files are parsed before anything is imported, so a file that fails to parse
     (strict mode, corrupt data) raises with the store unchanged. Raises
     :class:`InputFileError` / :class:`UnsupportedFormatError` for unusable files
-    before reading any.
+    before reading any. This is :func:`loaders.pipeline.run_load` with the stagers of
+    :data:`STAGERS`.
     """
-    started = time.perf_counter()
     if format is not None and format not in (NTRIPLES, TSV):
         raise UnsupportedFormatError(", ".join(map(str, paths)),
                                      f"unknown format {format!r}: use 'ntriples' or 'tsv'")
     inputs = list(dict.fromkeys(Path(p) for p in paths))  # a file listed twice loads once
     for p in ([Path(names)] if names is not None else []) + inputs:
-        _check_readable(p)
-    plan = [(Path(names), NAMES)] if names is not None else []
-    plan += [(p, format or detect_format(p)) for p in inputs]
-    settings = _Settings(strict=strict, progress=progress,
-                         namespaces={**DEFAULT_NAMESPACES, **(namespaces or {})},
-                         langs=None if langs is None else sorted(x.lower() for x in langs))
-    staged: list[_Staged] = []
-    try:
-        for path, fmt in plan:
-            staged.append(_prepare(store, path, fmt, settings,
-                                   taken={item.stage for item in staged}))
-    except BaseException:
-        for item in staged:
-            item.discard()
-        raise
-    report = LoadReport()
-    for i, item in enumerate(staged):
-        try:
-            _import(store, item, progress)
-        except BaseException:
-            for later in staged[i + 1:]:
-                later.discard()
-            raise
-        report.files.append(item.report)
-        if item.report.import_report is not None:
-            _add_reports(report.import_report, item.report.import_report)
-    report.seconds = round(time.perf_counter() - started, 3)
-    return report
-
-
-@dataclass(slots=True)
-class _Settings:
-    strict: bool
-    progress: ProgressCallback | None
-    namespaces: dict[str, str]
-    langs: list[str] | None
-
-
-@dataclass(slots=True)
-class _Staged:
-    """A parsed file waiting for import. ``temp_root`` is a temporary directory to
-    remove afterwards; None means the stage lives in the store and is kept on failure."""
-
-    path: Path
-    stage: Path
-    temp_root: Path | None
-    report: FileReport
-    started: float
-
-    def discard(self) -> None:
-        """Remove what the import will not use: temporary stages only (a complete
-        stage in the store is kept for the next run to reuse)."""
-        if self.temp_root is not None:
-            shutil.rmtree(self.temp_root, ignore_errors=True)
-
-
-def _check_readable(path: Path) -> None:
-    if not path.exists():
-        raise InputFileError(path, "file not found; check the path")
-    if path.is_dir():
-        raise InputFileError(path, "is a directory; pass the files inside it")
-
-
-def _now() -> str:
-    """ISO-8601 UTC time; microseconds so the records of one load sort in load order."""
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds")
-
-
-def _stage_location(
-    store: Store, path: Path, checksum: str, taken: set[Path]
-) -> tuple[Path, Path | None]:
-    """Where to stage ``path``: ``(stage_dir, temp_root)``. Inside the store for a local
-    store (``temp_root`` None: kept after a failed import so a re-run can reuse it),
-    else in a fresh temporary directory ``temp_root`` that is always removed. The name
-    is derived from the file name and content (so a re-run finds it), avoiding the
-    directories in ``taken`` (files with the same name and content in one load)."""
-    location = Path(store.location)
-    if "://" not in store.location and location.is_dir():
-        safe = re.sub(r"[^A-Za-z0-9._-]", "_", path.name)
-        stage = location / "staging" / f"{safe}-{checksum[:12]}"
-        n = 1
-        while stage in taken:
-            n += 1
-            stage = location / "staging" / f"{safe}-{checksum[:12]}-{n}"
-        return stage, None
-    root = Path(tempfile.mkdtemp(prefix="kgbench-stage-"))
-    return root / "stage", root
-
-
-def _stage_key(fmt: str, checksum: str, settings: _Settings) -> str:
-    """Identifies what a stage holds: the same key means the same records."""
-    blob = json.dumps([STAGE_VERSION, fmt, checksum, sorted(settings.namespaces.items()),
-                       settings.langs])
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _reusable(stage: Path, key: str) -> dict[str, Any] | None:
-    """The ``extra`` of a complete stage made with ``key``, else None."""
-    try:
-        extra = read_manifest(stage).get("extra", {})
-    except (StagingError, OSError, ValueError):  # absent, incomplete or unreadable
-        return None
-    return extra if isinstance(extra, dict) and extra.get("key") == key else None
-
-
-def _prepare(
-    store: Store, path: Path, fmt: str, settings: _Settings, taken: set[Path]
-) -> _Staged:
-    """Phase 1 for one file: checksum and parse it into a complete stage (or find a
-    kept stage of the same content and settings). Writes nothing to the store."""
-    started = time.perf_counter()
-    checksum = file_checksum(path)
-    report = FileReport(path=str(path), format=fmt, checksum=checksum)
-    stage, temp_root = _stage_location(store, path, checksum, taken)
-    staged = _Staged(path, stage, temp_root, report, started)
-    key = _stage_key(fmt, checksum, settings)
-    extra = _reusable(stage, key) if temp_root is None else None
-    if extra is not None:
-        _restore(report, extra)
-        report.reused_stage = True
-        return staged
-    try:
-        _stage_file(stage, path, fmt, report, key=key, settings=settings)
-    except BaseException:
-        shutil.rmtree(temp_root or stage, ignore_errors=True)  # incomplete: useless
-        if temp_root is None:
-            with contextlib.suppress(OSError):
-                stage.parent.rmdir()  # staging/ itself, when nothing else is kept
-        raise
-    return staged
-
-
-def _import(store: Store, staged: _Staged, progress: ProgressCallback | None) -> None:
-    """Phase 2 for one file: record it as loading, import its stage, record it as
-    complete with its counts, and remove the stage."""
-    report = staged.report
-    record = SourceRecord(file=str(staged.path.resolve()), checksum=report.checksum,
-                          format=report.format, counts={}, loaded_at=_now(),
-                          status="loading")
-    store.record_source(record)
-    try:
-        report.import_report = store.import_stage(
-            staged.stage, nameless_is_cvt=(report.format == NTRIPLES), progress=progress)
-    except BaseException:
-        staged.discard()
-        raise
-    if staged.temp_root is not None:
-        shutil.rmtree(staged.temp_root, ignore_errors=True)
-    else:
-        shutil.rmtree(staged.stage, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            staged.stage.parent.rmdir()  # staging/ itself, once empty
-    report.seconds = round(time.perf_counter() - staged.started, 3)
-    store.record_source(replace(record, status="complete", counts=report.counts(),
-                                loaded_at=_now()))
-
-
-def _stage_file(
-    stage: Path, path: Path, fmt: str, report: FileReport, *, key: str, settings: _Settings
-) -> None:
-    """Parse ``path`` into a complete stage at ``stage``, filling ``report``'s counts."""
-    strict, progress = settings.strict, settings.progress
-    parsed = ParseReport()
-    writer = StageWriter(stage)
-    try:
-        if fmt == NTRIPLES:
-            mapper = TripleMapper(writer, namespaces=settings.namespaces,
-                                  langs=settings.langs, bnode_scope=report.checksum[:8])
-            add = mapper.add
-            for raw in iter_raw_triples(path, strict=strict, report=parsed, progress=progress):
-                add(raw)
-            report.mapped = dict(mapper.counts)
-        elif fmt == TSV:
-            add_fact = writer.add_fact
-            for head, relation, tail in iter_tsv_triples(
-                path, strict=strict, report=parsed, progress=progress
-            ):
-                add_fact(head, relation, tail)
-            report.mapped = {"facts": parsed.triples}
-        else:
-            add_entity = writer.add_entity
-            for id_, name in iter_names(path, strict=strict, report=parsed, progress=progress):
-                add_entity(id_, name=name)
-            report.mapped = {"names": parsed.triples}
-    finally:
-        report.lines, report.triples = parsed.lines, parsed.triples
-        report.malformed, report.examples = parsed.malformed, list(parsed.examples)
-    writer.close(extra={"key": key, "file": str(path), "lines": report.lines,
-                        "triples": report.triples, "malformed": report.malformed,
-                        "examples": report.examples, "mapped": report.mapped})
-
-
-def _restore(report: FileReport, extra: dict[str, Any]) -> None:
-    """Fill ``report``'s parse counts from a kept stage's manifest."""
-    report.lines = int(extra.get("lines", 0))
-    report.triples = int(extra.get("triples", 0))
-    report.malformed = int(extra.get("malformed", 0))
-    report.examples = [(str(p), int(n), str(r)) for p, n, r in extra.get("examples", [])]
-    report.mapped = {str(k): int(v) for k, v in extra.get("mapped", {}).items()}
+        check_readable(p)
+    plan = [Input(Path(names), NAMES)] if names is not None else []
+    plan += [Input(p, format or detect_format(p)) for p in inputs]
+    options = LoadOptions(langs=None if langs is None else tuple(langs)).with_namespaces(
+        namespaces)
+    return run_load(store, plan, stager_for_format=STAGERS, options=options, strict=strict,
+                    progress=progress)

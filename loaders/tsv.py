@@ -15,24 +15,18 @@ Anything else is a malformed line, counted (or raised under ``strict``) with a r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 
 from kgstore.store import ProgressCallback
-from loaders.errors import MalformedInputError, ParseReport
-from loaders.sources import open_text
+from loaders.errors import ParseReport
+from loaders.sources import LineSyntaxError, iter_records
 
 PROGRESS_EVERY = 50_000
-_R = TypeVar("_R")
 
 
-class TsvSyntaxError(ValueError):
+class TsvSyntaxError(LineSyntaxError):
     """A TSV line has the wrong shape; ``reason`` says how."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        super().__init__(reason)
 
 
 def freebase_id(text: str) -> str:
@@ -83,42 +77,6 @@ def parse_name_line(line: str) -> tuple[str, str] | None:
     return freebase_id(id_), name
 
 
-def _iter_lines(
-    path: str | Path,
-    parse: Callable[[str], _R | None],
-    strict: bool,
-    report: ParseReport | None,
-    progress: ProgressCallback | None,
-) -> Iterator[_R]:
-    """Shared loop: parse each line with ``parse``, count and report as documented on
-    :func:`iter_tsv_triples`."""
-    rep = report if report is not None else ParseReport()
-    name = str(path)
-    label = f"parsing {Path(path).name}"
-    with open_text(path) as src:
-        on_error = None if strict else (lambda n, r: rep.add_malformed(name, n, r))
-        next_tick = PROGRESS_EVERY
-        for lineno, line in src.numbered(on_error):
-            rep.lines = lineno  # exact even if the caller stops early or we raise
-            try:
-                record = parse(line)
-            except TsvSyntaxError as exc:
-                if strict:
-                    raise MalformedInputError(name, lineno, exc.reason) from None
-                rep.add_malformed(name, lineno, exc.reason)
-                record = None
-            if record is not None:
-                rep.triples += 1
-                yield record
-            if lineno >= next_tick:
-                next_tick += PROGRESS_EVERY
-                if progress is not None:
-                    progress(label, src.position, src.size)
-        rep.lines = src.lines_read
-        if progress is not None:
-            progress(label, src.size, src.size)
-
-
 def iter_tsv_triples(
     path: str | Path,
     *,
@@ -134,7 +92,8 @@ def iter_tsv_triples(
     :class:`MalformedInputError` ``path:line: reason`` instead. ``progress("parsing
     NAME", bytes_read, file_size)`` is called every 50k lines and at the end.
     """
-    yield from _iter_lines(path, parse_triple_line, strict, report, progress)
+    yield from iter_records(path, parse_triple_line, strict=strict, report=report,
+                            progress=progress, every=PROGRESS_EVERY)
 
 
 def iter_names(
@@ -146,4 +105,5 @@ def iter_names(
 ) -> Iterator[tuple[str, str]]:
     """Stream ``(id, name)`` pairs from an ``id<TAB>name`` file; counting, strictness
     and progress as for :func:`iter_tsv_triples` (``report.triples`` counts names)."""
-    yield from _iter_lines(path, parse_name_line, strict, report, progress)
+    yield from iter_records(path, parse_name_line, strict=strict, report=report,
+                            progress=progress, every=PROGRESS_EVERY)

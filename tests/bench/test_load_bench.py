@@ -1,0 +1,59 @@
+"""Smoke test of bench/load_bench.py at tiny scale: the record has every field."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "load_bench.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("kgbench_load_bench", BENCH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_load_bench_smoke(bench, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    pytest.importorskip("pyoxigraph")
+    record = bench.main(["--sizes", "3000", "--baseline-lines", "1000", "--seed", "3",
+                         "--out", str(out), "--work", str(tmp_path / "work"), "--quiet"])
+    lines = (out / "load_bench.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["params"]["seed"] == 3
+    assert (out / "load_bench.png").stat().st_size > 0
+    assert record["freebase_lines"] == 3_130_000_000
+    (size,) = record["sizes"]
+    assert size["lines"] == 3000 and size["gzip_ratio"] > 1
+    runs = size["runs"]
+    assert set(runs) == {"freebase", "rdf", "rdflib", "oxigraph"}
+    for name, run in runs.items():
+        for key in ("seconds", "lines_per_s", "stored_facts", "stored_facts_per_s",
+                    "peak_rss_mb", "disk_bytes"):
+            assert key in run, (name, key)
+        assert run["peak_rss_mb"] > 0 and run["stored_facts"] > 0
+    assert runs["freebase"]["lines"] == 3000
+    assert runs["freebase"]["raw_lines_per_s_parse_filter"] > 0
+    assert runs["freebase"]["dropped_total"] > 0  # the default filter drops some predicates
+    assert runs["rdflib"]["lines"] == 1000 and runs["rdflib"]["prefix"] is True
+    ex = size["extrapolation_full_dump"]
+    assert ex["hours_parse_filter"] > 0 and ex["hours_end_to_end"] > 0
+    assert size["speedup_vs_rdflib"] > 0
+    assert set(size["targets_met"]) >= {"raw_lines_per_s", "stored_facts_per_s", "peak_rss_mb"}
+
+
+def test_same_seed_same_dump(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH.parents[1]))
+    from bench.freebase_synth import generate
+
+    a = generate(tmp_path / "a.nt", 2000, seed=5).read_bytes()
+    b = generate(tmp_path / "b.nt", 2000, seed=5).read_bytes()
+    assert a == b

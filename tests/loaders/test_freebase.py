@@ -165,7 +165,7 @@ def test_sql_path_equals_python_parser(tmp_path: Path, variant: str, syntax: str
         monkeypatch.setenv("KGBENCH_CHUNK_BYTES", "300")
     if variant == "bom_bad_utf8":  # a byte-order mark, and a line that is not UTF-8
         data = path.read_bytes().split(b"\n")
-        data[3] = data[3].replace(b"tab", b"t\xffb")
+        data[2] = data[2].replace(b"tab", b"t\xffb")
         path.write_bytes(b"\xef\xbb\xbf" + b"\n".join(data))
     options = LoadOptions(langs=("en",), bnode_scope="abc")
     stager = VectorStager(TabSyntax() if syntax == "tab" else RegexSyntax())

@@ -102,7 +102,7 @@ class LoadOptions:
     keep_predicates: tuple[str, ...] = ()
     drop_predicates: tuple[str, ...] = ()
     default_filter: bool = True
-    qualifiers: bool = True
+    qualifiers: bool = False
     nameless_is_cvt: bool | None = None
     top_n: int = 20
     bnode_scope: str = ""

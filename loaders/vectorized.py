@@ -137,16 +137,22 @@ class _ChunkWriter:
         self.python = False
         self.last = b""
 
-    def add(self, block: bytes) -> None:
-        if b"\r" in block:
-            if block.count(b"\r") == block.count(b"\r\n"):
-                block = block.replace(b"\r\n", b"\n")  # CRLF: the same lines
+    def add(self, block: bytes, start: int = 0, end: int | None = None) -> None:
+        """Append ``block[start:end]`` (without copying it when it has no CR)."""
+        end = len(block) if end is None else end
+        if start >= end:
+            return
+        if block.find(b"\r", start, end) >= 0:
+            part = block[start:end]
+            if part.count(b"\r") == part.count(b"\r\n"):
+                part = part.replace(b"\r\n", b"\n")  # CRLF: the same lines
             else:
                 self.python = True  # lone CRs end N-Triples lines: the Python parser splits
-        self.fh.write(block)
-        self.size += len(block)
-        self.lines += block.count(b"\n")
-        self.last = block[-1:]
+            block, start, end = part, 0, len(part)
+        self.fh.write(memoryview(block)[start:end])
+        self.size += end - start
+        self.lines += block.count(b"\n", start, end)
+        self.last = block[end - 1:end]
 
     def close(self, position: int, final: bool = False) -> Chunk:
         self.fh.close()
@@ -215,30 +221,32 @@ class ChunkReader:
                     started = True
                     if block.startswith(b"\xef\xbb\xbf"):
                         block = block[3:]  # UTF-8 byte-order mark, as TextSource drops it
-                while block:
+                start = 0
+                while start < len(block):
                     if writer is None:
                         writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
                                               first_line)
                     limit = self.chunk_bytes if index else min(self.chunk_bytes, FIRST_CHUNK)
-                    cut = block.rfind(b"\n", 0, limit - writer.size) + 1 \
-                        if writer.size + len(block) >= limit else 0
-                    if writer.size + len(block) >= limit and not cut:
-                        cut = block.rfind(b"\n") + 1  # a line crosses the limit: cut after it
-                    if not cut:
-                        writer.add(block)
+                    full = writer.size + len(block) - start >= limit
+                    cut = block.rfind(b"\n", start, start + limit - writer.size) + 1 \
+                        if full else 0
+                    if full and cut <= start:
+                        cut = block.rfind(b"\n", start) + 1  # a line crosses the limit
+                    if cut <= start:
+                        writer.add(block, start)
                         if writer.lines == 0 and writer.size > _MAX_LINE * 4:
                             raise InputFileError(
                                 self.path, f"line {first_line} is longer than "
                                 f"{_MAX_LINE * 4 >> 20} MB; is this a text dump?")
                         break
-                    writer.add(block[:cut])  # the chunk is full at this block's last line end
+                    writer.add(block, start, cut)  # the chunk is full at this line end
                     chunk = writer.close(raw.tell())
                     writer = None
                     if not self._put(("chunk", chunk)):
                         return
                     index += 1
                     first_line += chunk.lines
-                    block = block[cut:]
+                    start = cut
                 if eof:
                     break
             if writer is not None and writer.size:
@@ -811,12 +819,10 @@ class _Run:
         fast, sid, pid, role, preason, okind, obj, dt, lang, raw, partial, new_key."""
         langs = self.options.langs
         if langs is None:
-            lang_ok, rank = "true", "0"
+            lang_ok = "true"
         else:
             listed = ", ".join(sql_str(x) for x in langs) or "NULL"
             lang_ok = f"(lang IS NULL OR lang IN ({listed}))"
-            ranks = " ".join(f"WHEN {sql_str(x)} THEN {i}" for i, x in enumerate(langs))
-            rank = f"(CASE lang {ranks} ELSE {len(langs)} END)" if ranks else "0"
         foreign = ("WHEN okind = 'L' AND NOT lang_ok THEN 'X'"
                    if self.stager.drop_foreign_literals else "")
         ws = "' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)"
@@ -827,9 +833,6 @@ class _Run:
                CASE WHEN kind = 'F' AND okind = 'L' THEN 'lit:' || substr(sha1(
                     obj || chr(31) || coalesce(dt, '') || chr(31) || coalesce(lang, '')), 1, 24)
                     END AS key,
-               CASE WHEN kind IN ('N', 'D') THEN {self.seq_base} + {rank} * {_SEQ_SPAN}
-                         + CAST(hash(obj) % {_SEQ_SPAN} AS BIGINT)
-                    ELSE {self.seq_base} END AS seq,
                raw, partial, new_key
         FROM (
           SELECT *, CASE
@@ -844,6 +847,16 @@ class _Run:
                  ELSE 'F' END AS kind
           FROM __SRC__
         )"""
+
+    def _seq_sql(self) -> str:
+        """``seq`` of a staged entity row: a name or description in the first of
+        ``langs`` sorts first (the import keeps the first by ``seq``), then the next
+        language...; ties broken by a hash of the text, so the choice is deterministic."""
+        langs = self.options.langs
+        ranks = " ".join(f"WHEN {sql_str(x)} THEN {i}" for i, x in enumerate(langs or ()))
+        rank = f"(CASE lang {ranks} ELSE {len(langs or ())} END)" if ranks else "0"
+        return (f"CASE WHEN kind IN ('N', 'D') THEN {self.seq_base} + {rank} * {_SEQ_SPAN} "
+                f"+ CAST(hash(obj) % {_SEQ_SPAN} AS BIGINT) ELSE {self.seq_base} END")
 
     def _map(self, src: str) -> str:
         return self._mapping.replace("__SRC__", src)
@@ -1046,7 +1059,8 @@ class _Run:
                       "AND pid NOT IN (SELECT id FROM used_preds)")
             self._copy("facts", "SELECT sid AS subject, pid AS predicate, "
                        "CASE WHEN okind = 'L' THEN key ELSE obj END AS object, "
-                       "okind AS object_kind, seq FROM m WHERE kind = 'F'")
+                       f"okind AS object_kind, {self.seq_base}::BIGINT AS seq "
+                       "FROM m WHERE kind = 'F'")
             if literal_facts:
                 self._copy("literals", "SELECT key AS id, obj AS value, dt AS datatype, lang "
                            "FROM m WHERE kind = 'F' AND okind = 'L'")
@@ -1059,7 +1073,7 @@ class _Run:
                             ELSE []::VARCHAR[] END AS types,
                        NULL::BOOLEAN AS is_cvt,
                        CASE WHEN kind = 'D' THEN obj END AS description,
-                       seq
+                       {self._seq_sql()} AS seq
                 FROM m WHERE kind IN {_ENTITY_KINDS}""")
         if "N" in present:
             n = self._copy("predicates", """

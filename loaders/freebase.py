@@ -86,7 +86,7 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import COMPRESSED_SUFFIXES
+from loaders.sources import data_name
 from loaders.tsv import TsvSyntaxError, parse_triple_line
 from loaders.vectorized import RegexSyntax, TabSyntax, VectorStager, head_lines
 
@@ -174,11 +174,7 @@ def check_freebase(path: str | Path) -> None:
     lines of ``path`` look like the Freebase dump: N-Triples with
     ``http://rdf.freebase.com/`` IRIs. An empty file passes."""
     p = Path(path)
-    name = p.name.lower()
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    suffix = Path(name).suffix
+    suffix = Path(data_name(p)).suffix
     if suffix in _RDF_SUFFIXES:
         raise UnsupportedFormatError(
             p, f"{_RDF_SUFFIXES[suffix]} is not the Freebase dump format (N-Triples); use "

@@ -91,7 +91,7 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import COMPRESSED_SUFFIXES, compression_of
+from loaders.sources import compression_of, data_name
 from loaders.triples import RDF_NS, RDFS_NS, SKOS_NS, TripleMapper
 from loaders.vectorized import head_lines, stage_ntriples_vectorized
 
@@ -208,12 +208,7 @@ def detect_rdf_format(path: str | Path) -> str:
     ``<?xml``/``<rdf:RDF``, JSON, else N-Triples). Raises
     :class:`UnsupportedFormatError` for other extensions."""
     p = Path(path)
-    name = p.name.lower()
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    ext = Path(name).suffix
+    ext = Path(data_name(p)).suffix
     if ext in FORMATS:
         return FORMATS[ext]
     if ext == "":

@@ -224,6 +224,23 @@ class LineSyntaxError(ValueError):
         super().__init__(reason)
 
 
+def data_name(path: str | Path) -> str:
+    """The lower-case file name without a compression suffix (``Dump.NT.gz`` ->
+    ``dump.nt``): what format detection looks at."""
+    name = Path(path).name.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def reading_error(src: TextSource, exc: InputFileError) -> InputFileError:
+    """``exc`` (a read/decompression failure) with the byte offset where reading stopped."""
+    return InputFileError(
+        src.path, f"{exc.problem} [reading stopped at byte {src.position:,} of "
+                  f"{src.size:,} of the {src.compression or 'plain'} file]")
+
+
 def iter_records(
     path: str | Path,
     parse: Callable[[str], _R | None],
@@ -252,25 +269,28 @@ def iter_records(
     with open_text(path) as src:
         on_error = None if strict else (lambda n, r: rep.add_malformed(name, n, r))
         next_tick = every
-        for lineno, line in src.numbered(on_error):
-            rep.lines = lineno  # exact even if the caller stops early or we raise
-            if split_cr and "\r" in line:
-                yield from _segments(line, lineno, parse, name, strict, rep)
-            else:  # the hot path, kept free of extra calls
-                try:
-                    record = parse(line)
-                except LineSyntaxError as exc:
-                    if strict:
-                        raise MalformedInputError(name, lineno, exc.reason) from None
-                    rep.add_malformed(name, lineno, exc.reason)
-                    record = None
-                if record is not None:
-                    rep.triples += 1
-                    yield record
-            if lineno >= next_tick:
-                next_tick += every
-                if progress is not None:
-                    progress(label, src.position, src.size)
+        try:
+            for lineno, line in src.numbered(on_error):
+                rep.lines = lineno  # exact even if the caller stops early or we raise
+                if split_cr and "\r" in line:
+                    yield from _segments(line, lineno, parse, name, strict, rep)
+                else:  # the hot path, kept free of extra calls
+                    try:
+                        record = parse(line)
+                    except LineSyntaxError as exc:
+                        if strict:
+                            raise MalformedInputError(name, lineno, exc.reason) from None
+                        rep.add_malformed(name, lineno, exc.reason)
+                        record = None
+                    if record is not None:
+                        rep.triples += 1
+                        yield record
+                if lineno >= next_tick:
+                    next_tick += every
+                    if progress is not None:
+                        progress(label, src.position, src.size)
+        except InputFileError as exc:
+            raise reading_error(src, exc) from exc
         rep.lines = src.lines_read
         if progress is not None:
             progress(label, src.size, src.size)

@@ -67,7 +67,7 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import COMPRESSED_SUFFIXES, open_text
+from loaders.sources import data_name, open_text
 from loaders.tsv import iter_names, iter_tsv_triples, parse_triple_line
 
 __all__ = [
@@ -124,12 +124,7 @@ def detect_format(path: str | Path) -> str:
     other extensions (saying how to convert RDF syntaxes) and undetectable content.
     """
     p = Path(path)
-    name = p.name.lower()
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    ext = Path(name).suffix
+    ext = Path(data_name(p)).suffix
     if ext in _EXTENSIONS:
         return _EXTENSIONS[ext]
     if ext in _NOT_SUPPORTED:

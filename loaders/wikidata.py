@@ -155,7 +155,7 @@ from loaders.errors import (
     ParseReport,
     UnsupportedFormatError,
 )
-from loaders.ntriples import PROGRESS_EVERY, NTriplesSyntaxError, RawTriple, parse_line_raw
+from loaders.ntriples import RawTriple, iter_raw_triples, parse_line_raw
 from loaders.pipeline import (
     DEFAULT_NAMESPACES,
     DROPPED_PREFIX,
@@ -168,7 +168,7 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import COMPRESSED_SUFFIXES, TextSource, open_text
+from loaders.sources import TextSource, data_name, open_text, reading_error
 from loaders.triples import TripleMapper
 from loaders.tsv import parse_triple_line
 
@@ -214,15 +214,6 @@ LOADERS = ("wikidata", "freebase", "triples", "rdf", "unknown")
 
 
 # -- format detection --------------------------------------------------------------------
-def _base_name(path: str | Path) -> str:
-    """The lower-case file name without a compression suffix."""
-    name = Path(path).name.lower()
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
 def _data_lines(path: str | Path, limit: int) -> Iterator[str]:
     """Up to ``limit`` non-blank, non-comment lines (stripped) from the start of a file;
     lines that are not UTF-8 are skipped."""
@@ -251,7 +242,7 @@ def guess_loader(path: str | Path) -> str:
 
     Raises :class:`InputFileError` when the file cannot be read.
     """
-    if Path(_base_name(path)).suffix in _RDF_EXTENSIONS:
+    if Path(data_name(path)).suffix in _RDF_EXTENSIONS:
         return "rdf"
     verdict = "unknown"
     for i, text in enumerate(_data_lines(path, 50)):
@@ -312,7 +303,7 @@ def wikidata_format(path: str | Path, *, sniff: bool = True) -> str:
     (``.json``/``.jsonl``/``.ndjson`` or ``.nt``, compressed or not), else (``sniff``)
     by its first line: ``[``/``{`` is JSON, ``<`` N-Triples. Raises
     :class:`UnsupportedFormatError` naming the right loader otherwise."""
-    ext = Path(_base_name(path)).suffix
+    ext = Path(data_name(path)).suffix
     if ext in _JSON_EXTENSIONS:
         return JSON
     if ext == ".nt":
@@ -751,13 +742,6 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")  # pragma: no cover - not Linux
 
 
-def _reading_error(src: TextSource, exc: InputFileError) -> InputFileError:
-    """``exc`` with the byte offset where reading stopped."""
-    return InputFileError(
-        src.path, f"{exc.problem} [reading stopped at byte {src.position:,} of "
-                  f"{src.size:,} of the {src.compression or 'plain'} file]")
-
-
 def _batches(src: TextSource, bad_utf8: list[tuple[int, str]]) -> Iterator[_Batch]:
     """Lines of ``src`` grouped into batches of about :data:`BATCH_CHARS` (one string
     per batch pickles faster than many); a line that is not UTF-8 goes to ``bad_utf8``
@@ -779,7 +763,7 @@ def _batches(src: TextSource, bad_utf8: list[tuple[int, str]]) -> Iterator[_Batc
                 first, size = lineno + 1, 0
                 lines.clear()
     except InputFileError as exc:
-        raise _reading_error(src, exc) from exc
+        raise reading_error(src, exc) from exc
     if lines:
         yield first, "\n".join(lines)
 
@@ -902,7 +886,7 @@ def _lines_of(src: TextSource, bad_utf8: list[tuple[int, str]]) -> Iterator[str]
         for _, text in src.numbered(lambda n, r: bad_utf8.append((n, r))):
             yield text
     except InputFileError as exc:
-        raise _reading_error(src, exc) from exc
+        raise reading_error(src, exc) from exc
 
 
 # -- truthy N-Triples --------------------------------------------------------------------
@@ -1102,35 +1086,8 @@ def stage_wikidata_ntriples(
         writer, namespaces=options.namespaces, langs=options.langs,
         bnode_scope=options.bnode_scope,
         filter=PredicateFilter.for_options(options, DEFAULT_NT_FILTER))
-    add = mapper.add
-    name, label = str(path), f"parsing {path.name}"
-    with open_text(path) as src:
-        on_error = None if strict else (lambda n, r: report.add_malformed(name, n, r))
-        next_tick = PROGRESS_EVERY
-        try:
-            for lineno, line in src.numbered(on_error):
-                for segment in line.split("\r") if "\r" in line else (line,):
-                    try:
-                        raw = parse_line_raw(segment)
-                    except NTriplesSyntaxError as exc:
-                        if strict:
-                            raise MalformedInputError(name, lineno, exc.reason) from None
-                        report.add_malformed(name, lineno, exc.reason)
-                        continue
-                    if raw is not None:
-                        report.triples += 1
-                        add(raw)
-                if lineno >= next_tick:
-                    next_tick += PROGRESS_EVERY
-                    report.lines = lineno
-                    if progress is not None:
-                        progress(label, src.position, src.size)
-        except InputFileError as exc:
-            raise _reading_error(src, exc) from exc
-        finally:
-            report.lines = src.lines_read
-        if progress is not None:
-            progress(label, src.size, src.size)
+    for raw in iter_raw_triples(path, strict=strict, report=report, progress=progress):
+        mapper.add(raw)
     mapper.finish()
     return mapper.all_counts
 

@@ -289,6 +289,18 @@ def git_commit() -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def git_dirty() -> bool | None:
+    """Whether the working tree has uncommitted changes: then ``commit`` is not exactly
+    the code that was measured."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                             cwd=REPO, capture_output=True, text=True, timeout=10,
+                             check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
+
+
 def flatness(sizes: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Peak RSS of the main loader at the largest vs the smallest size."""
     peaks = [s["runs"].get("freebase", {}).get("peak_rss_mb") for s in sizes]
@@ -398,6 +410,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             print(msg, file=sys.stderr, flush=True)
 
     started = time.time()
+    load_start = os.getloadavg()  # a shared machine's other work slows every rate down
     try:
         results = [bench_size(n, args, work, log) for n in sorted(sizes)]
     finally:
@@ -406,7 +419,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     record: dict[str, Any] = {
         "benchmark": "load_bench",
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
-        "commit": git_commit(), "machine": machine_info(),
+        "commit": git_commit(), "dirty": git_dirty(), "machine": machine_info(),
+        "load_average": {"start": load_start, "end": os.getloadavg()},
         "params": {"sizes": sizes, "seed": args.seed, "baseline_lines": args.baseline_lines,
                    "skip_baselines": args.skip_baselines, "rdflib_batch": RDFLIB_BATCH},
         "targets": TARGETS, "freebase_lines": FREEBASE_LINES,

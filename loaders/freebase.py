@@ -32,8 +32,8 @@ anything else, object a literal                     literal fact (dates, numbers
 
 CVT detection: entities having a type declared a mediator become CVTs. When no file of
 a load declares mediator types (a slice of the dump without its schema), the fallback
-applies: nameless subjects of facts are CVTs (``LoadOptions.nameless_is_cvt`` forces
-either rule).
+applies: nameless subjects of facts are CVTs (``--nameless-cvt`` / ``--no-nameless-cvt``,
+i.e. ``LoadOptions.nameless_is_cvt``, force either rule).
 
 Default filter (:data:`FREEBASE_FILTER`, first matching rule wins; ``--keep PRED`` and
 ``--drop PRED`` patterns come before it, ``*`` wildcards allowed; ``--no-default-filter``

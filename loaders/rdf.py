@@ -67,11 +67,9 @@ from __future__ import annotations
 
 import bz2
 import contextlib
-import gzip
 import json
 import re
 import warnings
-import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -91,7 +89,7 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import compression_of, data_name
+from loaders.sources import DECOMPRESSION_ERRORS, compression_of, data_name, gzip_reader
 from loaders.triples import RDF_NS, RDFS_NS, SKOS_NS, TripleMapper
 from loaders.vectorized import head_lines, stage_ntriples_vectorized
 
@@ -242,7 +240,7 @@ def _read_limited(path: Path, limit: int) -> bytes:
         fh.seek(0)
         stream: Any
         if compression == "gzip":
-            stream = gzip.GzipFile(fileobj=fh, mode="rb")
+            stream = gzip_reader(fh)
         elif compression == "bz2":
             stream = bz2.BZ2File(fh, mode="rb")
         elif compression == "zstd":
@@ -256,7 +254,7 @@ def _read_limited(path: Path, limit: int) -> bytes:
             stream = fh
         try:
             data = stream.read(limit + 1)
-        except (OSError, EOFError, zlib.error) as exc:
+        except DECOMPRESSION_ERRORS as exc:
             raise InputFileError(path, f"cannot read {compression} data ({exc}); the file may "
                                        "be truncated or corrupt") from exc
     if len(data) > limit:

@@ -21,9 +21,23 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from loaders.errors import InputFileError, MalformedInputError, ParseReport
+
+_igzip: Any
+_ISAL_ERRORS: tuple[type[BaseException], ...]
+try:  # ISA-L's gzip: 2.5x zlib's decompression speed (measured on the synthetic dump)
+    from isal import igzip as _igzip
+    from isal import isal_zlib
+
+    _ISAL_ERRORS = (cast("type[BaseException]", isal_zlib.error),)
+except ImportError:  # pragma: no cover - isal is a dependency; zlib still works
+    _igzip, _ISAL_ERRORS = None, ()
+
+DECOMPRESSION_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error,
+                                                          *_ISAL_ERRORS)
+"""What reading corrupt or truncated compressed data raises (any of the decompressors)."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZ2_MAGIC = b"BZh"
@@ -87,6 +101,15 @@ def _zstd_reader(path: Path, raw: io.BufferedIOBase) -> io.BufferedIOBase:
     return io.BufferedReader(reader, _READ_BUFFER)
 
 
+def gzip_reader(fileobj: Any) -> io.BufferedIOBase:
+    """A reader decompressing the gzip stream (all members) of binary ``fileobj``: ISA-L
+    when installed, else :mod:`gzip`. Both release the GIL while they inflate, so a
+    reader thread decompresses while the main thread parses."""
+    if _igzip is not None:
+        return _igzip.IGzipFile(fileobj=fileobj, mode="rb")
+    return gzip.GzipFile(fileobj=fileobj, mode="rb")
+
+
 class TextSource:
     """An open input file yielding decoded lines. Use via :func:`open_text`.
 
@@ -112,7 +135,7 @@ class TextSource:
 
     def _decompressor(self) -> io.BufferedIOBase:
         if self.compression == "gzip":
-            return gzip.GzipFile(fileobj=self._raw, mode="rb")
+            return gzip_reader(self._raw)
         if self.compression == "bz2":
             return bz2.BZ2File(self._raw, mode="rb")
         if self.compression == "zstd":
@@ -151,7 +174,7 @@ class TextSource:
                 if lineno == 1 and text.startswith("\ufeff"):
                     text = text[1:]
                 yield lineno, text
-        except (OSError, EOFError, zlib.error) as exc:
+        except DECOMPRESSION_ERRORS as exc:
             raise InputFileError(
                 self.path, f"cannot read {self.compression or 'file'} data after line "
                 f"{lineno} ({exc}); the file may be truncated or corrupt: re-download it "

@@ -98,6 +98,37 @@ def test_truncated_gzip_is_a_clean_error(tmp_path: Path) -> None:
     assert not (tmp_path / "store").exists()
 
 
+SLICE = [  # no schema lines: no mediator hints, so the nameless fallback decides
+    f'{fb("m.film")}\t{fb("type.object.name")}\t"Film"@en\t.',
+    f'{fb("m.film")}\t{fb("film.film.starring")}\t{fb("m.perf")}\t.',
+    f'{fb("m.perf")}\t{fb("film.performance.actor")}\t{fb("m.actor")}\t.',
+]
+
+
+def is_cvt(store: Path, id: str) -> bool:
+    return run_json("entity", id, "--store", store)["results"][0]["entity"]["is_cvt"]
+
+
+@pytest.mark.parametrize("flag, perf_is_cvt", [
+    ((), True), (("--no-nameless-cvt",), False), (("--nameless-cvt",), True)])
+def test_nameless_cvt_flag(tmp_path: Path, flag: tuple[str, ...], perf_is_cvt: bool) -> None:
+    dump = write_dump(tmp_path, SLICE)
+    store = tmp_path / "store"
+    assert run("load", "freebase", dump, *flag, "--store", store).returncode == 0
+    assert is_cvt(store, "m.perf") is perf_is_cvt and is_cvt(store, "m.film") is False
+
+
+def test_nameless_cvt_flag_overrides_mediator_hints(tmp_path: Path) -> None:
+    hint = f'{fb("people.marriage")}\t{fb("freebase.type_hints.mediator")}\t"true"\t.'
+    dump = write_dump(tmp_path, [hint, *SLICE])
+    store = tmp_path / "store"
+    assert run("load", "freebase", dump, "--store", store).returncode == 0
+    assert is_cvt(store, "m.perf") is False  # hints declared: no fallback by default
+    assert run("load", "freebase", dump, "--nameless-cvt", "--force",
+               "--store", store).returncode == 0
+    assert is_cvt(store, "m.perf")
+
+
 @pytest.mark.parametrize("content, hint", [
     ("/m/01\t/film/film/genre\t/m/02\n", "kgbench load triples"),
     ('{"type":"item","id":"Q42"}\n', "kgbench load wikidata"),

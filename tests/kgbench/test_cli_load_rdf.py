@@ -90,3 +90,13 @@ def test_load_rdf_bad_options(tmp_path: Path) -> None:
     proc = run("load", "rdf", ttl, "--max-memory-file", "10", "--store", tmp_path / "s")
     assert proc.returncode != 0 and "convert it to N-Triples" in proc.stderr.replace("\n", " ")
     assert "Traceback" not in proc.stderr
+
+
+def test_load_rdf_nameless_cvt_flag(tmp_path: Path) -> None:
+    nt = tmp_path / "n.nt"
+    nt.write_text(f"<{EX}stmt> <{EX}about> <{EX}ada> .\n", encoding="utf-8")
+    for flag, is_cvt in (("--nameless-cvt", True), ("--no-nameless-cvt", False)):
+        store = tmp_path / flag
+        run_json("load", "rdf", nt, flag, "--ns", f"ex={EX}", "--store", store)
+        entity = run_json("entity", "ex:stmt", "--store", store)["results"][0]["entity"]
+        assert entity["is_cvt"] is is_cvt

@@ -28,9 +28,11 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import queue
 import re
 import shutil
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Iterable
@@ -50,6 +52,7 @@ from kgstore.errors import (
     StoreLockedError,
     StoreNotFoundError,
 )
+from kgstore.expansion import join_order, match_by_expansion
 from kgstore.models import (
     NORMALIZE_NAME_SQL,
     Adjacency,
@@ -287,6 +290,9 @@ class LadybugStore(Store):
         return int(self._rows(query)[0][0])
 
     # -- metadata -------------------------------------------------------------------
+    def cvt_types(self) -> frozenset[str]:
+        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
+
     def stats(self) -> StoreStats:
         entity_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Entity) RETURN count(f)")
         literal_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Literal) RETURN count(f)")
@@ -424,6 +430,13 @@ class LadybugStore(Store):
 
     # -- pattern matching -----------------------------------------------------------
     def match(self, query: PatternQuery) -> MatchResult:
+        if len(query.patterns) > 1:
+            # One-hop expansions joined in Python beat one multi-MATCH query here by
+            # 100x on large stores (see kgstore.expansion); it declines what it
+            # cannot do well and the compiled query runs instead.
+            result = match_by_expansion(self, query)
+            if result is not None:
+                return result
         cypher, params, columns = _compile_match(query)
         rows = self._rows(cypher, params)
         variables = [v.name for v in query.selected()]
@@ -552,6 +565,13 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
     lang) or "predicate" (one). One MATCH clause per triple pattern keeps SPARQL's
     semantics (two patterns may match the same edge) on every Cypher engine. Only
     parameters carry values; node/rel variable names are generated here.
+
+    Each MATCH carries its own predicate filter and is followed by ``WITH *``, and the
+    patterns are visited in a connected order starting from constants
+    (:func:`kgstore.expansion.join_order`). Both matter: LadybugDB 0.22 returns wrong (missing) rows
+    when the filters of several MATCH clauses that close a cycle are pooled into one
+    WHERE (its multi-way join drops matches; see
+    ``tests/kgstore/test_properties.py::test_match_agrees_with_brute_force``).
     """
     params: dict[str, Any] = {}
     node_names: dict[str, str] = {}   # variable name or constant key -> cypher variable
@@ -584,15 +604,16 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
         label = "Literal" if isinstance(term, Literal) else "Entity"
         return f"({name}:{label} {{id: ${name}}})"
 
-    for i, pattern in enumerate(query.patterns):
+    for i in join_order(query.patterns):
+        pattern = query.patterns[i]
         rel = f"f{i}"
         s, o = node(pattern.subject), node(pattern.object)
-        clauses.append(f"MATCH {s}-[{rel}:Fact]->{o}")
         if isinstance(pattern.predicate, Var):
             predicate_of.setdefault(pattern.predicate.name, []).append(rel)
+            clauses.append(f"MATCH {s}-[{rel}:Fact]->{o}")
         else:
             params[f"p{i}"] = pattern.predicate
-            where.append(f"{rel}.predicate = $p{i}")
+            clauses.append(f"MATCH {s}-[{rel}:Fact]->{o} WHERE {rel}.predicate = $p{i}")
     for rels in predicate_of.values():
         where.extend(f"{rels[0]}.predicate = {r}.predicate" for r in rels[1:])
 
@@ -641,9 +662,9 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
                             f"{n}.datatype AS r{i}d", f"{n}.lang AS r{i}l"])
             columns.append((var.name, "object"))
     order = ", ".join(r.rsplit(" AS ", 1)[1] for r in returns)
-    cypher = " ".join(clauses)
+    cypher = " WITH * ".join(clauses)
     if where:
-        cypher += " WHERE " + " AND ".join(where)
+        cypher += " WITH * WHERE " + " AND ".join(where)
     cypher += f" RETURN DISTINCT {', '.join(returns)} ORDER BY {order}"
     if query.limit is not None:
         cypher += " " + _limit(query.limit + 1)
@@ -655,9 +676,61 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
 # --------------------------------------------------------------------------------------
 
 
+class _StoreWrites:
+    """Runs the store writes of an import, in the order they are submitted, in one
+    background thread, so LadybugDB's ``COPY`` of one table overlaps DuckDB computing
+    the next (LadybugDB releases the GIL while it works). The store connection is only
+    used by this thread until :meth:`drain` returns; the first failure is re-raised by
+    :meth:`drain` and the writes after it are skipped."""
+
+    def __init__(self, store: LadybugStore) -> None:
+        self.store = store
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._run, name="kgbench-import-writes",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (query := self._queue.get()) is not None:
+            try:
+                if self._error is None and not self._cancelled:
+                    self.store._rows(query)
+            except BaseException as exc:  # handed to drain()
+                self._error = exc
+            finally:
+                self._queue.task_done()
+        self._queue.task_done()
+
+    def submit(self, query: str) -> None:
+        """Queue one Cypher write; it runs after every write submitted before it."""
+        if self._error is not None:
+            raise self._error
+        self._queue.put(query)
+
+    def drain(self) -> None:
+        """Wait until every submitted write ran; raise the first failure."""
+        self._queue.join()
+        if self._error is not None:
+            raise self._error
+
+    def close(self, *, cancel: bool = False) -> None:
+        """Stop the thread once the write in flight finished (a write cannot be stopped
+        half-way); the queued ones run first unless ``cancel``. Raises nothing."""
+        self._cancelled = cancel
+        self._queue.put(None)
+        self._thread.join()
+
+
 class _StageMerger:
     """One import of a stage. Each step computes what is missing from the store *now*
-    and adds exactly that, which is what makes a re-run after a crash safe."""
+    and adds exactly that, which is what makes a re-run after a crash safe.
+
+    Store reads happen on this thread, store writes on :class:`_StoreWrites` in the
+    order the steps submit them (a kill leaves a prefix of them, as before). The sizes
+    of the store's tables are read once, before any write; a step that needs more of
+    the store's contents (a non-empty store) first waits for the writes before it."""
 
     def __init__(self, store: LadybugStore, stage: Path, work: Path,
                  manifest: dict[str, Any], progress: ProgressCallback | None) -> None:
@@ -675,6 +748,14 @@ class _StageMerger:
         self._sql("SET preserve_insertion_order = false")
         # A SQL macro rather than a Python UDF: 10x faster on millions of names.
         self._sql(f"CREATE MACRO normalize_name(x) AS {NORMALIZE_NAME_SQL.format(x='x')}")
+        # Which store tables are empty, read once before this import writes anything.
+        self.empty = {table: store._count(query) == 0 for table, query in (
+            ("Entity", "MATCH (e:Entity) RETURN count(e)"),
+            ("Literal", "MATCH (l:Literal) RETURN count(l)"),
+            ("Fact", "MATCH ()-[f:Fact]->() RETURN count(f)"),
+            ("Name", "MATCH (n:Name) RETURN count(n)"),
+            ("Predicate", "MATCH (p:Predicate) RETURN count(p)"))}
+        self.writes: _StoreWrites | None = None
         self._step_started = time.perf_counter()
         self._steps = 0
 
@@ -700,12 +781,23 @@ class _StageMerger:
         self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)")
         return path
 
+    def _write(self, cypher: str) -> None:
+        """Submit a store write (it runs after the writes submitted before it)."""
+        assert self.writes is not None
+        self.writes.submit(cypher)
+
     def _copy(self, table: str, path: str, options: str = "") -> None:
-        self.store._rows(f"COPY {table} FROM '{path}'{options}")
+        self._write(f"COPY {table} FROM '{path}'{options}")
+
+    def _read_store(self) -> LadybugStore:
+        """The store, for reading, once the writes submitted so far have run."""
+        if self.writes is not None:
+            self.writes.drain()
+        return self.store
 
     def _existing(self, name: str, cypher: str, schema: str) -> None:
         """Materialise a store query as DuckDB table ``name`` (empty when nothing)."""
-        arrow = self.store._arrow(cypher)
+        arrow = self._read_store()._arrow(cypher)
         if arrow.num_rows:
             self.db.register("_arrow_tmp", arrow)
             self._sql(f"CREATE TABLE {name} AS SELECT * FROM _arrow_tmp")
@@ -715,19 +807,26 @@ class _StageMerger:
 
     def run(self, *, nameless_is_cvt: bool) -> ImportReport:
         started = time.perf_counter()
-        self._stage_tables()
-        self._step("read stage")
-        self._merge_entities(nameless_is_cvt)
-        self._step("entities")
-        self._import_literals()
-        self._step("literals")
-        self._import_facts()
-        self._step("facts")
-        self._import_names()
-        self._step("names")
-        self._import_predicates()
-        self._step("predicates")
-        self.db.close()
+        self.writes = _StoreWrites(self.store)
+        done = False
+        try:
+            self._stage_tables()
+            self._step("read stage")
+            self._merge_entities(nameless_is_cvt)
+            self._step("entities")
+            self._import_literals()
+            self._step("literals")
+            self._import_facts()
+            self._step("facts")
+            self._import_names()
+            self._step("names")
+            self._import_predicates()
+            self.writes.drain()  # the step's time includes waiting for the writes
+            self._step("predicates")
+            done = True
+        finally:
+            self.writes.close(cancel=not done)  # a failed or interrupted import stops soon
+            self.db.close()
         self.report.seconds = round(time.perf_counter() - started, 3)
         return self.report
 
@@ -779,11 +878,11 @@ class _StageMerger:
         new = [r[0] for r in self._sql(f"SELECT DISTINCT type FROM {read('cvt_types')}")]
         self.cvt_types = sorted(set(known) | set(new))
         if self.cvt_types != sorted(known):
+            # Directly: no write is queued yet.
             self.store._set_meta("cvt_types", json.dumps(self.cvt_types))
 
     def _merge_entities(self, nameless_is_cvt: bool) -> None:
-        store_empty = self.store._count("MATCH (e:Entity) RETURN count(e)") == 0
-        if store_empty:
+        if self.empty["Entity"]:
             self._sql("CREATE TABLE old_entities (id VARCHAR, name VARCHAR, aliases VARCHAR[], "
                        "types VARCHAR[], is_cvt BOOLEAN, description VARCHAR)")
         else:
@@ -836,14 +935,14 @@ class _StageMerger:
             self._copy("Entity", self._export(f"SELECT {cols} FROM merged WHERE NOT existed", "new_entities"))
         if self.report.entities_updated:
             path = self._export(f"SELECT {cols} FROM merged WHERE changed", "upd_entities")
-            self.store._rows(
+            self._write(
                 f"LOAD FROM '{path}' MATCH (e:Entity {{id: id}}) SET e.name = name, "
                 "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
                 "e.description = description"
             )
 
     def _import_literals(self) -> None:
-        if self.store._count("MATCH (l:Literal) RETURN count(l)") == 0:
+        if self.empty["Literal"]:
             self._sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals")
         else:
             self._existing("old_literals", "MATCH (l:Literal) RETURN l.id AS id", "id VARCHAR")
@@ -863,7 +962,7 @@ class _StageMerger:
         ))
 
     def _import_facts(self) -> None:
-        if self.store._count("MATCH ()-[f:Fact]->() RETURN count(f)") == 0:
+        if self.empty["Fact"]:
             self._sql("CREATE VIEW new_facts AS SELECT * FROM stage_facts")
         else:
             # Only subjects that existed before can already have these facts.
@@ -897,7 +996,7 @@ class _StageMerger:
                 SELECT normalize_name(unnest(aliases)) AS key, id FROM merged
             ) WHERE key IS NOT NULL AND key <> ''
         """)
-        if self.store._count("MATCH (n:Name) RETURN count(n)") == 0:
+        if self.empty["Name"]:
             self._sql("CREATE TABLE old_name_keys (key VARCHAR)")
             self._sql("CREATE TABLE old_names (key VARCHAR, id VARCHAR)")
         else:
@@ -923,14 +1022,18 @@ class _StageMerger:
         stale = "SELECT key, id FROM old_names EXCEPT SELECT key, id FROM wanted_names"
         if self._scalar(f"SELECT count(*) FROM ({stale})"):
             path = self._export(f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names")
-            self.store._rows(
+            self._write(
                 f"LOAD FROM '{path}' MATCH (n:Name {{key: k}})-[r:NAMES]->(e:Entity {{id: eid}}) "
                 "DELETE r"
             )
 
     def _import_predicates(self) -> None:
-        self._existing("old_predicates", "MATCH (p:Predicate) RETURN p.id AS id, p.label AS label",
-                       "id VARCHAR, label VARCHAR")
+        if self.empty["Predicate"]:
+            self._sql("CREATE TABLE old_predicates (id VARCHAR, label VARCHAR)")
+        else:
+            self._existing("old_predicates",
+                           "MATCH (p:Predicate) RETURN p.id AS id, p.label AS label",
+                           "id VARCHAR, label VARCHAR")
         self._sql("CREATE TABLE new_predicates AS SELECT s.id, s.label, 0::BIGINT AS count "
                    "FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
         self.report.predicates_new = self._scalar("SELECT count(*) FROM new_predicates")
@@ -940,13 +1043,13 @@ class _StageMerger:
             "SELECT s.id, s.label FROM stage_predicates s JOIN old_predicates o USING (id) "
             "WHERE s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label", "relabel")
         if self._scalar(f"SELECT count(*) FROM '{relabel}'"):
-            self.store._rows(f"LOAD FROM '{relabel}' MATCH (p:Predicate {{id: id}}) SET p.label = label")
+            self._write(f"LOAD FROM '{relabel}' MATCH (p:Predicate {{id: id}}) SET p.label = label")
         # Counts are recomputed from the facts themselves, so they are right even after
         # an interrupted import that stored facts but not counts.
         self._existing("fact_counts", "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
                        "id VARCHAR, n BIGINT")
         counts = self._export("SELECT id, n FROM fact_counts", "predicate_counts")
-        self.store._rows(f"LOAD FROM '{counts}' MATCH (p:Predicate {{id: id}}) SET p.count = n")
+        self._write(f"LOAD FROM '{counts}' MATCH (p:Predicate {{id: id}}) SET p.count = n")
 
 
 _IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "names", "predicates")

@@ -18,9 +18,10 @@ Semantics (SPARQL basic graph pattern with filters):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgstore.models import Fact, Literal, Object
+from kgstore.models import Entity, Fact, Literal, Object
 
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 
@@ -196,3 +197,71 @@ class MatchResult:
             v = b[name]
             seen.setdefault(v.key if isinstance(v, Literal) else v, v)
         return list(seen.values())
+
+
+def match_facts(query: PatternQuery, facts: Iterable[Fact],
+                entities: Mapping[str, Entity] | None = None) -> list[Binding]:
+    """Solutions of ``query`` over an in-memory fact list (no store): the same
+    semantics as ``Store.match`` without ``limit``, for small subgraphs such as a
+    sample's citation subgraph.
+
+    Constraints on entity properties (``HasType``, ``IsCvt``) are checked against
+    ``entities`` when the entity is there and treated as satisfied otherwise (a
+    subgraph carries facts, not always its entities' records); a literal never
+    satisfies them. Solutions come back
+    distinct, in a deterministic order.
+    """
+    fact_list = list(dict.fromkeys(facts))
+    solutions: list[Binding] = []
+
+    def unify(term: Var | str | Literal, value: Object, binding: Binding) -> Binding | None:
+        if isinstance(term, Var):
+            bound = binding.get(term.name)
+            if bound is None:
+                return {**binding, term.name: value}
+            return binding if bound == value else None
+        return binding if term == value else None
+
+    def extend(i: int, binding: Binding) -> None:
+        if i == len(query.patterns):
+            solutions.append(binding)
+            return
+        p = query.patterns[i]
+        for f in fact_list:
+            b: Binding | None = binding
+            for term, value in ((p.subject, f.subject), (p.predicate, f.predicate),
+                                (p.object, f.object)):
+                b = unify(term, value, b) if b is not None else None
+            if b is not None:
+                extend(i + 1, b)
+
+    extend(0, {})
+    kept = [b for b in solutions if all(constraint_holds(c, b, entities or {}) for c in query.constraints)]
+    selected = [v.name for v in query.selected()]
+    distinct: dict[tuple[str, ...], Binding] = {}
+    for b in kept:
+        row = {name: b[name] for name in selected}
+        key = tuple(v.key if isinstance(v, Literal) else v for v in row.values())
+        distinct.setdefault(key, row)
+    return [distinct[k] for k in sorted(distinct)]
+
+
+def constraint_holds(c: Constraint, binding: Binding, entities: Mapping[str, Entity]) -> bool:
+    """Whether one solution satisfies constraint ``c``. Entity properties (types, CVT
+    flag) come from ``entities``; an entity missing there counts as satisfying them."""
+    value = binding[c.var.name]
+    if isinstance(c, NotEqual):
+        other = binding[c.value.name] if isinstance(c.value, Var) else c.value
+        return value != other
+    if isinstance(c, NotIn):
+        return value not in c.values
+    if isinstance(c, IsEntity):
+        return isinstance(value, str) == c.value
+    if not isinstance(value, str):
+        return False   # types and CVT flags belong to entities (the store's :Entity nodes)
+    entity = entities.get(value)
+    if isinstance(c, HasType):
+        return entity is None or c.type_id in entity.types
+    if isinstance(c, IsCvt):
+        return entity is None or entity.is_cvt == c.value
+    raise TypeError(f"unknown constraint {c!r}")

@@ -94,6 +94,11 @@ class Store(ABC):
     def stats(self) -> StoreStats: ...
 
     @abstractmethod
+    def cvt_types(self) -> frozenset[str]:
+        """Types whose instances are CVT/mediator nodes, as recorded by the loaders
+        (Freebase ``freebase.type_hints.mediator``); empty when none were recorded."""
+
+    @abstractmethod
     def sources(self) -> list[SourceRecord]:
         """Inputs loaded so far, oldest first (``status`` 'loading' = interrupted)."""
 
@@ -125,10 +130,12 @@ class Store(ABC):
         facts: Iterable[Fact] = (),
         *,
         predicates: Iterable[Predicate] = (),
+        cvt_types: Iterable[str] = (),
         nameless_is_cvt: bool = False,
     ) -> ImportReport:
         """Stage records from in-memory iterables and import them (the same fast path
-        the loaders use). Idempotent: ingesting the same records twice adds nothing."""
+        the loaders use). Idempotent: ingesting the same records twice adds nothing.
+        ``cvt_types`` are mediator types: their instances become CVTs."""
         with tempfile.TemporaryDirectory(prefix="kgbench-stage-") as tmp:
             with StageWriter(Path(tmp) / "stage") as writer:
                 for e in entities:
@@ -137,6 +144,8 @@ class Store(ABC):
                     writer.add_fact_record(f)
                 for p in predicates:
                     writer.add_predicate(p.id, p.label)
+                for t in cvt_types:
+                    writer.add_cvt_type(t)
             return self.import_stage(writer.dir, nameless_is_cvt=nameless_is_cvt)
 
     # -- entity lookups -------------------------------------------------------------

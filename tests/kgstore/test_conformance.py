@@ -975,3 +975,17 @@ def test_cypher_syntax_error(film_store: Store) -> None:
     with pytest.raises(QueryError):
         film_store.cypher("MATCH (e:Entity) RETURN e.no_such_property")
     assert film_store.cypher("RETURN 1 AS one").rows == [[1]]
+
+
+def test_cvt_types_recorded_and_applied(store: Store) -> None:
+    assert store.cvt_types() == frozenset()
+    store.ingest(
+        [Entity("m.film", name="Film"), Entity("m.roster", types=("sports.sports_team_roster",))],
+        [Fact("m.film", "film.film.directed_by", "m.roster")],
+        cvt_types=["sports.sports_team_roster"],
+    )
+    assert store.cvt_types() == {"sports.sports_team_roster"}
+    roster = store.entity("m.roster")
+    assert roster is not None and roster.is_cvt
+    store.ingest(cvt_types=["people.marriage"])
+    assert store.cvt_types() == {"sports.sports_team_roster", "people.marriage"}

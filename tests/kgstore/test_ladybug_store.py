@@ -22,6 +22,7 @@ from kgstore import (
     Fact,
     IncompatibleStoreError,
     Literal,
+    QueryError,
     ReadOnlyQueryError,
     StagingError,
     StoreError,
@@ -346,6 +347,34 @@ def test_import_reports_progress(tmp_path: Path) -> None:
     assert all(c[0].startswith("import: ") for c in calls)
     assert list(report.steps) == [c[0].removeprefix("import: ") for c in calls]
     assert report.facts_new == 1 and report.entities_new == 2
+
+
+def test_import_write_failure_stops_later_writes_and_rerun_completes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Store writes run in a background thread: the first failing one is raised by the
+    import, the writes after it are not run, and running the import again completes."""
+    with StageWriter(tmp_path / "stage") as w:
+        w.add_entity("m.1", "One", aliases=["Uno"])
+        w.add_fact("m.1", "p", "m.2")
+    real_rows = LadybugStore._rows
+    ran: list[str] = []
+
+    def failing_rows(self: LadybugStore, query: str, params=None):  # type: ignore[no-untyped-def]
+        ran.append(query)
+        if query.startswith("COPY Fact"):
+            raise QueryError("disk full (simulated)")
+        return real_rows(self, query, params)
+
+    with _new(tmp_path / "kg") as s:
+        monkeypatch.setattr(LadybugStore, "_rows", failing_rows)
+        with pytest.raises(QueryError, match="simulated"):
+            s.import_stage(w.dir)
+        assert not any(q.startswith(("COPY Name", "COPY NAMES")) for q in ran)
+        monkeypatch.setattr(LadybugStore, "_rows", real_rows)
+        assert s.stats().facts == 0 and s.entity("m.1") is not None
+        report = s.import_stage(w.dir)
+        assert report.facts_new == 1 and report.entities_new == 0
+        assert [e.id for e in s.find_by_name("uno")] == ["m.1"]
 
 
 def test_import_cvt_types_from_stage(tmp_path: Path) -> None:

@@ -33,7 +33,10 @@ SETTINGS = settings(
     deadline=None, max_examples=10 * SCALE, suppress_health_check=[HealthCheck.too_slow],
 )
 
-names = st.text(min_size=1, max_size=12)
+# Characters assigned in this Python's Unicode tables only: case mappings of newer
+# scripts differ between the engines that build name keys (utf8proc in pyarrow knows
+# Unicode 16, DuckDB's tables are older), a limit documented in kgstore.models.
+names = st.text(st.characters(exclude_categories=("Cs", "Cn")), min_size=1, max_size=12)
 any_literal = st.one_of(
     st.builds(Literal, st.text(max_size=10)),
     st.builds(Literal, st.text(max_size=10),

@@ -37,6 +37,24 @@ class MalformedInputError(LoaderError):
         return (type(self), (self.path, self.line, self.reason))
 
 
+class MalformedRecordError(LoaderError):
+    """One record of a question file (a JSON object, not a line) is malformed; strict
+    mode stops at the first.
+
+    ``record`` names it: the question id when known, else ``#<1-based index>`` in a
+    JSON list or ``line <n>`` in JSONL. ``str(err)`` is ``"{path}: {record}: {reason}"``.
+    """
+
+    def __init__(self, path: str | Path, record: str, reason: str) -> None:
+        self.path = str(path)
+        self.record = record
+        self.reason = reason
+        super().__init__(f"{self.path}: {record}: {reason}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
+        return (type(self), (self.path, self.record, self.reason))
+
+
 class InputFileError(LoaderError):
     """A file cannot be used at all: missing, unreadable, corrupt compressed data,
     or a compression the running Python cannot read. The message names the path and

@@ -62,6 +62,7 @@ from loaders.errors import InputFileError, LoaderError, MalformedInputError
 if TYPE_CHECKING:  # imported lazily at run time: only `load` and `demo` need it
     from collections.abc import Callable
 
+    from extension.questions import ParsedQuestion
     from kgstore import StoreStats
     from kgstore.store import ProgressCallback
     from loaders.pipeline import LoadOptions, LoadReport
@@ -639,6 +640,13 @@ NoDefaultFilterOpt = Annotated[
     bool, typer.Option("--no-default-filter",
                        help="Keep everything the format's default filter would drop.")
 ]
+NamelessCvtOpt = Annotated[
+    bool | None,
+    typer.Option("--nameless-cvt/--no-nameless-cvt",
+                 help="Whether subjects of facts that have no name become CVT (mediator) "
+                      "nodes. Default: the format decides (Freebase: only when no file "
+                      "declares mediator types; N-Triples: yes).", show_default=False),
+]
 
 
 def load_options(lang: Sequence[str] | None, keep: Sequence[str] | None,
@@ -671,6 +679,7 @@ def load_freebase_cmd(
     keep: KeepOpt = None,
     drop: DropOpt = None,
     no_default_filter: NoDefaultFilterOpt = False,
+    nameless_cvt: NamelessCvtOpt = None,
     strict: StrictOpt = False,
     force: ForceOpt = False,
     report_file: ReportOpt = None,
@@ -691,7 +700,8 @@ def load_freebase_cmd(
     from loaders.freebase import load_freebase
 
     store_path = _store_path(ctx, store)
-    options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter)
+    options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter,
+                           nameless_is_cvt=nameless_cvt)
 
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_freebase(s, files, options=options, strict=strict, progress=progress)
@@ -784,6 +794,7 @@ def load_rdf_cmd(
                           help="Largest non-N-Triples file parsed in memory with rdflib "
                                "(decompressed; e.g. 256M, 2G). Convert bigger ones to N-Triples.")
     ] = "256M",
+    nameless_cvt: NamelessCvtOpt = None,
     strict: StrictOpt = False,
     force: ForceOpt = False,
     report_file: ReportOpt = None,
@@ -805,7 +816,7 @@ def load_rdf_cmd(
     from loaders.rdf import load_rdf, parse_ns, read_ns_file
 
     store_path = _store_path(ctx, store)
-    options = load_options(lang, keep, drop, top=top)
+    options = load_options(lang, keep, drop, top=top, nameless_is_cvt=nameless_cvt)
     limit = _size_bytes(max_memory_file)
     namespaces: dict[str, str] = {}
     if ns_file is not None:
@@ -1289,22 +1300,72 @@ DEMO_CYPHER = (
 )
 
 
-def _demo_questions() -> list[dict[str, Any]]:
-    from kgbench.demo import DEMO_QUESTIONS
+DEMO_QUESTIONS_HINT = "kgbench/demo/data/questions.jsonl"
 
-    raw: Any = DEMO_QUESTIONS
-    if isinstance(raw, str | Path) and Path(raw).exists():
-        raw = Path(raw).read_text(encoding="utf-8").splitlines()
-    questions = []
-    for item in raw:
-        if isinstance(item, str):
-            if item.strip():
-                questions.append(json.loads(item))
-        elif isinstance(item, dict):
-            questions.append(item)
-        else:
-            questions.append(to_jsonable(item))
-    return questions
+
+def _demo_questions_step(s: Store, labels: Labels) -> list[ParsedQuestion]:
+    """Parse the bundled questions into query graphs, classify and ground them."""
+    from extension.grounding import Grounder, score_answers
+    from extension.questions import parse_question
+    from kgbench.demo import DEMO_QUESTIONS
+    from loaders.kgqa import read_kgqa_jsonl
+
+    grounder = Grounder(s)
+    table = Table(box=box.SIMPLE_HEAD)
+    for col in ("id", "shape", "hops", "question", "grounded answers", "F1"):
+        table.add_column(col, justify="right" if col in ("hops", "F1") else "left")
+    shapes: dict[str, int] = {}
+    parsed_all = []
+    for question in read_kgqa_jsonl(DEMO_QUESTIONS, strict=True):
+        parsed = parse_question(question, cvt_types=s.cvt_types() or None)
+        parsed_all.append(parsed)
+        shapes[parsed.shape] = shapes.get(parsed.shape, 0) + 1
+        if parsed.query is None or parsed.shape == "unsupported":
+            table.add_row(parsed.id, parsed.shape, "", escape(parsed.question),
+                          escape(parsed.reason or ""), "")
+            continue
+        grounding = grounder.ground(parsed.query)
+        score = score_answers(grounding.answers, [(a.kind, a.value) for a in parsed.answers])
+        shown = grounding.answers[:3]
+        labels.add(a for a in shown if isinstance(a, str))
+        answers = ", ".join(labels(a) if isinstance(a, str) else a.value for a in shown)
+        if len(grounding.answers) > 3:
+            answers += f" (+{len(grounding.answers) - 3})"
+        table.add_row(parsed.id, parsed.shape, str(parsed.hops), escape(parsed.question),
+                      escape(answers or grounding.outcome), f"{score.f1:.2f}")
+    out.print(table)
+    out.print("[dim]" + ", ".join(f"{n} {shape}" for shape, n in sorted(shapes.items()))
+              + ". A hop through a CVT counts as one (CAQA §4.1), so 'who played Michael "
+              "Corleone in The Godfather?' is single.[/]")
+    return parsed_all
+
+
+DEMO_SAMPLE_QUESTION = "demo-005"
+DEMO_SEED = 3
+
+
+def _demo_samples_step(s: Store, questions: list[ParsedQuestion]) -> None:
+    """One question's four structured attribution samples (CAQA labels)."""
+    from extension.grounding import Grounder
+    from extension.samples import structured_samples
+
+    question = next((q for q in questions if q.id == DEMO_SAMPLE_QUESTION), questions[0])
+    samples, failures = structured_samples(s, Grounder(s), question, seed=DEMO_SEED)
+    if samples:
+        q = samples[0].query
+        out.print(f"question [bold]{escape(question.question)}[/] ({question.shape}) -> rule "
+                  f"[bold]{q.rule}[/], complexity [bold]{samples[0].complexity}[/]; answers: "
+                  + escape(", ".join(a.name or a.id or a.value or "" for a in samples[0].answer_entities)))
+    for sample in samples:
+        tree = Tree(f"[bold]{sample.label}[/] [dim](edit: {sample.edit.kind}, "
+                    f"supported fraction {sample.supported_fraction:.2f})[/]")
+        for t in sample.subgraph[:4]:
+            tree.add(escape(f"{t.s_name or t.s} —{t.p}→ {t.o_name or t.o}"))
+        if len(sample.subgraph) > 4:
+            tree.add(f"[dim]… {len(sample.subgraph) - 4} more[/]")
+        out.print(tree)
+    for failure in failures:
+        out.print(f"[dim]no {failure.stage} sample: {escape(failure.reason)}[/]")
 
 
 def _ids(values: Iterable[Any]) -> list[str]:
@@ -1321,7 +1382,6 @@ def _step(n: int, title: str, command: str | None = None) -> None:
 
 def _demo_tour(store_path: Path, *, fresh: bool) -> None:
     from kgbench.demo import DEMO_KG
-    from kgstore import PatternQuery, TriplePattern, Var
     from kgstore.ladybug_store import MARKER
 
     started = time.perf_counter()
@@ -1419,32 +1479,19 @@ def _demo_tour(store_path: Path, *, fresh: bool) -> None:
             for p in found:
                 out.print(_path_text(p, labels))
 
-        # 6. a benchmark question answered by a pattern query
-        _step(6, "Answering a demo question with a pattern query")
-        question = next((q for q in _demo_questions()
-                         if "film.film.directed_by" in q.get("sparql", "")
-                         and len(q.get("topic_entities") or []) == 1), None)
-        if question is None:
-            out.print("[dim]no 'directed by' question in the demo set[/]")
-        else:
-            topic = _ids(question["topic_entities"])[0]
-            pattern = PatternQuery((TriplePattern(topic, "film.film.directed_by", Var("x")),))
-            result = s.match(pattern)
-            got = sorted(str(v) for v in result.values("x"))
-            gold = sorted(_ids(question.get("answers") or []))
-            labels.add([topic, *got, *gold])
-            out.print(f"question [bold]{escape(question.get('question', ''))}[/] "
-                      f"[dim]({escape(str(question.get('id', '')))})[/]")
-            out.print(f"pattern  ({escape(topic)}, film.film.directed_by, ?x)   "
-                      f"[dim]# {escape(labels(topic))}[/]")
-            out.print(f"answer   {escape(', '.join(labels.with_id(a) for a in got) or '—')}")
-            if got == gold:
-                out.print("[green]✓ equals the question's gold answer[/]")
-            else:
-                out.print(f"[yellow]✗ gold answer is {escape(', '.join(gold))}[/]")
+        # 6. the demo questions: parsed, classified and grounded
+        _step(6, "KGQA questions: parse, classify (CAQA shapes), ground",
+              f"kgbench questions parse {DEMO_QUESTIONS_HINT} --out parsed.jsonl && "
+              f"kgbench questions ground parsed.jsonl{opt}")
+        parsed_questions = _demo_questions_step(s, labels)
 
-        # 7. read-only cypher
-        _step(7, "Read-only Cypher for anything else", f'kgbench cypher "{DEMO_CYPHER}"{opt}')
+        # 7. structured attribution samples of one question
+        _step(7, "Attribution samples: extend, ground, edit (CAQA labels)",
+              f"kgbench extend parsed.jsonl --seed {DEMO_SEED}{opt}")
+        _demo_samples_step(s, parsed_questions)
+
+        # 8. read-only cypher
+        _step(8, "Read-only Cypher for anything else", f'kgbench cypher "{DEMO_CYPHER}"{opt}')
         res = s.cypher(DEMO_CYPHER)
         table = Table(box=box.SIMPLE_HEAD)
         for col in res.columns:
@@ -1498,6 +1545,13 @@ def _demo_path_target(s: Store, sub: Subgraph, center: str) -> str | None:
     return far[0] if far else None
 
 
+# Imported last: kgbench.questions_cli and kgbench.extend_cli build on this module's
+# helpers and add their commands to ``app`` themselves, so any of them can be imported
+# first.
+import kgbench.extend_cli  # noqa: E402,F401
+import kgbench.questions_cli  # noqa: E402,F401
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the app, turning our errors into one-line
     messages (exit 1) instead of tracebacks."""
@@ -1511,4 +1565,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # `python -m kgbench.cli` runs this file as __main__, a second copy of the module;
+    # the questions commands registered on kgbench.cli's app, so run that one.
+    from kgbench.cli import main as _main
+
+    _main()

@@ -366,7 +366,11 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     assert "'Titanic' names 2 entities" in out
     assert "m.0kgb0gs" in out and "m.0kgb0gt" in out  # the two Titanics
     assert "CVT" in out
-    assert "equals the question's gold answer" in out
+    # the bundled questions are classified and grounded: 8 single, 4 path, 3 tree,
+    # and one question's four attribution samples are shown
+    assert "4 path, 8 single, 3 tree" in out
+    for label in ("supportive", "partially_supportive", "contradictory", "irrelevant"):
+        assert label in out
     assert "Try next" in out
     # The store it built is usable by the other commands; --no-fresh reuses it.
     doc = run_json("stats", "--store", store)

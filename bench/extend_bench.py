@@ -1,0 +1,256 @@
+"""Benchmark: structured attribution samples per second (extend + ground + three edits).
+
+Builds the store benchmark's synthetic Freebase-like KG (``bench/store_bench.py``:
+Zipf degrees, CVTs, shared names, literals), draws questions of the three CAQA shapes
+from the store itself (single ``(e0, r0, ?a)``, path ``(e0, r0, ?v)(?v, r1, ?a)``, tree
+``(e1, r1, ?a)(e2, r2, ?a)``), and runs :func:`extension.samples.structured_samples` on
+each. Reported (medians of per-question times):
+
+* questions/s and samples/s end to end, p50/p99 per question;
+* the time per stage (``extend`` = rule draw + candidates + grounding, then each edit);
+* store round-trips per question and per sample (calls through the ``Store`` interface);
+* the share of questions that yield each label, and label × complexity counts;
+* the baseline of the same run: grounding each question's original query only, so the
+  ratio says what the four samples cost relative to one grounding.
+
+Target (issue 5) on the 2-core machine: >= 300 questions/s. Appends a record to
+``bench/results/extend_bench.jsonl`` and writes ``extend_bench.png``.
+
+    python bench/extend_bench.py --facts 1000000 --entities 200000 --questions 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.store_bench import generate_kg, git_commit, machine_info  # noqa: E402
+from extension.grounding import Grounder  # noqa: E402
+from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
+from extension.questions import ParsedQuestion  # noqa: E402
+from extension.samples import COMPLEXITIES, LABELS, structured_samples  # noqa: E402
+from extension.shapes import classify  # noqa: E402
+from kgstore import Store, open_store  # noqa: E402
+
+TARGET_QPS = 300
+
+
+class CountingStore:
+    """Forwards every attribute to a real store and counts calls of its public
+    methods: the benchmark's measure of store round-trips (``adjacency`` counts once
+    although a backend may run several queries for it)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._store, name)
+        if name.startswith("_") or not callable(attr):
+            return attr
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return attr(*args, **kwargs)
+
+        return counted
+
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+
+def make_questions(store: Store, n: int, seed: int) -> list[ParsedQuestion]:
+    """``n`` questions, a third of each shape, built from facts sampled from the store
+    (named, non-CVT entity ends)."""
+    rng = random.Random(seed)
+    facts = [f for f in store.sample_facts(n * 20, seed=seed) if isinstance(f.object, str)]
+    names = store.entities(sorted({f.subject for f in facts} | {str(f.object) for f in facts}))
+
+    def named(i: str) -> bool:
+        e = names.get(i)
+        return e is not None and bool(e.name) and not e.is_cvt
+
+    facts = [f for f in facts if named(f.subject) and named(str(f.object))]
+    rng.shuffle(facts)
+    questions: list[ParsedQuestion] = []
+    shapes = ["single", "path", "tree"]
+    for f in facts:
+        if len(questions) >= n:
+            break
+        shape = shapes[len(questions) % 3]
+        graph: QueryGraph | None = None
+        if shape == "single":
+            graph = build_query_graph([(f.subject, f.predicate, "?a")], answer="?a")
+        elif shape == "path":
+            nxt = [g for g in store.facts_out(str(f.object), limit=20)
+                   if isinstance(g.object, str) and g.object != f.subject and g.predicate != f.predicate]
+            if nxt:
+                g = rng.choice(nxt)
+                graph = build_query_graph([(f.subject, f.predicate, "?v"),
+                                           ("?v", g.predicate, "?a")], answer="?a")
+        else:
+            other = [g for g in store.facts_in(str(f.object), limit=20)
+                     if g.subject != f.subject and g.predicate != f.predicate]
+            if other:
+                g = rng.choice(other)
+                graph = build_query_graph([(f.subject, f.predicate, "?a"),
+                                           (g.subject, g.predicate, "?a")], answer="?a")
+        if graph is None:
+            continue
+        c = classify(graph)
+        if not c.supported:
+            continue
+        questions.append(ParsedQuestion(
+            id=f"q{len(questions):06d}", dataset="synthetic", question="", shape=c.shape,
+            query=graph, topic_entities=c.subjects, hops=c.hops))
+    return questions
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    work = Path(args.work or tempfile.mkdtemp(prefix="kgbench-extend-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        started = time.perf_counter()
+        stage = work / "stage"
+        info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
+        store_dir = work / "store"
+        with open_store(store_dir, create=True) as s:
+            s.import_stage(stage)
+        build_s = time.perf_counter() - started
+        with open_store(store_dir, read_only=True) as real:
+            questions = make_questions(real, args.questions, args.seed)
+            grounder_base = Grounder(real, classes=False)
+            base_ms = []
+            for q in questions:
+                t = time.perf_counter()
+                assert q.query is not None
+                grounder_base.ground(q.query)
+                base_ms.append((time.perf_counter() - t) * 1000)
+            store = CountingStore(real)
+            grounder = Grounder(store, classes=False)  # type: ignore[arg-type]
+            per_q_ms: list[float] = []
+            stages: dict[str, float] = {}
+            labels: Counter[str] = Counter()
+            cells: Counter[tuple[str, str]] = Counter()
+            yielded: Counter[str] = Counter()
+            failures: Counter[str] = Counter()
+            samples = 0
+            t_all = time.perf_counter()
+            for q in questions:
+                t = time.perf_counter()
+                made, failed = structured_samples(store, grounder, q, seed=args.seed,  # type: ignore[arg-type]
+                                                  timings=stages)
+                per_q_ms.append((time.perf_counter() - t) * 1000)
+                samples += len(made)
+                for x in made:
+                    labels[x.label] += 1
+                    cells[(x.label, x.complexity)] += 1
+                for label in {x.label for x in made}:
+                    yielded[label] += 1
+                for f in failed:
+                    failures[f.stage] += 1
+            total_s = time.perf_counter() - t_all
+        n = len(questions)
+        per_q = np.array(per_q_ms)
+        record = {
+            "benchmark": "extend_bench", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "commit": git_commit(), "machine": machine_info(),
+            "params": {"entities": args.entities, "facts": args.facts,
+                       "questions": args.questions, "seed": args.seed},
+            "kg": info.public(), "build_seconds": round(build_s, 1),
+            "questions": n, "samples": samples,
+            "questions_per_s": n / total_s if total_s else 0.0,
+            "samples_per_s": samples / total_s if total_s else 0.0,
+            "per_question_ms": {"p50": float(np.median(per_q)),
+                                "p99": float(np.percentile(per_q, 99))},
+            "baseline_ground_only_ms": {"p50": float(np.median(base_ms)),
+                                        "p99": float(np.percentile(base_ms, 99))},
+            "ratio_vs_ground_only_p50": float(np.median(per_q) / max(np.median(base_ms), 1e-9)),
+            "stage_seconds_per_question_ms": {k: v / n * 1000 for k, v in sorted(stages.items())},
+            "round_trips_per_question": store.total() / n if n else 0.0,
+            "round_trips_per_sample": store.total() / samples if samples else 0.0,
+            "round_trips_by_method": dict(store.calls.most_common()),
+            "share_of_questions_with_label": {k: yielded.get(k, 0) / n for k in LABELS},
+            "label_complexity": {label: {c: cells.get((label, c), 0) for c in COMPLEXITIES}
+                                 for label in LABELS},
+            "failures_by_stage": dict(failures),
+            "target_questions_per_s": TARGET_QPS,
+        }
+        record["meets_target"] = record["questions_per_s"] >= TARGET_QPS
+        return record
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def plot(record: dict[str, Any], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    stages = record["stage_seconds_per_question_ms"]
+    a.barh(list(stages), list(stages.values()))
+    a.set_xlabel("ms per question")
+    a.set_title(f"stages ({record['questions_per_s']:.1f} questions/s)")
+    lc = record["label_complexity"]
+    bottom = np.zeros(len(LABELS))
+    for c in COMPLEXITIES:
+        vals = np.array([lc[label][c] for label in LABELS])
+        b.bar(LABELS, vals, bottom=bottom, label=c)
+        bottom += vals
+    b.set_title("samples: label × complexity")
+    b.tick_params(axis="x", rotation=20)
+    b.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--entities", type=int, default=1_000_000)
+    ap.add_argument("--facts", type=int, default=5_000_000)
+    ap.add_argument("--questions", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument("--work", type=Path, default=None, help="scratch directory (default: temp)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.entities, args.facts, args.questions = 5_000, 20_000, 60
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    record = run(args)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (args.out / "extend_bench.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+    plot(record, args.out / "extend_bench.png")
+    print(json.dumps({k: record[k] for k in (
+        "questions", "samples", "questions_per_s", "samples_per_s", "per_question_ms",
+        "baseline_ground_only_ms", "ratio_vs_ground_only_p50", "stage_seconds_per_question_ms",
+        "round_trips_per_question", "round_trips_per_sample", "share_of_questions_with_label",
+        "failures_by_stage", "meets_target")}, indent=2))
+    return record
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Store look-ups that feed the extension rules and edits with candidates.
+
+This is the only module of the extension engine that talks to the store, and it does
+so through the :class:`~kgstore.Store` interface only (each backend runs its own
+parameterized Cypher). Every function returns candidates in a deterministic order;
+the caller draws from them with its seeded RNG.
+
+Degenerate picks are filtered here: candidates are named, non-CVT entities other than
+the ones already in the query, reached over predicates not already in the query.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from extension.rules import Hop
+from kgstore.models import Adjacency, Entity, Fact, Literal, Object, normalize_name
+from kgstore.store import Store
+
+GENERIC_TYPES = frozenset({"common.topic", "base.type_ontology.abstract",
+                           "base.type_ontology.non_agent", "base.type_ontology.agent",
+                           "base.type_ontology.inanimate", "base.type_ontology.physically_instantiable"})
+"""Types every other entity has; a replacement "of the same type" must share a more
+specific one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps on store reads: facts fetched around one node, same-name entities looked
+    at, replacement entities sampled."""
+
+    facts_per_node: int = 200
+    same_name: int = 50
+    replacements: int = 20
+
+
+def same_name_alternatives(store: Store, entity_id: str, predicate: str, *,
+                           entity_is_subject: bool, limit: int = 50) -> list[Entity]:
+    """Other named, non-CVT entities whose name equals ``entity_id``'s (normalised) and
+    that have at least one ``predicate`` edge on the same side (the union rule's
+    ``e1 … em``), sorted by id."""
+    entity = store.entity(entity_id)
+    if entity is None or not entity.name:
+        return []
+    key = normalize_name(entity.name)
+    found = []
+    for other in store.find_by_name(entity.name, limit=limit):
+        if other.id == entity_id or other.is_cvt or not other.name \
+                or normalize_name(other.name) != key:
+            continue   # find_by_name also matches aliases; the rule wants the name
+        facts = (store.facts_out(other.id, predicate=predicate, limit=1) if entity_is_subject
+                 else store.facts_in(other.id, predicate=predicate, limit=1))
+        if facts:
+            found.append(other)
+    return sorted(found, key=lambda e: e.id)
+
+
+def hop_candidates(store: Store, node_id: str, *, exclude_entities: Collection[str],
+                   exclude_predicates: Collection[str], limit: int = 200) -> list[Hop]:
+    """Edges between ``node_id`` and a named, non-CVT entity outside
+    ``exclude_entities`` over a predicate outside ``exclude_predicates``, in either
+    direction (way 1 prepends them at a subject, way 2 adds them at the answer)."""
+    adjacency = store.adjacency(node_id, limit=limit)
+    hops: dict[tuple[str, str, bool], Hop] = {}
+    for f in adjacency.facts:
+        if f.is_literal or f.predicate in exclude_predicates:
+            continue
+        entity_is_subject = f.subject != node_id
+        other = f.subject if entity_is_subject else str(f.object)
+        if other == node_id or other in exclude_entities:
+            continue
+        e = adjacency.entities.get(other)
+        if e is None or e.is_cvt or not e.name:
+            continue
+        key = (other, f.predicate, entity_is_subject)
+        hops.setdefault(key, Hop(entity=other, predicate=f.predicate,
+                                 entity_is_subject=entity_is_subject, name=e.name))
+    return [hops[k] for k in sorted(hops)]
+
+
+def specific_types(entity: Entity) -> list[str]:
+    """``entity``'s types without the generic ones, in stored order."""
+    return [t for t in entity.types if t not in GENERIC_TYPES]
+
+
+def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[str],
+                           seed: int, k: int = 20) -> list[tuple[Entity, str]]:
+    """Up to ``k`` named, non-CVT entities sharing a specific type with ``entity``
+    (the contradictory edit's replacement), with the shared type; none of ``exclude``.
+    Types are tried in the entity's order; the sample is the store's seeded one."""
+    for type_id in specific_types(entity):
+        pool = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed, type_id=type_id)
+                if e.id != entity.id and e.id not in exclude]
+        if pool:
+            return [(e, type_id) for e in pool[:k]]
+    return []
+
+
+def literal_replacements(store: Store, predicate: str, value: Literal, *,
+                         exclude: Collection[Literal], seed: int, k: int = 20) -> list[Literal]:
+    """Other literal values of ``predicate`` with ``value``'s datatype (the
+    contradictory edit for a literal answer: a date replaced by another date)."""
+    out: dict[str, Literal] = {}
+    for f in store.sample_facts(k * 5, seed=seed, predicate=predicate):
+        o = f.object
+        if isinstance(o, Literal) and o != value and o not in exclude \
+                and o.datatype == value.datatype:
+            out.setdefault(o.key, o)
+    return list(out.values())[:k]
+
+
+def entity_records(store: Store, facts: Iterable[Fact]) -> dict[str, Entity]:
+    """The entities a fact list mentions (for names in sample triples)."""
+    ids = {f.subject for f in facts} | {f.object for f in facts if isinstance(f.object, str)}
+    return store.entities(sorted(ids))
+
+
+def similar_subgraph(store: Store, template: Sequence[Fact], subject: str, *,
+                     avoid_entities: Collection[str], avoid_predicates: Collection[str],
+                     cvt_nodes: Collection[str], rng: random.Random, limit: int = 200,
+                     tries: int = 4) -> list[Fact] | None:
+    """A subgraph of the store with the shape of ``template`` (one solution's facts),
+    rooted at ``subject``, over other relations and entities: the irrelevant edit.
+
+    Walks ``template`` outwards from ``subject``, mapping every template node to a
+    store node reached over a fact (in either direction: the shape is what must match,
+    and Freebase stores most relations both ways) whose predicate is outside
+    ``avoid_predicates`` and whose other end is new and outside ``avoid_entities``;
+    literals map to literals, CVTs (``cvt_nodes`` of the template) to CVTs. Each step draws from the candidates with
+    ``rng``; a dead end restarts the walk, up to ``tries`` times. ``None`` when no walk
+    completes.
+    """
+    for _ in range(tries):
+        walk = _walk(store, list(template), subject, avoid_entities, avoid_predicates,
+                     cvt_nodes, rng, limit)
+        if walk is not None:
+            return walk
+    return None
+
+
+def _walk(store: Store, template: list[Fact], subject: str, avoid_entities: Collection[str],
+          avoid_predicates: Collection[str], cvt_nodes: Collection[str], rng: random.Random,
+          limit: int) -> list[Fact] | None:
+    mapping: dict[str, Object] = {subject: subject}
+    used: set[str] = {subject}
+    out: list[Fact] = []
+    pending = list(template)
+    adjacency: dict[str, Adjacency] = {}
+    while pending:
+        # The next template fact with exactly one end mapped (the walk stays connected).
+        step = next((f for f in pending if (f.subject in mapping) != (f.object_key in mapping)), None)
+        if step is None:
+            return None   # the template is not connected to the subject
+        pending.remove(step)
+        forward = step.subject in mapping
+        here = mapping[step.subject if forward else step.object_key]
+        if not isinstance(here, str):
+            return None
+        if here not in adjacency:
+            adjacency[here] = store.adjacency(here, limit=limit)
+        adj = adjacency[here]
+        want_literal = step.is_literal
+        options = []
+        for f in adj.facts:
+            if f.predicate in avoid_predicates:
+                continue
+            other = f.object if f.subject == here else f.subject
+            if isinstance(other, str):
+                if want_literal or other in used or other in avoid_entities:
+                    continue
+                e = adj.entities.get(other)
+                template_end = step.object_key if forward else step.subject
+                if e is None or e.is_cvt != (template_end in cvt_nodes):
+                    continue
+            elif not want_literal:
+                continue
+            options.append(f)
+        if not options:
+            return None
+        chosen = rng.choice(sorted(options, key=lambda f: (f.subject, f.predicate, f.object_key)))
+        other = chosen.object if chosen.subject == here else chosen.subject
+        mapping[step.object_key if forward else step.subject] = other
+        if isinstance(other, str):
+            used.add(other)
+        out.append(chosen)
+    return out
+

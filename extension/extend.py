@@ -1,0 +1,249 @@
+"""Extend one classified query with a CAQA rule, grounded in the store.
+
+:func:`extend_query` draws a rule for the query's shape (:func:`extension.rules.rule_order`),
+looks up candidates in the store (:mod:`extension.candidates`), builds the extended
+query (:mod:`extension.rules`) and grounds it (:class:`extension.grounding.Grounder`),
+keeping the first candidate whose grounding is usable:
+
+* the extended query has answers, at most ``max_answers`` of them (an answer set
+  that large means the new constraint is a hub, not a constraint);
+* way 2 (intersection): the answers are a non-empty subset of the original ones;
+* union: every disjunct has answers (guaranteed by the candidate filter, checked).
+
+If the drawn rule has no usable candidate the other rules of that shape are tried in
+the seeded order; every attempt is recorded. When none applies the result is an
+:class:`ExtensionFailure` with the reasons, never a silent drop.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Literal as TypingLiteral
+
+from pydantic import BaseModel, ConfigDict
+
+from extension import candidates as cand
+from extension.grounding import Grounder, Grounding, compile_query
+from extension.query_graph import QueryEdge, QueryGraph
+from extension.rules import (
+    Complexity,
+    Hop,
+    ResultShape,
+    Rule,
+    add_branch,
+    complexity_of,
+    prepend_hop,
+    result_shape,
+    rule_order,
+    seeded_sample,
+    union_disjuncts,
+)
+from kgstore.models import Fact, Object
+from kgstore.patterns import Binding
+from kgstore.store import Store
+
+DEFAULT_MAX_ANSWERS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionConfig:
+    """Knobs of the extension engine (all caps are per question)."""
+
+    max_answers: int = DEFAULT_MAX_ANSWERS
+    max_intermediate: int = 1
+    candidates_per_rule: int = 6
+    limits: cand.Limits = cand.Limits()
+
+
+class RuleAttempt(BaseModel):
+    """One rule tried on a question: ``outcome`` ``applied`` or why it did not apply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    rule: Rule
+    outcome: str
+
+
+class ExtendedQuery(BaseModel):
+    """The query after extension: a union of conjunctive ``disjuncts`` (one unless the
+    rule is ``union``), with the rule, the resulting shape and complexity, the subject
+    entities, the edges the rule added and the attempts that led here."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    original: QueryGraph
+    disjuncts: tuple[QueryGraph, ...]
+    rule: Rule
+    shape: ResultShape
+    complexity: Complexity
+    subjects: tuple[str, ...]
+    added: tuple[QueryEdge, ...] = ()
+    attempts: tuple[RuleAttempt, ...] = ()
+
+
+class ExtensionFailure(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    stage: TypingLiteral["ground_original", "extend"]
+    reason: str
+    attempts: tuple[RuleAttempt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedExtension:
+    """An extended query with its grounding: ``answers`` (union over disjuncts),
+    ``facts`` (the supporting subgraph G) and per-disjunct solutions."""
+
+    query: ExtendedQuery
+    answers: tuple[Object, ...]
+    facts: tuple[Fact, ...]
+    solutions: tuple[tuple[Binding, ...], ...]
+    truncated: bool
+
+
+def ground_disjuncts(grounder: Grounder, disjuncts: tuple[QueryGraph, ...]
+                     ) -> tuple[list[Grounding], list[Object], list[Fact]]:
+    """Ground each disjunct; answers and facts are unions in disjunct order."""
+    groundings = [grounder.ground(d) for d in disjuncts]
+    return groundings, *merge_groundings(groundings)
+
+
+def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
+                 subjects: tuple[str, ...], rng: random.Random,
+                 config: ExtensionConfig = ExtensionConfig()
+                 ) -> GroundedExtension | ExtensionFailure:
+    """Extend ``graph`` (classified ``shape`` with ``subjects``) by a seeded CAQA rule
+    and ground the result (see the module docstring)."""
+    base = grounder.ground(graph)
+    if base.outcome != "answered":
+        return ExtensionFailure(stage="ground_original",
+                                reason=f"{base.outcome}: {base.detail or 'no answers'}")
+    original_answers = set(base.answers)
+    attempts: list[RuleAttempt] = []
+    for rule in rule_order(shape, rng):
+        outcome = _try_rule(store, grounder, graph, shape, subjects, rule, base,
+                            original_answers, rng, config)
+        if isinstance(outcome, str):
+            attempts.append(RuleAttempt(rule=rule, outcome=outcome))
+            continue
+        disjuncts, new_subjects, added, groundings = outcome
+        attempts.append(RuleAttempt(rule=rule, outcome="applied"))
+        shape_out = result_shape(rule, shape)
+        query = ExtendedQuery(
+            original=graph, disjuncts=disjuncts, rule=rule, shape=shape_out,
+            complexity=complexity_of(rule, shape_out), subjects=new_subjects,
+            added=added, attempts=tuple(attempts))
+        return cap_answers(query, groundings, config.max_answers)
+    return ExtensionFailure(stage="extend", reason="no rule of shape "
+                            f"{shape!r} applies: " + "; ".join(
+                                f"{a.rule}: {a.outcome}" for a in attempts),
+                            attempts=tuple(attempts))
+
+
+def cap_answers(query: ExtendedQuery, groundings: list[Grounding], most: int
+                ) -> GroundedExtension:
+    """The grounded extension, keeping at most ``most`` answers (the first in sorted
+    order) and only the solutions and facts of those; ``truncated`` says an answer set
+    was cut here or by the store's binding cap."""
+    answers, facts = merge_groundings(groundings)
+    truncated = any(g.truncated for g in groundings)
+    solutions = tuple(g.bindings for g in groundings)
+    if len(answers) > most:
+        keep = set(sorted(answers, key=lambda a: a if isinstance(a, str) else a.key)[:most])
+        solutions = tuple(
+            tuple(b for b in sols if b[d.answer.removeprefix("?")] in keep)
+            for d, sols in zip(query.disjuncts, solutions, strict=True))
+        answers = [a for a in answers if a in keep]
+        facts = list(dict.fromkeys(
+            f for d, sols in zip(query.disjuncts, solutions, strict=True)
+            for b in sols for f in compile_query(d, classes=False, limit=None).instantiate(b)))
+        truncated = True
+    return GroundedExtension(query, tuple(answers), tuple(facts), solutions, truncated)
+
+
+def _pins(g: Grounding, extended: QueryGraph, subject: str, most: int) -> bool:
+    """Whether the prepended hop still describes the old subject: it is among the at
+    most ``most`` bindings of the new intermediate variable. (``English -language->
+    ?v1 -directed_by-> ?a`` would ask for every director of an English film.)"""
+    first = extended.edges[0]
+    var = first.target if first.target.startswith("?") else first.source
+    values = {b[var.removeprefix("?")] for b in g.bindings}
+    return subject in values and len(values) <= most
+
+
+def merge_groundings(groundings: list[Grounding]) -> tuple[list[Object], list[Fact]]:
+    """Answers and facts of several groundings, each once, in order."""
+    answers: dict[object, Object] = {}
+    facts: dict[Fact, None] = {}
+    for g in groundings:
+        for a in g.answers:
+            answers.setdefault(a, a)
+        facts.update(dict.fromkeys(g.facts))
+    return list(answers.values()), list(facts)
+
+
+_Applied = tuple[tuple[QueryGraph, ...], tuple[str, ...], tuple[QueryEdge, ...], list[Grounding]]
+
+
+def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
+              subjects: tuple[str, ...], rule: Rule, base: Grounding,
+              original_answers: set[Object], rng: random.Random,
+              config: ExtensionConfig) -> _Applied | str:
+    """The applied rule (disjuncts, subjects, added edges, groundings) or why not."""
+    in_query = {n.id for n in graph.nodes}
+    # A new entity must be neither in the query nor bound by it: an answer (or an
+    # intermediate node) as e1 walks the query's own edge backwards (film -directed_by->
+    # director -film-> ?a; born_in -> Detroit -containedby-> ?a ∧ ?a -contains-> Detroit).
+    excluded = in_query | {v for b in base.bindings for v in b.values() if isinstance(v, str)}
+    predicates = set(graph.predicates())
+    limits = config.limits
+    if rule == "none":
+        return (graph,), subjects, (), [base]
+    if rule == "union":
+        subject = subjects[0]
+        edge = next(e for e in graph.edges if subject in (e.source, e.target))
+        alternatives = cand.same_name_alternatives(
+            store, subject, edge.predicate, entity_is_subject=edge.source == subject,
+            limit=limits.same_name)
+        if not alternatives:
+            return "no other entity shares the subject's name and relation"
+        nodes = [graph.node(subject).model_copy(update={"id": a.id, "value": a.id, "name": a.name})
+                 for a in alternatives]
+        disjuncts = union_disjuncts(graph, subject, nodes)
+        groundings = [base, *(grounder.ground(d) for d in disjuncts[1:])]
+        if any(g.outcome != "answered" for g in groundings):
+            return "a same-name entity's branch has no answer"
+        if sum(len(g.answers) for g in groundings) > config.max_answers:
+            return f"union has more than {config.max_answers} answers"
+        return disjuncts, (subject, *(a.id for a in alternatives)), (), groundings
+    if rule == "intersection_way1":
+        order = list(subjects)
+        rng.shuffle(order)   # tree: "pick a subject e_k at random"
+        for subject in order:
+            hops = cand.hop_candidates(store, subject, exclude_entities=excluded,
+                                       exclude_predicates=predicates, limit=limits.facts_per_node)
+            for hop in seeded_sample(hops, config.candidates_per_rule, rng):
+                assert isinstance(hop, Hop)
+                extended = prepend_hop(graph, subject, hop)
+                g = grounder.ground(extended)
+                if g.outcome == "answered" and len(g.answers) <= config.max_answers \
+                        and _pins(g, extended, subject, config.max_intermediate):
+                    new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
+                    return (extended,), new_subjects, (extended.edges[0],), [g]
+        return "no prepended hop keeps a bounded, non-empty answer set"
+    # intersection_way2
+    entity_answers = sorted(a for a in base.answers if isinstance(a, str))
+    if not entity_answers:
+        return "the answers are literals: no branch can converge on them"
+    tried = 0
+    for answer in seeded_sample(entity_answers, 3, rng):
+        assert isinstance(answer, str)
+        hops = cand.hop_candidates(store, answer, exclude_entities=excluded,
+                                   exclude_predicates=predicates, limit=limits.facts_per_node)
+        for hop in seeded_sample(hops, config.candidates_per_rule, rng):
+            assert isinstance(hop, Hop)
+            tried += 1
+            extended = add_branch(graph, hop)
+            g = grounder.ground(extended)
+            if g.outcome == "answered" and set(g.answers) <= original_answers:
+                return (extended,), (*subjects, hop.entity), (extended.edges[-1],), [g]
+    return ("no entity links to an answer over a new relation" if not tried
+            else "no new branch intersects the answers")

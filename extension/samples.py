@@ -1,0 +1,354 @@
+"""Structured attribution samples: one question -> up to four labelled samples.
+
+For a parsed question (:class:`extension.questions.ParsedQuestion`) the pipeline
+(:func:`structured_samples`) extends and grounds the query
+(:func:`extension.extend.extend_query`), takes the supporting subgraph ``G`` as the
+**supportive** sample, and edits it (:mod:`extension.edits`) into the
+**partially supportive** (not for single-complexity queries), **contradictory** and
+**irrelevant** samples, verifying each edit (CAQA §4.3). Labels and complexities are
+those of CAQA §3.2–3.3 and Table 4.
+
+Every random choice comes from ``random.Random(f"{seed}:{question id}")``, so a
+question's samples depend only on the seed, the question and the store — not on which
+other questions run, in which order, or on how many workers.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from typing import Literal as TypingLiteral
+
+from pydantic import BaseModel, ConfigDict
+
+from extension import candidates as cand
+from extension.edits import (
+    delete_path_edit,
+    delete_triple_edit,
+    derived_answers,
+    replace_answer_edit,
+    sub_facts,
+    verify_irrelevant,
+)
+from extension.extend import (
+    ExtendedQuery,
+    ExtensionConfig,
+    ExtensionFailure,
+    GroundedExtension,
+    extend_query,
+)
+from extension.grounding import Grounder, compile_query
+from extension.questions import ParsedQuestion
+from extension.rules import Complexity
+from kgstore.models import Entity, Fact, Literal, Object
+from kgstore.store import Store
+
+Label = TypingLiteral["supportive", "partially_supportive", "contradictory", "irrelevant"]
+LABELS: tuple[Label, ...] = ("supportive", "partially_supportive", "contradictory", "irrelevant")
+COMPLEXITIES: tuple[Complexity, ...] = ("single", "union", "intersection", "concatenation")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Triple(_Frozen):
+    """A fact with display names: ``{"s", "p", "o", "s_name", "o_name"}``; literal
+    objects also carry ``datatype``/``lang``."""
+
+    s: str
+    p: str
+    o: str
+    s_name: str | None = None
+    o_name: str | None = None
+    datatype: str | None = None
+    lang: str | None = None
+    literal: bool = False
+
+    def fact(self) -> Fact:
+        return Fact(self.s, self.p, Literal(self.o, self.datatype, self.lang) if self.literal else self.o)
+
+
+class SubFact(_Frozen):
+    triple: Triple
+    supported: bool
+
+
+class AnswerEntity(_Frozen):
+    """An answer: an entity ``id`` with its name, or a literal ``value``."""
+
+    id: str | None = None
+    value: str | None = None
+    name: str | None = None
+    datatype: str | None = None
+    lang: str | None = None
+
+
+class Edit(_Frozen):
+    """What turned ``original_subgraph`` into ``subgraph``."""
+
+    kind: TypingLiteral["none", "delete_triple", "delete_path", "replace_answer", "swap_subgraph"]
+    deleted: tuple[Triple, ...] = ()
+    replaced: AnswerEntity | None = None
+    replacement: AnswerEntity | None = None
+    shared_type: str | None = None
+    subject: str | None = None
+
+
+class Source(_Frozen):
+    dataset: str
+    qid: str
+    question: str
+
+
+class SampleQuery(_Frozen):
+    original: Any
+    extended: tuple[Any, ...]
+    rule: str
+    shape: str
+    attempts: tuple[Any, ...] = ()
+
+
+class StructuredSample(_Frozen):
+    """One structured attribution sample (the fields of issue 5; text comes later)."""
+
+    id: str
+    source: Source
+    query: SampleQuery
+    answer_entities: tuple[AnswerEntity, ...]
+    answers_capped: bool = False
+    label: Label
+    complexity: Complexity
+    subgraph: tuple[Triple, ...]
+    original_subgraph: tuple[Triple, ...]
+    edit: Edit
+    sub_facts: tuple[SubFact, ...]
+    supported_fraction: float
+    seed: int
+
+
+class SampleFailure(_Frozen):
+    """A question (or one of its samples) that could not be produced, and why."""
+
+    qid: str
+    question: str
+    stage: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SampleConfig:
+    extension: ExtensionConfig = field(default_factory=ExtensionConfig)
+    classes: bool = True
+
+
+def question_rng(seed: int, qid: str) -> random.Random:
+    """The question's own RNG (string seeds are hashed with SHA-512 by ``random``, so
+    this is stable across processes and Python runs)."""
+    return random.Random(f"{seed}:{qid}")
+
+
+def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestion, *, seed: int,
+                       config: SampleConfig = SampleConfig(),
+                       timings: dict[str, float] | None = None,
+                       ) -> tuple[list[StructuredSample], list[SampleFailure]]:
+    """The samples of one question and the failures met on the way. ``timings``, when
+    given, accumulates seconds per stage (``extend``, then one per edited label)."""
+    clock = _StageClock(timings)
+    def fail(stage: str, reason: str) -> SampleFailure:
+        return SampleFailure(qid=question.id, question=question.question, stage=stage,
+                             reason=reason)
+
+    if question.shape == "unsupported" or question.query is None:
+        return [], [fail("parse", f"unsupported: {question.reason}")]
+    rng = question_rng(seed, question.id)
+    with clock("extend"):
+        ext = extend_query(store, grounder, question.query, question.shape,
+                           question.topic_entities, rng, config.extension)
+    if isinstance(ext, ExtensionFailure):
+        return [], [fail(ext.stage, ext.reason)]
+    builder = _Builder(store, question, ext, seed, config)
+    samples = [builder.sample("supportive", list(ext.facts), Edit(kind="none"))]
+    failures: list[SampleFailure] = []
+    for label, make in (("partially_supportive", _partial), ("contradictory", _contradictory),
+                        ("irrelevant", _irrelevant)):
+        with clock(label):
+            outcome = make(builder, rng)
+        if outcome is None:
+            continue   # not defined for this complexity (single: no partial sample)
+        if isinstance(outcome, str):
+            failures.append(fail(label, outcome))
+            continue
+        facts, edit = outcome
+        samples.append(builder.sample(label, facts, edit))  # type: ignore[arg-type]
+    return samples, failures
+
+
+class _StageClock:
+    """``with clock(stage):`` adds the block's wall time to ``timings[stage]``."""
+
+    def __init__(self, timings: dict[str, float] | None) -> None:
+        self.timings = timings
+
+    @contextmanager
+    def __call__(self, stage: str) -> Iterator[None]:
+        if self.timings is None:
+            yield
+            return
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - started
+
+
+class _Builder:
+    """Names, triples and the shared fields of one question's samples."""
+
+    def __init__(self, store: Store, question: ParsedQuestion, ext: GroundedExtension,
+                 seed: int, config: SampleConfig) -> None:
+        self.store = store
+        self.config = config
+        self.question = question
+        self.ext = ext
+        self.seed = seed
+        self.answers = set(ext.answers)
+        self.entities: dict[str, Entity] = {}
+        self.remember(ext.facts)
+
+    def remember(self, facts: Iterable[Fact]) -> None:
+        missing = [f for f in facts if f.subject not in self.entities
+                   or (isinstance(f.object, str) and f.object not in self.entities)]
+        if missing:
+            self.entities.update(cand.entity_records(self.store, missing))
+
+    def name(self, id: str) -> str | None:
+        e = self.entities.get(id)
+        return e.name if e else None
+
+    def triple(self, f: Fact) -> Triple:
+        if isinstance(f.object, Literal):
+            return Triple(s=f.subject, p=f.predicate, o=f.object.value, s_name=self.name(f.subject),
+                          datatype=f.object.datatype, lang=f.object.lang, literal=True)
+        return Triple(s=f.subject, p=f.predicate, o=f.object, s_name=self.name(f.subject),
+                      o_name=self.name(f.object))
+
+    def answer(self, value: Object) -> AnswerEntity:
+        if isinstance(value, Literal):
+            return AnswerEntity(value=value.value, datatype=value.datatype, lang=value.lang)
+        return AnswerEntity(id=value, name=self.name(value))
+
+    def sample(self, label: Label, facts: Sequence[Fact], edit: Edit) -> StructuredSample:
+        self.remember(facts)
+        q: ExtendedQuery = self.ext.query
+        original = list(self.ext.facts)
+        subs = sub_facts(original, facts)
+        return StructuredSample(
+            id=f"{self.question.id}:{label}",
+            source=Source(dataset=self.question.dataset, qid=self.question.id,
+                          question=self.question.question),
+            query=SampleQuery(original=q.original.model_dump(mode="json"),
+                              extended=tuple(d.model_dump(mode="json") for d in q.disjuncts),
+                              rule=q.rule, shape=q.shape,
+                              attempts=tuple(a.model_dump() for a in q.attempts)),
+            answer_entities=tuple(self.answer(a) for a in self.ext.answers),
+            answers_capped=self.ext.truncated,
+            label=label, complexity=q.complexity,
+            subgraph=tuple(self.triple(f) for f in facts),
+            original_subgraph=tuple(self.triple(f) for f in original),
+            edit=edit,
+            sub_facts=tuple(SubFact(triple=self.triple(f), supported=ok) for f, ok in subs),
+            supported_fraction=sum(ok for _, ok in subs) / len(subs) if subs else 0.0,
+            seed=self.seed,
+        )
+
+
+_Outcome = tuple[list[Fact], Edit] | str | None
+
+
+def _partial(b: _Builder, rng: random.Random) -> _Outcome:
+    q = b.ext.query
+    facts = list(b.ext.facts)
+    if q.complexity == "single":
+        return None
+    if q.shape == "path" and q.rule != "union":
+        result = delete_triple_edit(facts, q.disjuncts, b.answers, rng)
+        if result is None:
+            return "no single triple removal loses an answer"
+        kept, deleted = result
+        return kept, Edit(kind="delete_triple", deleted=(b.triple(deleted),))
+    # tree or union: the whole path of one subject entity
+    index = rng.randrange(len(q.disjuncts)) if q.rule == "union" else 0
+    graph = q.disjuncts[index]
+    subject = q.subjects[index] if q.rule == "union" else rng.choice(
+        sorted(s for s in q.subjects if s in {n.id for n in graph.nodes}))
+    kept, dropped = delete_path_edit(facts, graph, b.ext.solutions[index], subject)
+    if b.answers <= derived_answers(q.disjuncts, kept):
+        return "removing a subject's path leaves every answer derivable"
+    return kept, Edit(kind="delete_path", deleted=tuple(b.triple(f) for f in dropped),
+                      subject=subject)
+
+
+def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
+    q = b.ext.query
+    facts = list(b.ext.facts)
+    if b.ext.truncated:
+        return "the answers are capped: a replacement could be an answer beyond the cap"
+    answer = rng.choice(sorted(b.ext.answers, key=lambda a: a.key if isinstance(a, Literal) else a))
+    in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
+    replacement: Object
+    shared: str | None = None
+    if isinstance(answer, Literal):
+        predicate = next(f.predicate for f in facts if f.object == answer)
+        options = cand.literal_replacements(b.store, predicate, answer, seed=b.seed,
+                                            exclude=[a for a in b.answers if isinstance(a, Literal)])
+        if not options:
+            return f"no other {answer.datatype or 'literal'} value of {predicate}"
+        replacement = rng.choice(options)
+    else:
+        entity = b.store.entity(answer)
+        if entity is None:
+            return f"answer {answer} is not in the store"
+        options_e = [(e, t) for e, t in cand.same_type_replacements(
+            b.store, entity, exclude={a for a in b.answers if isinstance(a, str)} | in_graph,
+            seed=b.seed) if not e.is_cvt and e.name]
+        if not options_e:
+            return f"no non-answer entity shares a type with {answer}"
+        chosen, shared = rng.choice(options_e)
+        replacement = chosen.id
+        b.entities[chosen.id] = chosen
+    edited = replace_answer_edit(facts, answer, replacement)
+    derived = derived_answers(q.disjuncts, edited)
+    if derived == b.answers or replacement in b.answers:
+        return "the replaced subgraph still yields the original answers"
+    if replacement not in derived:   # the answer is also a constant of the query
+        return "the replaced subgraph does not yield the replacement"
+    return edited, Edit(kind="replace_answer", replaced=b.answer(answer),
+                        replacement=b.answer(replacement), shared_type=shared)
+
+
+def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
+    q = b.ext.query
+    facts = list(b.ext.facts)
+    subject = q.subjects[0]
+    # One solution's facts of the first disjunct: the pattern to reproduce elsewhere.
+    first = q.disjuncts[0]
+    solution = b.ext.solutions[0][0]
+    template = compile_query(first, classes=False, limit=None).instantiate(solution)
+    nodes = {f.subject for f in facts} | {f.object_key for f in facts}
+    cvts = {n for n in nodes if (e := b.entities.get(n)) is not None and e.is_cvt}
+    candidate = cand.similar_subgraph(
+        b.store, template, subject, avoid_entities=nodes - {subject},
+        avoid_predicates={f.predicate for f in facts}, cvt_nodes=cvts, rng=rng,
+        limit=b.config.extension.limits.facts_per_node)
+    if candidate is None:
+        return "no structurally similar subgraph around the subject over other relations"
+    problem = verify_irrelevant(facts, candidate, subject, q.disjuncts, b.answers, template)
+    if problem is not None:
+        return f"candidate rejected: {problem}"
+    return candidate, Edit(kind="swap_subgraph", subject=subject)
+

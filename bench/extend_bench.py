@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.progress import track
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -46,6 +48,7 @@ from extension.shapes import classify  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
 
 TARGET_QPS = 300
+CONSOLE = Console(stderr=True)
 
 
 class CountingStore:
@@ -125,13 +128,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         started = time.perf_counter()
         stage = work / "stage"
+        CONSOLE.print(f"generating a {args.facts:,}-fact KG ...")
         info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
         store_dir = work / "store"
+        CONSOLE.print("importing it ...")
         with open_store(store_dir, create=True) as s:
             s.import_stage(stage)
         build_s = time.perf_counter() - started
         with open_store(store_dir, read_only=True) as real:
+            CONSOLE.print("drawing questions from the store ...")
             questions = make_questions(real, args.questions, args.seed)
+            CONSOLE.print(f"{len(questions):,} questions; grounding them once (baseline) ...")
             grounder_base = Grounder(real, classes=False)
             base_ms = []
             for q in questions:
@@ -149,7 +156,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             failures: Counter[str] = Counter()
             samples = 0
             t_all = time.perf_counter()
-            for q in questions:
+            for q in track(questions, description="structured samples", console=CONSOLE,
+                           update_period=5.0):
                 t = time.perf_counter()
                 made, failed = structured_samples(store, grounder, q, seed=args.seed,  # type: ignore[arg-type]
                                                   timings=stages)

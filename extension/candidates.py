@@ -86,11 +86,48 @@ def specific_types(entity: Entity) -> list[str]:
 
 
 def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[str],
-                           seed: int, k: int = 20) -> list[tuple[Entity, str]]:
+                           seed: int, k: int = 20, limit: int = 200,
+                           neighbours: int = 4) -> list[tuple[Entity, str]]:
     """Up to ``k`` named, non-CVT entities sharing a specific type with ``entity``
     (the contradictory edit's replacement), with the shared type; none of ``exclude``.
-    Types are tried in the entity's order; the sample is the store's seeded one."""
-    for type_id in specific_types(entity):
+
+    Siblings first: entities linked to one of ``entity``'s neighbours over the same
+    predicate, in the same direction (another city someone was born in, another film
+    of the same director) — found with a few adjacency reads around the answer, and
+    plausible replacements; then any entity of the type next to those neighbours. Only
+    when there are none does it fall back to the store's seeded sample of the type,
+    which scans the type's entities (slow on large stores).
+    """
+    wanted = specific_types(entity)
+    if not wanted:
+        return []
+    around = store.adjacency(entity.id, limit=limit)
+    links = sorted({(f.subject, f.predicate, True) if f.object == entity.id
+                    else (str(f.object), f.predicate, False)
+                    for f in around.facts if not f.is_literal})
+    found: dict[str, tuple[Entity, str]] = {}
+    nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation: second choice
+    for node, predicate, answer_is_object in links[:neighbours]:
+        adj = store.adjacency(node, limit=limit)
+        for f in adj.facts:
+            if f.is_literal:
+                continue
+            other = f.subject if f.subject != node else str(f.object)
+            if other in (entity.id, node) or other in exclude:
+                continue
+            e = adj.entities.get(other)
+            if e is None or e.is_cvt or not e.name:
+                continue
+            shared = next((t for t in wanted if t in e.types), None)
+            if shared is None:
+                continue
+            sibling = f.predicate == predicate and (
+                f.subject == node if answer_is_object else f.object == node)
+            (found if sibling else nearby).setdefault(other, (e, shared))
+    for pool in (found, nearby):
+        if pool:
+            return [pool[i] for i in sorted(pool)][:k]
+    for type_id in wanted:
         pool = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed, type_id=type_id)
                 if e.id != entity.id and e.id not in exclude]
         if pool:

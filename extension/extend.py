@@ -99,13 +99,6 @@ class GroundedExtension:
     truncated: bool
 
 
-def ground_disjuncts(grounder: Grounder, disjuncts: tuple[QueryGraph, ...]
-                     ) -> tuple[list[Grounding], list[Object], list[Fact]]:
-    """Ground each disjunct; answers and facts are unions in disjunct order."""
-    groundings = [grounder.ground(d) for d in disjuncts]
-    return groundings, *merge_groundings(groundings)
-
-
 def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                  subjects: tuple[str, ...], rng: random.Random,
                  config: ExtensionConfig = ExtensionConfig()

@@ -116,6 +116,9 @@ class Grounder:
         self.classes = classes
         self.max_bindings = max_bindings
         self._predicates: set[str] | None = None
+        # Entities already seen in the store: extension grounds many candidate queries
+        # around the same entities, and each check would be one store read per id.
+        self._known_entities: set[str] = set()
 
     def known_predicates(self) -> set[str]:
         if self._predicates is None:
@@ -131,9 +134,10 @@ class Grounder:
         if unknown_p:
             return Grounding("unknown_predicate", missing=tuple(unknown_p),
                              detail=f"predicates not in the store: {', '.join(unknown_p)}")
-        ids = graph.entity_ids()
-        found = self.store.entities(ids)
-        unknown_e = [e for e in ids if e not in found]
+        unchecked = [e for e in graph.entity_ids() if e not in self._known_entities]
+        found = self.store.entities(unchecked) if unchecked else {}
+        self._known_entities.update(found)
+        unknown_e = [e for e in unchecked if e not in found]
         if unknown_e:
             return Grounding("unknown_entity", missing=tuple(unknown_e),
                              detail=f"entities not in the store: {', '.join(unknown_e)}")

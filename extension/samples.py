@@ -310,7 +310,7 @@ def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
             return f"no other {answer.datatype or 'literal'} value of {predicate}"
         replacement = rng.choice(options)
     else:
-        entity = b.store.entity(answer)
+        entity = b.entities.get(answer)   # G's entities were read for the triples' names
         if entity is None:
             return f"answer {answer} is not in the store"
         options_e = [(e, t) for e, t in cand.same_type_replacements(

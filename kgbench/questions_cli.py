@@ -48,6 +48,7 @@ from kgbench.cli import (
 )
 from kgstore import open_store, to_jsonable
 from loaders.kgqa import FORMATS, ReadIssue, read_questions
+from loaders.sources import data_name
 
 questions_app: typer.Typer = typer.Typer(
     help=(
@@ -63,9 +64,7 @@ SHOWN_ISSUES = 10
 
 
 def _default_out(path: Path, suffix: str) -> Path:
-    name = path.name
-    for ext in (".gz", ".bz2", ".zst", ".jsonl", ".json"):
-        name = name.removesuffix(ext)
+    name = data_name(path).removesuffix(".jsonl").removesuffix(".json")
     return Path(f"{name}.{suffix}.jsonl")
 
 

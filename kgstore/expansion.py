@@ -61,28 +61,20 @@ def join_order(patterns: Sequence[TriplePattern]) -> list[int]:
 
 
 class _Expansions:
-    """``facts_out``/``facts_in`` of one store, each (node, predicate) fetched once."""
+    """``facts_out``/``facts_in`` of one store, each (direction, node, predicate)
+    fetched once per match."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.out: dict[tuple[str, str], list[Fact]] = {}
-        self.into: dict[tuple[str, str], list[Fact]] = {}
+        self.cache: dict[tuple[bool, str, str], list[Fact]] = {}
 
-    def facts_out(self, node: str, predicate: str) -> list[Fact] | None:
+    def facts(self, outgoing: bool, node: str, predicate: str) -> list[Fact] | None:
         """The facts, or ``None`` when the node has more than the expansion limit."""
-        key = (node, predicate)
-        if key not in self.out:
-            self.out[key] = self.store.facts_out(node, predicate=predicate,
-                                                 limit=EXPANSION_LIMIT + 1)
-        facts = self.out[key]
-        return None if len(facts) > EXPANSION_LIMIT else facts
-
-    def facts_in(self, node: str, predicate: str) -> list[Fact] | None:
-        key = (node, predicate)
-        if key not in self.into:
-            self.into[key] = self.store.facts_in(node, predicate=predicate,
-                                                 limit=EXPANSION_LIMIT + 1)
-        facts = self.into[key]
+        key = (outgoing, node, predicate)
+        if key not in self.cache:
+            read = self.store.facts_out if outgoing else self.store.facts_in
+            self.cache[key] = read(node, predicate=predicate, limit=EXPANSION_LIMIT + 1)
+        facts = self.cache[key]
         return None if len(facts) > EXPANSION_LIMIT else facts
 
 
@@ -102,11 +94,11 @@ def match_by_expansion(store: Store, query: PatternQuery, *,
             s = _resolve(p.subject, b)
             o = _resolve(p.object, b)
             if isinstance(s, str):
-                facts = expansions.facts_out(s, p.predicate)
+                facts = expansions.facts(True, s, p.predicate)
                 if facts is not None and o is not None:
                     facts = [f for f in facts if f.object == o]
             elif isinstance(o, str):
-                facts = expansions.facts_in(o, p.predicate)
+                facts = expansions.facts(False, o, p.predicate)
             else:
                 return None   # no bound end (or only a literal): not an expansion
             if facts is None:

@@ -106,10 +106,16 @@ class Source(_Frozen):
 
 
 class SampleQuery(_Frozen):
+    """The original query graph, the extended disjuncts (query-graph JSON), the rule and
+    resulting shape, the subject entities of the extended query, the edges the rule
+    added (``{source, predicate, target}``) and the rule attempts."""
+
     original: Any
     extended: tuple[Any, ...]
     rule: str
     shape: str
+    subjects: tuple[str, ...] = ()
+    added: tuple[Any, ...] = ()
     attempts: tuple[Any, ...] = ()
 
 
@@ -129,6 +135,8 @@ class StructuredSample(_Frozen):
     sub_facts: tuple[SubFact, ...]
     supported_fraction: float
     seed: int
+    cvt_nodes: tuple[str, ...] = ()
+    """CVT (mediator) node ids among the triples' ends: verbalization folds their facts."""
 
 
 class SampleFailure(_Frozen):
@@ -253,7 +261,8 @@ class _Builder:
                           question=self.question.question),
             query=SampleQuery(original=q.original.model_dump(mode="json"),
                               extended=tuple(d.model_dump(mode="json") for d in q.disjuncts),
-                              rule=q.rule, shape=q.shape,
+                              rule=q.rule, shape=q.shape, subjects=q.subjects,
+                              added=tuple(e.model_dump() for e in q.added),
                               attempts=tuple(a.model_dump() for a in q.attempts)),
             answer_entities=tuple(self.answer(a) for a in self.ext.answers),
             answers_capped=self.ext.truncated,
@@ -264,6 +273,9 @@ class _Builder:
             sub_facts=tuple(SubFact(triple=self.triple(f), supported=ok) for f, ok in subs),
             supported_fraction=sum(ok for _, ok in subs) / len(subs) if subs else 0.0,
             seed=self.seed,
+            cvt_nodes=tuple(sorted(
+                n for f in (*original, *facts) for n in (f.subject, f.object_key)
+                if (e := self.entities.get(n)) is not None and e.is_cvt)),
         )
 
 

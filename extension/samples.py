@@ -273,9 +273,9 @@ class _Builder:
             sub_facts=tuple(SubFact(triple=self.triple(f), supported=ok) for f, ok in subs),
             supported_fraction=sum(ok for _, ok in subs) / len(subs) if subs else 0.0,
             seed=self.seed,
-            cvt_nodes=tuple(sorted(
+            cvt_nodes=tuple(sorted({
                 n for f in (*original, *facts) for n in (f.subject, f.object_key)
-                if (e := self.entities.get(n)) is not None and e.is_cvt)),
+                if (e := self.entities.get(n)) is not None and e.is_cvt})),
         )
 
 

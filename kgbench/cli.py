@@ -41,6 +41,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from extension.generate import GenerateError
+from extension.llm import LLMError
 from kgstore import (
     Entity,
     Fact,
@@ -112,6 +114,8 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
     (QueryError,
      "check the query syntax; `kgbench cypher --help` shows the graph schema"),
     (StoreError, None),
+    (GenerateError, None),
+    (LLMError, None),   # messages name the endpoint, what to check, and that a rerun resumes
 ]
 
 
@@ -1548,7 +1552,9 @@ def _demo_path_target(s: Store, sub: Subgraph, center: str) -> str | None:
 # Imported last: kgbench.questions_cli and kgbench.extend_cli build on this module's
 # helpers and add their commands to ``app`` themselves, so any of them can be imported
 # first.
+import kgbench.export_cli  # noqa: E402,F401
 import kgbench.extend_cli  # noqa: E402,F401
+import kgbench.generate_cli  # noqa: E402,F401
 import kgbench.questions_cli  # noqa: E402,F401
 
 

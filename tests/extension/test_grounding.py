@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -42,10 +41,10 @@ from extension.query_graph import (
 )
 from kgstore import Entity, Fact, Literal, Store
 from kgstore.patterns import HasType, NotEqual, TriplePattern, Var
+from tests.external import external_path as _external
 from tests.kgstore.conftest import BACKEND_FACTORIES
 
 Factory = Callable[[Path], Store]
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 
 
 @pytest.fixture(scope="module", params=list(BACKEND_FACTORIES))
@@ -655,15 +654,6 @@ def test_grounder_facts_are_the_union_of_solutions(
 # --------------------------------------------------------------------------------------
 # External: WebQSP questions answerable in the FB15k-237 slice
 # --------------------------------------------------------------------------------------
-
-
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is missing")
-    return path
 
 
 def _mid(fb15k_id: str) -> str:

@@ -9,7 +9,6 @@ and the CAQA shape rules (extension.shapes) by hand.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,8 @@ from loaders.kgqa import (
     read_webqsp,
 )
 from tests.extension.test_sparql import GRAIL_SINGLE, grailqa, webqsp
+from tests.external import external_path as _external
 
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 XSD = "http://www.w3.org/2001/XMLSchema#"
 CVT = frozenset({"film.performance", "people.marriage"})
 
@@ -374,15 +373,6 @@ def test_jsonl_file_triples_and_sparql(tmp_path: Path) -> None:
 
 
 # -- external data --------------------------------------------------------------------------------
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
 @pytest.fixture(scope="module")
 def webqsp_parsed() -> dict[str, ParsedQuestion]:
     paths = [_external("webqsp", "WebQSP.train.json"), _external("webqsp", "WebQSP.test.json")]

@@ -37,10 +37,11 @@ from loaders.vectorized import (
     locate_fault,
     stage_ntriples_vectorized,
 )
+from tests.external import external_path as _external
 
 FB = "http://rdf.freebase.com/ns/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "kgbench" / "demo" / "data" / "films.nt.gz"
 
@@ -684,15 +685,6 @@ def test_kill_9_during_load_then_rerun_gives_the_clean_store(tmp_path: Path, ope
 
 
 # -- external data ----------------------------------------------------------------------------
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
 def _predicate_counts(path: Path) -> Counter[str]:
     """Lines per predicate id, counted independently with plain string operations."""
     counts: Counter[str] = Counter()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
-import os
 import pickle
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -29,8 +28,8 @@ from loaders.kgqa import (
     read_questions,
     read_webqsp,
 )
+from tests.external import external_path as _external
 
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 REPO = Path(__file__).resolve().parents[2]
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -729,15 +728,6 @@ def test_error_types() -> None:
 
 
 # -- external data ----------------------------------------------------------------------------
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
 @pytest.mark.external
 @pytest.mark.parametrize("name, count", [
     ("WebQSP.train.json", 3098),

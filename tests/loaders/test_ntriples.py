@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import os
 from pathlib import Path
 
 import pytest
@@ -33,11 +32,12 @@ from loaders.ntriples import (
     parse_line_raw,
 )
 from loaders.sources import file_checksum, open_text
+from tests.external import EXTERNAL
+from tests.external import external_path as _external
 
 EX = "http://example/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FB = "http://rdf.freebase.com/ns/"
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 
 
 def obj(line: str):
@@ -419,15 +419,6 @@ def test_error_pickles_with_fields() -> None:
 
 
 # -- external data -----------------------------------------------------------------------
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
 def _w3c_cases() -> list:
     """(kind, file) for every test in the W3C manifest, or one skipped placeholder."""
     if not EXTERNAL:

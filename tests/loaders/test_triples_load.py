@@ -4,7 +4,6 @@ fake store for the protocol, the LadybugDB store for the result)."""
 from __future__ import annotations
 
 import gzip
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from loaders.triples import (
     detect_format,
     load_triples,
 )
+from tests.external import external_path as _external
 
 FB = "http://rdf.freebase.com/ns/"
 WD = "http://www.wikidata.org/entity/"
@@ -32,7 +32,6 @@ RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 
 
 def fb(local: str) -> str:
@@ -570,15 +569,6 @@ def test_end_to_end_blank_nodes_differ_between_files(tmp_path: Path, open_store)
         subjects = {f.subject for o in ("http://ex.org/o1", "http://ex.org/o2")
                     for f in store.facts_in(o)}
         assert len(subjects) == 2 and all(s.startswith("_:") for s in subjects)
-
-
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
 
 
 @pytest.mark.external

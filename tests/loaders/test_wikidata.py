@@ -38,8 +38,8 @@ from loaders.wikidata import (
     wikidata_format,
     wrong_loader_message,
 )
+from tests.external import external_path as _external
 
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 
@@ -545,15 +545,6 @@ def test_guess_loader_and_messages(tmp_path: Path) -> None:
 
 
 # -- external data -----------------------------------------------------------------------
-def _external(*parts: str) -> Path:
-    if not EXTERNAL:
-        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
-    path = Path(EXTERNAL, *parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
 def _truthy(entity: dict[str, Any]) -> list[dict[str, Any]]:
     """Independent reference: the truthy main snaks of an entity (plain json)."""
     kept = []

@@ -1,0 +1,685 @@
+"""The LLM backend against a real OpenAI-compatible HTTP server on localhost.
+
+:class:`FakeChatServer` is a ``ThreadingHTTPServer`` answering ``POST
+/v1/chat/completions`` with text derived from the prompt (it repeats the names the
+prompt lists, so the verbalizer's checks pass), and can be told to fail: garbage
+bodies, 5xx, 429 with ``Retry-After``, replies slower than the client's timeout, or be
+stopped altogether. It records every request it receives.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extension import llm
+from extension.llm import (
+    ChatClient,
+    ChatEndpoint,
+    ChatMessage,
+    ChatReply,
+    LLMBadResponse,
+    LLMConfigError,
+    LLMRejected,
+    LLMUnavailable,
+    LLMVerbalizer,
+    RateLimiter,
+    ResponseCache,
+    check_answer,
+    check_citation,
+    check_question,
+    clean_reply,
+    parse_retry_after,
+    request_key,
+    verbalizer_from_options,
+)
+from extension.samples import StructuredSample
+from extension.verbalize import TemplateVerbalizer, citation_parts
+
+
+@dataclass
+class Received:
+    """One request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    at: float
+
+
+class FakeChatServer:
+    """An OpenAI-compatible chat server on 127.0.0.1 (a free port).
+
+    ``faults`` is a queue of responses to give before answering normally, one per
+    request: ``"500"``, ``"429"`` (with ``Retry-After: retry_after``), ``"garbage"``
+    (a 200 that is not JSON), ``"slow"`` (sleeps ``slow_s`` first), ``"401"``.
+    ``always`` applies a fault to every request. ``reply`` overrides the normal
+    content."""
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.faults: list[str] = []
+        self.always: str | None = None
+        self.reply: str | None = None
+        self.retry_after = "0"
+        self.slow_s = 1.0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:   # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                with server._lock:
+                    server.received.append(Received(self.path, dict(self.headers.items()),
+                                                    json.loads(raw), time.monotonic()))
+                    fault = server.faults.pop(0) if server.faults else server.always
+                if self.path != "/v1/chat/completions":
+                    self._send(404, b'{"error": "not found"}')
+                    return
+                if fault == "slow":
+                    time.sleep(server.slow_s)
+                elif fault == "500":
+                    self._send(500, b'{"error": "overloaded"}')
+                    return
+                elif fault == "429":
+                    self._send(429, b'{"error": "slow down"}',
+                               {"Retry-After": server.retry_after})
+                    return
+                elif fault == "401":
+                    self._send(401, b'{"error": "invalid api key"}')
+                    return
+                elif fault == "garbage":
+                    self._send(200, b"<html>502 Bad Gateway</html>")
+                    return
+                body = json.loads(raw)
+                content = server.reply if server.reply is not None else echo_content(
+                    body["messages"][-1]["content"])
+                doc = {"id": "x", "object": "chat.completion", "model": body["model"],
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": content}}]}
+                try:
+                    self._send(200, json.dumps(doc).encode())
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the client timed out and left
+
+            def _send(self, status: int, payload: bytes,
+                      headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
+                                       daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+_PLACEHOLDER = re.compile(r"\[[a-z ]+ \d+\](, )?|, \[[a-z ]+ \d+\]")
+
+
+def echo_content(prompt: str) -> str:
+    """A deterministic reply that does what the prompt asks, well enough for the
+    checks: each ``(s, r, o)`` line as a sentence without the record placeholders;
+    a question naming the lines' entities when a question is asked; the answers when
+    a statement is asked."""
+    if "Answers:" in prompt:
+        answers = re.search(r"^Answers: (.+)$", prompt, re.M)
+        assert answers is not None
+        return f"The answer is {answers.group(1)}."
+    lines = [line[1:-1] for line in prompt.splitlines()
+             if line.startswith("(") and line.endswith(")")]
+    if "question" in prompt.splitlines()[-1]:
+        # (subject, relation, object): every part but the relation; a line that does not
+        # split in three (a name with ", " in it) is taken whole.
+        parts = [line.split(", ") for line in lines]
+        names = [x for p in parts for i, x in enumerate(p)
+                 if not (i == 1 and len(p) == 3) and not x.startswith("?")]
+        return f"Which one is linked to {', '.join(dict.fromkeys(names))}?"
+    return " ".join(_PLACEHOLDER.sub("", line) + "." for line in lines)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    s = FakeChatServer()
+    yield s
+    s.stop()
+
+
+def endpoint(server: FakeChatServer, **options: Any) -> ChatEndpoint:
+    fast = {"url": server.url, "model": "test-model", "timeout_s": 2.0, "max_retries": 2,
+            "backoff_base_s": 0.01, "max_wait_s": 1.0}
+    return ChatEndpoint(**{**fast, **options})
+
+
+HELLO = [ChatMessage("user", "Say hello.\n(Alice, knows, Bob)")]
+HELLO_REPLY = "Alice, knows, Bob."   # what echo_content makes of HELLO
+
+
+# ---------------------------------------------------------------------------
+# The client
+
+
+def test_request_carries_model_temperature_zero_and_bearer_key(
+        server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_LLM_KEY", "sk-secret")
+    reply = ChatClient(endpoint(server, api_key_env="MY_LLM_KEY")).complete(HELLO)
+    assert reply == ChatReply(HELLO_REPLY, "stop")
+    [req] = server.received
+    assert req.path == "/v1/chat/completions"
+    assert req.body["model"] == "test-model"
+    assert req.body["temperature"] == 0
+    assert req.body["messages"] == [{"role": "user", "content": HELLO[0].content}]
+    assert req.headers["Authorization"] == "Bearer sk-secret"
+
+
+def test_no_key_no_authorization_header(server: FakeChatServer,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(llm.DEFAULT_API_KEY_ENV, raising=False)
+    ChatClient(endpoint(server)).complete(HELLO)
+    assert "Authorization" not in server.received[0].headers
+
+
+def test_url_may_already_name_the_chat_path(server: FakeChatServer) -> None:
+    ep = endpoint(server, url=server.url + "/chat/completions/")
+    assert ep.chat_url == server.url + "/chat/completions"
+    assert ChatClient(ep).complete(HELLO).content == HELLO_REPLY
+
+
+def test_retries_5xx_and_429_then_succeeds(server: FakeChatServer) -> None:
+    server.faults = ["500", "429"]
+    client = ChatClient(endpoint(server, max_retries=2))
+    assert client.complete(HELLO).content == HELLO_REPLY
+    assert len(server.received) == 3
+    assert client.stats.requests == 3
+
+
+def test_retry_after_is_honoured(server: FakeChatServer) -> None:
+    server.faults = ["429"]
+    server.retry_after = "0.3"
+    started = time.monotonic()
+    ChatClient(endpoint(server, backoff_base_s=0.0)).complete(HELLO)
+    first, second = server.received
+    assert second.at - first.at >= 0.29
+    assert time.monotonic() - started < 2.0
+
+
+def test_retry_after_longer_than_max_wait_gives_up_at_once(server: FakeChatServer) -> None:
+    server.always = "429"
+    server.retry_after = "3600"
+    with pytest.raises(LLMUnavailable, match=r"asks to wait 3600s.*max_wait_s"):
+        ChatClient(endpoint(server, max_retries=5)).complete(HELLO)
+    assert len(server.received) == 1
+
+
+def test_persistent_5xx_exhausts_retries_with_clear_message(server: FakeChatServer) -> None:
+    server.always = "500"
+    with pytest.raises(LLMUnavailable) as caught:
+        ChatClient(endpoint(server, max_retries=2)).complete(HELLO)
+    assert len(server.received) == 3
+    message = str(caught.value)
+    assert server.url in message and "after 3 attempts" in message and "HTTP 500" in message
+
+
+def test_other_4xx_is_not_retried(server: FakeChatServer) -> None:
+    server.always = "401"
+    with pytest.raises(LLMRejected, match=r"HTTP 401.*KGBENCH_LLM_API_KEY") as caught:
+        ChatClient(endpoint(server, max_retries=3)).complete(HELLO)
+    assert caught.value.status == 401 and caught.value.is_configuration_error
+    assert len(server.received) == 1
+
+
+def test_wrong_path_404_names_the_url_to_check(server: FakeChatServer) -> None:
+    ep = endpoint(server, url=f"http://127.0.0.1:{server.port}")   # /v1 forgotten
+    with pytest.raises(LLMRejected, match=r"HTTP 404.*check --llm-url"):
+        ChatClient(ep).complete(HELLO)
+
+
+def test_timeout_is_retried_then_reported(server: FakeChatServer) -> None:
+    server.always = "slow"
+    server.slow_s = 0.5
+    with pytest.raises(LLMUnavailable, match=r"0.2s timeout"):
+        ChatClient(endpoint(server, timeout_s=0.2, max_retries=1)).complete(HELLO)
+    assert len(server.received) == 2
+
+
+def test_slow_once_then_fine(server: FakeChatServer) -> None:
+    server.faults = ["slow"]
+    server.slow_s = 0.5
+    reply = ChatClient(endpoint(server, timeout_s=0.2, max_retries=1)).complete(HELLO)
+    assert reply.content == HELLO_REPLY
+
+
+def test_server_down_is_unavailable_with_url_and_what_to_check(server: FakeChatServer) -> None:
+    ep = endpoint(server, max_retries=1)
+    server.stop()
+    with pytest.raises(LLMUnavailable) as caught:
+        ChatClient(ep).complete(HELLO)
+    message = str(caught.value)
+    assert ep.chat_url in message
+    assert "connection refused" in message and "--llm-url" in message
+
+
+def test_garbage_body_is_a_bad_response(server: FakeChatServer) -> None:
+    server.always = "garbage"
+    with pytest.raises(LLMBadResponse, match=r"not JSON.*<html>"):
+        ChatClient(endpoint(server)).complete(HELLO)
+
+
+def test_json_that_is_not_a_completion_says_what_is_missing() -> None:
+    with pytest.raises(LLMBadResponse, match=r"choices.*Field required"):
+        llm.parse_chat_completion(b'{"error": "nope"}', "http://x/v1/chat/completions")
+    with pytest.raises(LLMBadResponse, match="no choices"):
+        llm.parse_chat_completion(b'{"choices": []}', "http://x/v1/chat/completions")
+    reply = llm.parse_chat_completion(
+        b'{"choices": [{"message": {"content": null}, "finish_reason": "length"}]}', "u")
+    assert reply == ChatReply("", "length")
+
+
+def test_rate_limiter_spaces_requests_at_the_server(server: FakeChatServer) -> None:
+    # Four threads at once through a 10/s limit: the server sees them 0.1 s apart.
+    client = ChatClient(endpoint(server, requests_per_second=10.0))
+    threads = [threading.Thread(target=client.complete,
+                                args=([ChatMessage("user", f"(A{i}, r, B)")],))
+               for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    times = sorted(r.at for r in server.received)
+    assert len(times) == 4
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert min(gaps) >= 0.05   # 0.1 s, less what connection latency may shift
+    assert times[-1] - times[0] >= 0.25
+
+
+def test_rate_limiter_without_limit_does_not_wait() -> None:
+    limiter = RateLimiter(None)
+    started = time.monotonic()
+    for _ in range(100):
+        limiter.wait()
+    assert time.monotonic() - started < 0.05
+    with pytest.raises(ValueError):
+        RateLimiter(0)
+
+
+def test_parse_retry_after() -> None:
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after("-3") == 0.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == 10.0
+
+
+def test_endpoint_validation() -> None:
+    with pytest.raises(ValueError, match="not an http"):
+        ChatEndpoint(url="localhost:8000/v1", model="m")
+    with pytest.raises(ValueError, match="model name is empty"):
+        ChatEndpoint(url="http://localhost:8000/v1", model=" ")
+    with pytest.raises(ValueError, match="requests_per_second"):
+        ChatEndpoint(url="http://localhost:8000/v1", model="m", requests_per_second=0)
+
+
+# ---------------------------------------------------------------------------
+# The cache
+
+
+def test_cache_key_covers_model_messages_and_temperature() -> None:
+    a = ChatEndpoint(url="http://h/v1", model="a")
+    body = llm.chat_request_body(a, HELLO)
+    assert request_key(body) == request_key(dict(reversed(list(body.items()))))
+    assert request_key(body) != request_key({**body, "model": "b"})
+    assert request_key(body) != request_key({**body, "temperature": 0.7})
+    assert request_key(body) != request_key(
+        llm.chat_request_body(a, [ChatMessage("user", "Say hi.")]))
+    # the URL is not part of the key: the same model elsewhere shares the cache
+    b = ChatEndpoint(url="http://other/v1", model="a")
+    assert request_key(llm.chat_request_body(b, HELLO)) == request_key(body)
+
+
+def test_client_with_cache_sends_each_request_once(server: FakeChatServer,
+                                                   tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache")
+    first = ChatClient(endpoint(server), cache)
+    assert first.complete(HELLO).content == HELLO_REPLY
+    assert first.complete(HELLO).content == HELLO_REPLY
+    assert len(server.received) == 1 and first.stats.cache_hits == 1
+    rerun = ChatClient(endpoint(server), ResponseCache(tmp_path / "cache"))
+    assert rerun.complete(HELLO).content == HELLO_REPLY
+    assert len(server.received) == 1 and rerun.stats.requests == 0
+    [key] = cache.keys()
+    assert cache.path(key).parent.name == key[:2]
+    stored = json.loads(cache.path(key).read_text())
+    assert stored["request"]["model"] == "test-model"
+
+
+def test_bad_responses_are_not_cached(server: FakeChatServer, tmp_path: Path) -> None:
+    server.faults = ["garbage"]
+    client = ChatClient(endpoint(server), ResponseCache(tmp_path))
+    with pytest.raises(LLMBadResponse):
+        client.complete(HELLO)
+    assert ResponseCache(tmp_path).keys() == []
+    assert client.complete(HELLO).content == HELLO_REPLY
+    assert len(server.received) == 2
+
+
+def test_unreadable_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    key = "ab" + "0" * 62
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_text('{"format": 1, "key": "ab00')   # cut off
+    assert cache.get(key) is None
+    cache.put(key, {"model": "m"}, ChatReply("text", "stop"))
+    assert cache.get(key) == ChatReply("text", "stop")
+    assert [p.name for p in cache.path(key).parent.iterdir()] == [f"{key}.json"]
+    with pytest.raises(ValueError, match="SHA-256"):
+        cache.path("../../etc/passwd")
+
+
+def _write_cache(directory: Path, start: Any) -> None:
+    """One writer process: put and read back the same 150 keys three times over."""
+    cache = ResponseCache(directory)
+    start.wait()   # both writers begin together, so their writes overlap
+    for _ in range(3):
+        for i in range(150):
+            body = {"model": "m", "messages": [{"role": "user", "content": str(i)}]}
+            key = request_key(body)
+            cache.put(key, body, ChatReply(f"reply {i} " + "x" * 2000, "stop"))
+            got = cache.get(key)
+            if got is None or not got.content.startswith(f"reply {i} "):
+                raise AssertionError(f"read back {got!r} for key {i}")
+
+
+def test_two_processes_writing_the_same_keys_leave_a_consistent_cache(tmp_path: Path) -> None:
+    # fork: the children start with the modules loaded, so they overlap from the start
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(2)
+    writers = [context.Process(target=_write_cache, args=(tmp_path / "cache", start))
+               for _ in range(2)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join(timeout=60)
+        assert w.exitcode == 0
+    cache = ResponseCache(tmp_path / "cache")
+    assert len(cache.keys()) == 150
+    for i in range(150):
+        body = {"model": "m", "messages": [{"role": "user", "content": str(i)}]}
+        got = cache.get(request_key(body))
+        assert got is not None and got.content == f"reply {i} " + "x" * 2000
+    assert not list((tmp_path / "cache").glob("*/.*"))   # no temporary file left behind
+
+
+# ---------------------------------------------------------------------------
+# The verbalizer
+
+# Real samples of the demo store (`kgbench demo` questions, seed 0), compacted:
+# sub-facts and, for unedited samples, the original subgraph are rebuilt by _sample.
+_SAMPLES = """
+{"id":"demo-001:supportive","source":{"dataset":"jsonl","qid":"demo-001","question":"who directed the godfather?"},"query":{"original":{"nodes":[{"id":"m.0kgb0gd","kind":"entity","value":"m.0kgb0gd","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false}],"edges":[{"source":"m.0kgb0gd","predicate":"film.film.directed_by","target":"?x"}],"answer":"?x","function":"none"},"extended":[{"nodes":[{"id":"?v1","kind":"variable","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false},{"id":"m.0kgb0ge","kind":"entity","value":"m.0kgb0ge","name":"The Godfather Part II","is_cvt":false}],"edges":[{"source":"?v1","predicate":"film.film.sequel","target":"m.0kgb0ge"},{"source":"?v1","predicate":"film.film.directed_by","target":"?x"}],"answer":"?x","not_equal":[["?x","m.0kgb0ge"]],"function":"none"}],"rule":"intersection_way1","shape":"path","subjects":["m.0kgb0ge"],"added":[{"source":"?v1","predicate":"film.film.sequel","target":"m.0kgb0ge"}]},"answer_entities":[{"id":"m.0kgb085","name":"Francis Ford Coppola"}],"answers_capped":false,"label":"supportive","complexity":"concatenation","subgraph":[{"s":"m.0kgb0gd","p":"film.film.sequel","o":"m.0kgb0ge","s_name":"The Godfather","o_name":"The Godfather Part II","literal":false},{"s":"m.0kgb0gd","p":"film.film.directed_by","o":"m.0kgb085","s_name":"The Godfather","o_name":"Francis Ford Coppola","literal":false}],"edit":{"kind":"none"},"seed":0}
+{"id":"demo-001:contradictory","source":{"dataset":"jsonl","qid":"demo-001","question":"who directed the godfather?"},"query":{"original":{"nodes":[{"id":"m.0kgb0gd","kind":"entity","value":"m.0kgb0gd","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false}],"edges":[{"source":"m.0kgb0gd","predicate":"film.film.directed_by","target":"?x"}],"answer":"?x","function":"none"},"extended":[{"nodes":[{"id":"?v1","kind":"variable","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false},{"id":"m.0kgb0ge","kind":"entity","value":"m.0kgb0ge","name":"The Godfather Part II","is_cvt":false}],"edges":[{"source":"?v1","predicate":"film.film.sequel","target":"m.0kgb0ge"},{"source":"?v1","predicate":"film.film.directed_by","target":"?x"}],"answer":"?x","not_equal":[["?x","m.0kgb0ge"]],"function":"none"}],"rule":"intersection_way1","shape":"path","subjects":["m.0kgb0ge"],"added":[{"source":"?v1","predicate":"film.film.sequel","target":"m.0kgb0ge"}]},"answer_entities":[{"id":"m.0kgb085","name":"Francis Ford Coppola"}],"answers_capped":false,"label":"contradictory","complexity":"concatenation","subgraph":[{"s":"m.0kgb0gd","p":"film.film.sequel","o":"m.0kgb0ge","s_name":"The Godfather","o_name":"The Godfather Part II","literal":false},{"s":"m.0kgb0gd","p":"film.film.directed_by","o":"m.0kgb08d","s_name":"The Godfather","o_name":"Ridley Scott","literal":false}],"original_subgraph":[{"s":"m.0kgb0gd","p":"film.film.sequel","o":"m.0kgb0ge","s_name":"The Godfather","o_name":"The Godfather Part II","literal":false},{"s":"m.0kgb0gd","p":"film.film.directed_by","o":"m.0kgb085","s_name":"The Godfather","o_name":"Francis Ford Coppola","literal":false}],"edit":{"kind":"replace_answer","replaced":{"id":"m.0kgb085","name":"Francis Ford Coppola"},"replacement":{"id":"m.0kgb08d","name":"Ridley Scott"},"shared_type":"film.director"},"seed":0}
+{"id":"demo-002:supportive","source":{"dataset":"jsonl","qid":"demo-002","question":"who played michael corleone in the godfather?"},"query":{"original":{"nodes":[{"id":"m.0kgb0gd","kind":"entity","value":"m.0kgb0gd","is_cvt":false},{"id":"?y","kind":"variable","is_cvt":true},{"id":"?x","kind":"answer","is_cvt":false},{"id":"m.0kgb0iw","kind":"entity","value":"m.0kgb0iw","is_cvt":false}],"edges":[{"source":"m.0kgb0gd","predicate":"film.film.starring","target":"?y"},{"source":"?y","predicate":"film.performance.actor","target":"?x"},{"source":"?y","predicate":"film.performance.character","target":"m.0kgb0iw"}],"answer":"?x","function":"none"},"extended":[{"nodes":[{"id":"m.0kgb0gd","kind":"entity","value":"m.0kgb0gd","is_cvt":false},{"id":"?y","kind":"variable","is_cvt":true},{"id":"?x","kind":"answer","is_cvt":false},{"id":"m.0kgb0iw","kind":"entity","value":"m.0kgb0iw","is_cvt":false},{"id":"m.0kgb001","kind":"entity","value":"m.0kgb001","name":"United States of America","is_cvt":false}],"edges":[{"source":"m.0kgb0gd","predicate":"film.film.starring","target":"?y"},{"source":"?y","predicate":"film.performance.actor","target":"?x"},{"source":"?y","predicate":"film.performance.character","target":"m.0kgb0iw"},{"source":"?x","predicate":"people.person.nationality","target":"m.0kgb001"}],"answer":"?x","function":"none"}],"rule":"intersection_way2","shape":"tree","subjects":["m.0kgb0gd","m.0kgb001"],"added":[{"source":"?x","predicate":"people.person.nationality","target":"m.0kgb001"}]},"answer_entities":[{"id":"m.0kgb0ag","name":"Al Pacino"}],"answers_capped":false,"label":"supportive","complexity":"intersection","subgraph":[{"s":"m.0kgb0gd","p":"film.film.starring","o":"m.0kgb0ph","s_name":"The Godfather","literal":false},{"s":"m.0kgb0ph","p":"film.performance.actor","o":"m.0kgb0ag","o_name":"Al Pacino","literal":false},{"s":"m.0kgb0ph","p":"film.performance.character","o":"m.0kgb0iw","o_name":"Michael Corleone","literal":false},{"s":"m.0kgb0ag","p":"people.person.nationality","o":"m.0kgb001","s_name":"Al Pacino","o_name":"United States of America","literal":false}],"edit":{"kind":"none"},"seed":0,"cvt_nodes":["m.0kgb0ph"]}
+{"id":"demo-008:supportive","source":{"dataset":"jsonl","qid":"demo-008","question":"when was inception released?"},"query":{"original":{"nodes":[{"id":"m.0kgb0h6","kind":"entity","value":"m.0kgb0h6","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false}],"edges":[{"source":"m.0kgb0h6","predicate":"film.film.initial_release_date","target":"?x"}],"answer":"?x","function":"none"},"extended":[{"nodes":[{"id":"m.0kgb0h6","kind":"entity","value":"m.0kgb0h6","is_cvt":false},{"id":"?x","kind":"answer","is_cvt":false}],"edges":[{"source":"m.0kgb0h6","predicate":"film.film.initial_release_date","target":"?x"}],"answer":"?x","function":"none"}],"rule":"none","shape":"single","subjects":["m.0kgb0h6"]},"answer_entities":[{"value":"2010-07-16","datatype":"xsd:date"}],"answers_capped":false,"label":"supportive","complexity":"single","subgraph":[{"s":"m.0kgb0h6","p":"film.film.initial_release_date","o":"2010-07-16","s_name":"Inception","datatype":"xsd:date","literal":true}],"edit":{"kind":"none"},"seed":0}
+"""
+
+
+def _sample(doc: dict[str, Any]) -> StructuredSample:
+    original = doc.setdefault("original_subgraph", doc["subgraph"])
+    kept = [json.dumps(t, sort_keys=True) for t in doc["subgraph"]]
+    doc["sub_facts"] = [{"triple": t, "supported": json.dumps(t, sort_keys=True) in kept}
+                        for t in original]
+    doc["supported_fraction"] = sum(f["supported"] for f in doc["sub_facts"]) / len(original)
+    return StructuredSample.model_validate(doc)
+
+
+SAMPLES = {s.id: s for s in (_sample(json.loads(line)) for line in _SAMPLES.strip().splitlines())}
+SEQUEL = SAMPLES["demo-001:supportive"]           # concatenation: 2 hops, rule way 1
+SEQUEL_CONTRA = SAMPLES["demo-001:contradictory"]  # same question, one hop replaced
+CORLEONE = SAMPLES["demo-002:supportive"]         # a CVT (film performance) node
+INCEPTION = SAMPLES["demo-008:supportive"]        # rule none, a date answer
+
+
+@pytest.fixture
+def template() -> TemplateVerbalizer:
+    return TemplateVerbalizer()
+
+
+def verbalizer(server: FakeChatServer, cache: Path, template: TemplateVerbalizer,
+               **options: Any) -> LLMVerbalizer:
+    return LLMVerbalizer(endpoint(server), cache, template, **options)
+
+
+def test_one_request_per_part_and_the_llm_text_is_used(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    v = verbalizer(server, tmp_path, template)
+    text = v.verbalize(SEQUEL)
+    parts = citation_parts(SEQUEL)
+    assert len(parts) == 2   # concatenation: one citation per hop
+    assert len(server.received) == len(parts) + 2   # + question + answer statement
+    assert v.name == text.backend == "llm:test-model"
+    assert text.fallbacks == ()
+    assert [c.triples for c in text.citations] == [tuple(p) for p in parts]
+    assert text.citations[0].text == "The Godfather, has the sequel, The Godfather Part II."
+    assert text.question_extended.endswith("?")
+    assert "The Godfather Part II" in text.question_extended
+    assert text.answer == "The answer is Francis Ford Coppola."
+    # sub-fact sentences are the templates'
+    assert text.sub_fact_texts == template.verbalize(SEQUEL).sub_fact_texts
+    prompts = [r.body["messages"][0]["content"] for r in server.received]
+    assert "(The Godfather, has the sequel, The Godfather Part II)" in prompts[0]
+    assert prompts[0].endswith("Output only the passage.")
+    assert f"Question: {text.question_extended}" in prompts[-1]
+
+
+def test_samples_of_one_question_share_question_and_answer_requests(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    v = verbalizer(server, tmp_path, template)
+    first = v.verbalize(SEQUEL)
+    before = len(server.received)
+    second = v.verbalize(SEQUEL_CONTRA)
+    # only the citation of the replaced hop is new; its other hop, q̃ and ã are cached
+    assert len(server.received) == before + 1
+    assert second.question_extended == first.question_extended
+    assert second.answer == first.answer
+    assert "Ridley Scott" in " ".join(c.text for c in second.citations)
+
+
+def test_rerun_makes_no_request(server: FakeChatServer, tmp_path: Path,
+                                template: TemplateVerbalizer) -> None:
+    first = [verbalizer(server, tmp_path, template).verbalize(s) for s in SAMPLES.values()]
+    sent = len(server.received)
+    rerun = verbalizer(server, tmp_path, template)
+    assert [rerun.verbalize(s) for s in SAMPLES.values()] == first
+    assert len(server.received) == sent
+    assert rerun.client.stats.requests == 0 and rerun.client.stats.cache_hits > 0
+
+
+def test_rule_none_keeps_the_question_and_a_date_answer_is_checked_by_year(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    text = verbalizer(server, tmp_path, template).verbalize(INCEPTION)
+    assert len(server.received) == 2   # one citation + the answer statement
+    assert text.question_extended == INCEPTION.source.question
+    assert text.fallbacks == ()
+    assert "2010" in text.answer and "2010" in text.citations[0].text
+
+
+def test_cvt_nodes_become_records_never_ids(server: FakeChatServer, tmp_path: Path,
+                                            template: TemplateVerbalizer) -> None:
+    text = verbalizer(server, tmp_path, template).verbalize(CORLEONE)
+    prompt = server.received[0].body["messages"][0]["content"]
+    assert "[performance 1]" in prompt and "m.0kgb0ph" not in prompt
+    assert "(The Godfather, " in prompt and ", Al Pacino)" in prompt
+    assert text.fallbacks == ()
+    assert "m.0kgb0ph" not in " ".join(c.text for c in text.citations)
+
+
+def test_unusable_replies_fall_back_to_templates_and_are_flagged(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    server.reply = "I am sorry, I cannot help with that."
+    text = verbalizer(server, tmp_path, template).verbalize(SEQUEL)
+    expected = template.verbalize(SEQUEL)
+    assert text.citations == expected.citations
+    assert text.question_extended == expected.question_extended
+    assert text.answer == expected.answer
+    assert text.backend == "llm:test-model"
+    assert [f.split(":")[0] for f in text.fallbacks] == [
+        "citation 1", "citation 2", "question_extended", "answer"]
+    assert "does not mention 'The Godfather'" in text.fallbacks[0]
+    assert "no question mark" in text.fallbacks[2]
+
+
+def test_garbage_bodies_fall_back_then_count_as_unavailable(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    server.always = "garbage"
+    v = verbalizer(server, tmp_path, template, max_bad_responses=6)
+    text = v.verbalize(SEQUEL)
+    assert len(text.fallbacks) == 4
+    assert all("bad response" in f and "not JSON" in f for f in text.fallbacks)
+    assert text.citations == template.verbalize(SEQUEL).citations
+    with pytest.raises(LLMUnavailable, match="6 responses in a row were not chat completions"):
+        v.verbalize(SEQUEL_CONTRA)
+    assert ResponseCache(tmp_path).keys() == []   # nothing bad was cached
+
+
+def test_endpoint_down_stops_with_a_clear_message_and_a_rerun_resumes(
+        tmp_path: Path, template: TemplateVerbalizer) -> None:
+    first = FakeChatServer()
+    done = verbalizer(first, tmp_path, template).verbalize(SEQUEL)
+    first.stop()
+    down = LLMVerbalizer(endpoint(first, max_retries=1), tmp_path, template)
+    with pytest.raises(LLMUnavailable) as caught:
+        down.verbalize(CORLEONE)
+    message = str(caught.value)
+    assert first.url in message and "connection refused" in message
+    assert str(tmp_path) in message and "run the same command again to resume" in message
+    # the earlier sample is still answered from the cache while the server is down
+    assert down.verbalize(SEQUEL) == done
+    again = FakeChatServer()
+    try:
+        resumed = verbalizer(again, tmp_path, template)
+        assert resumed.verbalize(SEQUEL) == done
+        assert again.received == []
+        assert resumed.verbalize(CORLEONE).fallbacks == ()
+        assert len(again.received) == len(citation_parts(CORLEONE)) + 2
+    finally:
+        again.stop()
+
+
+def test_on_error_fallback_keeps_going_and_pauses_the_dead_endpoint(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    server.always = "500"
+    v = LLMVerbalizer(endpoint(server, max_retries=1), tmp_path, template,
+                      on_error="fallback", pause_s=60)
+    text = v.verbalize(SEQUEL)
+    assert text.citations == template.verbalize(SEQUEL).citations
+    assert len(text.fallbacks) == 4
+    assert all("LLM endpoint unavailable" in f for f in text.fallbacks)
+    assert "HTTP 500" in text.fallbacks[0]
+    assert len(server.received) == 2   # the first part tried twice, the rest skipped
+    v.verbalize(CORLEONE)
+    assert len(server.received) == 2
+
+
+def test_configuration_errors_raise_even_with_fallback(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    server.always = "401"
+    v = verbalizer(server, tmp_path, template, on_error="fallback")
+    with pytest.raises(LLMRejected, match="KGBENCH_LLM_API_KEY"):
+        v.verbalize(SEQUEL)
+
+
+def test_verbalizer_from_options(server: FakeChatServer, tmp_path: Path,
+                                 template: TemplateVerbalizer) -> None:
+    assert verbalizer_from_options(None, None, tmp_path, template) is template
+    v = verbalizer_from_options(server.url, "test-model", tmp_path, template)
+    assert isinstance(v, LLMVerbalizer) and v.name == "llm:test-model"
+    assert v.endpoint.chat_url == server.url + "/chat/completions"
+    with pytest.raises(LLMConfigError, match="needs --llm-model"):
+        verbalizer_from_options(server.url, None, tmp_path, template)
+    with pytest.raises(LLMConfigError, match="needs --llm-url"):
+        verbalizer_from_options(None, "test-model", tmp_path, template)
+    with pytest.raises(LLMConfigError, match="not an http"):
+        verbalizer_from_options("localhost:8000", "m", tmp_path, template)
+    with pytest.raises(ValueError, match="on_error"):
+        LLMVerbalizer(endpoint(server), tmp_path, template, on_error="ignore")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# Checking replies
+
+
+def test_clean_reply_removes_wrapping() -> None:
+    assert clean_reply("<think>hmm, names...</think>\n  Al Pacino acted.  ") == "Al Pacino acted."
+    assert clean_reply('"Who directed it?"') == "Who directed it?"
+    assert clean_reply("Question: Who directed it?") == "Who directed it?"
+    assert clean_reply("```\nAl Pacino acted.\n```") == "Al Pacino acted."
+    assert clean_reply("```text\nAl Pacino acted.\n```") == "Al Pacino acted."
+    assert clean_reply("“Quoted.”") == "Quoted."
+
+
+def test_check_citation() -> None:
+    triples = list(CORLEONE.subgraph)
+    good = ("The Godfather features a performance by Al Pacino as Michael Corleone; "
+            "Al Pacino is a citizen of the United States of America.")
+    assert check_citation(good, triples, CORLEONE.cvt_nodes, max_chars=500) is None
+    assert check_citation(good.replace("Michael ", ""), triples, CORLEONE.cvt_nodes,
+                          max_chars=500) == "does not mention 'Michael Corleone'"
+    assert "placeholder [performance 1]" in (check_citation(
+        good + " See [performance 1].", triples, CORLEONE.cvt_nodes, max_chars=500) or "")
+    assert "2 lines" in (check_citation(good.replace("; ", "\n"), triples,
+                                        CORLEONE.cvt_nodes, max_chars=500) or "")
+    assert "over the limit of 50" in (check_citation(good, triples, CORLEONE.cvt_nodes,
+                                                     max_chars=50) or "")
+    assert check_citation(good, triples, CORLEONE.cvt_nodes, max_chars=500,
+                          finish_reason="length") == "response cut off at max_tokens"
+    # names match across case, curly quotes and digit grouping
+    date = list(INCEPTION.subgraph)
+    assert check_citation("INCEPTION came out on July 16, 2010.", date, (),
+                          max_chars=500) is None
+    assert check_citation("Inception came out in July.", date, (), max_chars=500) == \
+        "does not mention '2010'"
+
+
+def test_check_question_and_answer() -> None:
+    assert check_question("Who directed the film whose sequel is The Godfather Part II?",
+                          ["The Godfather Part II"], max_chars=300) is None
+    assert "no question mark" in (check_question(
+        "The Godfather Part II.", ["The Godfather Part II"], max_chars=300) or "")
+    assert "variable ?v1" in (check_question(
+        "Who directed ?v1, the prequel of The Godfather Part II?", ["The Godfather Part II"],
+        max_chars=300) or "")
+    answers = list(SEQUEL.answer_entities)
+    assert check_answer("Francis Ford Coppola directed it.", answers, max_chars=300) is None
+    assert check_answer("Who knows?", answers, max_chars=300) == \
+        "is a question, not a statement"
+    assert check_answer("Coppola directed it.", answers, max_chars=300) == \
+        "does not mention 'Francis Ford Coppola'"
+    assert llm.length_limit("x" * 10) == llm.MIN_LENGTH_LIMIT
+    assert llm.length_limit("x" * 1000) == 1000 * llm.LENGTH_FACTOR

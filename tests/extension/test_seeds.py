@@ -1,0 +1,607 @@
+"""New-domain seed questions (extension.seeds) on real stores.
+
+* a Wikidata-shaped store: a small JSON dump of humans (Q5) with places, countries,
+  universities and works, written here and loaded through ``loaders.wikidata`` with
+  qualifiers, so ``educated at`` statements with a start time become statement nodes;
+* the Freebase-format demo KG (films, people, CVTs), loaded with ``load_freebase``;
+* a hand-built store with one rare and one frequent relation (specificity);
+* the real Wikidata sample entities when ``KGBENCH_EXTERNAL_DATA`` is set.
+
+Every question drawn is checked against the issue's conditions (:func:`check_question`):
+its graph classifies as its shape with its topic entities, it grounds to a non-empty
+answer set of at most ``max_answers`` that equals its gold answers, no answer is one of
+its subjects, no bookkeeping predicate is asked about, and its text names its subjects.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extension.grounding import Grounder
+from extension.query_graph import QueryEdge
+from extension.questions import ParsedQuestion
+from extension.samples import structured_samples
+from extension.seeds import (
+    DomainSpec,
+    SeedSample,
+    is_answerable_literal,
+    is_bookkeeping_predicate,
+    parse_domain_spec,
+    predicate_specificity,
+    sample_seed_questions,
+    template_question,
+)
+from extension.shapes import classify
+from kgstore import Entity, Fact, Literal, Store, open_store
+from loaders.wikidata import STATEMENT_TYPE
+from tests.loaders.test_wikidata import dump_text, entity, item, snak, stmt, time, write
+from tests.loaders.test_wikidata import load as load_wikidata
+
+EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
+
+# -- the Wikidata-shaped dump ------------------------------------------------------------
+
+PROPERTIES = {
+    "P19": "place of birth", "P27": "country of citizenship", "P106": "occupation",
+    "P569": "date of birth", "P21": "sex or gender", "P69": "educated at", "P17": "country",
+    "P36": "capital", "P31": "instance of", "P800": "notable work", "P50": "author",
+    "P580": "start time", "P1559": "name in native language", "P214": "VIAF ID",
+}
+CLASSES = {"Q5": "human", "Q515": "city", "Q6256": "country", "Q3918": "university",
+           "Q7725634": "literary work", "Q28640": "profession", "Q48264": "gender"}
+COUNTRIES = {"Q145": ("United Kingdom", "Q84"), "Q30": ("United States", "Q61"),
+             "Q142": ("France", "Q90")}
+CITIES = {"Q84": ("London", "Q145"), "Q350": ("Cambridge", "Q145"),
+          "Q60": ("New York City", "Q30"), "Q61": ("Washington, D.C.", "Q30"),
+          "Q90": ("Paris", "Q142"), "Q456": ("Lyon", "Q142")}
+UNIVERSITIES = {"Q35794": ("University of Cambridge", "Q145"),
+                "Q49088": ("Columbia University", "Q30"), "Q209842": ("Sorbonne", "Q142")}
+OCCUPATIONS = {"Q36180": "writer", "Q82594": "computer scientist",
+               "Q1622272": "university teacher", "Q33999": "actor"}
+GENDERS = {"Q6581097": "male", "Q6581072": "female"}
+HUMANS = ["Douglas Adams", "Ada Lovelace", "Alan Turing", "Grace Hopper", "Marie Curie",
+          "Simone de Beauvoir", "Toni Morrison", "Richard Feynman", "Virginia Woolf",
+          "Jean-Paul Sartre", "Meryl Streep", "Emma Watson"]
+WORKS = {"Q25338": "The Hitchhiker's Guide to the Galaxy", "Q1000001": "Beloved",
+         "Q1000002": "Mrs Dalloway"}
+AUTHORS = {"Q25338": 0, "Q1000001": 6, "Q1000002": 8}   # work -> index of its author
+BOOKKEEPING_USED = {"P31", "P1559"}
+
+
+def human_id(i: int) -> str:
+    return "Q42" if i == 0 else f"Q90000{i:02d}"
+
+
+def humans() -> list[dict[str, Any]]:
+    """Twelve humans, every relation spread over them deterministically; half of the
+    ``educated at`` statements carry a start time (statement nodes with qualifiers)."""
+    out = []
+    countries, universities, occupations = list(COUNTRIES), list(UNIVERSITIES), list(OCCUPATIONS)
+    cities_of = {k: [c for c, (_, country) in CITIES.items() if country == k] for k in COUNTRIES}
+    for i, name in enumerate(HUMANS):
+        qid = human_id(i)
+        country = countries[i % 3]
+        birthplace = cities_of[country][(i // 3) % 2]
+        university = universities[(i + 1) % 3]
+        education = item("P69", university)
+        claims = [
+            stmt(item("P31", "Q5")), stmt(item("P21", list(GENDERS)[i % 2])),
+            stmt(item("P27", country)), stmt(item("P19", birthplace)),
+            stmt(item("P106", occupations[i % 4])),
+            stmt(time("P569", f"+19{20 + i:02d}-0{1 + i % 9}-1{i % 10}T00:00:00Z", 11)),
+            stmt(education, sid=f"{qid}$EDU",
+                 qualifiers=[time("P580", f"+19{40 + i:02d}-00-00T00:00:00Z", 9)])
+            if i % 2 == 0 else stmt(education),
+            stmt(snak("P1559", "monolingualtext", {"text": name, "language": "en"})),
+            stmt(snak("P214", "string", f"1000{i}", "external-id")),
+        ]
+        for work, author in AUTHORS.items():
+            if author == i:
+                claims.append(stmt(item("P800", work)))
+        out.append(entity(qid, labels={"en": name}, claims=claims))
+    return out
+
+
+def wikidata_entities() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        entity(p, labels={"en": label}, datatype="wikibase-item")
+        for p, label in PROPERTIES.items()]
+    out += [entity(q, labels={"en": label}) for q, label in CLASSES.items()]
+    for q, (name, capital) in COUNTRIES.items():
+        out.append(entity(q, labels={"en": name}, claims=[
+            stmt(item("P31", "Q6256")), stmt(item("P36", capital))]))
+    for q, (name, country) in CITIES.items():
+        out.append(entity(q, labels={"en": name}, claims=[
+            stmt(item("P31", "Q515")), stmt(item("P17", country))]))
+    for q, (name, country) in UNIVERSITIES.items():
+        out.append(entity(q, labels={"en": name}, claims=[
+            stmt(item("P31", "Q3918")), stmt(item("P17", country))]))
+    out += [entity(q, labels={"en": name}, claims=[stmt(item("P31", "Q28640"))])
+            for q, name in OCCUPATIONS.items()]
+    out += [entity(q, labels={"en": name}, claims=[stmt(item("P31", "Q48264"))])
+            for q, name in GENDERS.items()]
+    out += [entity(q, labels={"en": name}, claims=[
+        stmt(item("P31", "Q7725634")), stmt(item("P50", human_id(AUTHORS[q])))])
+        for q, name in WORKS.items()]
+    return out + humans()
+
+
+@pytest.fixture(scope="module")
+def wikidata(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The Wikidata-shaped store, shared by the module: do not modify."""
+    root = tmp_path_factory.mktemp("seeds-wikidata")
+    dump = write(root / "humans.json", dump_text(wikidata_entities()))
+    with open_store(root / "store", create=True) as s:
+        load_wikidata(s, dump, strict=True, qualifiers=True)
+        yield s
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The Freebase-format demo KG, shared by the module: do not modify."""
+    from kgbench.demo import DEMO_KG
+    from loaders.freebase import load_freebase
+
+    with open_store(tmp_path_factory.mktemp("seeds-demo") / "store", create=True) as s:
+        load_freebase(s, [DEMO_KG])
+        yield s
+
+
+@pytest.fixture(scope="module")
+def humans_sample(wikidata: Store) -> SeedSample:
+    return sample_seed_questions(wikidata, "Q5", 12, seed=3)
+
+
+@pytest.fixture(scope="module")
+def people_sample(demo: Store) -> SeedSample:
+    return sample_seed_questions(demo, "people.person", 30, seed=5)
+
+
+@pytest.fixture(scope="module")
+def film_sample(demo: Store) -> SeedSample:
+    return sample_seed_questions(demo, "film.", 24, seed=2)
+
+
+# -- checks shared by the tests ----------------------------------------------------------
+
+def answer_values(q: ParsedQuestion) -> set[str]:
+    return {a.value for a in q.answers}
+
+
+def check_question(store: Store, q: ParsedQuestion, *, max_answers: int = 50) -> None:
+    """The conditions every seed question must meet (see the module docstring)."""
+    assert q.query is not None and q.shape in ("single", "path", "tree")
+    assert q.id.startswith(f"{q.dataset}-{q.shape}-") and len(q.id.rsplit("-", 1)[1]) == 6
+    c = classify(q.query, q.topic_entities)
+    assert c.shape == q.shape, (q.id, c)
+    assert c.subjects == q.topic_entities and c.hops == q.hops
+    assert q.hops == (2 if q.shape == "path" else 1)
+    assert len(q.topic_entities) == (2 if q.shape == "tree" else 1)
+    assert len(set(q.topic_entities)) == len(q.topic_entities)
+    grounding = Grounder(store).ground(q.query)
+    assert grounding.outcome == "answered", (q.id, grounding.detail)
+    assert 1 <= len(grounding.answers) <= max_answers and not grounding.truncated
+    got = {a.value if isinstance(a, Literal) else a for a in grounding.answers}
+    assert got == answer_values(q)
+    assert not set(q.topic_entities) & got
+    assert not any(is_bookkeeping_predicate(p) for p in q.query.predicates())
+    for s in q.topic_entities:
+        e = store.entity(s)
+        assert e is not None and e.name and not e.is_cvt
+        assert e.name in q.question
+    assert q.question.endswith("?") and q.question[0].isupper()
+    for a in grounding.answers:
+        if isinstance(a, Literal):
+            assert is_answerable_literal(a), (q.id, a)
+
+
+def first_edges(q: ParsedQuestion) -> list[QueryEdge]:
+    """The edges at the question's subject (single, path) or at its answer (tree):
+    where the domain entity stood."""
+    assert q.query is not None
+    ends = {q.query.answer} if q.shape == "tree" else set(q.topic_entities)
+    return [e for e in q.query.edges if e.source in ends or e.target in ends]
+
+
+def dumped(sample: SeedSample) -> list[str]:
+    return [q.model_dump_json() for q in sample.questions]
+
+
+# -- domain specs ---------------------------------------------------------------------------
+
+def test_parse_domain_spec_on_both_stores(wikidata: Store, demo: Store) -> None:
+    assert parse_domain_spec("Q5", wikidata) == DomainSpec("type", "Q5")
+    assert parse_domain_spec(" Q515 ", wikidata) == DomainSpec("type", "Q515")
+    assert parse_domain_spec("P69", wikidata) == DomainSpec("predicate_prefix", "P69")
+    assert parse_domain_spec("people.person", demo) == DomainSpec("type", "people.person")
+    assert parse_domain_spec("film.", demo) == DomainSpec("predicate_prefix", "film.")
+    assert parse_domain_spec("film", demo) == DomainSpec("predicate_prefix", "film.")
+    assert parse_domain_spec("film.performance", demo) == DomainSpec(
+        "predicate_prefix", "film.performance.")   # a CVT type: no named instances
+
+
+def test_domain_spec_matches_predicates() -> None:
+    prefix = DomainSpec("predicate_prefix", "film.")
+    assert prefix.matches_predicate("film.film.directed_by")
+    assert not prefix.matches_predicate("people.person.nationality")
+    exact = DomainSpec("predicate_prefix", "P19")
+    assert exact.matches_predicate("P19") and not exact.matches_predicate("P190")
+    assert DomainSpec("type", "Q5").matches_predicate("P19")
+
+
+@pytest.mark.parametrize("spec", ["Q99999", "people.nobody", "", "   "])
+def test_a_spec_matching_nothing_says_what_was_expected(demo: Store, spec: str) -> None:
+    with pytest.raises(ValueError) as err:
+        parse_domain_spec(spec, demo)
+    message = str(err.value)
+    assert "expected a type" in message and "predicate prefix" in message
+    assert "people.person" in message and "film." in message   # this store's examples
+
+
+def test_bad_spec_error_names_wikidata_types(wikidata: Store) -> None:
+    with pytest.raises(ValueError, match=r"Q5 \(human\)"):
+        parse_domain_spec("Q99999", wikidata)
+    with pytest.raises(ValueError, match="no predicate of the store starts with 'zz.'"):
+        parse_domain_spec("zz.", wikidata)
+    with pytest.raises(ValueError, match="Q99999"):
+        sample_seed_questions(wikidata, "Q99999", 3, seed=0)
+
+
+def test_bad_arguments(wikidata: Store) -> None:
+    with pytest.raises(ValueError, match="n must be"):
+        sample_seed_questions(wikidata, "Q5", -1, seed=0)
+    with pytest.raises(ValueError, match="shapes"):
+        sample_seed_questions(wikidata, "Q5", 3, seed=0, shapes=("single", "star"))  # type: ignore[arg-type]
+    empty = sample_seed_questions(wikidata, "Q5", 0, seed=0)
+    assert empty.questions == [] and all(r.requested == 0 for r in empty.shapes)
+
+
+# -- predicates --------------------------------------------------------------------------------
+
+def test_bookkeeping_predicates_and_answerable_literals() -> None:
+    for p in ("type.object.name", "type.object.type", "common.topic.alias",
+              "common.topic.description", "freebase.type_hints.mediator", "P31", "P1559",
+              "http://www.w3.org/2000/01/rdf-schema#label", "type.type.instance"):
+        assert is_bookkeeping_predicate(p), p
+    for p in ("film.film.directed_by", "people.person.place_of_birth", "P19", "P69"):
+        assert not is_bookkeeping_predicate(p), p
+    assert is_answerable_literal(Literal("1952-03-11", "xsd:date"))
+    assert is_answerable_literal(Literal("42", "xsd:decimal"))
+    assert is_answerable_literal(Literal("Douglas Adams", lang="en"))
+    assert not is_answerable_literal(Literal("113230702"))            # an identifier
+    assert not is_answerable_literal(Literal("x", "xsd:string"))
+    assert not is_answerable_literal(Literal("Point(1 2)", "http://www.opengis.net/ont/geosparql#wktLiteral"))
+
+
+def test_specificity_is_an_idf_over_fact_counts(wikidata: Store) -> None:
+    spec = predicate_specificity(wikidata)
+    counts = {p.id: p.count for p in wikidata.predicates()}
+    total = sum(counts.values())
+    assert spec["P800"] == pytest.approx(math.log(total / counts["P800"]))
+    assert spec["P800"] > spec["P21"]   # 3 notable works vs 12 genders
+    assert counts["P31"] > 0 and "P31" not in spec and "P1559" not in spec
+    assert set(spec) == {p for p, c in counts.items() if c and not is_bookkeeping_predicate(p)}
+
+
+RARE, COMMON, TYPE, LONELY = "x.thing.rare", "x.thing.common", "x.thing", "x.lonely"
+
+
+@pytest.fixture(scope="module")
+def two_relations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """20 things, each with one rare and one common relation (the common predicate is
+    also carried by 400 other facts): specificity should pick the rare one. And 100
+    lonely things without any fact."""
+    things = [Entity(f"t{i}", f"Thing {i}", types=(TYPE,)) for i in range(20)]
+    things += [Entity(f"l{i}", f"Lonely {i}", types=(LONELY,)) for i in range(100)]
+    others = [Entity(f"o{i}", f"Other {i}") for i in range(60)]
+    facts = [Fact(f"t{i}", RARE, f"o{i}") for i in range(20)]
+    facts += [Fact(f"t{i}", COMMON, f"o{20 + i}") for i in range(20)]
+    facts += [Fact(f"o{i}", COMMON, f"o{(i * 7 + j) % 60}") for i in range(40) for j in range(1, 11)]
+    with open_store(tmp_path_factory.mktemp("seeds-two") / "store", create=True) as s:
+        s.ingest([*things, *others], facts)
+        yield s
+
+
+def test_rare_predicates_are_preferred(two_relations: Store) -> None:
+    spec = predicate_specificity(two_relations)
+    assert spec[RARE] > 3 * spec[COMMON]
+    sample = sample_seed_questions(two_relations, TYPE, 20, seed=1, shapes=("single",))
+    assert len(sample.questions) == 20
+    used = Counter(q.query.edges[0].predicate for q in sample.questions if q.query)
+    # a uniform choice would use each about 10 times
+    assert used[RARE] >= 17, used
+    for q in sample.questions:
+        check_question(two_relations, q)
+
+
+def test_attempts_stop_at_the_cap(two_relations: Store) -> None:
+    """A domain larger than the attempt cap (``max(64, 40 n)`` entities) where nothing
+    works: the sample grows once (32 -> 64) and stops there."""
+    sample = sample_seed_questions(two_relations, LONELY, 1, seed=0)
+    single = sample.shapes[0]
+    assert (single.requested, single.produced, single.attempts) == (1, 0, 64)
+    assert single.shortfall == "attempt_limit"
+    assert single.failures == {"no_relations": 64}
+    assert sample.domain_entities == 64 and sample.shortfalls() == {"single": 1}
+    with pytest.raises(ValueError, match="max_answers"):
+        sample_seed_questions(two_relations, TYPE, 3, seed=0, max_answers=0)
+
+
+# -- the Wikidata-shaped store -----------------------------------------------------------------------
+
+def test_humans_all_three_shapes(wikidata: Store, humans_sample: SeedSample) -> None:
+    sample = humans_sample
+    assert sample.spec == DomainSpec("type", "Q5")
+    assert {r.shape: r.produced for r in sample.shapes} == {"single": 4, "path": 4, "tree": 4}
+    assert sample.shortfalls() == {}
+    assert [q.id for q in sample.questions if q.shape == "path"] == [
+        f"domain-path-{k:06d}" for k in range(4)]
+    for q in sample.questions:
+        check_question(wikidata, q)
+
+
+def test_humans_start_from_humans(wikidata: Store, humans_sample: SeedSample) -> None:
+    human_ids = {human_id(i) for i in range(len(HUMANS))}
+    for q in humans_sample.questions:
+        if q.shape == "tree":
+            # asked the other way round: the human is among the answers
+            assert answer_values(q) & human_ids, q
+        else:
+            assert q.topic_entities[0] in human_ids, q
+
+
+def test_questions_read_with_relation_phrases(humans_sample: SeedSample) -> None:
+    """Property ids never show: the shipped table or the store's property labels
+    (``P19`` -> "was born in", ``P800`` -> "notable work") phrase them."""
+    words = ("born", "birthplace", "citizen", "occupation", "gender", "educated", "notable work", "start time",
+             "country", "capital", "written", "wrote")
+    for q in humans_sample.questions:
+        assert q.query is not None
+        assert any(w in q.question for w in words), q.question
+        assert not any(p in q.question.split() for p in PROPERTIES), q.question
+
+
+def test_statement_nodes_are_cvt_hops(wikidata: Store) -> None:
+    """Paths through ``educated at`` statements with qualifiers: the statement node is a
+    CVT variable (classed ``wikibase.statement``), so the path has 2 hops, not 3."""
+    sample = sample_seed_questions(wikidata, "P69", 9, seed=4)
+    assert sample.spec == DomainSpec("predicate_prefix", "P69")
+    through = [q for q in sample.questions
+               if q.query and any(n.is_cvt for n in q.query.nodes)]
+    assert any(q.shape == "path" for q in through)
+    for q in through:
+        assert q.query is not None
+        cvt = next(n for n in q.query.nodes if n.is_cvt)
+        assert cvt.classes == (STATEMENT_TYPE,)
+        check_question(wikidata, q)
+    for q in sample.questions:
+        assert any(e.predicate == "P69" for e in first_edges(q)), q
+
+
+def test_type_domain_of_other_entities(wikidata: Store) -> None:
+    sample = sample_seed_questions(wikidata, "Q515", 6, seed=0)
+    cities = set(CITIES)
+    assert sample.questions
+    for q in sample.questions:
+        check_question(wikidata, q)
+        if q.shape != "tree":
+            assert q.topic_entities[0] in cities
+
+
+# -- the Freebase-format demo store --------------------------------------------------------------------
+
+def test_people_all_three_shapes(demo: Store, people_sample: SeedSample) -> None:
+    assert {r.shape: r.produced for r in people_sample.shapes} == {
+        "single": 10, "path": 10, "tree": 10}
+    persons = 0
+    for q in people_sample.questions:
+        check_question(demo, q)
+        if q.shape != "tree":
+            e = demo.entity(q.topic_entities[0])
+            assert e is not None and "people.person" in e.types
+            persons += 1
+    assert persons == 20
+
+
+def test_paths_go_through_cvts_where_the_store_has_them(people_sample: SeedSample) -> None:
+    paths = [q for q in people_sample.questions if q.shape == "path"]
+    report = next(r for r in people_sample.shapes if r.shape == "path")
+    through = [q for q in paths if q.query and any(n.is_cvt for n in q.query.nodes)]
+    assert report.via_cvt == len(through) >= 8
+    for q in through:
+        assert q.query is not None
+        cvts = sum(n.is_cvt for n in q.query.nodes)
+        assert len(q.query.edges) == 2 + cvts and q.hops == 2   # each CVT hop counts once
+
+
+def test_predicate_prefix_domain(demo: Store, film_sample: SeedSample) -> None:
+    assert film_sample.spec == DomainSpec("predicate_prefix", "film.")
+    assert len(film_sample.questions) == 24
+    for q in film_sample.questions:
+        check_question(demo, q)
+        at_start = first_edges(q)
+        if q.shape == "tree":
+            assert any(e.predicate.startswith("film.") for e in at_start), q
+        else:
+            assert at_start[0].predicate.startswith("film."), q
+    # subjects of film.performance.* facts are CVTs: passed over, not attempted
+    assert film_sample.unnamed_entities > 0
+
+
+def test_same_seed_same_questions_other_seed_others(demo: Store, people_sample: SeedSample
+                                                    ) -> None:
+    again = sample_seed_questions(demo, "people.person", 30, seed=5)
+    assert dumped(again) == dumped(people_sample)
+    assert again.shapes == people_sample.shapes
+    other = sample_seed_questions(demo, "people.person", 30, seed=6)
+    assert dumped(other) != dumped(people_sample)
+    prefix_again = sample_seed_questions(demo, DomainSpec("predicate_prefix", "film."), 24,
+                                         seed=2)
+    assert dumped(prefix_again) == dumped(sample_seed_questions(demo, "film.", 24, seed=2))
+
+
+def test_answer_cap(demo: Store) -> None:
+    sample = sample_seed_questions(demo, "film.film", 12, seed=1, max_answers=2)
+    assert sample.questions
+    for q in sample.questions:
+        check_question(demo, q, max_answers=2)
+
+
+def test_cvt_that_names_the_subject_again_gets_a_filter(demo: Store) -> None:
+    """A marriage CVT names both spouses: asking for the spouse excludes the subject
+    itself (as WebQSP's ``FILTER(?x != ns:m.…)`` does); asking for the date needs not."""
+    sample = sample_seed_questions(demo, "people.person.spouse_s", 8, seed=0,
+                                   shapes=("single",))
+    assert len(sample.questions) == 8
+    roles: Counter[str] = Counter()
+    for q in sample.questions:
+        assert q.query is not None
+        role = q.query.edges[1].predicate
+        roles[role] += 1
+        expected = (("?a", q.topic_entities[0]),) if role == "people.marriage.spouse" else ()
+        assert q.query.not_equal == expected
+        check_question(demo, q)
+    assert roles["people.marriage.spouse"] >= 1
+
+
+def test_shapes_subset_and_shortfall_reasons(demo: Store) -> None:
+    trees = sample_seed_questions(demo, "film.film", 3, seed=0, shapes=("tree",))
+    assert [q.id for q in trees.questions] == [f"domain-tree-{k:06d}" for k in range(3)]
+    # two genders in the whole KG: every shape runs out of domain entities
+    small = sample_seed_questions(demo, "people.gender", 30, seed=0)
+    assert small.domain_entities == 2
+    for r in small.shapes:
+        assert r.requested == 10 and r.produced <= 2 and r.attempts == 2
+        assert r.shortfall == "domain_exhausted"
+        assert sum(r.failures.values()) == r.attempts - r.produced
+    assert small.shortfalls() == {r.shape: 10 - r.produced for r in small.shapes}
+
+
+def test_seed_questions_run_through_the_sample_pipeline(
+        wikidata: Store, demo: Store, humans_sample: SeedSample, people_sample: SeedSample
+        ) -> None:
+    """New-domain questions feed :func:`structured_samples` as parsed KGQA ones do:
+    each grounds as the supportive sample (a few Freebase paths find no rule to extend
+    them, as for any question)."""
+    for store, sample, least in ((wikidata, humans_sample, 12), (demo, people_sample, 25)):
+        grounder = Grounder(store)
+        supported = 0
+        for q in sample.questions:
+            samples, failures = structured_samples(store, grounder, q, seed=0)
+            labels = {x.label for x in samples}
+            supported += "supportive" in labels
+            assert samples or failures
+            for x in samples:
+                assert x.source.qid == q.id and x.source.question == q.question
+        assert supported >= least
+
+
+# -- template questions ----------------------------------------------------------------------
+
+def edge(s: str, p: str, o: str) -> QueryEdge:
+    return QueryEdge(source=s, predicate=p, target=o)
+
+
+NAMES = {"e0": "Douglas Adams", "e1": "Honolulu", "e2": "Columbia University", "f": "Titanic"}
+# Made-up ids (not in the shipped table), so only these phrases apply; ``^p`` is the
+# inverse reading, ``t.performance.*`` makes the CVT noun "performance".
+PHRASES = {"t.p.birth": "was born in", "^t.p.birth": "is the birthplace of",
+           "t.p.country": "has the country", "t.p.edu": "was educated at",
+           "t.f.produced": "was produced in", "t.a.acted": "gave",
+           "t.performance.film": "has the film", "t.performance.actor": "has the actor",
+           "t.f.starring": "features", "t.f.cut": "has the runtime",
+           "t.film_cut.runtime": "has the runtime", "W1": "was educated at",
+           "W2": "has the start time"}
+
+
+@pytest.mark.parametrize(("edges", "text"), [
+    ([edge("e0", "t.p.birth", "?a")], "What is the birthplace of Douglas Adams?"),
+    ([edge("e0", "t.p.country", "?a")], "What is the country of Douglas Adams?"),
+    ([edge("f", "t.f.produced", "?a")], "Titanic was produced in what?"),
+    ([edge("?a", "t.p.birth", "e1")], "What was born in Honolulu?"),
+])
+def test_template_single(edges: list[QueryEdge], text: str) -> None:
+    assert template_question("single", edges, NAMES, PHRASES) == text
+
+
+def test_template_path_and_tree() -> None:
+    path = [edge("e0", "t.p.birth", "?v"), edge("?v", "t.p.country", "?a")]
+    assert template_question("path", path, NAMES, PHRASES) == \
+        "What is the country of the one that is the birthplace of Douglas Adams?"
+    backward = [edge("?v", "t.p.birth", "e1"), edge("?v", "t.p.edu", "?a")]
+    assert template_question("path", backward, NAMES, PHRASES) == \
+        "The one that was born in Honolulu was educated at what?"
+    tree = [edge("?a", "t.p.birth", "e1"), edge("?a", "t.p.edu", "e2")]
+    assert template_question("tree", tree, NAMES, PHRASES) == \
+        "Which entity was born in Honolulu and was educated at Columbia University?"
+
+
+@pytest.mark.parametrize(("shape", "edges", "text"), [
+    ("single", [edge("e0", "t.a.acted", "?c"), edge("?c", "t.performance.film", "?a")],
+     "Douglas Adams gave a performance with what film?"),
+    ("tree", [edge("?a", "t.f.starring", "?c"), edge("?c", "t.performance.actor", "e0"),
+              edge("?a", "t.p.birth", "e1")],
+     "Which entity features a performance with actor Douglas Adams and was born in Honolulu?"),
+    ("single", [edge("?c", "t.performance.actor", "e0"), edge("?c", "t.performance.film", "?a")],
+     "What is the film of the performance with actor Douglas Adams?"),
+    ("single", [edge("f", "t.f.cut", "?c"), edge("?c", "t.film_cut.runtime", "?a")],
+     "What is the runtime of Titanic?"),
+    # Wikidata statement nodes: the main value reads as the fact, a qualifier as its own
+    ("single", [edge("e0", "W1", "?c"), edge("?c", "W1", "?a")],
+     "Douglas Adams was educated at what?"),
+    ("single", [edge("e0", "W1", "?c"), edge("?c", "W2", "?a")],
+     "What is the start time of the fact that Douglas Adams was educated at something?"),
+])
+def test_template_cvt_hops(shape: str, edges: list[QueryEdge], text: str) -> None:
+    assert template_question(shape, edges, NAMES, PHRASES, cvt_nodes={"?c"}) == text
+
+
+def test_template_fallbacks_and_errors() -> None:
+    # no phrase given: derived from the id; no name: the id itself
+    assert template_question("single", [edge("Q1", "P9", "?a")], {}, {}) == \
+        "What is the P9 of Q1?"
+    with pytest.raises(ValueError, match="path"):
+        template_question("path", [edge("e0", "t.p.birth", "?a")], NAMES, PHRASES)
+    with pytest.raises(ValueError, match="tree"):
+        template_question("tree", [edge("e0", "t.p.birth", "?v"), edge("?v", "t.p.country", "?a")],
+                          NAMES, PHRASES)
+    with pytest.raises(ValueError, match="both edges point into it"):
+        template_question("single", [edge("e0", "t.a.acted", "?c"), edge("?a", "t.f.starring", "?c")],
+                          NAMES, PHRASES, cvt_nodes={"?c"})
+
+
+# -- real Wikidata sample entities ------------------------------------------------------------------
+
+@pytest.mark.external
+def test_real_wikidata_humans(tmp_path: Path) -> None:
+    if not EXTERNAL:
+        pytest.skip("KGBENCH_EXTERNAL_DATA is not set")
+    folder = Path(EXTERNAL, "wikidata")
+    files = [folder / "wikibase-dump-filter_entities_first50lines.json",
+             folder / "qwikidata_wd_Q42.json"]
+    if not all(f.exists() for f in files):
+        pytest.skip(f"the Wikidata sample entities are not in {folder}")
+    with open_store(tmp_path / "store", create=True) as s:
+        load_wikidata(s, *files, qualifiers=True)
+        sample = sample_seed_questions(s, "Q5", 9, seed=0)
+        humans_in_dump = {"Q23", "Q185", "Q255", "Q306", "Q42"}
+        report = {r.shape: r for r in sample.shapes}
+        assert report["single"].produced == 3
+        assert sample.domain_entities == len(humans_in_dump)
+        for q in sample.questions:
+            check_question(s, q)
+            if q.shape == "tree":
+                assert answer_values(q) & humans_in_dump
+            else:
+                assert q.topic_entities[0] in humans_in_dump
+        for r in sample.shapes:
+            if r.produced < r.requested:
+                # most places and works the humans link to are not in the sample
+                assert r.shortfall == "domain_exhausted" and r.failures

@@ -10,8 +10,8 @@ as in CAQA Table 3 — plus the ``citation`` string people paste into a prompt
 
 The JSON Schema ships in the package (``extension/data/sample.schema.json``, generated
 from the model by :func:`sample_json_schema`; a test keeps the two equal) so users can
-validate files without this code; :func:`validate_samples_file` checks a file against
-the shipped schema with ``jsonschema``.
+validate files without this code; :func:`iter_schema_violations` checks a file against
+the shipped schema with ``jsonschema-rs``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from typing import Literal as TypingLiteral
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from extension.rules import Complexity
@@ -154,17 +155,20 @@ class SchemaViolation:
 def iter_schema_violations(path: Path, *, schema: dict[str, Any] | None = None
                            ) -> Iterator[SchemaViolation]:
     """Every schema violation in the JSONL file ``path`` (a line that is not JSON is
-    one violation), checked against the shipped schema unless ``schema`` is given."""
-    from jsonschema import Draft202012Validator  # imported here: only validation needs it
+    one violation), checked against the shipped schema unless ``schema`` is given.
 
-    validator = Draft202012Validator(schema or shipped_schema())
-    with path.open(encoding="utf-8") as lines:
+    Validation uses ``jsonschema-rs`` (about 10 µs per sample; the pure-Python
+    ``jsonschema`` took 4 ms, which alone would cap generation at 250 samples/s)."""
+    import jsonschema_rs  # imported here: only validation needs it
+
+    validator = jsonschema_rs.validator_for(schema or shipped_schema())
+    with path.open("rb") as lines:
         for number, line in enumerate(lines, 1):
             try:
-                doc = json.loads(line)
-            except json.JSONDecodeError as exc:
+                doc = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
                 yield SchemaViolation(number, "", f"not JSON: {exc}")
                 continue
             for error in validator.iter_errors(doc):
-                yield SchemaViolation(number, "/".join(str(p) for p in error.absolute_path),
+                yield SchemaViolation(number, "/".join(str(p) for p in error.instance_path),
                                       error.message)

@@ -1344,34 +1344,6 @@ def _demo_questions_step(s: Store, labels: Labels) -> list[ParsedQuestion]:
     return parsed_all
 
 
-DEMO_SAMPLE_QUESTION = "demo-005"
-DEMO_SEED = 3
-
-
-def _demo_samples_step(s: Store, questions: list[ParsedQuestion]) -> None:
-    """One question's four structured attribution samples (CAQA labels)."""
-    from extension.grounding import Grounder
-    from extension.samples import structured_samples
-
-    question = next((q for q in questions if q.id == DEMO_SAMPLE_QUESTION), questions[0])
-    samples, failures = structured_samples(s, Grounder(s), question, seed=DEMO_SEED)
-    if samples:
-        q = samples[0].query
-        out.print(f"question [bold]{escape(question.question)}[/] ({question.shape}) -> rule "
-                  f"[bold]{q.rule}[/], complexity [bold]{samples[0].complexity}[/]; answers: "
-                  + escape(", ".join(a.name or a.id or a.value or "" for a in samples[0].answer_entities)))
-    for sample in samples:
-        tree = Tree(f"[bold]{sample.label}[/] [dim](edit: {sample.edit.kind}, "
-                    f"supported fraction {sample.supported_fraction:.2f})[/]")
-        for t in sample.subgraph[:4]:
-            tree.add(escape(f"{t.s_name or t.s} —{t.p}→ {t.o_name or t.o}"))
-        if len(sample.subgraph) > 4:
-            tree.add(f"[dim]… {len(sample.subgraph) - 4} more[/]")
-        out.print(tree)
-    for failure in failures:
-        out.print(f"[dim]no {failure.stage} sample: {escape(failure.reason)}[/]")
-
-
 def _ids(values: Iterable[Any]) -> list[str]:
     """Entity ids from a list of ids or of ``{"id": ...}`` records."""
     return [v["id"] if isinstance(v, dict) else str(v) for v in values]
@@ -1487,15 +1459,33 @@ def _demo_tour(store_path: Path, *, fresh: bool) -> None:
         _step(6, "KGQA questions: parse, classify (CAQA shapes), ground",
               f"kgbench questions parse {DEMO_QUESTIONS_HINT} --out parsed.jsonl && "
               f"kgbench questions ground parsed.jsonl{opt}")
-        parsed_questions = _demo_questions_step(s, labels)
+        _demo_questions_step(s, labels)
 
-        # 7. structured attribution samples of one question
-        _step(7, "Attribution samples: extend, ground, edit (CAQA labels)",
-              f"kgbench extend parsed.jsonl --seed {DEMO_SEED}{opt}")
-        _demo_samples_step(s, parsed_questions)
+    # 7-8 generate benchmarks; they open the store themselves (their worker processes may too)
+    from kgbench.demo import DEMO_QUESTIONS
+    from kgbench.generate_cli import (
+        DEMO_DOMAIN,
+        DEMO_DOMAIN_N,
+        DEMO_SEED,
+        demo_domain_step,
+        demo_generate_step,
+    )
 
-        # 8. read-only cypher
-        _step(8, "Read-only Cypher for anything else", f'kgbench cypher "{DEMO_CYPHER}"{opt}')
+    bench_dir = store_path.parent / "demo-benchmark"
+    domain_dir = store_path.parent / "demo-domain-benchmark"
+    _step(7, "Generate a benchmark: extend, ground, edit, verbalize (CAQA)",
+          f"kgbench generate{opt} --questions {DEMO_QUESTIONS_HINT} --out {bench_dir} "
+          f"--seed {DEMO_SEED}")
+    demo_generate_step(store_path, DEMO_QUESTIONS, bench_dir)
+
+    _step(8, "A new domain: seed questions sampled from the KG itself",
+          f"kgbench generate{opt} --domain {DEMO_DOMAIN} --n {DEMO_DOMAIN_N} "
+          f"--out {domain_dir}")
+    demo_domain_step(store_path, domain_dir)
+
+    with open_store(store_path, read_only=True) as s:
+        # 9. read-only cypher
+        _step(9, "Read-only Cypher for anything else", f'kgbench cypher "{DEMO_CYPHER}"{opt}')
         res = s.cypher(DEMO_CYPHER)
         table = Table(box=box.SIMPLE_HEAD)
         for col in res.columns:
@@ -1513,6 +1503,7 @@ def _demo_tour(store_path: Path, *, fresh: bool) -> None:
         f'kgbench search "john"{opt}',
         f"kgbench predicates --limit 15{opt}",
         f"kgbench stats --json{opt}",
+        f"kgbench export {store_path.parent / 'demo-benchmark'} --to caqa --out demo-caqa.csv",
         f"kgbench load triples YOUR_FILE.nt.gz   # your own KG (default store {DEFAULT_STORE})",
     ):
         out.print(f"  {escape(cmd)}")

@@ -306,3 +306,76 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
 
 
 app.command("generate")(generate_cmd)
+
+
+# -- the demo's steps (called by `kgbench demo`) ------------------------------------------
+
+DEMO_SEED = 3
+DEMO_DOMAIN = "people.person"
+DEMO_DOMAIN_N = 30
+
+
+def demo_generate_step(store_path: Path, questions: Path, out_dir: Path) -> None:
+    """Generate the demo benchmark from the bundled questions; print the Table-5 counts
+    and one sample per label."""
+    config = GenerateConfig(seed=DEMO_SEED, test_fraction=0.3)
+    with open_store(store_path, read_only=True) as s:
+        items: list[Question] = list(read_questions(questions, "jsonl", strict=True))
+        _check_store(s, store_path)
+    result = generate(store_path, items, out_dir, config,
+                      source=source_of_file(questions, "jsonl"), force=True)
+    out.print(table5(result.stats))
+    _print_examples(out_dir)
+    _note(f"{result.stats['samples']:,} samples in {out_dir / 'samples.jsonl'}; "
+          f"open {out_dir / 'report.html'} for plots and a drawing of each kind of sample")
+
+
+def demo_domain_step(store_path: Path, out_dir: Path) -> None:
+    """A benchmark with no dataset: seed questions sampled from the KG's people."""
+    from extension.seeds import sample_seed_questions
+
+    with open_store(store_path, read_only=True) as s:
+        sampled = sample_seed_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)
+        facts = s.stats().facts
+    questions = list(sampled.questions)
+    by_shape = {r.shape: r.produced for r in sampled.shapes}
+    out.print(f"{len(questions)} seed questions sampled from {DEMO_DOMAIN} ("
+              + ", ".join(f"{n} {shape}" for shape, n in by_shape.items()) + "), e.g.")
+    for shape in ("single", "path", "tree"):
+        example = next((q for q in questions if q.shape == shape), None)
+        if example is not None:
+            out.print(f"  [dim]{shape}:[/] {escape(example.question)}")
+    source = {"kind": "domain", "spec": DEMO_DOMAIN, "n": DEMO_DOMAIN_N, "store_facts": facts}
+    result = generate(store_path, list(questions), out_dir, GenerateConfig(seed=DEMO_SEED),
+                      source=source, force=True)
+    stats = result.stats
+    totals = {label: sum(stats["by_split"][sp][label][c] for sp in SPLITS for c in COMPLEXITIES)
+              for label in LABELS}
+    out.print(f"-> {stats['samples']:,} samples: "
+              + ", ".join(f"{n} {LABEL_TITLES[label]}" for label, n in totals.items())
+              + f" (report: {out_dir / 'report.html'})")
+
+
+def _print_examples(out_dir: Path) -> None:
+    """The first sample of each label, as a reader of the benchmark sees it."""
+    from extension.sample_format import BenchmarkSample
+
+    shown: dict[str, BenchmarkSample] = {}
+    with (out_dir / "samples.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            sample = BenchmarkSample.model_validate_json(line)
+            if sample.complexity != "single":   # multi-citation samples show more
+                shown.setdefault(sample.label, sample)
+            if len(shown) == len(LABELS):
+                break
+    first = next(iter(shown.values()), None)
+    if first is None:
+        return
+    out.print(f"[bold]question[/] {escape(first.question)}")
+    out.print(f"[bold]extended[/] {escape(first.question_extended)}  "
+              f"[dim]({first.query.rule}, {first.complexity})[/]")
+    out.print(f"[bold]answer[/]   {escape(first.answer)}")
+    for label in LABELS:
+        same = shown.get(label)
+        if same is not None and same.source.qid == first.source.qid:
+            out.print(f"  [bold]{LABEL_TITLES[label]:>13}[/] {escape(same.citation)}")

@@ -72,6 +72,6 @@ def test_schema_violations_name_the_line_and_field(tmp_path: Path) -> None:
                                json.dumps(no_split)]) + "\n", encoding="utf-8")
     found = list(iter_schema_violations(path))
     assert [(v.line, v.path) for v in found] == [(2, "label"), (3, ""), (4, "")]
-    assert "'supported' is not one of" in found[0].message
+    assert "\"supported\" is not one of" in found[0].message
     assert "not JSON" in found[1].message
-    assert "'split' is a required property" in found[2].message
+    assert "\"split\" is a required property" in found[2].message

@@ -366,11 +366,17 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     assert "'Titanic' names 2 entities" in out
     assert "m.0kgb0gs" in out and "m.0kgb0gt" in out  # the two Titanics
     assert "CVT" in out
-    # the bundled questions are classified and grounded: 8 single, 4 path, 3 tree,
-    # and one question's four attribution samples are shown
+    # the bundled questions are classified and grounded: 8 single, 4 path, 3 tree;
+    # a benchmark is generated from them (Table 5 and one question's four citations)
+    # and another from seed questions of the KG's people
     assert "4 path, 8 single, 3 tree" in out
-    for label in ("supportive", "partially_supportive", "contradictory", "irrelevant"):
-        assert label in out
+    assert "Table 5" in out
+    for label in ("supportive", "partial", "contradictory", "irrelevant"):
+        assert f"{label} [1] " in " ".join(out.split())
+    for bench in ("demo-benchmark", "demo-domain-benchmark"):
+        assert (tmp_path / bench / "report.html").exists()
+        assert (tmp_path / bench / "samples.jsonl").stat().st_size > 0
+    assert "seed questions sampled from people.person" in out
     assert "Try next" in out
     # The store it built is usable by the other commands; --no-fresh reuses it.
     doc = run_json("stats", "--store", store)
@@ -381,7 +387,7 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", [
     [], ["load"], ["load", "triples"], ["stats"], ["entity"], ["neighbors"], ["paths"],
-    ["search"], ["predicates"], ["cypher"], ["demo"],
+    ["search"], ["predicates"], ["cypher"], ["demo"], ["generate"], ["export"], ["extend"],
 ])
 def test_help(command: list[str]) -> None:
     proc = run(*command, "--help")

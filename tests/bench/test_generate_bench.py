@@ -1,0 +1,45 @@
+"""Smoke test of bench/generate_bench.py in --quick mode: the record it appends, the
+baseline beside the measured runs, and identical outputs across worker counts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "generate_bench.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("kgbench_generate_bench", BENCH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_quick_benchmark(bench, tmp_path):
+    out = tmp_path / "out"
+    record = bench.main(["--quick", "--seed", "2", "--out", str(out), "--work",
+                         str(tmp_path / "work"), "--workers", "1,2"])
+    lines = (out / "generate_bench.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+    assert json.loads(lines[0]) == json.loads(json.dumps(record, sort_keys=True))
+    assert (out / "generate_bench.png").stat().st_size > 0
+    assert record["params"]["facts"] == 20_000 and record["params"]["seed"] == 2
+    assert record["outputs_identical_across_workers"] is True
+    base = record["baseline_structured_only"]
+    assert base["questions"] == record["questions"] > 0 and base["samples"] > 0
+    for workers in ("1", "2"):
+        run = record["generate"][workers]
+        # generate makes the same samples the baseline makes, plus their text
+        assert run["samples"] == base["samples"]
+        assert run["samples_per_s"] > 0
+        assert {"extend", "verbalize", "parse"} <= set(run["stage_seconds"])
+    assert record["meets_target"] == (record["best_samples_per_s"] >= 500)
+    assert not (tmp_path / "work").exists()   # scratch removed without --keep

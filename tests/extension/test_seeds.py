@@ -16,7 +16,6 @@ its subjects, no bookkeeping predicate is asked about, and its text names its su
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,10 +40,9 @@ from extension.seeds import (
 from extension.shapes import classify
 from kgstore import Entity, Fact, Literal, Store, open_store
 from loaders.wikidata import STATEMENT_TYPE
+from tests.external import EXTERNAL
 from tests.loaders.test_wikidata import dump_text, entity, item, snak, stmt, time, write
 from tests.loaders.test_wikidata import load as load_wikidata
-
-EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 
 # -- the Wikidata-shaped dump ------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -219,3 +220,24 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_result(demo_store: Path,
             assert (out / name).read_bytes() == (clean / name).read_bytes(), name
     finally:
         server.stop()
+
+
+def test_new_domain_on_a_wikidata_store(tmp_path: Path) -> None:
+    """`kgbench load wikidata` then `kgbench generate --domain Q5`: humans of a
+    Wikidata-shaped dump (with qualifier statement nodes) become a benchmark whose
+    citations use the property labels, not P-ids."""
+    from tests.extension.test_seeds import dump_text, wikidata_entities
+
+    dump = tmp_path / "humans.json"
+    dump.write_text(dump_text(wikidata_entities()), encoding="utf-8")
+    store = tmp_path / "store"
+    proc = run("load", "wikidata", dump, "--store", store, "--qualifiers")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "humans"
+    proc = generate(store, out, "--domain", "Q5", "--n", "9", "--seed", "2", "--no-report")
+    assert proc.returncode == 0, proc.stderr
+    made = samples(out)
+    assert {s.label for s in made} >= {"supportive", "contradictory"}
+    texts = " ".join(c.text for s in made for c in s.citations)
+    assert texts and not re.search(r"\bP\d+\b", texts)
+    assert not re.search(r"\bQ\d+\b", texts)

@@ -3,24 +3,16 @@ baseline beside the measured runs, and identical outputs across worker counts.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "generate_bench.py"
+from tests.bench import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("kgbench_generate_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("generate_bench")
 
 
 def test_quick_benchmark(bench, tmp_path):

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "load_bench.py"
+from tests.bench import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("kgbench_load_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("load_bench")
 
 
 def test_load_bench_smoke(bench, tmp_path: Path) -> None:
@@ -51,7 +44,6 @@ def test_load_bench_smoke(bench, tmp_path: Path) -> None:
 
 
 def test_same_seed_same_dump(tmp_path: Path) -> None:
-    sys.path.insert(0, str(BENCH.parents[1]))
     from bench.freebase_synth import generate
 
     a = generate(tmp_path / "a.nt", 2000, seed=5).read_bytes()
@@ -64,7 +56,6 @@ def test_synthetic_dump_compresses_like_the_real_one(tmp_path: Path) -> None:
     synthetic dump much easier to compress would flatter decompression and parsing."""
     import gzip
 
-    sys.path.insert(0, str(BENCH.parents[1]))
     from bench.freebase_synth import generate
 
     path = generate(tmp_path / "d.nt.gz", 20_000, seed=1)

@@ -3,25 +3,17 @@ KGBENCH_EXTERNAL_DATA is set), and the determinism of its query generator."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "questions_bench.py"
+from tests.bench import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("kgbench_questions_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("questions_bench")
 
 
 def test_quick_benchmark(bench, tmp_path):

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import duckdb
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "store_bench.py"
+from tests.bench import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("kgbench_store_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("store_bench")
 
 
 def test_seed_reproduces_stage_byte_for_byte(bench, tmp_path):

@@ -16,7 +16,13 @@ each. Reported (medians of per-question times):
 Target (issue 5) on the 2-core machine: >= 300 questions/s. Appends a record to
 ``bench/results/extend_bench.jsonl`` and writes ``extend_bench.png``.
 
+Building the 5M-fact store takes about a minute; ``--store-dir DIR`` keeps it in
+``DIR`` (with the generator's summary beside it) and later runs with the same sizes and
+seed reuse it. ``--samples-out FILE`` writes every sample as JSON lines, so two code
+versions can be checked for identical output on the same store.
+
     python bench/extend_bench.py --facts 1000000 --entities 200000 --questions 2000
+    python bench/extend_bench.py --store-dir /tmp/kgbench-extend-5m --samples-out /tmp/a.jsonl
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import sys
 import tempfile
@@ -39,7 +46,7 @@ from rich.progress import track
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.store_bench import generate_kg, git_commit, machine_info  # noqa: E402
+from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
 from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
@@ -122,19 +129,49 @@ def make_questions(store: Store, n: int, seed: int) -> list[ParsedQuestion]:
     return questions
 
 
+KG_INFO = "extend-bench-kg.json"
+"""The generator's summary, kept beside a reusable store (``--store-dir``)."""
+
+
+def build_store(store_dir: Path, work: Path, args: argparse.Namespace
+                ) -> tuple[dict[str, Any], float | None]:
+    """The synthetic KG's summary and build seconds (``None`` when reused), the store
+    in ``store_dir / "store"``. A ``store_dir`` this benchmark built with the same
+    sizes and seed is reused as it is, one it built otherwise (or did not finish) is
+    rebuilt; any other non-empty directory is refused."""
+    params = {"entities": args.entities, "facts": args.facts, "seed": args.seed}
+    info_path = store_dir / KG_INFO
+    if info_path.exists():
+        kept = json.loads(info_path.read_text(encoding="utf-8"))
+        if kept.get("params") == params and kept.get("kg") is not None:
+            CONSOLE.print(f"reusing the store at {store_dir}")
+            return kept["kg"], None
+        shutil.rmtree(store_dir)
+    elif store_dir.exists() and any(store_dir.iterdir()):
+        raise SystemExit(f"{store_dir} is not empty and holds no extend-bench store; "
+                         "choose a new directory for --store-dir")
+    store_dir.mkdir(parents=True, exist_ok=True)
+    # Written first without the summary: a build that dies is rebuilt, not reused.
+    info_path.write_text(json.dumps({"params": params, "kg": None}), encoding="utf-8")
+    started = time.perf_counter()
+    stage = work / "stage"
+    CONSOLE.print(f"generating a {args.facts:,}-fact KG ...")
+    info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
+    CONSOLE.print("importing it ...")
+    with open_store(store_dir / "store", create=True) as s:
+        s.import_stage(stage)
+    shutil.rmtree(stage, ignore_errors=True)
+    info_path.write_text(json.dumps({"params": params, "kg": info.public()}), encoding="utf-8")
+    return info.public(), time.perf_counter() - started
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.work or tempfile.mkdtemp(prefix="kgbench-extend-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    samples_out = args.samples_out.open("w", encoding="utf-8") if args.samples_out else None
     try:
-        started = time.perf_counter()
-        stage = work / "stage"
-        CONSOLE.print(f"generating a {args.facts:,}-fact KG ...")
-        info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
-        store_dir = work / "store"
-        CONSOLE.print("importing it ...")
-        with open_store(store_dir, create=True) as s:
-            s.import_stage(stage)
-        build_s = time.perf_counter() - started
+        kg, build_s = build_store(args.store_dir or work / "kg", work, args)
+        store_dir = (args.store_dir or work / "kg") / "store"
         with open_store(store_dir, read_only=True) as real:
             CONSOLE.print("drawing questions from the store ...")
             questions = make_questions(real, args.questions, args.seed)
@@ -146,23 +183,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 assert q.query is not None
                 grounder_base.ground(q.query)
                 base_ms.append((time.perf_counter() - t) * 1000)
+        # Opened afresh: a read-only store keeps what it reads, and the baseline has just
+        # read every original query; the timed run starts cold, as a real run does.
+        with open_store(store_dir, read_only=True) as real:
             store = CountingStore(real)
             grounder = Grounder(store, classes=False)  # type: ignore[arg-type]
             per_q_ms: list[float] = []
+            # CPU time of this process too: on a shared machine it moves less with the
+            # other jobs than wall time does.
+            per_q_cpu_ms: list[float] = []
             stages: dict[str, float] = {}
             labels: Counter[str] = Counter()
             cells: Counter[tuple[str, str]] = Counter()
             yielded: Counter[str] = Counter()
             failures: Counter[str] = Counter()
             samples = 0
+            cpu = CpuWatch()
             t_all = time.perf_counter()
             for q in track(questions, description="structured samples", console=CONSOLE,
                            update_period=5.0):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 made, failed = structured_samples(store, grounder, q, seed=args.seed,  # type: ignore[arg-type]
                                                   timings=stages)
                 per_q_ms.append((time.perf_counter() - t) * 1000)
+                per_q_cpu_ms.append((time.process_time() - c) * 1000)
                 samples += len(made)
+                if samples_out is not None:
+                    for x in made:
+                        samples_out.write(x.model_dump_json() + "\n")
+                    for f in failed:
+                        samples_out.write(f.model_dump_json() + "\n")
                 for x in made:
                     labels[x.label] += 1
                     cells[(x.label, x.complexity)] += 1
@@ -171,19 +221,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 for f in failed:
                     failures[f.stage] += 1
             total_s = time.perf_counter() - t_all
+            cpu_use = cpu.result()
+            # The read-only store's caches are bounded; this says what they cost.
+            cpu_use["peak_rss_mb"] = round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         n = len(questions)
         per_q = np.array(per_q_ms)
-        record = {
+        record: dict[str, Any] = {
             "benchmark": "extend_bench", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "commit": git_commit(), "machine": machine_info(),
             "params": {"entities": args.entities, "facts": args.facts,
                        "questions": args.questions, "seed": args.seed},
-            "kg": info.public(), "build_seconds": round(build_s, 1),
+            "kg": kg, "build_seconds": None if build_s is None else round(build_s, 1),
+            "store_reused": build_s is None, "cpu": cpu_use,
             "questions": n, "samples": samples,
             "questions_per_s": n / total_s if total_s else 0.0,
             "samples_per_s": samples / total_s if total_s else 0.0,
             "per_question_ms": {"p50": float(np.median(per_q)),
-                                "p99": float(np.percentile(per_q, 99))},
+                                "p99": float(np.percentile(per_q, 99)),
+                                "mean": float(np.mean(per_q))},
+            "per_question_cpu_ms": {"p50": float(np.median(per_q_cpu_ms)),
+                                    "p99": float(np.percentile(per_q_cpu_ms, 99)),
+                                    "mean": float(np.mean(per_q_cpu_ms))},
             "baseline_ground_only_ms": {"p50": float(np.median(base_ms)),
                                         "p99": float(np.percentile(base_ms, 99))},
             "ratio_vs_ground_only_p50": float(np.median(per_q) / max(np.median(base_ms), 1e-9)),
@@ -200,6 +259,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         record["meets_target"] = record["questions_per_s"] >= TARGET_QPS
         return record
     finally:
+        if samples_out is not None:
+            samples_out.close()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -237,6 +298,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     ap.add_argument("--work", type=Path, default=None, help="scratch directory (default: temp)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    ap.add_argument("--store-dir", type=Path, default=None,
+                    help="build the KG store here and keep it; reused by later runs with "
+                         "the same --entities/--facts/--seed (e.g. /tmp/kgbench-extend-5m)")
+    ap.add_argument("--samples-out", type=Path, default=None,
+                    help="write every sample and failure as JSON lines (to compare versions)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes for a smoke run (20k facts, 60 questions)")
     args = ap.parse_args(argv)
@@ -254,9 +320,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     plot(record, args.out / "extend_bench.png")
     print(json.dumps({k: record[k] for k in (
         "questions", "samples", "questions_per_s", "samples_per_s", "per_question_ms",
+        "per_question_cpu_ms",
         "baseline_ground_only_ms", "ratio_vs_ground_only_p50", "stage_seconds_per_question_ms",
         "round_trips_per_question", "round_trips_per_sample", "share_of_questions_with_label",
-        "failures_by_stage", "meets_target")}, indent=2))
+        "failures_by_stage", "cpu", "meets_target")}, indent=2))
     return record
 
 

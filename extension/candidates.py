@@ -2,22 +2,34 @@
 
 This is the only module of the extension engine that talks to the store, and it does
 so through the :class:`~kgstore.Store` interface only (each backend runs its own
-parameterized Cypher). Every function returns candidates in a deterministic order;
-the caller draws from them with its seeded RNG.
+parameterized Cypher; :func:`kgstore.expansion.match_by_expansion`, used for the
+seeded joins below, is itself written against that interface). Every function returns
+candidates in a deterministic order; the caller draws from them with its seeded RNG.
 
 Degenerate picks are filtered here: candidates are named, non-CVT entities other than
 the ones already in the query, reached over predicates not already in the query.
+
+Neighbourhoods are read with lean entity records (``full_entities=False``: no aliases
+or descriptions): names, types and CVT flags are all the rules and edits look at.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from extension.rules import Hop
+from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
 from kgstore.models import Adjacency, Entity, Fact, Literal, Object, normalize_name
+from kgstore.patterns import Binding, PatternQuery, TriplePattern, Var
 from kgstore.store import Store
+
+FIRST_WINDOW = 16
+"""Neighbours of a new way-1 entity read first when looking for a second pinned node:
+few, since one of the first usually settles it."""
+WINDOW_GROWTH = 16
+"""How much further each later window reads."""
 
 GENERIC_TYPES = frozenset({"common.topic", "base.type_ontology.abstract",
                            "base.type_ontology.non_agent", "base.type_ontology.agent",
@@ -62,7 +74,7 @@ def hop_candidates(store: Store, node_id: str, *, exclude_entities: Collection[s
     """Edges between ``node_id`` and a named, non-CVT entity outside
     ``exclude_entities`` over a predicate outside ``exclude_predicates``, in either
     direction (way 1 prepends them at a subject, way 2 adds them at the answer)."""
-    adjacency = store.adjacency(node_id, limit=limit)
+    adjacency = store.adjacency(node_id, limit=limit, full_entities=False)
     hops: dict[tuple[str, str, bool], Hop] = {}
     for f in adjacency.facts:
         if f.is_literal or f.predicate in exclude_predicates:
@@ -78,6 +90,60 @@ def hop_candidates(store: Store, node_id: str, *, exclude_entities: Collection[s
         hops.setdefault(key, Hop(entity=other, predicate=f.predicate,
                                  entity_is_subject=entity_is_subject, name=e.name))
     return [hops[k] for k in sorted(hops)]
+
+
+def branch_links(store: Store, hop: Hop, values: Sequence[Object]) -> set[Object] | None:
+    """The ``values`` that ``hop.entity`` is linked to over ``hop.predicate``: ``v`` with
+    a fact ``(entity, predicate, v)`` when ``hop.entity_is_subject``, else ``(v,
+    predicate, entity)``. A way-2 branch ``(e1, rn, ?a)`` keeps exactly the answers it
+    links to, so this replaces grounding the extended query. One seeded join
+    (:func:`~kgstore.expansion.match_by_expansion`), which reads the smaller side: the
+    values' facts or the entity's. ``None`` when the join declines (a hub over the
+    expansion caps)."""
+    var = Var("v")
+    if hop.entity_is_subject:
+        pattern, seeds = TriplePattern(hop.entity, hop.predicate, var), list(values)
+    else:   # a literal is nobody's subject
+        pattern = TriplePattern(var, hop.predicate, hop.entity)
+        seeds = [v for v in values if isinstance(v, str)]
+    if not seeds:
+        return set()
+    result = match_by_expansion(store, PatternQuery((pattern,)),
+                                seeds=[{var.name: v} for v in dict.fromkeys(seeds)])
+    return None if result is None else {b[var.name] for b in result.bindings}
+
+
+def pinned_elsewhere(store: Store, hop: Hop, subject: str, rest: PatternQuery, var: str,
+                     keep: Callable[[Binding], bool]) -> bool | None:
+    """Whether a node other than ``subject`` that ``hop.entity`` reaches over
+    ``hop.predicate`` (``(entity, predicate, x)`` when ``hop.entity_is_subject``, else
+    ``(x, predicate, entity)``) has a solution of ``rest`` with ``var`` bound to it that
+    passes ``keep``. ``rest`` is a way-1 extended query without its prepended edge:
+    ``True`` means that edge pins more than the old subject.
+
+    The entity's neighbours are read in growing windows (16, 256, … facts) and each
+    new window is checked with one seeded join, so a hub entity usually answers after
+    its first window. ``None`` when a join declines or the entity has more than the
+    expansion limit of such facts."""
+    read = store.facts_out if hop.entity_is_subject else store.facts_in
+    checked = {subject}
+    window = FIRST_WINDOW
+    while True:
+        facts = read(hop.entity, predicate=hop.predicate, limit=window + 1)
+        ends = (f.object if hop.entity_is_subject else f.subject for f in facts)
+        new = [x for x in dict.fromkeys(ends) if isinstance(x, str) and x not in checked]
+        if new:
+            checked.update(new)
+            result = match_by_expansion(store, rest, seeds=[{var: x} for x in new], exists=keep)
+            if result is None:
+                return None
+            if result.bindings:
+                return True
+        if len(facts) <= window:
+            return False
+        if window >= EXPANSION_LIMIT:
+            return None
+        window = min(window * WINDOW_GROWTH, EXPANSION_LIMIT)
 
 
 def specific_types(entity: Entity) -> list[str]:
@@ -96,19 +162,23 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     of the same director) — found with a few adjacency reads around the answer, and
     plausible replacements; then any entity of the type next to those neighbours. Only
     when there are none does it fall back to the store's seeded sample of the type,
-    which scans the type's entities (slow on large stores).
+    which scans the type's entities (slow on large stores). Neighbours come as lean
+    records (no aliases or description).
     """
     wanted = specific_types(entity)
     if not wanted:
         return []
-    around = store.adjacency(entity.id, limit=limit)
+    around = store.adjacency(entity.id, limit=limit, full_entities=False)
     links = sorted({(f.subject, f.predicate, True) if f.object == entity.id
                     else (str(f.object), f.predicate, False)
                     for f in around.facts if not f.is_literal})
     found: dict[str, tuple[Entity, str]] = {}
     nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation: second choice
+    read: dict[str, Adjacency] = {}   # a neighbour linked over two relations is read once
     for node, predicate, answer_is_object in links[:neighbours]:
-        adj = store.adjacency(node, limit=limit)
+        if node not in read:
+            read[node] = store.adjacency(node, limit=limit, full_entities=False)
+        adj = read[node]
         for f in adj.facts:
             if f.is_literal:
                 continue
@@ -128,10 +198,11 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
         if pool:
             return [pool[i] for i in sorted(pool)][:k]
     for type_id in wanted:
-        pool = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed, type_id=type_id)
-                if e.id != entity.id and e.id not in exclude]
-        if pool:
-            return [(e, type_id) for e in pool[:k]]
+        sampled = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed,
+                                                    type_id=type_id)
+                   if e.id != entity.id and e.id not in exclude]
+        if sampled:
+            return [(e, type_id) for e in sampled[:k]]
     return []
 
 
@@ -169,9 +240,10 @@ def similar_subgraph(store: Store, template: Sequence[Fact], subject: str, *,
     ``rng``; a dead end restarts the walk, up to ``tries`` times. ``None`` when no walk
     completes.
     """
+    adjacency: dict[str, Adjacency] = {}   # shared by the tries: restarts re-read nothing
     for _ in range(tries):
         walk = _walk(store, list(template), subject, avoid_entities, avoid_predicates,
-                     cvt_nodes, rng, limit)
+                     cvt_nodes, rng, limit, adjacency)
         if walk is not None:
             return walk
     return None
@@ -179,12 +251,11 @@ def similar_subgraph(store: Store, template: Sequence[Fact], subject: str, *,
 
 def _walk(store: Store, template: list[Fact], subject: str, avoid_entities: Collection[str],
           avoid_predicates: Collection[str], cvt_nodes: Collection[str], rng: random.Random,
-          limit: int) -> list[Fact] | None:
+          limit: int, adjacency: dict[str, Adjacency]) -> list[Fact] | None:
     mapping: dict[str, Object] = {subject: subject}
     used: set[str] = {subject}
     out: list[Fact] = []
     pending = list(template)
-    adjacency: dict[str, Adjacency] = {}
     while pending:
         # The next template fact with exactly one end mapped (the walk stays connected).
         step = next((f for f in pending if (f.subject in mapping) != (f.object_key in mapping)), None)
@@ -196,7 +267,7 @@ def _walk(store: Store, template: list[Fact], subject: str, avoid_entities: Coll
         if not isinstance(here, str):
             return None
         if here not in adjacency:
-            adjacency[here] = store.adjacency(here, limit=limit)
+            adjacency[here] = store.adjacency(here, limit=limit, full_entities=False)
         adj = adjacency[here]
         want_literal = step.is_literal
         options = []

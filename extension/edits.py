@@ -47,13 +47,36 @@ def derived_answers(disjuncts: Sequence[QueryGraph], facts: Iterable[Fact]) -> s
 def delete_triple_edit(facts: Sequence[Fact], disjuncts: Sequence[QueryGraph],
                        answers: set[Object], rng: random.Random) -> tuple[list[Fact], Fact] | None:
     """Partial support for a path: remove one triple of ``G`` (seeded) among those whose
-    removal loses at least one answer. ``None`` when no single triple does that."""
-    losing = [f for f in facts
-              if not answers <= derived_answers(disjuncts, (g for g in facts if g != f))]
+    removal loses at least one answer (:func:`losing_facts`). ``None`` when no single
+    triple does that."""
+    losing = losing_facts(facts, disjuncts, answers)
     if not losing:
         return None
     deleted = rng.choice(sorted(losing, key=_fact_key))
     return [f for f in facts if f != deleted], deleted
+
+
+def losing_facts(facts: Sequence[Fact], disjuncts: Sequence[QueryGraph],
+                 answers: set[Object]) -> list[Fact]:
+    """The facts of ``facts`` (in order) without which the ``disjuncts`` no longer
+    derive every one of ``answers``: those that every derivation of some answer uses.
+
+    A derivation over ``facts`` without ``f`` is a derivation over ``facts`` that does
+    not use ``f``, so one match over ``facts`` answers for every ``f`` (rather than one
+    match per removed fact). An answer with no derivation at all is lost whichever fact
+    goes."""
+    fact_list = list(facts)
+    uses: dict[Object, list[frozenset[Fact]]] = {a: [] for a in answers}
+    for d in disjuncts:
+        query = compile_query(d, classes=False, limit=None)
+        answer = d.answer.removeprefix("?")
+        for b in match_facts(query, fact_list):
+            if b[answer] in uses:
+                uses[b[answer]].append(frozenset(query.instantiate(b)))
+    if any(not derivations for derivations in uses.values()):
+        return fact_list
+    return [f for f in fact_list
+            if any(all(f in used for used in derivations) for derivations in uses.values())]
 
 
 def branch_edges(graph: QueryGraph, subject: str) -> list[int]:

@@ -142,15 +142,22 @@ class Grounder:
             return Grounding("unknown_entity", missing=tuple(unknown_e),
                              detail=f"entities not in the store: {', '.join(unknown_e)}")
         result = self.store.match(query)
-        answer = graph.answer.removeprefix("?")
-        bindings = [b for b in result.bindings
-                    if _language_ok(b[answer], graph.answer_languages)]
-        if not bindings:
-            return Grounding("no_match", truncated=result.truncated)
-        answers = _distinct(b[answer] for b in bindings)
-        facts = _distinct(f for b in bindings for f in query.instantiate(b))
-        return Grounding("answered", tuple(bindings), tuple(answers), tuple(facts),
-                         result.truncated)
+        return solutions_grounding(graph, query, result.bindings, truncated=result.truncated)
+
+
+def solutions_grounding(graph: QueryGraph, query: PatternQuery, solutions: Sequence[Binding],
+                        *, truncated: bool) -> Grounding:
+    """The :class:`Grounding` of ``graph`` (compiled as ``query``) from its solutions in
+    the store's order: the answer-language filter, the distinct answers and the
+    supporting facts. :meth:`Grounder.ground` ends here; the extension engine also
+    comes here with solutions it derived without a store query."""
+    answer = graph.answer.removeprefix("?")
+    bindings = [b for b in solutions if answer_language_ok(b[answer], graph.answer_languages)]
+    if not bindings:
+        return Grounding("no_match", truncated=truncated)
+    answers = _distinct(b[answer] for b in bindings)
+    facts = _distinct(f for b in bindings for f in query.instantiate(b))
+    return Grounding("answered", tuple(bindings), tuple(answers), tuple(facts), truncated)
 
 
 def ground_query(store: Store, graph: QueryGraph, *, classes: bool = True) -> Grounding:
@@ -158,7 +165,7 @@ def ground_query(store: Store, graph: QueryGraph, *, classes: bool = True) -> Gr
     return Grounder(store, classes=classes).ground(graph)
 
 
-def _language_ok(value: Object, languages: tuple[str, ...]) -> bool:
+def answer_language_ok(value: Object, languages: tuple[str, ...]) -> bool:
     """WebQSP's ``!isLiteral(?x) || lang(?x) = '' || langMatches(lang(?x), 'en')``."""
     if not languages or not isinstance(value, Literal) or not value.lang:
         return True

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -179,6 +179,33 @@ class Store(ABC):
     def facts_in(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
         """Facts whose object is the entity ``id``."""
 
+    def facts_many(self, ids: Sequence[str], *, predicate: str, outgoing: bool, limit: int,
+                   literals: bool = True) -> tuple[dict[str, list[Fact]], bool]:
+        """The ``predicate`` facts out of (``outgoing``) or into each entity of ``ids``,
+        at most ``limit`` in all: ``{id: facts}`` (``[]`` for an id without any), and a
+        flag that says more exist, in which case the lists are incomplete.
+        ``literals=False`` leaves out facts with literal objects (a caller that needs an
+        entity at the other end saves the read). The facts of one id come in no
+        particular order.
+
+        Index nested-loop joins (:mod:`kgstore.expansion`) expand every node of a
+        frontier this way; this default asks once per id, backends override it with one
+        query per batch."""
+        found: dict[str, list[Fact]] = {}
+        left = limit
+        for id in dict.fromkeys(ids):
+            read = self.facts_out if outgoing else self.facts_in
+            facts = read(id, predicate=predicate, limit=left + 1)
+            if len(facts) > left:
+                # Literal objects count here even when left out: a backend may list
+                # them first, so the entity facts beyond them are unknown.
+                return found, True
+            if not literals:
+                facts = [f for f in facts if not f.is_literal]
+            found[id] = facts
+            left -= len(facts)
+        return found, False
+
     def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
         """Up to ``limit`` facts out of and into ``id``; the flag says more exist."""
         out = self.facts_out(id, limit=limit + 1)
@@ -186,11 +213,15 @@ class Store(ABC):
         facts = out + into
         return facts[:limit], len(facts) > limit
 
-    def adjacency(self, id: str, *, limit: int) -> Adjacency:
+    def adjacency(self, id: str, *, limit: int, full_entities: bool = True) -> Adjacency:
         """:meth:`facts_around` plus the entities at the other ends of those facts.
 
         The graph walks of :mod:`kgstore.subgraph` call this once per visited node;
-        backends override it to fetch facts and neighbours in one go."""
+        backends override it to fetch facts and neighbours in one go.
+        ``full_entities=False`` lets a backend leave aliases and descriptions out of
+        the entity records (names, types and CVT flags stay), for callers that need no
+        more and read many neighbourhoods: on a hub those two fields are most of the
+        read."""
         facts, more = self.facts_around(id, limit=limit)
         others = [f.subject if f.subject != id else f.object_key for f in facts
                   if not (f.subject == id and f.is_literal)]

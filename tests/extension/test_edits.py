@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extension.edits import (
     branch_edges,
@@ -17,6 +19,7 @@ from extension.edits import (
     derived_answers,
     fact_pattern,
     instantiated_facts,
+    losing_facts,
     replace_answer_edit,
     sub_facts,
     verify_irrelevant,
@@ -290,3 +293,24 @@ def test_sub_facts_of_a_replacement_and_of_a_swap() -> None:
     assert sub_facts(PATH_G, SIMILAR) == [(PATH_G[0], False), (PATH_G[1], False)]
     assert sub_facts(PATH_G, PATH_G) == [(PATH_G[0], True), (PATH_G[1], True)]
     assert sub_facts([], PATH_G) == []
+
+
+# -- losing_facts: one match over G equals removing each triple in turn -----------------------
+
+NODES = ["m.alpha", "m.dee", "m.f1", "m.f2", "m.ann", "m.springfield"]
+
+
+@settings(deadline=None, max_examples=200)
+@given(facts=st.lists(st.builds(Fact, st.sampled_from(NODES),
+                                st.sampled_from([DIRECTED, BORN, DIRECTOR_FILM, MUSIC]),
+                                st.sampled_from(NODES)), max_size=12, unique=True),
+       which=st.sampled_from(["path", "tree", "union"]), extra=st.sampled_from(NODES))
+def test_losing_facts_equal_removing_each_fact(facts: list[Fact], which: str,
+                                               extra: str) -> None:
+    disjuncts = {"path": [PATH], "tree": [TREE],
+                 "union": [PATH, build_query_graph([("m.dee", BORN, "?a")], answer="a")]}[which]
+    derived = derived_answers(disjuncts, facts)
+    for answers in (derived, derived | {extra}, set()):
+        brute = [f for f in facts
+                 if not answers <= derived_answers(disjuncts, (g for g in facts if g != f))]
+        assert losing_facts(facts, disjuncts, answers) == brute

@@ -37,6 +37,9 @@ from extension.extend import (
     ExtensionFailure,
     GroundedExtension,
     RuleAttempt,
+    _pins,
+    _way1_grounding,
+    _way2_grounding,
     extend_query,
 )
 from extension.grounding import Grounder
@@ -404,6 +407,19 @@ def test_way1_rejects_a_hub_that_does_not_pin_the_subject(kg: Store, grounder: G
     assert "m.usa" not in {n.id for d in ext.query.disjuncts for n in d.nodes}
 
 
+def test_way1_sees_the_hub_pin_other_people_without_grounding_it(kg: Store,
+                                                                  grounder: Grounder) -> None:
+    # The hub's 29 other nationals each have a profession: the derived check stops at
+    # one of them, and the store grounding agrees that the hop pins more than m.p0.
+    base = grounder.ground(Q_PROFESSION)
+    hop = Hop(entity="m.usa", predicate=NATIONALITY, entity_is_subject=False, name="USA")
+    extended = prepend_hop(Q_PROFESSION, "m.p0", hop)
+    assert _way1_grounding(kg, grounder, extended, "m.p0", hop, base) is None
+    stored = grounder.ground(extended)
+    assert len(stored.answers) == 6 and not _pins(stored, extended, "m.p0", 1)
+    assert _pins(stored, extended, "m.p0", HUB_SIZE + 1)
+
+
 def test_way1_through_a_hub_under_the_answer_cap(kg: Store, grounder: Grounder) -> None:
     loose = ExtensionConfig(max_intermediate=HUB_SIZE + 1)
     ext = applied(extend(kg, grounder, Q_PROFESSION, "intersection_way1", loose))
@@ -709,6 +725,79 @@ def test_every_sample_on_random_kgs_verifies(kg_data: tuple[list[Entity], list[F
             assert [s.model_dump_json() for s in again[0]] == \
                 [s.model_dump_json() for s in samples]
             assert again[1] == failures
+
+
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(kg_data=random_kg(), picks=st.lists(st.integers(0, 50), min_size=3, max_size=3))
+def test_way1_and_way2_groundings_derived_from_the_original_equal_store_groundings(
+    kg_data: tuple[list[Entity], list[Fact]], picks: list[int]
+) -> None:
+    """The extension derives a candidate's grounding from the original solutions and a
+    few seeded reads (extension.extend._way1_grounding/_way2_grounding); it must equal
+    grounding the extended query in the store, bindings order included, and a way-1
+    candidate it turns down must be one whose store grounding fails the pin test."""
+    entities, facts = kg_data
+    graphs = [g for kind, pick in zip(("single", "path", "tree"), picks, strict=True)
+              if (g := question_from(facts, kind, pick)) is not None]
+    with tempfile.TemporaryDirectory() as tmp, \
+            open_store(Path(tmp) / "store", create=True) as store:
+        store.ingest(entities, facts, cvt_types=CVT_TYPES)
+        grounder = Grounder(store)
+        for graph in graphs:
+            base = grounder.ground(graph)
+            if base.outcome != "answered":
+                continue
+            in_query = {n.id for n in graph.nodes}
+            for subject in classify(graph).subjects:
+                for hop in hop_candidates(store, subject, exclude_entities=in_query,
+                                          exclude_predicates=()):
+                    extended = prepend_hop(graph, subject, hop)
+                    stored = grounder.ground(extended)
+                    derived = _way1_grounding(store, grounder, extended, subject, hop, base)
+                    if derived is None:
+                        event("way 1: pinned elsewhere")
+                        assert not _pins(stored, extended, subject, 1)
+                    else:
+                        event(f"way 1: derived, {derived.outcome}")
+                        assert derived == stored
+            for answer in {a for a in base.answers if isinstance(a, str)}:
+                for hop in hop_candidates(store, answer, exclude_entities=in_query,
+                                          exclude_predicates=()):
+                    extended = add_branch(graph, hop)
+                    derived = _way2_grounding(store, grounder, extended, hop, base)
+                    assert derived == grounder.ground(extended)
+                    event("way 2: derived")
+
+
+@settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow])
+@given(kg_data=random_kg(), picks=st.lists(st.integers(0, 50), min_size=3, max_size=3),
+       seed=st.integers(0, 10_000))
+def test_a_read_only_store_gives_the_same_samples(kg_data: tuple[list[Entity], list[Fact]],
+                                                  picks: list[int], seed: int) -> None:
+    """Stores opened read-only keep what they read (kgstore.ladybug_store); the samples
+    must not depend on it."""
+    entities, facts = kg_data
+    graphs = [g for kind, pick in zip(("single", "path", "tree"), picks, strict=True)
+              if (g := question_from(facts, kind, pick)) is not None]
+    questions = [parsed(f"q{i}", g) for i, g in enumerate(graphs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store"
+
+        def run(store: Store) -> list[str]:
+            grounder = Grounder(store)
+            out = []
+            for _ in range(2):   # the second round reads through the caches
+                for q in questions:
+                    samples, failures = structured_samples(store, grounder, q, seed=seed)
+                    out += [x.model_dump_json() for x in samples]
+                    out += [f.model_dump_json() for f in failures]
+            return out
+
+        with open_store(path, create=True) as store:
+            store.ingest(entities, facts, cvt_types=CVT_TYPES)
+            writable = run(store)
+        with open_store(path, read_only=True) as store:
+            assert run(store) == writable
 
 
 # -- external: WebQSP questions answerable in the FB15k-237 slice ----------------------------

@@ -1,0 +1,193 @@
+"""Batch reads and read caches of the Store interface (``facts_many``, ``entities``,
+``adjacency(full_entities=False)``), checked against the one-at-a-time reads they
+replace, on real stores.
+
+``facts_many`` switches to one UNWIND query per batch from ``_MANY_MIN`` ids on and to
+several queries past ``_BATCH`` ids, so the id lists here are long enough to take every
+path (missing ids pad them: they must come back empty). A store opened read-only keeps
+what it read; those tests reopen the film store read-only and compare every answer with
+the writable store's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from kgstore import Fact, Store, open_store
+from kgstore.ladybug_store import _BATCH, _MANY_MIN
+from tests.kgstore.kgdata import KG, STARRING
+
+
+def _predicates(kg: KG) -> list[str]:
+    return sorted({f.predicate for f in kg.facts})
+
+
+def _one_by_one(store: Store, ids: list[str], predicate: str, outgoing: bool,
+                literals: bool) -> dict[str, set[Fact]]:
+    out: dict[str, set[Fact]] = {}
+    for id in ids:
+        facts = (store.facts_out(id, predicate=predicate, limit=1000) if outgoing
+                 else store.facts_in(id, predicate=predicate, limit=1000))
+        out[id] = {f for f in facts if literals or not f.is_literal}
+    return out
+
+
+def _id_lists(kg: KG) -> list[list[str]]:
+    known = sorted(kg.entity_ids)
+    padded = known + [f"m.missing{i}" for i in range(_MANY_MIN)]
+    random.Random(0).shuffle(padded)
+    return [known[:1], known[:3], padded, padded + padded[:5]]   # short, batch, duplicates
+
+
+@pytest.mark.parametrize("outgoing", [True, False])
+@pytest.mark.parametrize("literals", [True, False])
+def test_facts_many_equals_reading_each_id(film_store: Store, film_kg: KG, outgoing: bool,
+                                           literals: bool) -> None:
+    for predicate in _predicates(film_kg):
+        for ids in _id_lists(film_kg):
+            found, more = film_store.facts_many(ids, predicate=predicate, outgoing=outgoing,
+                                                limit=10_000, literals=literals)
+            assert not more
+            assert list(found) == list(dict.fromkeys(ids))
+            assert {k: set(v) for k, v in found.items()} == \
+                _one_by_one(film_store, list(found), predicate, outgoing, literals)
+            assert all(len(v) == len(set(v)) for v in found.values())
+
+
+@pytest.mark.parametrize("outgoing", [True, False])
+@pytest.mark.parametrize("literals", [True, False])
+def test_the_interface_default_agrees_with_the_backend(film_store: Store, film_kg: KG,
+                                                       outgoing: bool, literals: bool) -> None:
+    # Store.facts_many's own body (one read per id) runs on the same store. The backend
+    # flags exactly the reads over the limit; the default may flag more (with
+    # literals=False it counts the literal facts it drops), never fewer.
+    ids = _id_lists(film_kg)[2]
+    for predicate in _predicates(film_kg):
+        full, _ = film_store.facts_many(ids, predicate=predicate, outgoing=outgoing,
+                                        limit=10_000, literals=literals)
+        everything = {k: set(v) for k, v in full.items()}
+        total = sum(len(v) for v in full.values())
+        for limit in (0, 1, 2, total, 10_000):
+            default, more = Store.facts_many(film_store, ids, predicate=predicate,
+                                             outgoing=outgoing, limit=limit, literals=literals)
+            backend, backend_more = film_store.facts_many(
+                ids, predicate=predicate, outgoing=outgoing, limit=limit, literals=literals)
+            assert backend_more == (total > limit)
+            assert more or total <= limit
+            if not more:
+                assert {k: set(v) for k, v in default.items()} == everything
+            if not backend_more:
+                assert {k: set(v) for k, v in backend.items()} == everything
+
+
+def test_facts_many_over_several_batches(film_store: Store, film_kg: KG) -> None:
+    known = sorted(film_kg.entity_ids)
+    ids = [f"m.absent{i}" for i in range(_BATCH)] + known
+    found, more = film_store.facts_many(ids, predicate=STARRING, outgoing=True, limit=100)
+    assert not more and len(found) == len(ids)
+    assert {k: set(v) for k, v in found.items() if v} == \
+        {k: v for k, v in _one_by_one(film_store, known, STARRING, True, True).items() if v}
+
+
+def test_facts_many_limit_counts_all_ids(film_store: Store, film_kg: KG) -> None:
+    ids = _id_lists(film_kg)[2]
+    found, more = film_store.facts_many(ids, predicate=STARRING, outgoing=True, limit=100)
+    total = sum(len(v) for v in found.values())
+    assert (total, more) == (3, False)
+    for limit in (0, 1, 2):
+        _, more = film_store.facts_many(ids, predicate=STARRING, outgoing=True, limit=limit)
+        assert more, limit
+    _, more = film_store.facts_many(ids, predicate=STARRING, outgoing=True, limit=3)
+    assert not more
+
+
+def test_entities_in_one_batch_equal_single_lookups(film_store: Store, film_kg: KG) -> None:
+    known = sorted(film_kg.entity_ids)
+    ids = [f"m.absent{i}" for i in range(_BATCH)] + known[::-1] + known[:2]
+    found = film_store.entities(ids)
+    assert list(found) == known[::-1]   # input order, each once, missing ids left out
+    assert found == {i: film_store.entity(i) for i in known[::-1]}
+    assert film_store.entities([]) == {}
+    assert film_store.entities(["m.godfather"]) == {"m.godfather": film_store.entity("m.godfather")}
+
+
+def test_lean_adjacency_leaves_out_aliases_and_descriptions(film_store: Store,
+                                                            film_kg: KG) -> None:
+    for id in sorted(film_kg.entity_ids):
+        for limit in (1, 3, 50):
+            full = film_store.adjacency(id, limit=limit)
+            lean = film_store.adjacency(id, limit=limit, full_entities=False)
+            assert (lean.facts, lean.truncated) == (full.facts, full.truncated)
+            assert lean.entities == {k: dataclasses.replace(e, aliases=(), description=None)
+                                     for k, e in full.entities.items()}
+
+
+# -- a read-only store keeps what it reads ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def read_only_film(film_kg: KG, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """A film store reopened read-only (its caches are on)."""
+    path = tmp_path_factory.mktemp("read-only-film") / "store"
+    with open_store(path, create=True) as s:
+        film_kg.load(s)
+    with open_store(path, read_only=True) as s:
+        yield s
+
+
+def test_read_only_reads_answer_like_the_first_time(read_only_film: Store, film_kg: KG) -> None:
+    s = read_only_film
+    ids = sorted(film_kg.entity_ids)
+    for _ in range(2):   # the second round is served from the caches
+        for id in ids:
+            for limit in (1, 2, 100):
+                adjacency = s.adjacency(id, limit=limit, full_entities=False)
+                again = s.adjacency(id, limit=limit, full_entities=False)
+                assert (again.facts, again.entities, again.truncated) == \
+                    (adjacency.facts, adjacency.entities, adjacency.truncated)
+                adjacency.facts.clear()      # a caller's edits do not reach the cache
+                adjacency.entities.clear()
+                assert s.adjacency(id, limit=limit, full_entities=False).facts == again.facts
+            for predicate in _predicates(film_kg):
+                # a long read first, then shorter ones: prefixes of the kept read
+                for limit in (100, 1, 2):
+                    out = s.facts_out(id, predicate=predicate, limit=limit)
+                    assert out == s.facts_out(id, predicate=predicate, limit=limit)
+                    assert len(out) == min(limit, len(s.facts_out(id, predicate=predicate,
+                                                                  limit=100)))
+        found, _ = s.facts_many(ids, predicate=STARRING, outgoing=True, limit=100)
+        assert {k: set(v) for k, v in found.items()} == \
+            _one_by_one(s, ids, STARRING, True, True)
+
+
+def test_read_only_samples_are_prefixes_of_longer_ones(read_only_film: Store) -> None:
+    s = read_only_film
+    long = s.sample_entities(10, seed=3, named_only=False, include_cvt=True)
+    assert len(long) == 10
+    for k in (1, 4, 10):
+        assert s.sample_entities(k, seed=3, named_only=False, include_cvt=True) == long[:k]
+    more = s.sample_entities(50, seed=3, named_only=False, include_cvt=True)
+    assert more[:10] == long and len(more) > 10
+    films = s.sample_entities(5, seed=1, type_id="film.film")
+    assert sorted(e.id for e in films) == ["m.godfather", "m.godfather2"]
+    first = list(films)
+    films.clear()   # a caller's edits do not reach the cache
+    assert s.sample_entities(5, seed=1, type_id="film.film") == first
+
+
+def test_read_only_entity_lookups_are_kept_and_copied(read_only_film: Store, film_kg: KG) -> None:
+    s = read_only_film
+    ids = sorted(film_kg.entity_ids)
+    first = s.entities([*ids, "m.missing"])
+    for e in first.values():
+        e.name = "changed"   # a caller's edits do not reach the kept records
+    again = s.entities(["m.missing", *ids])
+    assert list(again) == ids and all(e.name != "changed" for e in again.values())
+    assert s.entity("m.missing") is None and "m.missing" not in s.entities(["m.missing"])
+    godfather = s.entity("m.godfather")
+    assert godfather is not None and godfather.description == "1972 crime film"
+    assert godfather.aliases == ("  the GODFATHER  ", "Il Padrino")

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal as TypingLiteral
-
-from pydantic import BaseModel, ConfigDict
 
 from extension.query_graph import QueryEdge, QueryGraph, QueryNode
 
@@ -73,11 +72,15 @@ def complexity_of(rule: Rule, shape: ResultShape) -> Complexity:
     return "single"
 
 
-class Hop(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Hop:
     """A candidate edge between a new entity and a node of the query: ``(entity,
-    predicate, node)`` when ``entity_is_subject`` else ``(node, predicate, entity)``."""
+    predicate, node)`` when ``entity_is_subject`` else ``(node, predicate, entity)``.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A dataclass, not a pydantic model: it never crosses a JSON boundary, and
+    :func:`seeded_sample` sorts candidates by ``repr`` (the dataclass repr is the same
+    text as the model's, at a fraction of the cost: 14% of a question's CPU before)."""
+
     entity: str
     predicate: str
     entity_is_subject: bool = True

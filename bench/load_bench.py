@@ -24,6 +24,11 @@ the full Freebase dump (3.13 billion lines) from the raw and end-to-end rates. A
 one JSON record to ``<out>/load_bench.jsonl`` and draws ``<out>/load_bench.png``.
 
     .venv/bin/python bench/load_bench.py --sizes 5000000,20000000 --seed 0
+    .venv/bin/python bench/load_bench.py --sizes 20000000 --loaders freebase --work /tmp/lb
+
+Each run also records the machine's load average at its start and end (a shared
+machine's other work slows every rate down) and, for kgbench's loaders, the seconds of
+each import step.
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ def uncompressed_size(path: Path) -> int:
 def _child(loader: str, dump: Path, store_dir: Path, limit: int) -> dict[str, Any]:
     """Run one loader (in this, a fresh, process) and return its measurements."""
     started = time.perf_counter()
+    load_start = os.getloadavg()  # other work on a shared machine slows this run down
     out: dict[str, Any] = {"loader": loader}
     if loader == "oxigraph":
         import pyoxigraph
@@ -113,10 +119,12 @@ def _child(loader: str, dump: Path, store_dir: Path, limit: int) -> dict[str, An
         out.update(lines=report.lines, triples=report.triples, malformed=report.malformed,
                    parse_seconds=sum(f.parse_seconds for f in report.files),
                    import_seconds=report.import_report.seconds,
+                   import_steps=report.import_report.steps,
                    dropped_total=sum(report.dropped.values()), dropped=report.dropped,
                    stored_facts=stats.facts, entities=stats.entities,
                    literals=stats.literals, facts_new=report.import_report.facts_new)
     out["seconds"] = time.perf_counter() - started
+    out["load_average"] = {"start": load_start, "end": os.getloadavg()}
     out["peak_rss_mb"] = _vmhwm_kb() / 1024
     return out
 
@@ -203,7 +211,8 @@ def bench_size(lines: int, args: argparse.Namespace, work: Path, log: Any) -> di
     size: dict[str, Any] = {"lines": lines, "file": dump.name, "gz_bytes": dump.stat().st_size,
                             "raw_bytes": raw, "gzip_ratio": raw / max(dump.stat().st_size, 1),
                             "runs": {}}
-    loaders = ["freebase", "rdf"] + ([] if args.skip_baselines else ["rdflib", "oxigraph"])
+    loaders = [x for x in args.loaders
+               if not (args.skip_baselines and x in ("rdflib", "oxigraph"))]
     for loader in loaders:
         store_dir = work / f"store-{loader}-{lines}"
         shutil.rmtree(store_dir, ignore_errors=True)
@@ -230,7 +239,9 @@ def bench_size(lines: int, args: argparse.Namespace, work: Path, log: Any) -> di
         size["runs"][loader] = run
         log(f"  {secs:.1f}s  {run['lines_per_s']:,.0f} lines/s  "
             f"{run['stored_facts_per_s']:,.0f} facts/s  peak {run['peak_rss_mb']:,.0f} MB  "
-            f"disk {run['disk_bytes'] / 2**20:,.0f} MiB")
+            f"disk {run['disk_bytes'] / 2**20:,.0f} MiB"
+            + (f"  import {run['import_seconds']:.1f}s" if "import_seconds" in run else "")
+            + f"  load {run['load_average']['start'][0]:.1f}-{run['load_average']['end'][0]:.1f}")
         if not args.keep:
             shutil.rmtree(store_dir, ignore_errors=True)
     fb = size["runs"].get("freebase", {})
@@ -391,11 +402,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="where dumps and stores go (default: a temporary directory; "
                          "a dump already there is reused)")
     ap.add_argument("--skip-baselines", action="store_true")
+    ap.add_argument("--loaders", type=lambda text: [x.strip() for x in text.split(",")
+                                                    if x.strip()],
+                    default=list(LOADERS),
+                    help=f"comma-separated loaders to run, of {','.join(LOADERS)} (default: all)")
     ap.add_argument("--baseline-lines", type=int, default=500_000,
                     help="run the rdflib baseline on this prefix of the file (0: all)")
     ap.add_argument("--keep", action="store_true", help="keep the stores afterwards")
     ap.add_argument("--quiet", action="store_true")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    unknown = set(args.loaders) - set(LOADERS)
+    if unknown:
+        ap.error(f"unknown loader(s) {', '.join(sorted(unknown))}; choose from "
+                 f"{', '.join(LOADERS)}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -422,7 +442,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "commit": git_commit(), "dirty": git_dirty(), "machine": machine_info(),
         "load_average": {"start": load_start, "end": os.getloadavg()},
         "params": {"sizes": sizes, "seed": args.seed, "baseline_lines": args.baseline_lines,
-                   "skip_baselines": args.skip_baselines, "rdflib_batch": RDFLIB_BATCH},
+                   "skip_baselines": args.skip_baselines, "loaders": args.loaders,
+                   "rdflib_batch": RDFLIB_BATCH},
         "targets": TARGETS, "freebase_lines": FREEBASE_LINES,
         "sizes": results, "rss_flatness": flatness(results),
         "seconds": time.time() - started,

@@ -880,6 +880,46 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
 # Bulk import: staged Parquet -> merged with the store in DuckDB -> COPY
 # --------------------------------------------------------------------------------------
 
+# LadybugDB 0.22 keeps everything one COPY loads in its buffer pool until the COPY
+# commits, and a COPY that does not fit fails ("Unable to allocate memory! The buffer
+# pool is full") rather than spilling. Measured with a 2 GiB pool: one COPY of 14M
+# Fact rows (25-character predicates) fits and one of 23M does not (~145 bytes a fact:
+# both directions' CSR, rel ids, the predicate); a COPY of 20M 35-character Name keys
+# fails at its checkpoint (~100 bytes a row, mostly the primary-key index). Imports
+# therefore COPY in batches that fill at most about half the pool (the bytes below are
+# twice those measured). A COPY into a non-empty table costs more than one into an
+# empty table, and more the bigger the table (five COPYs of 4.7M facts each: 10, 23,
+# 29, 37, 30 s; 4.7M facts in four COPYs: 26-31 s, in one: 10-19 s), so batches are as
+# large as the pool allows, and an import that fits stays one COPY per table.
+_COPY_BYTES_PER_ROW = {"node": 200, "rel": 300}
+_MIN_COPY_ROWS = 10_000
+# DuckDB's memory during an import: it runs beside LadybugDB's buffer pool (2 GiB by
+# default), so the two stay within about 3 GiB; past it, DuckDB spills to the import's
+# work folder (20M-line stage, 300 MB limit vs 2 GB: fact dedupe 13% and entity
+# aggregation 27% slower).
+_IMPORT_DUCKDB_MEMORY = "1GB"
+# NORMALIZE_NAME_SQL without its regular expression where it cannot change anything:
+# a name with no run of spaces and none of the other characters RE2's \s matches
+# (\t \n \f \r) is only lower-cased, and trimmed when it starts or ends with a space.
+# The 1M names and aliases of a 20M-line Freebase stage: 1.5 CPU-s instead of 5.
+_NAME_KEY_SQL = (
+    "CASE WHEN contains(x, '  ') OR contains(x, chr(9)) OR contains(x, chr(10)) "
+    "OR contains(x, chr(12)) OR contains(x, chr(13)) "
+    f"THEN {NORMALIZE_NAME_SQL.format(x='x')} "
+    "WHEN starts_with(x, ' ') OR ends_with(x, ' ') THEN trim(lower(x), ' ') "
+    "ELSE lower(x) END"
+)
+
+
+def _copy_batch_rows(kind: str) -> int:
+    """Most rows one COPY (or one batched update) of a ``kind`` table (``"node"`` or
+    ``"rel"``) takes: ``$KGBENCH_COPY_BATCH_ROWS`` when set, else what fits in the
+    buffer pool (see :data:`_COPY_BYTES_PER_ROW`)."""
+    forced = os.environ.get("KGBENCH_COPY_BATCH_ROWS")
+    if forced:
+        return max(int(forced), 1)
+    return max(_buffer_pool_bytes() // _COPY_BYTES_PER_ROW[kind], _MIN_COPY_ROWS)
+
 
 class _StoreWrites:
     """Runs the store writes of an import, in the order they are submitted, in one
@@ -949,10 +989,11 @@ class _StageMerger:
         # fact dedupe than a database file.
         self.db = duckdb.connect()
         self._sql(f"SET temp_directory = '{work / 'spill'}'")
-        self._sql(f"SET memory_limit = '{os.environ.get('KGBENCH_DUCKDB_MEMORY', '2GB')}'")
+        memory = os.environ.get("KGBENCH_DUCKDB_MEMORY", _IMPORT_DUCKDB_MEMORY)
+        self._sql(f"SET memory_limit = '{memory}'")
         self._sql("SET preserve_insertion_order = false")
         # A SQL macro rather than a Python UDF: 10x faster on millions of names.
-        self._sql(f"CREATE MACRO normalize_name(x) AS {NORMALIZE_NAME_SQL.format(x='x')}")
+        self._sql(f"CREATE MACRO normalize_name(x) AS {_NAME_KEY_SQL}")
         # Which store tables are empty, read once before this import writes anything.
         self.empty = {table: store._count(query) == 0 for table, query in (
             ("Entity", "MATCH (e:Entity) RETURN count(e)"),
@@ -993,6 +1034,34 @@ class _StageMerger:
 
     def _copy(self, table: str, path: str, options: str = "") -> None:
         self._write(f"COPY {table} FROM '{path}'{options}")
+
+    def _write_batches(self, sql: str, name: str, rows: int, kind: str, order: str,
+                       write: str) -> None:
+        """Export ``sql`` (``rows`` rows) as Parquet and submit the Cypher ``write`` for
+        it, ``{path}`` in it standing for the file, in batches of at most
+        :func:`_copy_batch_rows` (``kind``) rows: sorted by ``order`` and cut into
+        consecutive ranges (facts cut by subject ranges: the later COPYs took 7 s each
+        where cut by a hash of the subject they took 8-10 s, growing, for 4 x 1.2M
+        facts). Each batch is its own transaction: a kill leaves a prefix of them, which
+        a re-run completes."""
+        batch = _copy_batch_rows(kind)
+        if rows <= batch:
+            self._write(write.replace("{path}", self._export(sql, name)))
+            return
+        parts = self.work / name
+        self._sql(
+            f"COPY (SELECT *, (row_number() OVER (ORDER BY {order}) - 1) // {batch} AS batch "
+            f"FROM ({sql})) TO '{parts}' "
+            "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))"
+        )
+        for part in sorted(parts.glob("batch=*"), key=lambda d: int(d.name.split("=")[1])):
+            self._write(write.replace("{path}", str(part / "*.parquet")))
+
+    def _copy_batches(self, table: str, sql: str, name: str, rows: int, kind: str,
+                      order: str, options: str = "") -> None:
+        """``COPY table`` from ``sql`` in batches (see :meth:`_write_batches`)."""
+        self._write_batches(sql, name, rows, kind, order,
+                            f"COPY {table} FROM '{{path}}'{options}")
 
     def _read_store(self) -> LadybugStore:
         """The store, for reading, once the writes submitted so far have run."""
@@ -1048,20 +1117,34 @@ class _StageMerger:
             "CREATE TABLE stage_facts AS SELECT DISTINCT subject, predicate, object, object_kind "
             f"FROM {read('facts')}"
         )
-        self.report.facts_duplicate = (
-            int(self.manifest["counts"].get("facts", 0)) - self._scalar("SELECT count(*) FROM stage_facts")
-        )
-        self._sql(
-            "CREATE TABLE stage_entities AS SELECT id, "
-            "arg_min(name, seq) FILTER (WHERE name IS NOT NULL) AS name, "
-            "list_sort(list_distinct(flatten(list(aliases)))) AS aliases, "
-            "list_sort(list_distinct(flatten(list(types)))) AS types, "
-            "bool_or(is_cvt) AS is_cvt, "
-            "arg_min(description, seq) FILTER (WHERE description IS NOT NULL) AS description, "
-            "false AS placeholder "
-            f"FROM {read('entities')} "
-            "GROUP BY id"
-        )
+        self.stage_fact_rows = self._scalar("SELECT count(*) FROM stage_facts")
+        self.report.facts_duplicate = (int(self.manifest["counts"].get("facts", 0))
+                                       - self.stage_fact_rows)
+        # Scalars, aliases and types are aggregated separately and joined: a list of
+        # lists per id (most rows carry one alias or type, or none) cost 30% more CPU
+        # (20M-line Freebase stage: 9.7 s vs 6.9 s); the result is the same.
+        self._sql(f"""
+            CREATE TABLE stage_entities AS
+            WITH rows AS (SELECT * FROM {read('entities')}),
+            scalars AS (
+                SELECT id, arg_min(name, seq) FILTER (WHERE name IS NOT NULL) AS name,
+                       bool_or(is_cvt) AS is_cvt,
+                       arg_min(description, seq) FILTER (WHERE description IS NOT NULL)
+                           AS description
+                FROM rows GROUP BY id),
+            aliases AS (
+                SELECT id, list(a ORDER BY a) AS aliases FROM (
+                    SELECT DISTINCT id, unnest(aliases) AS a FROM rows WHERE len(aliases) > 0)
+                WHERE a IS NOT NULL GROUP BY id),
+            types AS (
+                SELECT id, list(t ORDER BY t) AS types FROM (
+                    SELECT DISTINCT id, unnest(types) AS t FROM rows WHERE len(types) > 0)
+                WHERE t IS NOT NULL GROUP BY id)
+            SELECT s.id, s.name, coalesce(a.aliases, []) AS aliases,
+                   coalesce(t.types, []) AS types, s.is_cvt, s.description,
+                   false AS placeholder
+            FROM scalars s LEFT JOIN aliases a USING (id) LEFT JOIN types t USING (id)
+        """)
         # Endpoints of facts that no entity row describes become placeholder entities.
         self._sql(
             "INSERT INTO stage_entities SELECT id, NULL, [], [], NULL, NULL, true FROM ("
@@ -1104,10 +1187,17 @@ class _StageMerger:
             if nameless_is_cvt else ""
         )
         # Merge rule: new non-null scalar wins; lists are unioned; CVT if either side or
-        # a mediator type or (optionally) the nameless-subject rule says so.
-        self._sql(f"""
-            CREATE TABLE merged AS
-            WITH m AS (
+        # a mediator type or (optionally) the nameless-subject rule says so. Into an
+        # empty store the stage's rows are the result (their lists are already sorted
+        # and distinct): no join and no list merging (1.5-2.2 s of a 20M-line import).
+        if self.empty["Entity"]:
+            m = ("SELECT s.id, s.name, s.aliases, s.types, coalesce(s.is_cvt, false) AS is_cvt, "
+                 "s.description, false AS existed, s.placeholder, NULL::VARCHAR AS o_name, "
+                 "NULL::VARCHAR[] AS o_aliases, NULL::VARCHAR[] AS o_types, "
+                 "NULL::BOOLEAN AS o_is_cvt, NULL::VARCHAR AS o_description "
+                 "FROM stage_entities s")
+        else:
+            m = """
                 SELECT s.id,
                        coalesce(s.name, o.name) AS name,
                        list_sort(list_distinct(list_concat(coalesce(o.aliases, []), s.aliases))) AS aliases,
@@ -1117,8 +1207,10 @@ class _StageMerger:
                        o.id IS NOT NULL AS existed, s.placeholder,
                        o.name AS o_name, o.aliases AS o_aliases, o.types AS o_types,
                        o.is_cvt AS o_is_cvt, o.description AS o_description
-                FROM stage_entities s LEFT JOIN old_entities o ON s.id = o.id
-            )
+                FROM stage_entities s LEFT JOIN old_entities o ON s.id = o.id"""
+        self._sql(f"""
+            CREATE TABLE merged AS
+            WITH m AS ({m})
             SELECT m.id, m.name, m.aliases, m.types,
                    m.is_cvt OR list_has_any(m.types, (SELECT coalesce(list(type), []) FROM cvt_types))
                    {subject_rule} AS is_cvt,
@@ -1136,15 +1228,22 @@ class _StageMerger:
         self.report.entities_placeholder = self._scalar(
             "SELECT count(*) FROM merged WHERE NOT existed AND placeholder")
         self.report.entities_updated = self._scalar("SELECT count(*) FROM merged WHERE changed")
+        self._sql("DROP TABLE stage_entities")
+        self._sql("DROP TABLE old_entities")
         if self.report.entities_new:
-            self._copy("Entity", self._export(f"SELECT {cols} FROM merged WHERE NOT existed", "new_entities"))
+            # Facts that will be copied in several batches are cut into ranges of their
+            # subjects' ids: with the entities stored in id order, a batch then touches
+            # the node groups of a range of subjects only.
+            order = " ORDER BY id" if self.stage_fact_rows > _copy_batch_rows("rel") else ""
+            self._copy_batches("Entity", f"SELECT {cols} FROM merged WHERE NOT existed{order}",
+                               "new_entities", self.report.entities_new, "node", "id")
         if self.report.entities_updated:
-            path = self._export(f"SELECT {cols} FROM merged WHERE changed", "upd_entities")
-            self._write(
-                f"LOAD FROM '{path}' MATCH (e:Entity {{id: id}}) SET e.name = name, "
+            self._write_batches(
+                f"SELECT {cols} FROM merged WHERE changed", "upd_entities",
+                self.report.entities_updated, "node", "id",
+                "LOAD FROM '{path}' MATCH (e:Entity {id: id}) SET e.name = name, "
                 "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
-                "e.description = description"
-            )
+                "e.description = description")
 
     def _import_literals(self) -> None:
         if self.empty["Literal"]:
@@ -1158,13 +1257,16 @@ class _StageMerger:
             return
         numeric = ", ".join(f"'{d}'" for d in _NUMERIC_DT)
         dates = ", ".join(f"'{d}'" for d in _DATE_DT)
-        self._copy("Literal", self._export(
+        self._copy_batches(
+            "Literal",
             "SELECT id, value, datatype, lang, "
             f"CASE WHEN datatype IN ({numeric}) THEN TRY_CAST(value AS DOUBLE) END AS num, "
             f"CASE WHEN datatype IN ({dates}) THEN COALESCE(TRY_CAST(left(value, 10) AS DATE), "
             "TRY_CAST(left(value, 4) || '-01-01' AS DATE)) END AS date FROM new_literals",
-            "new_literals",
-        ))
+            "new_literals", self.report.literals_new, "node", "id",
+        )
+        self._sql("DROP TABLE stage_literals")
+        self._sql("DROP TABLE new_literals")
 
     def _import_facts(self) -> None:
         if self.empty["Fact"]:
@@ -1183,15 +1285,23 @@ class _StageMerger:
             self._sql("CREATE VIEW new_facts AS SELECT f.* FROM stage_facts f ANTI JOIN "
                        "old_facts o USING (subject, predicate, object)")
         new_count = self._scalar("SELECT count(*) FROM new_facts")
-        self.report.facts_duplicate += self._scalar("SELECT count(*) FROM stage_facts") - new_count
+        self.report.facts_duplicate += self.stage_fact_rows - new_count
         self.report.facts_new = new_count
+        if self.empty["Fact"]:
+            # The store's facts will be exactly these: count them here rather than
+            # scanning every stored fact afterwards (see _import_predicates).
+            self._sql("CREATE TABLE fact_counts AS SELECT predicate AS id, count(*) AS n "
+                      "FROM new_facts GROUP BY predicate")
         for kind, target in (("E", "Entity"), ("L", "Literal")):
             n = self._scalar(f"SELECT count(*) FROM new_facts WHERE object_kind = '{kind}'")
             if n:
-                path = self._export(
-                    'SELECT subject AS "from", object AS "to", predicate FROM new_facts '
-                    f"WHERE object_kind = '{kind}'", f"facts_{kind}")
-                self._copy("Fact", path, f" (from='Entity', to='{target}')")
+                self._copy_batches(
+                    "Fact", 'SELECT subject AS "from", object AS "to", predicate FROM new_facts '
+                    f"WHERE object_kind = '{kind}'", f"facts_{kind}", n, "rel", '"from"',
+                    f" (from='Entity', to='{target}')")
+        # Written out: the stage's facts are not needed again (memory for what follows).
+        self._sql("DROP VIEW new_facts")
+        self._sql("DROP TABLE stage_facts")
 
     def _import_names(self) -> None:
         self._sql("""
@@ -1213,24 +1323,32 @@ class _StageMerger:
                 "RETURN n.key AS key, e.id AS id",
                 "key VARCHAR, id VARCHAR",
             )
-        if self._scalar("SELECT count(*) FROM (SELECT DISTINCT key FROM wanted_names "
-                        "EXCEPT SELECT key FROM old_name_keys)"):
-            self._copy("Name", self._export(
-                "SELECT DISTINCT key FROM wanted_names EXCEPT SELECT key FROM old_name_keys",
-                "new_names"))
-        if self._scalar("SELECT count(*) FROM (SELECT key, id FROM wanted_names "
-                        "EXCEPT SELECT key, id FROM old_names)"):
-            self._copy("NAMES", self._export(
-                'SELECT key AS "from", id AS "to" FROM (SELECT key, id FROM wanted_names '
-                "EXCEPT SELECT key, id FROM old_names)", "new_name_links"))
-        # A replaced name must stop finding the entity (aliases are only ever added).
-        stale = "SELECT key, id FROM old_names EXCEPT SELECT key, id FROM wanted_names"
-        if self._scalar(f"SELECT count(*) FROM ({stale})"):
-            path = self._export(f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names")
-            self._write(
-                f"LOAD FROM '{path}' MATCH (n:Name {{key: k}})-[r:NAMES]->(e:Entity {{id: eid}}) "
-                "DELETE r"
-            )
+        if self.empty["Name"]:
+            # Nothing to subtract (the EXCEPTs took 2.5-3.4 s of a 20M-line import).
+            new_keys = "SELECT DISTINCT key FROM wanted_names"
+            new_links = "SELECT key, id FROM wanted_names"
+            stale = ""
+        else:
+            new_keys = "SELECT DISTINCT key FROM wanted_names EXCEPT SELECT key FROM old_name_keys"
+            new_links = "SELECT key, id FROM wanted_names EXCEPT SELECT key, id FROM old_names"
+            # A replaced name must stop finding the entity (aliases are only ever added).
+            stale = "SELECT key, id FROM old_names EXCEPT SELECT key, id FROM wanted_names"
+        links = self._scalar(f"SELECT count(*) FROM ({new_links})")
+        keys = self._scalar(f"SELECT count(*) FROM ({new_keys})")
+        if keys:
+            # In key order when the links come in batches (see _merge_entities).
+            order = " ORDER BY key" if links > _copy_batch_rows("rel") else ""
+            self._copy_batches("Name", new_keys + order, "new_names", keys, "node", "key")
+        if links:
+            self._copy_batches("NAMES", f'SELECT key AS "from", id AS "to" FROM ({new_links})',
+                               "new_name_links", links, "rel", '"from"')
+        stale_links = self._scalar(f"SELECT count(*) FROM ({stale})") if stale else 0
+        if stale_links:
+            self._write_batches(
+                f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names", stale_links,
+                "rel", "k",
+                "LOAD FROM '{path}' MATCH (n:Name {key: k})-[r:NAMES]->(e:Entity {id: eid}) "
+                "DELETE r")
 
     def _import_predicates(self) -> None:
         if self.empty["Predicate"]:
@@ -1250,9 +1368,12 @@ class _StageMerger:
         if self._scalar(f"SELECT count(*) FROM '{relabel}'"):
             self._write(f"LOAD FROM '{relabel}' MATCH (p:Predicate {{id: id}}) SET p.label = label")
         # Counts are recomputed from the facts themselves, so they are right even after
-        # an interrupted import that stored facts but not counts.
-        self._existing("fact_counts", "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
-                       "id VARCHAR, n BIGINT")
+        # an interrupted import that stored facts but not counts (into a store that had
+        # no facts, _import_facts counted the facts it stored).
+        if not self.empty["Fact"]:
+            self._existing("fact_counts",
+                           "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
+                           "id VARCHAR, n BIGINT")
         counts = self._export("SELECT id, n FROM fact_counts", "predicate_counts")
         self._write(f"LOAD FROM '{counts}' MATCH (p:Predicate {{id: id}}) SET p.count = n")
 

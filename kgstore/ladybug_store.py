@@ -882,17 +882,23 @@ def _compile_match(query: PatternQuery) -> tuple[str, dict[str, Any], list[tuple
 
 # LadybugDB 0.22 keeps everything one COPY loads in its buffer pool until the COPY
 # commits, and a COPY that does not fit fails ("Unable to allocate memory! The buffer
-# pool is full") rather than spilling. Measured with a 2 GiB pool: one COPY of 14M
-# Fact rows (25-character predicates) fits and one of 23M does not (~145 bytes a fact:
-# both directions' CSR, rel ids, the predicate); a COPY of 20M 35-character Name keys
-# fails at its checkpoint (~100 bytes a row, mostly the primary-key index). Imports
-# therefore COPY in batches that fill at most about half the pool (the bytes below are
-# twice those measured). A COPY into a non-empty table costs more than one into an
-# empty table, and more the bigger the table (five COPYs of 4.7M facts each: 10, 23,
-# 29, 37, 30 s; 4.7M facts in four COPYs: 26-31 s, in one: 10-19 s), so batches are as
-# large as the pool allows, and an import that fits stays one COPY per table.
-_COPY_BYTES_PER_ROW = {"node": 200, "rel": 300}
+# pool is full") rather than spilling. Measured: a 2 GiB pool takes one COPY of 14M
+# facts with 26-character predicates, not of 23M (so up to ~150 bytes a fact: both
+# directions keep the rel and a copy of its predicate); a 1 GiB pool takes one COPY of
+# 8M 35-character Name keys, not of 10M (~130 bytes a row, mostly the primary-key
+# index). Imports therefore COPY in batches that fill at most 2/3 of the pool by these
+# estimates (the rest for the index pages a COPY reads). A COPY into a non-empty table
+# costs more than one into an empty table, and more the bigger the table (five COPYs of
+# 4.7M facts each: 10, 23, 29, 37, 30 s; 4.7M facts in four COPYs: 26-31 s, in one:
+# 10-19 s), so batches are as large as the pool allows, and an import that fits stays
+# one COPY per table.
+_REL_ROW_BYTES = 100  # plus twice the mean length of the rel's property (the predicate)
+_NODE_ROW_BYTES = 130
+_COPY_POOL_SHARE = 2 / 3
 _MIN_COPY_ROWS = 10_000
+# Up to this many batches are written by one filtered export each; more by a single
+# partitioned pass (7.2M facts in 2 batches: 7.6 s filtered, 14.6 s partitioned).
+_FILTERED_BATCHES = 4
 # DuckDB's memory during an import: it runs beside LadybugDB's buffer pool (2 GiB by
 # default), so the two stay within about 3 GiB; past it, DuckDB spills to the import's
 # work folder (20M-line stage, 300 MB limit vs 2 GB: fact dedupe 13% and entity
@@ -911,14 +917,16 @@ _NAME_KEY_SQL = (
 )
 
 
-def _copy_batch_rows(kind: str) -> int:
+def _copy_batch_rows(kind: str, property_chars: float = 0.0) -> int:
     """Most rows one COPY (or one batched update) of a ``kind`` table (``"node"`` or
-    ``"rel"``) takes: ``$KGBENCH_COPY_BATCH_ROWS`` when set, else what fits in the
-    buffer pool (see :data:`_COPY_BYTES_PER_ROW`)."""
+    ``"rel"``, whose property values average ``property_chars`` characters) takes:
+    ``$KGBENCH_COPY_BATCH_ROWS`` when set, else what fits in the buffer pool (see
+    :data:`_REL_ROW_BYTES`)."""
     forced = os.environ.get("KGBENCH_COPY_BATCH_ROWS")
     if forced:
         return max(int(forced), 1)
-    return max(_buffer_pool_bytes() // _COPY_BYTES_PER_ROW[kind], _MIN_COPY_ROWS)
+    per_row = _NODE_ROW_BYTES if kind == "node" else _REL_ROW_BYTES + 2 * property_chars
+    return max(int(_buffer_pool_bytes() * _COPY_POOL_SHARE / per_row), _MIN_COPY_ROWS)
 
 
 class _StoreWrites:
@@ -1013,7 +1021,8 @@ class _StageMerger:
         if self.progress:
             self.progress(f"import: {name}", self._steps, len(_IMPORT_STEPS))
 
-    def _sql(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    def _sql(self, sql: str, params: list[Any] | dict[str, Any] | None = None
+             ) -> list[tuple[Any, ...]]:
         """Run one DuckDB statement to completion (DuckDB 2 refuses new work on a
         connection while a result is pending)."""
         return self.db.execute(sql, params).fetchall()
@@ -1035,32 +1044,50 @@ class _StageMerger:
     def _copy(self, table: str, path: str, options: str = "") -> None:
         self._write(f"COPY {table} FROM '{path}'{options}")
 
-    def _write_batches(self, sql: str, name: str, rows: int, kind: str, order: str,
+    def _write_batches(self, sql: str, name: str, rows: int, batch: int, key: str,
                        write: str) -> None:
         """Export ``sql`` (``rows`` rows) as Parquet and submit the Cypher ``write`` for
-        it, ``{path}`` in it standing for the file, in batches of at most
-        :func:`_copy_batch_rows` (``kind``) rows: sorted by ``order`` and cut into
-        consecutive ranges (facts cut by subject ranges: the later COPYs took 7 s each
-        where cut by a hash of the subject they took 8-10 s, growing, for 4 x 1.2M
-        facts). Each batch is its own transaction: a kill leaves a prefix of them, which
-        a re-run completes."""
-        batch = _copy_batch_rows(kind)
+        it, ``{path}`` in it standing for the file, in batches of about ``batch`` rows:
+        consecutive ranges of column ``key`` (the rows of one key stay together, so a
+        batch exceeds ``batch`` by less than the rows of one key). Facts cut by subject
+        ranges made the later COPYs of 4 x 1.2M facts 7 s each; cut by a hash of the
+        subject, 8-10 s and growing. Each batch is its own transaction: a kill leaves
+        a prefix of them, which a re-run completes."""
         if rows <= batch:
             self._write(write.replace("{path}", self._export(sql, name)))
             return
-        parts = self.work / name
-        self._sql(
-            f"COPY (SELECT *, (row_number() OVER (ORDER BY {order}) - 1) // {batch} AS batch "
-            f"FROM ({sql})) TO '{parts}' "
-            "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))"
-        )
-        for part in sorted(parts.glob("batch=*"), key=lambda d: int(d.name.split("=")[1])):
-            self._write(write.replace("{path}", str(part / "*.parquet")))
+        # Which batch each key goes to: running row counts over the sorted keys (a
+        # sort of the distinct keys, not of the rows).
+        self._sql(f"""
+            CREATE OR REPLACE TEMP TABLE batch_of AS
+            SELECT k, (sum(n) OVER (ORDER BY k) - n) // {int(batch)} AS batch
+            FROM (SELECT {key} AS k, count(*) AS n FROM ({sql}) GROUP BY k)
+        """)
+        firsts = [row[0] for row in self._sql(
+            "SELECT min(k) FROM batch_of GROUP BY batch ORDER BY batch")]
+        paths: list[str] = []
+        if len(firsts) <= _FILTERED_BATCHES:
+            for i, first in enumerate(firsts):
+                upper = f" AND {key} < $next" if i + 1 < len(firsts) else ""
+                params = {"first": first, **({"next": firsts[i + 1]} if upper else {})}
+                path = str(self.work / f"{name}-{i}.parquet")
+                self._sql(f"COPY (SELECT * FROM ({sql}) WHERE {key} >= $first{upper}) "
+                          f"TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)", params)
+                paths.append(path)
+        else:
+            parts = self.work / name
+            self._sql(f"COPY (SELECT r.*, b.batch FROM ({sql}) r JOIN batch_of b "
+                      f"ON r.{key} = b.k) TO '{parts}' "
+                      "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))")
+            paths = [str(parts / f"batch={i}" / "*.parquet") for i in range(len(firsts))]
+        self._sql("DROP TABLE batch_of")
+        for path in paths:
+            self._write(write.replace("{path}", path))
 
-    def _copy_batches(self, table: str, sql: str, name: str, rows: int, kind: str,
-                      order: str, options: str = "") -> None:
+    def _copy_batches(self, table: str, sql: str, name: str, rows: int, batch: int,
+                      key: str, options: str = "") -> None:
         """``COPY table`` from ``sql`` in batches (see :meth:`_write_batches`)."""
-        self._write_batches(sql, name, rows, kind, order,
+        self._write_batches(sql, name, rows, batch, key,
                             f"COPY {table} FROM '{{path}}'{options}")
 
     def _read_store(self) -> LadybugStore:
@@ -1117,7 +1144,14 @@ class _StageMerger:
             "CREATE TABLE stage_facts AS SELECT DISTINCT subject, predicate, object, object_kind "
             f"FROM {read('facts')}"
         )
-        self.stage_fact_rows = self._scalar("SELECT count(*) FROM stage_facts")
+        # Facts per object kind and their rows per COPY (which depends on how long the
+        # predicates are, see _copy_batch_rows).
+        self.fact_kinds: dict[str, tuple[int, int]] = {
+            kind: (int(n), _copy_batch_rows("rel", float(chars)))
+            for kind, n, chars in self._sql(
+                "SELECT object_kind, count(*), avg(length(predicate)) FROM stage_facts "
+                "GROUP BY object_kind")}
+        self.stage_fact_rows = sum(n for n, _ in self.fact_kinds.values())
         self.report.facts_duplicate = (int(self.manifest["counts"].get("facts", 0))
                                        - self.stage_fact_rows)
         # Scalars, aliases and types are aggregated separately and joined: a list of
@@ -1234,13 +1268,15 @@ class _StageMerger:
             # Facts that will be copied in several batches are cut into ranges of their
             # subjects' ids: with the entities stored in id order, a batch then touches
             # the node groups of a range of subjects only.
-            order = " ORDER BY id" if self.stage_fact_rows > _copy_batch_rows("rel") else ""
+            batched = any(n > batch for n, batch in self.fact_kinds.values())
+            order = " ORDER BY id" if batched else ""
             self._copy_batches("Entity", f"SELECT {cols} FROM merged WHERE NOT existed{order}",
-                               "new_entities", self.report.entities_new, "node", "id")
+                               "new_entities", self.report.entities_new,
+                               _copy_batch_rows("node"), "id")
         if self.report.entities_updated:
             self._write_batches(
                 f"SELECT {cols} FROM merged WHERE changed", "upd_entities",
-                self.report.entities_updated, "node", "id",
+                self.report.entities_updated, _copy_batch_rows("node"), "id",
                 "LOAD FROM '{path}' MATCH (e:Entity {id: id}) SET e.name = name, "
                 "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
                 "e.description = description")
@@ -1263,7 +1299,7 @@ class _StageMerger:
             f"CASE WHEN datatype IN ({numeric}) THEN TRY_CAST(value AS DOUBLE) END AS num, "
             f"CASE WHEN datatype IN ({dates}) THEN COALESCE(TRY_CAST(left(value, 10) AS DATE), "
             "TRY_CAST(left(value, 4) || '-01-01' AS DATE)) END AS date FROM new_literals",
-            "new_literals", self.report.literals_new, "node", "id",
+            "new_literals", self.report.literals_new, _copy_batch_rows("node"), "id",
         )
         self._sql("DROP TABLE stage_literals")
         self._sql("DROP TABLE new_literals")
@@ -1297,8 +1333,8 @@ class _StageMerger:
             if n:
                 self._copy_batches(
                     "Fact", 'SELECT subject AS "from", object AS "to", predicate FROM new_facts '
-                    f"WHERE object_kind = '{kind}'", f"facts_{kind}", n, "rel", '"from"',
-                    f" (from='Entity', to='{target}')")
+                    f"WHERE object_kind = '{kind}'", f"facts_{kind}", n,
+                    self.fact_kinds[kind][1], '"from"', f" (from='Entity', to='{target}')")
         # Written out: the stage's facts are not needed again (memory for what follows).
         self._sql("DROP VIEW new_facts")
         self._sql("DROP TABLE stage_facts")
@@ -1338,15 +1374,16 @@ class _StageMerger:
         if keys:
             # In key order when the links come in batches (see _merge_entities).
             order = " ORDER BY key" if links > _copy_batch_rows("rel") else ""
-            self._copy_batches("Name", new_keys + order, "new_names", keys, "node", "key")
+            self._copy_batches("Name", new_keys + order, "new_names", keys,
+                               _copy_batch_rows("node"), "key")
         if links:
             self._copy_batches("NAMES", f'SELECT key AS "from", id AS "to" FROM ({new_links})',
-                               "new_name_links", links, "rel", '"from"')
+                               "new_name_links", links, _copy_batch_rows("rel"), '"from"')
         stale_links = self._scalar(f"SELECT count(*) FROM ({stale})") if stale else 0
         if stale_links:
             self._write_batches(
                 f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names", stale_links,
-                "rel", "k",
+                _copy_batch_rows("rel"), "k",
                 "LOAD FROM '{path}' MATCH (n:Name {key: k})-[r:NAMES]->(e:Entity {id: eid}) "
                 "DELETE r")
 

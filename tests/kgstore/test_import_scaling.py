@@ -84,18 +84,25 @@ def _count_writes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 def test_batch_size_follows_the_buffer_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KGBENCH_COPY_BATCH_ROWS", raising=False)
     monkeypatch.setenv("KGBENCH_BUFFER_POOL_MB", "2048")
-    assert ladybug_store._copy_batch_rows("rel") == (2048 << 20) // 300
-    assert ladybug_store._copy_batch_rows("node") == (2048 << 20) // 200
+    share = (2048 << 20) * 2 / 3
+    # 2/3 of a 2 GiB pool: 9.4M facts with 26-character predicates (14M fit in one COPY).
+    assert ladybug_store._copy_batch_rows("rel", 26.0) == int(share / 152) == 9_418_787
+    assert ladybug_store._copy_batch_rows("rel", 60.0) == int(share / 220)
+    assert ladybug_store._copy_batch_rows("node") == int(share / 130)
     monkeypatch.setenv("KGBENCH_BUFFER_POOL_MB", "1")
     assert ladybug_store._copy_batch_rows("rel") == ladybug_store._MIN_COPY_ROWS
     monkeypatch.setenv("KGBENCH_COPY_BATCH_ROWS", "123")
     assert ladybug_store._copy_batch_rows("rel") == 123
 
 
+# 2000 rows: 7-15 batches a table (one partitioned export each); 12000: 2-3 (one
+# filtered export a batch).
+@pytest.mark.parametrize("batch", [BATCH, "12000"])
 def test_batched_import_equals_one_copy_per_table(
-        tmp_path: Path, big_stage: Path, clean, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, big_stage: Path, clean, monkeypatch: pytest.MonkeyPatch,
+        batch: str) -> None:
     clean_report, clean_dump = clean
-    monkeypatch.setenv("KGBENCH_COPY_BATCH_ROWS", BATCH)
+    monkeypatch.setenv("KGBENCH_COPY_BATCH_ROWS", batch)
     writes = _count_writes(monkeypatch)
     s = _open(tmp_path / "kg")
     with s:
@@ -109,11 +116,12 @@ def test_batched_import_equals_one_copy_per_table(
     for field in ("entities_new", "entities_placeholder", "literals_new", "facts_new",
                   "facts_duplicate", "predicates_new"):
         assert getattr(report, field) == getattr(clean_report, field), field
-    # Really in batches: 2000 rows a COPY.
-    facts = clean_report.facts_new
-    assert writes["COPY Fact"] >= facts // 2000
-    assert writes["COPY Entity"] >= clean_report.entities_new // 2000
-    assert writes["COPY NAMES"] > 1 and writes["COPY Literal"] > 1
+    # Really in batches (a batch may exceed the size by the rows of one key).
+    size = 2 * int(batch)
+    assert writes["COPY Fact"] >= 2 + clean_report.facts_new // size
+    assert writes["COPY Entity"] >= 1 + clean_report.entities_new // size
+    assert writes["COPY Literal"] >= 1 + clean_report.literals_new // size
+    assert writes["COPY NAMES"] > 1
     # A second import of the same stage adds nothing.
     assert (again.facts_new, again.entities_new, again.entities_updated,
             again.literals_new, again.predicates_new) == (0, 0, 0, 0, 0)

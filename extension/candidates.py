@@ -7,7 +7,9 @@ seeded joins below, is itself written against that interface). Every function re
 candidates in a deterministic order; the caller draws from them with its seeded RNG.
 
 Degenerate picks are filtered here: candidates are named, non-CVT entities other than
-the ones already in the query, reached over predicates not already in the query.
+the ones already in the query, reached over predicates not already in the query that
+relate rather than name or type entities (:func:`~extension.vocabulary.is_bookkeeping_predicate`:
+on a Wikidata store a way-2 branch "instance of human" would otherwise qualify).
 
 Neighbourhoods are read with lean entity records (``full_entities=False``: no aliases
 or descriptions): names, types and CVT flags are all the rules and edits look at.
@@ -20,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from extension.rules import Hop
+from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
 from kgstore.models import Adjacency, Entity, Fact, Literal, Object, normalize_name
 from kgstore.patterns import Binding, PatternQuery, TriplePattern, Var
@@ -72,12 +75,14 @@ def same_name_alternatives(store: Store, entity_id: str, predicate: str, *,
 def hop_candidates(store: Store, node_id: str, *, exclude_entities: Collection[str],
                    exclude_predicates: Collection[str], limit: int = 200) -> list[Hop]:
     """Edges between ``node_id`` and a named, non-CVT entity outside
-    ``exclude_entities`` over a predicate outside ``exclude_predicates``, in either
-    direction (way 1 prepends them at a subject, way 2 adds them at the answer)."""
+    ``exclude_entities`` over a predicate outside ``exclude_predicates`` that is not
+    bookkeeping, in either direction (way 1 prepends them at a subject, way 2 adds them
+    at the answer)."""
     adjacency = store.adjacency(node_id, limit=limit, full_entities=False)
     hops: dict[tuple[str, str, bool], Hop] = {}
     for f in adjacency.facts:
-        if f.is_literal or f.predicate in exclude_predicates:
+        if f.is_literal or f.predicate in exclude_predicates \
+                or is_bookkeeping_predicate(f.predicate):
             continue
         entity_is_subject = f.subject != node_id
         other = f.subject if entity_is_subject else str(f.object)

@@ -77,17 +77,9 @@ from extension.query_graph import (
 from extension.questions import Answer, ParsedQuestion
 from extension.shapes import classify
 from extension.verbalize import PhraseTable
+from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.models import Entity, Literal, Object
 from kgstore.store import Store
-from loaders.pipeline import FREEBASE_NS
-from loaders.triples import (
-    ALIAS_PREDICATES,
-    DESCRIPTION_PREDICATES,
-    INSTANCE_PREDICATES,
-    MEDIATOR_PREDICATES,
-    NAME_PREDICATES,
-    TYPE_PREDICATES,
-)
 
 SeedShape = TypingLiteral["single", "path", "tree"]
 SEED_SHAPES: tuple[SeedShape, ...] = ("single", "path", "tree")
@@ -108,27 +100,6 @@ FAILURE_REASONS: dict[str, str] = {
     "attempt_limit": "the attempt cap was reached before the requested count",
 }
 """Reason code -> meaning, for failed attempts and shape shortfalls (stable keys)."""
-
-# Ids of predicates that name, type or describe rather than relate (the loaders map
-# most of them to entity fields; they still show up as facts when a load kept them).
-_BOOKKEEPING_IRIS = (NAME_PREDICATES | ALIAS_PREDICATES | TYPE_PREDICATES | INSTANCE_PREDICATES
-                     | DESCRIPTION_PREDICATES | MEDIATOR_PREDICATES | {
-                         "http://www.w3.org/2004/02/skos/core#prefLabel",
-                         "http://www.w3.org/2000/01/rdf-schema#comment",
-                         "http://schema.org/name", "https://schema.org/name",
-                         "http://xmlns.com/foaf/0.1/name",
-                     })
-BOOKKEEPING_PREDICATES: frozenset[str] = frozenset(
-    _BOOKKEEPING_IRIS | {p.removeprefix(FREEBASE_NS) for p in _BOOKKEEPING_IRIS} | {
-        "type.object.key", "type.object.id",
-        # Wikidata: instance of / subclass of (the types), name and alias properties,
-        # Wikimedia maintenance links.
-        "P31", "P279", "P1559", "P1477", "P2561", "P1705", "P1813", "P1449", "P373", "P910",
-    })
-"""Predicate ids never asked about: names, aliases, types, descriptions, keys."""
-BOOKKEEPING_PREFIXES: tuple[str, ...] = (
-    "type.", "freebase.", "common.topic.", "common.document.", "kg.", "dataworld.", "user.")
-"""Freebase namespaces of schema, keys and topic bookkeeping."""
 
 _PREFIX_ENDINGS = (".", "/", "#", ":")
 _PER_PREDICATE_SCANS = 10
@@ -239,13 +210,6 @@ def _spec_error(store: Store, problem: str) -> str:
 
 
 # -- informative predicates ------------------------------------------------------------
-
-def is_bookkeeping_predicate(predicate: str) -> bool:
-    """Whether ``predicate`` names, types or describes entities, or is schema or key
-    bookkeeping (:data:`BOOKKEEPING_PREDICATES`, :data:`BOOKKEEPING_PREFIXES`): such
-    facts make no question."""
-    return predicate in BOOKKEEPING_PREDICATES or predicate.startswith(BOOKKEEPING_PREFIXES)
-
 
 def predicate_specificity(store: Store) -> dict[str, float]:
     """IDF-like specificity of every informative predicate of ``store``:

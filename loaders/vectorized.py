@@ -769,6 +769,11 @@ class _Run:
         self._sql(f"SET memory_limit = "
                   f"{sql_str(os.environ.get('KGBENCH_DUCKDB_MEMORY', '2GB'))}")
         self._sql("SET preserve_insertion_order = false")
+        # Every join here has its small side (the predicate cache, used_preds, a list)
+        # on the right, where the hash table belongs. DuckDB's build/probe-side optimizer
+        # swapped the predicate cache join to hash the whole chunk (read_csv's row count
+        # is unknown to it): 2.2-3.0 s per million lines instead of 1.3-1.4 s, measured.
+        self._sql("SET disabled_optimizers = 'build_side_probe_side'")
         if stager.threads:
             self._sql(f"SET threads = {int(stager.threads)}")
         self._sql("CREATE TEMP TABLE used_preds (id VARCHAR)")

@@ -339,6 +339,19 @@ def test_hop_candidates_skip_cvts_excluded_entities_and_predicates(kg: Store) ->
         Hop(entity="m.eve", predicate=DIRECTOR_FILM, entity_is_subject=True, name="Eve")]
 
 
+
+def test_hop_candidates_skip_bookkeeping_predicates(tmp_path: Path) -> None:
+    # A Wikidata load keeps P31 (instance of) as facts besides the types: a way-2
+    # branch "instance of human" constrains nothing a question asks about.
+    with open_store(tmp_path / "wd", create=True) as store:
+        store.ingest([_e("Q42", "Douglas Adams", "Q5"), _e("Q5", "human"),
+                      _e("Q691283", "St John's College"), _e("Q350", "Cambridge")],
+                     [Fact("Q42", "P31", "Q5"), Fact("Q42", "P69", "Q691283"),
+                      Fact("Q350", "type.object.key", "Q42")])
+        hops = hop_candidates(store, "Q42", exclude_entities=set(), exclude_predicates=set())
+    assert hops == [Hop(entity="Q691283", predicate="P69", entity_is_subject=False,
+                        name="St John's College")]
+
 # -- extend_query: union ------------------------------------------------------------------
 
 

@@ -31,13 +31,13 @@ from extension.seeds import (
     DomainSpec,
     SeedSample,
     is_answerable_literal,
-    is_bookkeeping_predicate,
     parse_domain_spec,
     predicate_specificity,
     sample_seed_questions,
     template_question,
 )
 from extension.shapes import classify
+from extension.vocabulary import is_bookkeeping_predicate
 from kgstore import Entity, Fact, Literal, Store, open_store
 from loaders.wikidata import STATEMENT_TYPE
 from tests.external import EXTERNAL

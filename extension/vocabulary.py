@@ -1,0 +1,49 @@
+"""Which predicates relate entities and which only name, type, describe or key them.
+
+The extension rules (:mod:`extension.candidates`) and the new-domain seed sampler
+(:mod:`extension.seeds`) both ask about relations only: a question "which entity is an
+instance of human and ...", or one about an entity's Freebase key, is no test of
+attribution. The loaders map most such predicates to entity fields (names, aliases,
+types, descriptions), but they remain facts where a load kept them (Wikidata ``P31``
+statements, a generic RDF load, a filter override).
+"""
+
+from __future__ import annotations
+
+from loaders.pipeline import FREEBASE_NS
+from loaders.triples import (
+    ALIAS_PREDICATES,
+    DESCRIPTION_PREDICATES,
+    INSTANCE_PREDICATES,
+    MEDIATOR_PREDICATES,
+    NAME_PREDICATES,
+    TYPE_PREDICATES,
+)
+
+# Ids of predicates that name, type or describe rather than relate (the loaders map
+# most of them to entity fields; they still show up as facts when a load kept them).
+_BOOKKEEPING_IRIS = (NAME_PREDICATES | ALIAS_PREDICATES | TYPE_PREDICATES | INSTANCE_PREDICATES
+                     | DESCRIPTION_PREDICATES | MEDIATOR_PREDICATES | {
+                         "http://www.w3.org/2004/02/skos/core#prefLabel",
+                         "http://www.w3.org/2000/01/rdf-schema#comment",
+                         "http://schema.org/name", "https://schema.org/name",
+                         "http://xmlns.com/foaf/0.1/name",
+                     })
+BOOKKEEPING_PREDICATES: frozenset[str] = frozenset(
+    _BOOKKEEPING_IRIS | {p.removeprefix(FREEBASE_NS) for p in _BOOKKEEPING_IRIS} | {
+        "type.object.key", "type.object.id",
+        # Wikidata: instance of / subclass of (the types), name and alias properties,
+        # Wikimedia maintenance links.
+        "P31", "P279", "P1559", "P1477", "P2561", "P1705", "P1813", "P1449", "P373", "P910",
+    })
+"""Predicate ids never asked about: names, aliases, types, descriptions, keys."""
+BOOKKEEPING_PREFIXES: tuple[str, ...] = (
+    "type.", "freebase.", "common.topic.", "common.document.", "kg.", "dataworld.", "user.")
+"""Freebase namespaces of schema, keys and topic bookkeeping."""
+
+
+def is_bookkeeping_predicate(predicate: str) -> bool:
+    """Whether ``predicate`` names, types or describes entities, or is schema or key
+    bookkeeping (:data:`BOOKKEEPING_PREDICATES`, :data:`BOOKKEEPING_PREFIXES`): such
+    facts make no question."""
+    return predicate in BOOKKEEPING_PREDICATES or predicate.startswith(BOOKKEEPING_PREFIXES)

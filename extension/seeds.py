@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -319,7 +320,7 @@ def _ask(hop: _TextHop, known: str, table: PhraseTable) -> str:
             return f"what {inverse} {known}?"
         if noun:
             return f"what is the {noun} of {known}?"
-        return f"{known} {phrase} what?"
+        return _wh_question(phrase, known) or f"{known} {phrase} what?"
     if hop.kind == "backward":
         return f"what {phrase} {known}?"
     if hop.kind == "cvt_backward":
@@ -328,6 +329,22 @@ def _ask(hop: _TextHop, known: str, table: PhraseTable) -> str:
             and _noun_of(hop.predicate, table) is None:
         return f"{known} {phrase} {_article(hop.noun)} with what {table.role(str(hop.role))}?"
     return f"what is {_describe(hop, known, table)}?"
+
+
+_WH_PHRASE = re.compile(r"(was|were|is|are) (\w+) (on|at)")
+_WH_WORDS = {"on": "when", "at": "where"}
+
+
+def _wh_question(phrase: str, known: str) -> str | None:
+    """A when/where question for a passive phrase ending in "on" (a date) or "at" (a
+    place): "was born on" -> "when was Hayao Miyazaki born?", "was educated at" ->
+    "where was Douglas Adams educated?"; ``None`` for other phrases. ("in" is left
+    alone: "was released in" takes a year as often as a country.)"""
+    match = _WH_PHRASE.fullmatch(phrase)
+    if match is None:
+        return None
+    aux, verb, preposition = match.groups()
+    return f"{_WH_WORDS[preposition]} {aux} {known} {verb}?"
 
 
 def _describe(hop: _TextHop, known: str, table: PhraseTable) -> str:

@@ -512,6 +512,7 @@ NAMES = {"e0": "Douglas Adams", "e1": "Honolulu", "e2": "Columbia University", "
 # inverse reading, ``t.performance.*`` makes the CVT noun "performance".
 PHRASES = {"t.p.birth": "was born in", "^t.p.birth": "is the birthplace of",
            "t.p.country": "has the country", "t.p.edu": "was educated at",
+           "t.p.born_on": "was born on",
            "t.f.produced": "was produced in", "t.a.acted": "gave",
            "t.performance.film": "has the film", "t.performance.actor": "has the actor",
            "t.f.starring": "features", "t.f.cut": "has the runtime",
@@ -524,6 +525,9 @@ PHRASES = {"t.p.birth": "was born in", "^t.p.birth": "is the birthplace of",
     ([edge("e0", "t.p.country", "?a")], "What is the country of Douglas Adams?"),
     ([edge("f", "t.f.produced", "?a")], "Titanic was produced in what?"),
     ([edge("?a", "t.p.birth", "e1")], "What was born in Honolulu?"),
+    # passive phrases ending in "on" (dates) and "at" (places) ask when / where
+    ([edge("e0", "t.p.born_on", "?a")], "When was Douglas Adams born?"),
+    ([edge("e0", "t.p.edu", "?a")], "Where was Douglas Adams educated?"),
 ])
 def test_template_single(edges: list[QueryEdge], text: str) -> None:
     assert template_question("single", edges, NAMES, PHRASES) == text
@@ -535,7 +539,7 @@ def test_template_path_and_tree() -> None:
         "What is the country of the one that is the birthplace of Douglas Adams?"
     backward = [edge("?v", "t.p.birth", "e1"), edge("?v", "t.p.edu", "?a")]
     assert template_question("path", backward, NAMES, PHRASES) == \
-        "The one that was born in Honolulu was educated at what?"
+        "Where was the one that was born in Honolulu educated?"
     tree = [edge("?a", "t.p.birth", "e1"), edge("?a", "t.p.edu", "e2")]
     assert template_question("tree", tree, NAMES, PHRASES) == \
         "Which entity was born in Honolulu and was educated at Columbia University?"
@@ -553,7 +557,7 @@ def test_template_path_and_tree() -> None:
      "What is the runtime of Titanic?"),
     # Wikidata statement nodes: the main value reads as the fact, a qualifier as its own
     ("single", [edge("e0", "W1", "?c"), edge("?c", "W1", "?a")],
-     "Douglas Adams was educated at what?"),
+     "Where was Douglas Adams educated?"),
     ("single", [edge("e0", "W1", "?c"), edge("?c", "W2", "?a")],
      "What is the start time of the fact that Douglas Adams was educated at something?"),
 ])

@@ -57,7 +57,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 
@@ -127,25 +127,32 @@ class Chunk:
 
 
 class _ChunkWriter:
-    """Writes one chunk file block by block, counting lines and normalising CRLF."""
+    """Writes one chunk file block by block, counting lines and normalising CRLF.
+    ``reuse``: the file of a chunk the consumer is done with, renamed and overwritten in
+    place (see :class:`ChunkReader`)."""
 
-    def __init__(self, path: Path, index: int, first_line: int) -> None:
+    def __init__(self, path: Path, index: int, first_line: int,
+                 reuse: Path | None = None) -> None:
         self.path = path
         self.index = index
         self.first_line = first_line
-        self.fh = open(path, "wb")  # noqa: SIM115 - closed in close()/discard()
+        fh: BinaryIO | None = None
+        if reuse is not None:
+            with contextlib.suppress(OSError):
+                os.replace(reuse, path)
+                fh = open(path, "r+b")  # noqa: SIM115 - closed in close()/discard()
+        self.fh: BinaryIO = fh or open(path, "wb")  # noqa: SIM115 - closed in close()/discard()
         self.size = 0
         self.lines = 0
         self.python = False
         self.last = b""
 
-    def add(self, block: bytes, start: int = 0, end: int | None = None) -> None:
+    def add(self, block: bytes | bytearray, start: int, end: int) -> None:
         """Append ``block[start:end]`` (without copying it when it has no CR)."""
-        end = len(block) if end is None else end
         if start >= end:
             return
         if block.find(b"\r", start, end) >= 0:
-            part = block[start:end]
+            part = bytes(block[start:end])
             if part.count(b"\r") == part.count(b"\r\n"):
                 part = part.replace(b"\r\n", b"\n")  # CRLF: the same lines
             else:
@@ -154,9 +161,10 @@ class _ChunkWriter:
         self.fh.write(memoryview(block)[start:end])
         self.size += end - start
         self.lines += block.count(b"\n", start, end)
-        self.last = block[end - 1:end]
+        self.last = bytes(block[end - 1:end])
 
     def close(self, position: int, final: bool = False) -> Chunk:
+        self.fh.truncate()  # a reused file may have been longer
         self.fh.close()
         lines = self.lines + (1 if final and self.last not in (b"\n", b"") else 0)
         return Chunk(self.index, self.path, self.first_line, lines, self.size, position,
@@ -200,6 +208,7 @@ class ChunkReader:
         self.compression = compression_of(path, head)
         self.position = 0
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=max(ahead, 1))
+        self._free: queue.SimpleQueue[Path] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kgbench-reader", daemon=True)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -215,44 +224,54 @@ class ChunkReader:
                 continue
         return False
 
+    def _recycled(self) -> Path | None:
+        """The file of a chunk the consumer is done with, if there is one."""
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            return None
+
     def _run(self) -> None:
         raw: Any = None
         writer: _ChunkWriter | None = None
         try:
             raw, stream = open_decompressed(self.path, self.compression)
+            # One buffer, refilled in place (a new bytes object per block costs page
+            # faults); buf[0] holds a CR carried over from the previous block.
+            buf = bytearray(_READ_BLOCK + 1)
+            view = memoryview(buf)
             index, first_line = 0, 1
-            carry = b""
+            carry = 0
             started = False
             while not self._stop.is_set():
-                block = stream.read(_READ_BLOCK)
-                eof = not block
-                if carry:
-                    block, carry = carry + block, b""
-                if block.endswith(b"\r") and not eof:
-                    block, carry = block[:-1], b"\r"  # keep a CRLF together
-                if not started and block:
+                read = stream.readinto(view[carry:carry + _READ_BLOCK])
+                eof = not read
+                start, end = 0, carry + read
+                carry = 0
+                if end and buf[end - 1] == 13 and not eof:
+                    end, carry = end - 1, 1  # keep a CRLF together
+                if not started and end:
                     started = True
-                    if block.startswith(b"\xef\xbb\xbf"):
-                        block = block[3:]  # UTF-8 byte-order mark, as TextSource drops it
-                start = 0
-                while start < len(block):
+                    if buf.startswith(b"\xef\xbb\xbf", 0, end):
+                        start = 3  # UTF-8 byte-order mark, as TextSource drops it
+                while start < end:
                     if writer is None:
                         writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
-                                              first_line)
+                                              first_line, self._recycled())
                     limit = self.chunk_bytes if index else min(self.chunk_bytes, FIRST_CHUNK)
-                    full = writer.size + len(block) - start >= limit
-                    cut = block.rfind(b"\n", start, start + limit - writer.size) + 1 \
+                    full = writer.size + end - start >= limit
+                    cut = buf.rfind(b"\n", start, min(end, start + limit - writer.size)) + 1 \
                         if full else 0
                     if full and cut <= start:
-                        cut = block.rfind(b"\n", start) + 1  # a line crosses the limit
+                        cut = buf.rfind(b"\n", start, end) + 1  # a line crosses the limit
                     if cut <= start:
-                        writer.add(block, start)
+                        writer.add(buf, start, end)
                         if writer.lines == 0 and writer.size > _MAX_LINE * 4:
                             raise InputFileError(
                                 self.path, f"line {first_line} is longer than "
                                 f"{_MAX_LINE * 4 >> 20} MB; is this a text dump?")
                         break
-                    writer.add(block, start, cut)  # the chunk is full at this line end
+                    writer.add(buf, start, cut)  # the chunk is full at this line end
                     chunk = writer.close(raw.tell())
                     writer = None
                     if not self._put(("chunk", chunk)):
@@ -262,6 +281,8 @@ class ChunkReader:
                     start = cut
                 if eof:
                     break
+                if carry:
+                    buf[0] = 13
             if writer is not None and writer.size:
                 chunk = writer.close(raw.tell(), final=True)
                 writer = None
@@ -291,6 +312,7 @@ class ChunkReader:
                 raise self._error(exc, pos) from exc
             self.position = value.position
             yield value
+            self._free.put(value.path)  # asked for the next one: done with this one
 
     def _error(self, exc: BaseException, pos: int) -> BaseException:
         if isinstance(exc, InputFileError):
@@ -691,7 +713,6 @@ for _code, _iris in (("N", NAME_PREDICATES), ("A", ALIAS_PREDICATES), ("T", TYPE
     for _iri in _iris:
         _ROLE_CODES[_iri] = _code
 _ENTITY_KINDS = "('N', 'A', 'T', 'I', 'D')"
-_KEPT = "kind NOT IN ('X', 'S')"
 _TERM_COLUMNS = ("sid", "pid", "role", "preason", "okind", "obj", "dt", "lang")
 
 
@@ -782,6 +803,7 @@ class _Run:
         self.counts: dict[str, int] = {}
         self.by_kind: dict[str, int] = {}
         self.preds: dict[str, int] = {}
+        self.used_preds: set[str] = set()  # the ids in the used_preds table
         self.dropped: dict[str, int] = {}
         self.started = time.perf_counter()
         self._last_tick = 0.0
@@ -882,10 +904,7 @@ class _Run:
         reader = ChunkReader(self.path, self.work / "chunks", chunk_bytes=chunk_bytes)
         try:
             for chunk in reader:
-                try:
-                    self._chunk(chunk)
-                finally:
-                    chunk.path.unlink(missing_ok=True)
+                self._chunk(chunk)
                 self._tick(reader.position, reader.size)
             self._tick(reader.size, reader.size, force=True)
         finally:
@@ -929,8 +948,6 @@ class _Run:
                 "GROUP BY line ORDER BY line")
             self._sql("DROP TABLE IF EXISTS reject_errors")
             self._sql("DROP TABLE IF EXISTS reject_scans")
-            if slow:
-                self._sql("DELETE FROM m WHERE kind = 'S'")
             rows, bad = self._python_rows(chunk, slow, rejects)
         if bad:
             self._malformed(chunk, bad)
@@ -1049,21 +1066,32 @@ class _Run:
             self.report.add_malformed(self.name, line, b.reason)
 
     def _write_outputs(self) -> None:
-        groups = self._sql("SELECT kind, reason, okind = 'L', count(*) FROM m GROUP BY ALL")
+        # One aggregate gives every count (rows SQL left to Python, kind 'S', were parsed
+        # and added again, so they are skipped here and in every COPY): a scan of m and a
+        # GROUP BY less than separate kind, predicate and used-predicate queries.
+        groups = self._sql("SELECT kind, reason, okind = 'L', "
+                           "CASE WHEN kind <> 'X' THEN pid END, count(*) "
+                           "FROM m WHERE kind <> 'S' GROUP BY ALL")
         literal_facts = 0
-        for kind, reason, is_literal, n in groups:
+        used: set[str] = set()
+        for kind, reason, is_literal, pid, n in groups:
             self.by_kind[kind] = self.by_kind.get(kind, 0) + n
             if kind == "X":
                 self.dropped[reason] = self.dropped.get(reason, 0) + n
-            elif kind == "F" and is_literal:
-                literal_facts += n
-        self.report.triples += sum(g[-1] for g in groups)
-        for pid, n in self._sql(f"SELECT pid, count(*) FROM m WHERE {_KEPT} GROUP BY pid"):
+                continue
             self.preds[pid] = self.preds.get(pid, 0) + n
+            if kind == "F":
+                used.add(pid)
+                if is_literal:
+                    literal_facts += n
+        self.report.triples += sum(g[-1] for g in groups)
         present = {g[0] for g in groups}
         if "F" in present:
-            self._sql("INSERT INTO used_preds SELECT DISTINCT pid FROM m WHERE kind = 'F' "
-                      "AND pid NOT IN (SELECT id FROM used_preds)")
+            new_used = used - self.used_preds
+            if new_used:
+                self.used_preds |= new_used
+                self.con.executemany("INSERT INTO used_preds VALUES (?)",
+                                     [[pid] for pid in sorted(new_used)])
             self._copy("facts", "SELECT sid AS subject, pid AS predicate, "
                        "CASE WHEN okind = 'L' THEN key ELSE obj END AS object, "
                        f"okind AS object_kind, {self.seq_base}::BIGINT AS seq "

@@ -10,7 +10,8 @@ mapping conventions:
    plain chunk files of about :data:`CHUNK_BYTES` at line ends, numbering lines
    (LF only, as :class:`~loaders.sources.TextSource` does; a chunk whose CRs are all
    CRLF is normalised to LF, one with lone CRs goes to the Python parser whole). At
-   most :data:`READ_AHEAD` chunks wait on disk, so disk and memory stay flat.
+   most :data:`READ_AHEAD` chunks wait on disk, so disk and memory stay flat; the
+   files of processed chunks are overwritten by later ones.
 2. **Parse** each chunk in SQL (DuckDB ``read_csv``, all cores): a :class:`LineSyntax`
    splits lines into terms with string functions and decides which lines it fully
    understands (*fast* lines). Everything else (escapes it does not resolve, blank
@@ -19,7 +20,8 @@ mapping conventions:
    result is what the W3C-conformant parser says, malformed lines included. A
    shortcut keeps the common path cheap: predicates are classified once (validity,
    id, role, filter verdict) and cached in a small table the lines are joined with,
-   so a line whose predicate is dropped is checked, but not mapped. Subject and
+   so a line whose predicate is dropped is checked, but not mapped (the join hashes
+   the cache, not the chunk: DuckDB's build-side optimizer is off). Subject and
    object IRIs are checked against the IRIREF grammar with one regular expression each
    (:func:`iri_ok_sql`; about 0.15 s per million lines more than the cheap string
    screen it replaced, measured, but exact), so an IRI holding a character N-Triples
@@ -30,7 +32,8 @@ mapping conventions:
    reason) and literal keys (``sha1`` exactly as :attr:`kgstore.models.Literal.key`).
 4. **Write** the staged tables with ``COPY ... TO`` straight into Parquet parts of the
    :class:`~kgstore.staging.StageWriter` (one part per table and chunk; duplicates
-   are left to the import, which dedupes).
+   are left to the import, which dedupes). One aggregate over the chunk's rows gives
+   all counts.
 
 DuckDB runs with ``memory_limit`` (``$KGBENCH_DUCKDB_MEMORY``, default 2GB) and spills
 to a temp directory inside the stage, so memory does not grow with the dump.
@@ -127,9 +130,8 @@ class Chunk:
 
 
 class _ChunkWriter:
-    """Writes one chunk file block by block, counting lines and normalising CRLF.
-    ``reuse``: the file of a chunk the consumer is done with, renamed and overwritten in
-    place (see :class:`ChunkReader`)."""
+    """Writes one chunk file block by block, counting lines and normalising CRLF;
+    ``reuse`` is the file of a chunk the consumer is done with (see :class:`ChunkReader`)."""
 
     def __init__(self, path: Path, index: int, first_line: int,
                  reuse: Path | None = None) -> None:
@@ -147,12 +149,13 @@ class _ChunkWriter:
         self.python = False
         self.last = b""
 
-    def add(self, block: bytes | bytearray, start: int, end: int) -> None:
+    def add(self, block: bytes, start: int = 0, end: int | None = None) -> None:
         """Append ``block[start:end]`` (without copying it when it has no CR)."""
+        end = len(block) if end is None else end
         if start >= end:
             return
         if block.find(b"\r", start, end) >= 0:
-            part = bytes(block[start:end])
+            part = block[start:end]
             if part.count(b"\r") == part.count(b"\r\n"):
                 part = part.replace(b"\r\n", b"\n")  # CRLF: the same lines
             else:
@@ -161,7 +164,7 @@ class _ChunkWriter:
         self.fh.write(memoryview(block)[start:end])
         self.size += end - start
         self.lines += block.count(b"\n", start, end)
-        self.last = bytes(block[end - 1:end])
+        self.last = block[end - 1:end]
 
     def close(self, position: int, final: bool = False) -> Chunk:
         self.fh.truncate()  # a reused file may have been longer
@@ -193,9 +196,12 @@ def open_decompressed(path: Path, compression: str | None) -> tuple[Any, Any]:
 
 class ChunkReader:
     """Decompresses ``path`` in a background thread into :class:`Chunk` files under
-    ``workdir``; iterate to get them in order. The consumer deletes each chunk file
-    when done (or :meth:`close` does). Unreadable or corrupt data raises
-    :class:`InputFileError` naming the byte offset (see :func:`locate_fault`)."""
+    ``workdir``; iterate to get them in order. A chunk's file is valid until the next
+    chunk is asked for: then the reader renames it and overwrites it in place with a
+    later chunk (the kernel rewrites cached pages for less than it writes new ones: a
+    20M-line dump read alone, 1.5-2.4 s -> 1.1-1.4 s system time, measured); :meth:`close`
+    removes them. Unreadable or corrupt data raises :class:`InputFileError` naming the
+    byte offset (see :func:`locate_fault`)."""
 
     def __init__(self, path: Path, workdir: Path, *, chunk_bytes: int = CHUNK_BYTES,
                  ahead: int = READ_AHEAD) -> None:
@@ -236,42 +242,39 @@ class ChunkReader:
         writer: _ChunkWriter | None = None
         try:
             raw, stream = open_decompressed(self.path, self.compression)
-            # One buffer, refilled in place (a new bytes object per block costs page
-            # faults); buf[0] holds a CR carried over from the previous block.
-            buf = bytearray(_READ_BLOCK + 1)
-            view = memoryview(buf)
             index, first_line = 0, 1
-            carry = 0
+            carry = b""
             started = False
             while not self._stop.is_set():
-                read = stream.readinto(view[carry:carry + _READ_BLOCK])
-                eof = not read
-                start, end = 0, carry + read
-                carry = 0
-                if end and buf[end - 1] == 13 and not eof:
-                    end, carry = end - 1, 1  # keep a CRLF together
-                if not started and end:
+                block = stream.read(_READ_BLOCK)
+                eof = not block
+                if carry:
+                    block, carry = carry + block, b""
+                if block.endswith(b"\r") and not eof:
+                    block, carry = block[:-1], b"\r"  # keep a CRLF together
+                if not started and block:
                     started = True
-                    if buf.startswith(b"\xef\xbb\xbf", 0, end):
-                        start = 3  # UTF-8 byte-order mark, as TextSource drops it
-                while start < end:
+                    if block.startswith(b"\xef\xbb\xbf"):
+                        block = block[3:]  # UTF-8 byte-order mark, as TextSource drops it
+                start = 0
+                while start < len(block):
                     if writer is None:
                         writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
                                               first_line, self._recycled())
                     limit = self.chunk_bytes if index else min(self.chunk_bytes, FIRST_CHUNK)
-                    full = writer.size + end - start >= limit
-                    cut = buf.rfind(b"\n", start, min(end, start + limit - writer.size)) + 1 \
+                    full = writer.size + len(block) - start >= limit
+                    cut = block.rfind(b"\n", start, start + limit - writer.size) + 1 \
                         if full else 0
                     if full and cut <= start:
-                        cut = buf.rfind(b"\n", start, end) + 1  # a line crosses the limit
+                        cut = block.rfind(b"\n", start) + 1  # a line crosses the limit
                     if cut <= start:
-                        writer.add(buf, start, end)
+                        writer.add(block, start)
                         if writer.lines == 0 and writer.size > _MAX_LINE * 4:
                             raise InputFileError(
                                 self.path, f"line {first_line} is longer than "
                                 f"{_MAX_LINE * 4 >> 20} MB; is this a text dump?")
                         break
-                    writer.add(buf, start, cut)  # the chunk is full at this line end
+                    writer.add(block, start, cut)  # the chunk is full at this line end
                     chunk = writer.close(raw.tell())
                     writer = None
                     if not self._put(("chunk", chunk)):
@@ -281,8 +284,6 @@ class ChunkReader:
                     start = cut
                 if eof:
                     break
-                if carry:
-                    buf[0] = 13
             if writer is not None and writer.size:
                 chunk = writer.close(raw.tell(), final=True)
                 writer = None
@@ -713,6 +714,16 @@ for _code, _iris in (("N", NAME_PREDICATES), ("A", ALIAS_PREDICATES), ("T", TYPE
     for _iri in _iris:
         _ROLE_CODES[_iri] = _code
 _ENTITY_KINDS = "('N', 'A', 'T', 'I', 'D')"
+_PART_OPTIONS = {
+    # Entity ids, names and descriptions are nearly all distinct: DuckDB built a
+    # dictionary per column and dropped it. And a chunk has fewer entity rows than two
+    # default row groups (122,880), so one thread encoded them all. A million-line
+    # chunk: 0.17 -> 0.12 s wall, 13% less CPU; the 5M-line stage's entities 12.1 ->
+    # 10.1 MB, aggregated by the import in the same time within noise (0.66-0.75 s).
+    "entities": ", DICTIONARY_SIZE_LIMIT 1, ROW_GROUP_SIZE 50000",
+}
+"""Parquet options for a stage table's parts, beyond zstd level 1 (a faster codec or none
+saved nothing measurable: the time goes to encoding, not compression)."""
 _TERM_COLUMNS = ("sid", "pid", "role", "preason", "okind", "obj", "dt", "lang")
 
 
@@ -793,7 +804,9 @@ class _Run:
         # Every join here has its small side (the predicate cache, used_preds, a list)
         # on the right, where the hash table belongs. DuckDB's build/probe-side optimizer
         # swapped the predicate cache join to hash the whole chunk (read_csv's row count
-        # is unknown to it): 2.2-3.0 s per million lines instead of 1.3-1.4 s, measured.
+        # is unknown to it), with little parallelism: the chunk statement took 2.0-2.1 s
+        # per million lines on 2 threads instead of 1.0-1.2 s, and staging a 5M-line
+        # dump peaked at 640 MB RSS instead of 370 MB, measured.
         self._sql("SET disabled_optimizers = 'build_side_probe_side'")
         if stager.threads:
             self._sql(f"SET threads = {int(stager.threads)}")
@@ -1066,9 +1079,10 @@ class _Run:
             self.report.add_malformed(self.name, line, b.reason)
 
     def _write_outputs(self) -> None:
-        # One aggregate gives every count (rows SQL left to Python, kind 'S', were parsed
-        # and added again, so they are skipped here and in every COPY): a scan of m and a
-        # GROUP BY less than separate kind, predicate and used-predicate queries.
+        # One aggregate gives every count (a million-line chunk: 0.17 -> 0.14 s CPU
+        # against separate kind, predicate and used-predicate queries, measured). Rows
+        # SQL left to Python (kind 'S') were parsed and added again: they are skipped
+        # here and by every COPY rather than deleted (0.02 s).
         groups = self._sql("SELECT kind, reason, okind = 'L', "
                            "CASE WHEN kind <> 'X' THEN pid END, count(*) "
                            "FROM m WHERE kind <> 'S' GROUP BY ALL")
@@ -1091,7 +1105,7 @@ class _Run:
             if new_used:
                 self.used_preds |= new_used
                 self.con.executemany("INSERT INTO used_preds VALUES (?)",
-                                     [[pid] for pid in sorted(new_used)])
+                                     [[pid] for pid in new_used])
             self._copy("facts", "SELECT sid AS subject, pid AS predicate, "
                        "CASE WHEN okind = 'L' THEN key ELSE obj END AS object, "
                        f"okind AS object_kind, {self.seq_base}::BIGINT AS seq "
@@ -1126,7 +1140,8 @@ class _Run:
         removed with ``drop_empty``)."""
         part = self.writer.new_part(table)
         rows = self._sql(f"COPY ({query}) TO {sql_str(str(part))} "
-                         "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)")
+                         "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1"
+                         f"{_PART_OPTIONS.get(table, '')})")
         n = int(rows[0][0]) if rows else 0
         if drop_empty and n == 0:
             part.unlink(missing_ok=True)

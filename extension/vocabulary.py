@@ -11,24 +11,16 @@ statements, a generic RDF load, a filter override).
 from __future__ import annotations
 
 from loaders.pipeline import FREEBASE_NS
-from loaders.triples import (
-    ALIAS_PREDICATES,
-    DESCRIPTION_PREDICATES,
-    INSTANCE_PREDICATES,
-    MEDIATOR_PREDICATES,
-    NAME_PREDICATES,
-    TYPE_PREDICATES,
-)
+from loaders.triples import ROLE_PREDICATES
 
 # Ids of predicates that name, type or describe rather than relate (the loaders map
 # most of them to entity fields; they still show up as facts when a load kept them).
-_BOOKKEEPING_IRIS = (NAME_PREDICATES | ALIAS_PREDICATES | TYPE_PREDICATES | INSTANCE_PREDICATES
-                     | DESCRIPTION_PREDICATES | MEDIATOR_PREDICATES | {
-                         "http://www.w3.org/2004/02/skos/core#prefLabel",
-                         "http://www.w3.org/2000/01/rdf-schema#comment",
-                         "http://schema.org/name", "https://schema.org/name",
-                         "http://xmlns.com/foaf/0.1/name",
-                     })
+_BOOKKEEPING_IRIS = ROLE_PREDICATES | {
+    "http://www.w3.org/2004/02/skos/core#prefLabel",
+    "http://www.w3.org/2000/01/rdf-schema#comment",
+    "http://schema.org/name", "https://schema.org/name",
+    "http://xmlns.com/foaf/0.1/name",
+}
 BOOKKEEPING_PREDICATES: frozenset[str] = frozenset(
     _BOOKKEEPING_IRIS | {p.removeprefix(FREEBASE_NS) for p in _BOOKKEEPING_IRIS} | {
         "type.object.key", "type.object.id",

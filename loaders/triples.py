@@ -99,6 +99,9 @@ _ROLES: dict[str, int] = {
     **{p: DESCRIPTION for p in DESCRIPTION_PREDICATES},
     **{p: MEDIATOR for p in MEDIATOR_PREDICATES},
 }
+ROLE_PREDICATES: frozenset[str] = frozenset(_ROLES)
+"""Predicate IRIs the loaders turn into entity fields (names, aliases, types,
+descriptions) or CVT hints rather than facts."""
 
 _XSD_STRING = XSD + "string"
 _WIKIDATA_PROPERTY = re.compile(r"P[1-9][0-9]*\Z")

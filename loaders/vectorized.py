@@ -816,7 +816,6 @@ class _Run:
         self.counts: dict[str, int] = {}
         self.by_kind: dict[str, int] = {}
         self.preds: dict[str, int] = {}
-        self.used_preds: set[str] = set()  # the ids in the used_preds table
         self.dropped: dict[str, int] = {}
         self.started = time.perf_counter()
         self._last_tick = 0.0
@@ -1101,11 +1100,8 @@ class _Run:
         self.report.triples += sum(g[-1] for g in groups)
         present = {g[0] for g in groups}
         if "F" in present:
-            new_used = used - self.used_preds
-            if new_used:
-                self.used_preds |= new_used
-                self.con.executemany("INSERT INTO used_preds VALUES (?)",
-                                     [[pid] for pid in new_used])
+            self._sql("INSERT INTO used_preds SELECT unnest(?::VARCHAR[]) "
+                      "EXCEPT SELECT id FROM used_preds", [sorted(used)])
             self._copy("facts", "SELECT sid AS subject, pid AS predicate, "
                        "CASE WHEN okind = 'L' THEN key ELSE obj END AS object, "
                        f"okind AS object_kind, {self.seq_base}::BIGINT AS seq "

@@ -72,10 +72,10 @@ def _count_writes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     seen: Counter[str] = Counter()
     real = LadybugStore._rows
 
-    def rows(self: LadybugStore, query: str, params=None):  # type: ignore[no-untyped-def]
+    def rows(self: LadybugStore, query: str, params=None, **options):  # type: ignore[no-untyped-def]
         if query.startswith(("COPY", "LOAD FROM")):
             seen[" ".join(query.split()[:2])] += 1
-        return real(self, query, params)
+        return real(self, query, params, **options)
 
     monkeypatch.setattr(LadybugStore, "_rows", rows)
     return seen
@@ -171,8 +171,8 @@ import sys
 import kgstore.ladybug_store as L
 from kgstore import open_store
 real = L.LadybugStore._rows
-def rows(self, query, params=None):
-    out = real(self, query, params)
+def rows(self, query, params=None, **options):
+    out = real(self, query, params, **options)
     if query.startswith("COPY"):
         print("wrote " + " ".join(query.split()[:2]), flush=True)
     return out

@@ -298,6 +298,30 @@ def test_two_read_only_opens_coexist(small_store: Path) -> None:
             assert s.cypher("MATCH (e:Entity) RETURN count(e)").rows == [[2]]
 
 
+def _reads(s: LadybugStore) -> list[object]:
+    """Lookups and scans of the film KG through the Store interface."""
+    return [
+        snapshot(s), s.adjacency("m.godfather", limit=50), s.adjacency("m.usa", limit=2),
+        s.facts_out("m.godfather", limit=100), s.facts_in("m.coppola", limit=100),
+        s.find_by_name("Paris"), s.entities(["m.brando", "m.godfather", "m.none"]),
+        s.sample_entities(3, seed=7, type_id="people.person"),
+        s.cypher("MATCH (e:Entity)-[f:Fact]->() RETURN e.id, count(f) AS n ORDER BY e.id").rows,
+    ]
+
+
+def test_read_only_store_reads_what_a_writable_one_reads(tmp_path: Path, film_kg: KG) -> None:
+    # A read-only store runs lookups on one engine thread and its scans (samples,
+    # counts, cypher) on all of them, switching per query: every read must give the
+    # same as on a writable store, and lookups after a scan still work.
+    path = tmp_path / "kg"
+    with _new(path) as s:
+        film_kg.load(s)
+        expected = _reads(s)
+    with open_store(path, read_only=True) as s:
+        assert _reads(s) == expected
+        assert _reads(s) == expected   # again, from its caches and after the scans
+
+
 def test_read_only_store_refuses_imports(small_store: Path) -> None:
     with open_store(small_store, read_only=True) as s:
         before = snapshot(s)
@@ -359,11 +383,11 @@ def test_import_write_failure_stops_later_writes_and_rerun_completes(
     real_rows = LadybugStore._rows
     ran: list[str] = []
 
-    def failing_rows(self: LadybugStore, query: str, params=None):  # type: ignore[no-untyped-def]
+    def failing_rows(self: LadybugStore, query: str, params=None, **options):  # type: ignore[no-untyped-def]
         ran.append(query)
         if query.startswith("COPY Fact"):
             raise QueryError("disk full (simulated)")
-        return real_rows(self, query, params)
+        return real_rows(self, query, params, **options)
 
     with _new(tmp_path / "kg") as s:
         monkeypatch.setattr(LadybugStore, "_rows", failing_rows)

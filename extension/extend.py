@@ -234,7 +234,8 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                 extended = prepend_hop(graph, subject, hop)
                 # The derivation proves that the new edge pins the subject alone, so it
                 # stands in for the pin test when that allows one node only (the default).
-                g = _way1_grounding(store, grounder, extended, subject, hop, base) \
+                g = _way1_grounding(store, grounder, extended, subject, hop, base,
+                                    max_fanout=limits.hop_fanout) \
                     if complete and config.max_intermediate == 1 else grounder.ground(extended)
                 if g is None:
                     continue   # the new edge also pins another node: _pins fails
@@ -265,7 +266,8 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
 
 
 def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subject: str,
-                    hop: Hop, base: Grounding) -> Grounding | None:
+                    hop: Hop, base: Grounding, *,
+                    max_fanout: int = cand.MAX_PIN_FANOUT) -> Grounding | None:
     """The grounding of way-1 ``extended`` (``hop`` prepended at ``subject``) when its new
     variable binds ``subject`` only, ``None`` when it also binds another node (the
     pin test with ``max_intermediate`` 1 then fails whatever the answers).
@@ -284,7 +286,9 @@ def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subj
     and the second node's first kept row lay beyond the cap behind rows the answer
     language filter drops. (Without a language filter the rows before the second
     node's are the subject's, fewer than the original's, which are under the cap.)
-    Store grounding is the fallback when a seeded join declines."""
+    Store grounding is the fallback when a seeded join declines. A hop whose entity
+    reaches more than ``max_fanout`` nodes over its predicate is refused like one that
+    pins another node (a degenerate pick, :data:`~extension.candidates.MAX_PIN_FANOUT`)."""
     first = extended.edges[0]
     var = (first.target if hop.entity_is_subject else first.source).removeprefix("?")
     answer = extended.answer.removeprefix("?")
@@ -294,7 +298,8 @@ def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subj
     rest = PatternQuery(query.patterns[1:], query.constraints)
     elsewhere = cand.pinned_elsewhere(
         store, hop, subject, rest, var,
-        lambda b: answer_language_ok(b[answer], extended.answer_languages))
+        lambda b: answer_language_ok(b[answer], extended.answer_languages),
+        max_fanout=max_fanout)
     if elsewhere is None:
         return grounder.ground(extended)
     if elsewhere:

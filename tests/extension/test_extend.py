@@ -433,6 +433,24 @@ def test_way1_sees_the_hub_pin_other_people_without_grounding_it(kg: Store,
     assert _pins(stored, extended, "m.p0", HUB_SIZE + 1)
 
 
+def test_way1_refuses_a_hop_wider_than_the_fanout_cap(kg: Store, grounder: Grounder) -> None:
+    # Of the hub's 31 nationals only m.pacino played a character: "the national of the
+    # United States who played ..." pins him alone. Under a cap of 31 nodes the hop is
+    # kept; under 30 it is refused, though no other national has a solution.
+    q = build_query_graph([("?c", ACTOR, "m.pacino"), ("?c", CHARACTER, "?a")], answer="a",
+                          cvt_types=frozenset(CVT_TYPES))
+    base = grounder.ground(q)
+    hop = Hop(entity="m.usa", predicate=NATIONALITY, entity_is_subject=False,
+              name="United States")
+    extended = prepend_hop(q, "m.pacino", hop)
+    kept = _way1_grounding(kg, grounder, extended, "m.pacino", hop, base,
+                           max_fanout=HUB_SIZE + 1)
+    assert kept is not None and kept.answers == ("m.michael",)
+    assert Fact("m.pacino", NATIONALITY, "m.usa") in kept.facts
+    assert _way1_grounding(kg, grounder, extended, "m.pacino", hop, base,
+                           max_fanout=HUB_SIZE) is None
+
+
 def test_way1_through_a_hub_under_the_answer_cap(kg: Store, grounder: Grounder) -> None:
     loose = ExtensionConfig(max_intermediate=HUB_SIZE + 1)
     ext = applied(extend(kg, grounder, Q_PROFESSION, "intersection_way1", loose))

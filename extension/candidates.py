@@ -175,13 +175,14 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     """Up to ``k`` named, non-CVT entities sharing a specific type with ``entity``
     (the contradictory edit's replacement), with the shared type; none of ``exclude``.
 
-    Siblings first: entities linked to one of ``entity``'s neighbours over the same
-    predicate, in the same direction (another city someone was born in, another film
-    of the same director) — found with a few adjacency reads around the answer, and
-    plausible replacements; then any entity of the type next to those neighbours. Only
-    when there are none does it fall back to the store's seeded sample of the type,
-    which scans the type's entities (slow on large stores). Neighbours come as lean
-    records (no aliases or description).
+    Siblings first: entities linked to one of ``entity``'s first ``neighbours``
+    neighbours over the same predicate, in the same direction (another city someone
+    was born in, another film of the same director): plausible replacements, found
+    with one read per relation (:meth:`~kgstore.Store.linked_entities`, at most
+    ``limit`` each). Without siblings, any entity of the type next to those neighbours
+    (their whole neighbourhoods are read then). Only when there are none either does it
+    fall back to the store's seeded sample of the type, which scans the type's
+    entities (slow on large stores). Records are lean (no aliases or description).
     """
     wanted = specific_types(entity)
     if not wanted:
@@ -189,32 +190,35 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     around = store.adjacency(entity.id, limit=limit, full_entities=False)
     links = sorted({(f.subject, f.predicate, True) if f.object == entity.id
                     else (str(f.object), f.predicate, False)
-                    for f in around.facts if not f.is_literal})
-    found: dict[str, tuple[Entity, str]] = {}
-    nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation: second choice
-    read: dict[str, Adjacency] = {}   # a neighbour linked over two relations is read once
-    for node, predicate, answer_is_object in links[:neighbours]:
-        if node not in read:
-            read[node] = store.adjacency(node, limit=limit, full_entities=False)
-        adj = read[node]
-        for f in adj.facts:
-            if f.is_literal:
-                continue
-            other = f.subject if f.subject != node else str(f.object)
-            if other in (entity.id, node) or other in exclude:
-                continue
-            e = adj.entities.get(other)
-            if e is None or e.is_cvt or not e.name:
-                continue
-            shared = next((t for t in wanted if t in e.types), None)
-            if shared is None:
-                continue
-            sibling = f.predicate == predicate and (
-                f.subject == node if answer_is_object else f.object == node)
-            (found if sibling else nearby).setdefault(other, (e, shared))
-    for pool in (found, nearby):
-        if pool:
-            return [pool[i] for i in sorted(pool)][:k]
+                    for f in around.facts if not f.is_literal})[:neighbours]
+
+    def add(pool: dict[str, tuple[Entity, str]], e: Entity, node: str) -> None:
+        if e.id in (entity.id, node) or e.id in exclude or e.is_cvt or not e.name:
+            return
+        shared = next((t for t in wanted if t in e.types), None)
+        if shared is not None:
+            pool.setdefault(e.id, (e, shared))
+
+    siblings: dict[str, tuple[Entity, str]] = {}
+    for node, predicate, answer_is_object in links:
+        # answer_is_object: (node, predicate, answer), so siblings are node's objects.
+        linked, _ = store.linked_entities(node, predicate, outgoing=answer_is_object,
+                                          limit=limit)
+        for e in linked:
+            add(siblings, e, node)
+    if not siblings:
+        nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation
+        for node in dict.fromkeys(node for node, _, _ in links):
+            adj = store.adjacency(node, limit=limit, full_entities=False)
+            for f in adj.facts:
+                if f.is_literal:
+                    continue
+                other = adj.entities.get(f.subject if f.subject != node else str(f.object))
+                if other is not None:
+                    add(nearby, other, node)
+        siblings = nearby
+    if siblings:
+        return [siblings[i] for i in sorted(siblings)][:k]
     for type_id in wanted:
         sampled = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed,
                                                     type_id=type_id)

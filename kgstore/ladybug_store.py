@@ -609,6 +609,13 @@ class LadybugStore(Store):
             {"ids": ids, "p": predicate},
         )
 
+    def linked_entities(self, id: str, predicate: str, *, outgoing: bool,
+                        limit: int) -> tuple[list[Entity], bool]:
+        # One labelled expansion with lean records (a read-only store keeps it, see
+        # _expand); literal objects live in their own table and never come back.
+        rows = self._expand(id, "out-lean" if outgoing else "in-lean", predicate, limit + 1)
+        return [_entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
+
     def adjacency(self, id: str, *, limit: int, full_entities: bool = True) -> Adjacency:
         # A read-only store keeps neighbourhoods (least recently used out first): graph
         # walks come back to the same hubs again and again (41% of the reads of the

@@ -213,6 +213,22 @@ class Store(ABC):
         facts = out + into
         return facts[:limit], len(facts) > limit
 
+    def linked_entities(self, id: str, predicate: str, *, outgoing: bool,
+                        limit: int) -> tuple[list[Entity], bool]:
+        """The entities ``id`` links to over ``predicate``: ``e`` with a fact ``(id,
+        predicate, e)`` when ``outgoing``, else ``(e, predicate, id)``, in the order of
+        :meth:`facts_out` / :meth:`facts_in`, at most ``limit`` (literal objects left
+        out), and a flag that says more may exist. The records may leave out aliases and
+        descriptions, as ``adjacency(full_entities=False)`` does. One relation of a
+        node, where :meth:`adjacency` reads all of them: siblings of an answer (the
+        other films of its director) cost one read."""
+        read = self.facts_out if outgoing else self.facts_in
+        facts = read(id, predicate=predicate, limit=limit + 1)
+        ends = [f.object_key if outgoing else f.subject for f in facts[:limit] if not f.is_literal]
+        records = self.entities(ends)
+        # Literal objects count towards the read: entity facts may lie beyond them.
+        return [records[e] for e in ends if e in records], len(facts) > limit
+
     def adjacency(self, id: str, *, limit: int, full_entities: bool = True) -> Adjacency:
         """:meth:`facts_around` plus the entities at the other ends of those facts.
 

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgstore import Fact, Store, open_store
+from kgstore import Entity, Fact, Store, open_store
 from kgstore.ladybug_store import _BATCH, _MANY_MIN
-from tests.kgstore.kgdata import KG, STARRING
+from tests.kgstore.kgdata import KG, NATIONALITY, RELEASE, STARRING
 
 
 def _predicates(kg: KG) -> list[str]:
@@ -126,6 +126,43 @@ def test_lean_adjacency_leaves_out_aliases_and_descriptions(film_store: Store,
                                      for k, e in full.entities.items()}
 
 
+def _lean(e: Entity) -> Entity:
+    return dataclasses.replace(e, aliases=(), description=None)
+
+
+@pytest.mark.parametrize("limit", [0, 1, 2, 50])
+def test_linked_entities_are_one_relation_of_the_facts(film_store: Store, film_kg: KG,
+                                                       limit: int) -> None:
+    # Every (node, predicate, direction) of the film KG, literal facts included (they
+    # are never linked entities), against the facts read one by one and the generic
+    # implementation of the Store interface.
+    relations = {(f.subject, f.predicate, True) for f in film_kg.facts} | \
+                {(f.object_key, f.predicate, False) for f in film_kg.facts if not f.is_literal}
+    for node, predicate, outgoing in sorted(relations):
+        linked, more = film_store.linked_entities(node, predicate, outgoing=outgoing,
+                                                  limit=limit)
+        facts = (film_store.facts_out if outgoing else film_store.facts_in)(
+            node, predicate=predicate, limit=100)
+        ends = [f.object_key if outgoing else f.subject for f in facts if not f.is_literal]
+        assert [e.id for e in linked] == ends[:limit]
+        assert more == (len(ends) > limit)
+        records = film_store.entities(ends)
+        assert [_lean(e) for e in linked] == [_lean(records[i]) for i in ends[:limit]]
+        generic, _ = Store.linked_entities(film_store, node, predicate, outgoing=outgoing,
+                                           limit=limit)
+        assert [_lean(e) for e in generic] == [_lean(e) for e in linked]
+
+
+def test_linked_entities_of_a_hub(film_store: Store) -> None:
+    linked, more = film_store.linked_entities("m.usa", NATIONALITY, outgoing=False, limit=2)
+    assert more and len(linked) == 2
+    everyone, more = film_store.linked_entities("m.usa", NATIONALITY, outgoing=False, limit=3)
+    assert not more
+    assert {e.id for e in everyone} == {"m.coppola", "m.brando", "m.pacino"}
+    assert all(e.name and "people.person" in e.types for e in everyone)
+    assert film_store.linked_entities("m.godfather", RELEASE, outgoing=True, limit=5) == ([], False)
+
+
 # -- a read-only store keeps what it reads ---------------------------------------------------
 
 
@@ -159,6 +196,10 @@ def test_read_only_reads_answer_like_the_first_time(read_only_film: Store, film_
                     assert out == s.facts_out(id, predicate=predicate, limit=limit)
                     assert len(out) == min(limit, len(s.facts_out(id, predicate=predicate,
                                                                   limit=100)))
+                    linked, more = s.linked_entities(id, predicate, outgoing=False, limit=limit)
+                    into = s.facts_in(id, predicate=predicate, limit=100)
+                    assert [e.id for e in linked] == [f.subject for f in into][:limit]
+                    assert more == (len(into) > limit)
         found, _ = s.facts_many(ids, predicate=STARRING, outgoing=True, limit=100)
         assert {k: set(v) for k, v in found.items()} == \
             _one_by_one(s, ids, STARRING, True, True)

@@ -54,9 +54,10 @@ sys.path.insert(0, str(REPO))
 
 from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
+from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
 from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
-from extension.samples import COMPLEXITIES, LABELS, structured_samples  # noqa: E402
+from extension.samples import structured_samples  # noqa: E402
 from extension.shapes import classify  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
 

@@ -49,42 +49,30 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, get_args
+from typing import IO, Any
 
 from pydantic import ValidationError
 
+from extension.labels import (
+    DEFAULT_LABEL_MAPS,
+    DROP,
+    EXPORT_FORMATS,
+    FORMAT_LABELS,
+    LABELS,
+    SPLIT_CHOICES,
+    ExportFormat,
+    Label,
+    SplitChoice,
+)
 from extension.sample_format import BenchmarkSample, CitationRecord
-from extension.samples import LABELS, Label
 
-ExportFormat = Literal["caqa", "attrscore", "alce", "jsonl"]
-EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
-SplitChoice = Literal["train", "test", "all"]
-SPLIT_CHOICES: tuple[SplitChoice, ...] = get_args(SplitChoice)
 SAMPLES_FILE = "samples.jsonl"
-DROP = "drop"
-"""Label-map target that leaves a label's samples out of the export."""
 
 CSV_COLUMNS = ("query", "answer", "reference", "label")
 """The CAQA CSV header (also used for AttrScore), in this order."""
 ALCE_FIELDS = ("question", "answer", "docs", "id", "label", "complexity", "split")
 FLAT_FIELDS = ("id", "question", "question_extended", "answer", "citation", "label",
                "complexity", "split")
-
-CAQA_LABELS = ("Support", "Missing", "Contradictory", "Irrelevant")
-CAQA_LABEL_MAP: Mapping[Label, str] = {
-    "supportive": "Support", "partially_supportive": "Missing",
-    "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
-ATTRSCORE_LABELS = ("Attributable", "Extrapolatory", "Contradictory")
-ATTRSCORE_LABEL_MAP: Mapping[Label, str] = {
-    "supportive": "Attributable", "partially_supportive": "Extrapolatory",
-    "contradictory": "Contradictory", "irrelevant": "Extrapolatory"}
-
-FORMAT_LABELS: Mapping[ExportFormat, tuple[str, ...]] = {
-    "caqa": CAQA_LABELS, "attrscore": ATTRSCORE_LABELS, "alce": LABELS, "jsonl": LABELS}
-"""The labels each format's files may carry."""
-DEFAULT_LABEL_MAPS: Mapping[ExportFormat, Mapping[Label, str]] = {
-    "caqa": CAQA_LABEL_MAP, "attrscore": ATTRSCORE_LABEL_MAP,
-    "alce": {label: label for label in LABELS}, "jsonl": {label: label for label in LABELS}}
 
 
 class ExportError(ValueError):

@@ -30,6 +30,7 @@ from typing import Literal as TypingLiteral
 from pydantic import BaseModel, ConfigDict
 
 from extension import candidates as cand
+from extension.defaults import DEFAULT_MAX_ANSWERS
 from extension.grounding import (
     Grounder,
     Grounding,
@@ -37,9 +38,9 @@ from extension.grounding import (
     compile_query,
     solutions_grounding,
 )
+from extension.labels import Complexity
 from extension.query_graph import QueryEdge, QueryGraph
 from extension.rules import (
-    Complexity,
     Hop,
     ResultShape,
     Rule,
@@ -54,8 +55,6 @@ from extension.rules import (
 from kgstore.models import Fact, Object
 from kgstore.patterns import Binding, PatternQuery
 from kgstore.store import Store
-
-DEFAULT_MAX_ANSWERS = 50
 
 
 @dataclass(frozen=True, slots=True)

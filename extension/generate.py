@@ -41,24 +41,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION
 from extension.grounding import Grounder
+from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
 from extension.query_graph import known_mediator_types
 from extension.questions import ParsedQuestion, parse_question
-from extension.sample_format import (
-    SPLITS,
-    SchemaViolation,
-    Split,
-    benchmark_sample,
-    iter_schema_violations,
-)
-from extension.samples import COMPLEXITIES, LABELS, SampleConfig, SampleFailure, structured_samples
+from extension.sample_format import SchemaViolation, benchmark_sample, iter_schema_violations
+from extension.samples import SampleConfig, SampleFailure, structured_samples
 from extension.verbalize import TemplateVerbalizer, Verbalizer
 from kgstore import open_store
 from kgstore.store import Store
 from loaders.kgqa import KGQAQuestion
 
-DEFAULT_TEST_FRACTION = 0.15
-DEFAULT_CHUNK_SIZE = 32
 WORK_DIR = ".work"
 OUTPUT_FILES = ("samples.jsonl", "failures.jsonl", "stats.json", "timings.json", "report.html",
                 "run.json")

@@ -46,9 +46,9 @@ from matplotlib.ticker import MaxNLocator
 from pydantic import ValidationError
 
 from extension.export import SamplesFileError
-from extension.rules import Complexity
-from extension.sample_format import SPLITS, BenchmarkSample
-from extension.samples import COMPLEXITIES, LABELS, Label, Triple
+from extension.labels import COMPLEXITIES, LABELS, SPLITS, Complexity, Label
+from extension.sample_format import BenchmarkSample
+from extension.samples import Triple
 
 P = ParamSpec("P")
 REPORT_FILE = "report.html"

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal as TypingLiteral
 
+from extension.labels import Complexity
 from extension.query_graph import QueryEdge, QueryGraph, QueryNode
 
 Rule = TypingLiteral["none", "union", "intersection_way1", "intersection_way2"]
-Complexity = TypingLiteral["single", "union", "intersection", "concatenation"]
 ResultShape = TypingLiteral["single", "path", "tree"]
 
 RULES_BY_SHAPE: dict[str, tuple[Rule, ...]] = {

@@ -23,27 +23,16 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from typing import Literal as TypingLiteral
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from extension.rules import Complexity
-from extension.samples import (
-    AnswerEntity,
-    Edit,
-    Label,
-    SampleQuery,
-    Source,
-    StructuredSample,
-    Triple,
-)
+from extension.labels import Complexity, Label, Split
+from extension.samples import AnswerEntity, Edit, SampleQuery, Source, StructuredSample, Triple
 
 if TYPE_CHECKING:   # the sample format does not need the verbalizers, only their output
     from extension.verbalize import Verbalization
 
-Split = TypingLiteral["train", "test"]
-SPLITS: tuple[Split, ...] = ("train", "test")
 SCHEMA_RESOURCE = "sample.schema.json"
 SCHEMA_ID = "https://kgbench.dev/schema/sample.schema.json"
 

@@ -42,14 +42,10 @@ from extension.extend import (
     extend_query,
 )
 from extension.grounding import Grounder, compile_query
+from extension.labels import Complexity, Label
 from extension.questions import ParsedQuestion
-from extension.rules import Complexity
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
-
-Label = TypingLiteral["supportive", "partially_supportive", "contradictory", "irrelevant"]
-LABELS: tuple[Label, ...] = ("supportive", "partially_supportive", "contradictory", "irrelevant")
-COMPLEXITIES: tuple[Complexity, ...] = ("single", "union", "intersection", "concatenation")
 
 
 class _Frozen(BaseModel):

@@ -41,8 +41,6 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from extension.generate import GenerateError
-from extension.llm import LLMError
 from kgstore import (
     Entity,
     Fact,
@@ -114,9 +112,20 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
     (QueryError,
      "check the query syntax; `kgbench cypher --help` shows the graph schema"),
     (StoreError, None),
-    (GenerateError, None),
-    (LLMError, None),   # messages name the endpoint, what to check, and that a rerun resumes
 ]
+_ENGINE_ERRORS = (
+    ("extension.generate", "GenerateError"),
+    ("extension.llm", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
+)
+"""Errors of the engine, whose messages say what to do. Looked up by name: the engine
+is imported only by the commands that run it (which keeps the others quick), and an
+error of a module that was never imported cannot have been raised."""
+
+
+def _error_hints() -> list[tuple[type[BaseException], str | None]]:
+    engine = [(getattr(sys.modules[module], name), None) for module, name in _ENGINE_ERRORS
+              if module in sys.modules]
+    return [*_HINTS, *engine]
 
 
 def report_error(exc: BaseException) -> int | None:
@@ -125,7 +134,7 @@ def report_error(exc: BaseException) -> int | None:
     if isinstance(exc, CliError):
         _print_error(str(exc), exc.hint)
         return exc.code
-    for kind, hint in _HINTS:
+    for kind, hint in _error_hints():
         if isinstance(exc, kind):
             message = str(exc)
             if isinstance(exc, QueryError) and not message.lower().startswith("invalid"):

@@ -15,9 +15,8 @@ import typer
 from rich import box
 from rich.table import Table
 
-from extension.extend import DEFAULT_MAX_ANSWERS, ExtensionConfig
-from extension.grounding import Grounder
-from extension.samples import COMPLEXITIES, LABELS, SampleConfig, structured_samples
+from extension.defaults import DEFAULT_MAX_ANSWERS
+from extension.labels import COMPLEXITIES, LABELS
 from kgbench.cli import (
     JsonOpt,
     StoreOpt,
@@ -64,6 +63,11 @@ def extend_cmd(
 
     Example: kgbench extend parsed.jsonl --store kgbench-data/store --seed 7
     """
+    # The engine is imported here, not with the command (see kgbench.generate_cli).
+    from extension.extend import ExtensionConfig
+    from extension.grounding import Grounder
+    from extension.samples import SampleConfig, structured_samples
+
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     failures_path = out_path.with_name("failures.jsonl")

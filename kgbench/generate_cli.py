@@ -7,28 +7,15 @@ the pipeline is :func:`extension.generate.generate`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from extension.extend import DEFAULT_MAX_ANSWERS, ExtensionConfig
-from extension.generate import (
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_TEST_FRACTION,
-    GenerateConfig,
-    GenerateError,
-    GenerateResult,
-    Question,
-    TextOptions,
-    generate,
-    parse_shard,
-    source_of_file,
-)
-from extension.sample_format import SPLITS
-from extension.samples import COMPLEXITIES, LABELS, SampleConfig
+from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ANSWERS, DEFAULT_TEST_FRACTION
+from extension.labels import COMPLEXITIES, LABELS, SPLITS
 from kgbench.cli import (
     CliError,
     JsonOpt,
@@ -44,6 +31,13 @@ from kgbench.cli import (
 from kgstore import open_store
 from kgstore.store import Store
 from loaders.kgqa import FORMATS, ReadIssue, read_questions
+
+if TYPE_CHECKING:
+    from extension.generate import GenerateResult, Question
+
+# The generation engine (networkx, rdflib, the sample models: about a second to import)
+# is imported inside the functions that run it, so that registering this command keeps
+# `kgbench --help` and the other commands quick.
 
 LABEL_TITLES = {"supportive": "supportive", "partially_supportive": "partial",
                 "contradictory": "contradictory", "irrelevant": "irrelevant"}
@@ -159,6 +153,10 @@ def generate_cmd(
 
       kgbench generate --store S --domain Q5 --n 1000 --out humans-bench
     """
+    from extension.extend import ExtensionConfig
+    from extension.generate import GenerateConfig, GenerateError, TextOptions, generate, parse_shard
+    from extension.samples import SampleConfig
+
     if (questions is None) == (domain is None):
         raise CliError("give either --questions FILE or --domain SPEC",
                        "e.g. --questions WebQSP.test.json, or --domain Q5 --n 500")
@@ -223,6 +221,8 @@ def _check_store(s: Store, path: Path) -> None:
 
 def _dataset_questions(path: Path, fmt: str | None, strict: bool
                        ) -> tuple[list[Question], dict[str, Any]]:
+    from extension.generate import source_of_file
+
     if not path.exists():
         raise CliError(f"question file {path} does not exist")
     issues: list[ReadIssue] = []
@@ -318,6 +318,8 @@ DEMO_DOMAIN_N = 30
 def demo_generate_step(store_path: Path, questions: Path, out_dir: Path) -> None:
     """Generate the demo benchmark from the bundled questions; print the Table-5 counts
     and one sample per label."""
+    from extension.generate import GenerateConfig, generate, source_of_file
+
     config = GenerateConfig(seed=DEMO_SEED, test_fraction=0.3)
     with open_store(store_path, read_only=True) as s:
         items: list[Question] = list(read_questions(questions, "jsonl", strict=True))
@@ -332,6 +334,7 @@ def demo_generate_step(store_path: Path, questions: Path, out_dir: Path) -> None
 
 def demo_domain_step(store_path: Path, out_dir: Path) -> None:
     """A benchmark with no dataset: seed questions sampled from the KG's people."""
+    from extension.generate import GenerateConfig, generate
     from extension.seeds import sample_seed_questions
 
     with open_store(store_path, read_only=True) as s:

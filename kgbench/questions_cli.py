@@ -16,23 +16,13 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from extension.grounding import (
-    AnswerScore,
-    Grounder,
-    Grounding,
-    GroundingSummary,
-    score_answers,
-)
-from extension.query_graph import known_mediator_types
-from extension.questions import ParsedQuestion, parse_question
-from extension.shapes import REASONS
 from kgbench.cli import (
     CliError,
     JsonOpt,
@@ -49,6 +39,14 @@ from kgbench.cli import (
 from kgstore import open_store, to_jsonable
 from loaders.kgqa import FORMATS, ReadIssue, read_questions
 from loaders.sources import data_name
+
+if TYPE_CHECKING:
+    from extension.grounding import AnswerScore, Grounding
+    from extension.questions import ParsedQuestion
+
+# The engine (networkx, rdflib, pydantic models: about a second to import) is imported
+# inside the functions that use it, so registering these commands keeps `kgbench --help`
+# and the other commands quick.
 
 questions_app: typer.Typer = typer.Typer(
     help=(
@@ -100,6 +98,10 @@ def parse_cmd(
 
     Example: kgbench questions parse WebQSP.test.json --out webqsp.parsed.jsonl
     """
+    from extension.query_graph import known_mediator_types
+    from extension.questions import parse_question
+    from extension.shapes import REASONS
+
     if fmt is not None and fmt.lower() not in FORMATS:
         raise CliError(f"unknown format {fmt!r}", f"use one of {', '.join(FORMATS)}", code=2)
     if not file.exists():
@@ -151,6 +153,8 @@ def parse_cmd(
 
 
 def _print_coverage(coverage: dict[str, Any], issues: list[ReadIssue]) -> None:
+    from extension.shapes import REASONS
+
     total = coverage["questions"] or 1
     table = Table(title="Questions by shape", box=box.SIMPLE_HEAD)
     table.add_column("shape")
@@ -181,6 +185,8 @@ def _print_coverage(coverage: dict[str, Any], issues: list[ReadIssue]) -> None:
 def read_parsed(path: Path, *, strict: bool = False) -> Iterator[tuple[int, ParsedQuestion | str]]:
     """``(line number, question or error reason)`` for each non-blank line of a
     ``questions parse`` output file; ``strict`` raises :class:`CliError` at the first bad one."""
+    from extension.questions import ParsedQuestion
+
     if not path.exists():
         raise CliError(f"{path}: no such file",
                        "create it with `kgbench questions parse FILE --out " f"{path}`")
@@ -202,6 +208,8 @@ def grounding_record(q: ParsedQuestion, g: Grounding | None
                      ) -> tuple[dict[str, Any], AnswerScore | None]:
     """One line of the ``questions ground`` output, and the answer score (``None``
     when the question was skipped or has no gold answers)."""
+    from extension.grounding import score_answers
+
     gold = [(a.kind, a.value) for a in q.answers]
     doc: dict[str, Any] = {"id": q.id, "question": q.question, "shape": q.shape,
                            "gold": [a.model_dump(exclude_none=True) for a in q.answers]}
@@ -249,6 +257,8 @@ def ground_cmd(
 
     Example: kgbench questions ground parsed.jsonl --store kgbench-data/store
     """
+    from extension.grounding import Grounder, GroundingSummary
+
     target = out_path or _default_out(parsed, "grounded")
     target.parent.mkdir(parents=True, exist_ok=True)
     summary = GroundingSummary()

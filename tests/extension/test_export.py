@@ -35,8 +35,9 @@ from extension.export import (
     resolve_label_map,
 )
 from extension.grounding import Grounder
+from extension.labels import Split
 from extension.questions import parse_question
-from extension.sample_format import BenchmarkSample, CitationRecord, Split, benchmark_sample
+from extension.sample_format import BenchmarkSample, CitationRecord, benchmark_sample
 from extension.samples import Triple, structured_samples
 from extension.verbalize import TemplateVerbalizer
 from kgbench.demo import DEMO_KG, DEMO_QUESTIONS

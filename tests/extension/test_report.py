@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from extension.export import SamplesFileError
+from extension.labels import COMPLEXITIES, LABELS
 from extension.report import (
     DELETED_COLOUR,
     REPLACEMENT_COLOUR,
@@ -31,7 +32,7 @@ from extension.report import (
     write_report,
 )
 from extension.sample_format import BenchmarkSample
-from extension.samples import COMPLEXITIES, LABELS, Triple
+from extension.samples import Triple
 from tests.extension.test_export import demo_benchmark, write_benchmark
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "source", "wbr", "col", "area", "base"}

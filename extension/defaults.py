@@ -1,0 +1,12 @@
+"""Defaults of the engine's knobs that the CLI shows in ``--help``, in a module that
+imports nothing (so ``kgbench --help`` need not load the engine).
+:class:`extension.extend.ExtensionConfig` and :class:`extension.generate.GenerateConfig`
+take theirs from here."""
+
+DEFAULT_MAX_ANSWERS = 50
+"""Most answers an extended query may have: more means its new constraint is a hub."""
+DEFAULT_TEST_FRACTION = 0.15
+"""Share of the source questions whose samples go to the test split."""
+DEFAULT_CHUNK_SIZE = 32
+"""Questions per chunk of a ``kgbench generate`` run (the unit of resuming and of work
+sent to a worker)."""

@@ -40,7 +40,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -346,21 +346,30 @@ class LadybugStore(Store):
         where the store's lookups run on one (see ``__init__``)."""
         if self._conn is None:
             raise StoreError("store is closed")
-        parallel = scan and self._lookup_threads
         try:
-            if parallel:
-                self._conn.set_max_threads_for_exec(0)
-            if params:
-                result = self._conn.execute(self._prepared(query), params)
-            else:
-                result = self._conn.execute(query)
+            with self._all_threads() if scan else contextlib.nullcontext():
+                if params:
+                    result = self._conn.execute(self._prepared(query), params)
+                else:
+                    result = self._conn.execute(query)
         except RuntimeError as exc:
             raise QueryError(str(exc)) from None
-        finally:
-            if parallel:
-                self._conn.set_max_threads_for_exec(self._lookup_threads)
         assert not isinstance(result, list)
         return _fetch_rows(result)
+
+    @contextlib.contextmanager
+    def _all_threads(self) -> Iterator[None]:
+        """Queries in the block run on every engine thread, also where the store's
+        lookups run on one (a read-only store, see ``__init__``)."""
+        assert self._conn is not None
+        if not self._lookup_threads:
+            yield
+            return
+        self._conn.set_max_threads_for_exec(0)
+        try:
+            yield
+        finally:
+            self._conn.set_max_threads_for_exec(self._lookup_threads)
 
     def _prepared(self, query: str) -> Any:
         """The prepared statement for ``query``, prepared once per connection.
@@ -745,28 +754,25 @@ class LadybugStore(Store):
             raise StoreError("store is closed")
         # The engine's read-only transaction is the real guarantee; the lexical check
         # above only gives a friendlier message for the common cases. A power user's
-        # query may scan whole tables: it gets every thread (see _rows).
-        if self._lookup_threads:
-            self._conn.set_max_threads_for_exec(0)
-        self._conn.execute("BEGIN TRANSACTION READ ONLY")
-        try:
-            result = self._conn.execute(query, params or {})
-            assert not isinstance(result, list)
-            columns = result.get_column_names()
-            rows = result.get_all()
-        except RuntimeError as exc:
-            if "read-only" in str(exc).lower():
-                raise ReadOnlyQueryError(
-                    "the query tries to modify the store; the cypher command runs read-only "
-                    "queries only"
-                ) from None
-            raise QueryError(str(exc)) from None
-        finally:
-            # A failed statement already ended the transaction; only end a live one.
-            with contextlib.suppress(RuntimeError):
-                self._conn.execute("ROLLBACK")
-            if self._lookup_threads:
-                self._conn.set_max_threads_for_exec(self._lookup_threads)
+        # query may scan whole tables: it gets every thread.
+        with self._all_threads():
+            self._conn.execute("BEGIN TRANSACTION READ ONLY")
+            try:
+                result = self._conn.execute(query, params or {})
+                assert not isinstance(result, list)
+                columns = result.get_column_names()
+                rows = result.get_all()
+            except RuntimeError as exc:
+                if "read-only" in str(exc).lower():
+                    raise ReadOnlyQueryError(
+                        "the query tries to modify the store; the cypher command runs read-only "
+                        "queries only"
+                    ) from None
+                raise QueryError(str(exc)) from None
+            finally:
+                # A failed statement already ended the transaction; only end a live one.
+                with contextlib.suppress(RuntimeError):
+                    self._conn.execute("ROLLBACK")
         return CypherResult(columns=columns, rows=[_plain(r) for r in rows])
 
     # -- bulk import ----------------------------------------------------------------

@@ -266,25 +266,30 @@ class RateLimiter:
     """Spaces calls to :meth:`wait` at least ``1 / requests_per_second`` seconds apart
     across all threads of this process (``None``: no limit). Each caller reserves the
     next free slot under a lock and sleeps outside it, so waiting threads queue in
-    order without holding the lock."""
+    order without holding the lock. ``clock`` and ``sleep`` default to the real ones;
+    tests pass their own to check the slots without depending on the machine's load."""
 
-    def __init__(self, requests_per_second: float | None) -> None:
+    def __init__(self, requests_per_second: float | None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         if requests_per_second is not None and requests_per_second <= 0:
             raise ValueError("requests_per_second must be > 0 (or None for no limit)")
         self.interval = 0.0 if requests_per_second is None else 1.0 / requests_per_second
         self._next = 0.0
         self._lock = threading.Lock()
+        self._clock = clock
+        self._sleep = sleep
 
     def wait(self) -> None:
         """Block until this caller's slot comes."""
         if self.interval == 0.0:
             return
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             slot = max(now, self._next)
             self._next = slot + self.interval
         if slot > now:
-            time.sleep(slot - now)
+            self._sleep(slot - now)
 
 
 def backoff_s(endpoint: ChatEndpoint, attempt: int) -> float:

@@ -11,8 +11,10 @@ the ones already in the query, reached over predicates not already in the query 
 relate rather than name or type entities (:func:`~extension.vocabulary.is_bookkeeping_predicate`:
 on a Wikidata store a way-2 branch "instance of human" would otherwise qualify).
 
-Neighbourhoods are read with lean entity records (``full_entities=False``: no aliases
-or descriptions): names, types and CVT flags are all the rules and edits look at.
+Neighbourhoods are read with as little of each neighbour's record as the caller looks
+at (:data:`~kgstore.models.EntityDetail`): names and CVT flags (``"brief"``) for hop
+candidates and the irrelevant walk, types as well (``"lean"``) where a replacement
+must share the answer's type.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def hop_candidates(store: Store, node_id: str, *, exclude_entities: Collection[s
     ``exclude_entities`` over a predicate outside ``exclude_predicates`` that is not
     bookkeeping, in either direction (way 1 prepends them at a subject, way 2 adds them
     at the answer)."""
-    adjacency = store.adjacency(node_id, limit=limit, full_entities=False)
+    adjacency = store.adjacency(node_id, limit=limit, detail="brief")
     hops: dict[tuple[str, str, bool], Hop] = {}
     for f in adjacency.facts:
         if f.is_literal or f.predicate in exclude_predicates \
@@ -187,7 +189,7 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     wanted = specific_types(entity)
     if not wanted:
         return []
-    around = store.adjacency(entity.id, limit=limit, full_entities=False)
+    around = store.adjacency(entity.id, limit=limit, detail="brief")
     links = sorted({(f.subject, f.predicate, True) if f.object == entity.id
                     else (str(f.object), f.predicate, False)
                     for f in around.facts if not f.is_literal})[:neighbours]
@@ -209,7 +211,7 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     if not siblings:
         nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation
         for node in dict.fromkeys(node for node, _, _ in links):
-            adj = store.adjacency(node, limit=limit, full_entities=False)
+            adj = store.adjacency(node, limit=limit, detail="lean")
             for f in adj.facts:
                 if f.is_literal:
                     continue
@@ -289,7 +291,7 @@ def _walk(store: Store, template: list[Fact], subject: str, avoid_entities: Coll
         if not isinstance(here, str):
             return None
         if here not in adjacency:
-            adjacency[here] = store.adjacency(here, limit=limit, full_entities=False)
+            adjacency[here] = store.adjacency(here, limit=limit, detail="brief")
         adj = adjacency[here]
         want_literal = step.is_literal
         options = []

@@ -17,6 +17,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import Literal as TypingLiteral
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -205,6 +206,16 @@ class Subgraph:
     facts: list[Fact] = field(default_factory=list)
     hops: dict[str, int] = field(default_factory=dict)
     truncated: bool = False
+
+
+EntityDetail = TypingLiteral["full", "lean", "brief"]
+"""How much of each neighbour's record :meth:`kgstore.Store.adjacency` reads:
+``"full"`` every field; ``"lean"`` no aliases or description (name, types and CVT flag
+stay); ``"brief"`` the name and CVT flag only (no types either). A backend may return
+more than asked; callers must not read the fields their level leaves out."""
+
+ENTITY_DETAILS: tuple[EntityDetail, ...] = ("full", "lean", "brief")
+"""The levels, most detailed first: a read at one level answers every later one."""
 
 
 @dataclass(slots=True)

@@ -25,6 +25,7 @@ from kgstore import subgraph as _subgraph
 from kgstore.models import (
     Adjacency,
     Entity,
+    EntityDetail,
     Fact,
     FactPath,
     Predicate,
@@ -219,7 +220,7 @@ class Store(ABC):
         predicate, e)`` when ``outgoing``, else ``(e, predicate, id)``, in the order of
         :meth:`facts_out` / :meth:`facts_in`, at most ``limit`` (literal objects left
         out), and a flag that says more may exist. The records may leave out aliases and
-        descriptions, as ``adjacency(full_entities=False)`` does. One relation of a
+        descriptions, as ``adjacency(detail="lean")`` does. One relation of a
         node, where :meth:`adjacency` reads all of them: siblings of an answer (the
         other films of its director) cost one read."""
         read = self.facts_out if outgoing else self.facts_in
@@ -229,15 +230,16 @@ class Store(ABC):
         # Literal objects count towards the read: entity facts may lie beyond them.
         return [records[e] for e in ends if e in records], len(facts) > limit
 
-    def adjacency(self, id: str, *, limit: int, full_entities: bool = True) -> Adjacency:
+    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
         """:meth:`facts_around` plus the entities at the other ends of those facts.
 
         The graph walks of :mod:`kgstore.subgraph` call this once per visited node;
-        backends override it to fetch facts and neighbours in one go.
-        ``full_entities=False`` lets a backend leave aliases and descriptions out of
-        the entity records (names, types and CVT flags stay), for callers that need no
-        more and read many neighbourhoods: on a hub those two fields are most of the
-        read."""
+        backends override it to fetch facts and neighbours in one go. ``detail``
+        (:data:`~kgstore.models.EntityDetail`) lets a backend read less of each
+        neighbour's record for callers that need no more and read many
+        neighbourhoods: ``"lean"`` leaves aliases and descriptions out (on a hub most
+        of the read), ``"brief"`` types too (half of what is left). This default reads
+        full records whatever ``detail`` says."""
         facts, more = self.facts_around(id, limit=limit)
         others = [f.subject if f.subject != id else f.object_key for f in facts
                   if not (f.subject == id and f.is_literal)]

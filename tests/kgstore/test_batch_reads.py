@@ -1,5 +1,5 @@
 """Batch reads and read caches of the Store interface (``facts_many``, ``entities``,
-``adjacency(full_entities=False)``), checked against the one-at-a-time reads they
+``adjacency(detail=...)``), checked against the one-at-a-time reads they
 replace, on real stores.
 
 ``facts_many`` switches to one UNWIND query per batch from ``_MANY_MIN`` ids on and to
@@ -115,15 +115,21 @@ def test_entities_in_one_batch_equal_single_lookups(film_store: Store, film_kg: 
     assert film_store.entities(["m.godfather"]) == {"m.godfather": film_store.entity("m.godfather")}
 
 
-def test_lean_adjacency_leaves_out_aliases_and_descriptions(film_store: Store,
-                                                            film_kg: KG) -> None:
+def test_lean_and_brief_adjacency_leave_out_what_they_say(film_store: Store,
+                                                          film_kg: KG) -> None:
+    checked_types = False
     for id in sorted(film_kg.entity_ids):
         for limit in (1, 3, 50):
             full = film_store.adjacency(id, limit=limit)
-            lean = film_store.adjacency(id, limit=limit, full_entities=False)
-            assert (lean.facts, lean.truncated) == (full.facts, full.truncated)
-            assert lean.entities == {k: dataclasses.replace(e, aliases=(), description=None)
-                                     for k, e in full.entities.items()}
+            lean = film_store.adjacency(id, limit=limit, detail="lean")
+            brief = film_store.adjacency(id, limit=limit, detail="brief")
+            for poorer in (lean, brief):
+                assert (poorer.facts, poorer.truncated) == (full.facts, full.truncated)
+            assert lean.entities == {k: _lean(e) for k, e in full.entities.items()}
+            assert brief.entities == {k: dataclasses.replace(_lean(e), types=())
+                                      for k, e in full.entities.items()}
+            checked_types |= any(e.types for e in full.entities.values())
+    assert checked_types   # the film KG's neighbours have types for brief to leave out
 
 
 def _lean(e: Entity) -> Entity:
@@ -176,19 +182,33 @@ def read_only_film(film_kg: KG, tmp_path_factory: pytest.TempPathFactory) -> Ite
         yield s
 
 
+def test_read_only_brief_read_does_not_answer_a_richer_one(read_only_film: Store,
+                                                           film_store: Store,
+                                                           film_kg: KG) -> None:
+    for id in sorted(film_kg.entity_ids):
+        read_only_film.adjacency(id, limit=7, detail="brief")   # kept first
+        for detail in ("lean", "full"):
+            assert read_only_film.adjacency(id, limit=7, detail=detail).entities == \
+                film_store.adjacency(id, limit=7, detail=detail).entities
+
+
 def test_read_only_reads_answer_like_the_first_time(read_only_film: Store, film_kg: KG) -> None:
     s = read_only_film
     ids = sorted(film_kg.entity_ids)
     for _ in range(2):   # the second round is served from the caches
         for id in ids:
             for limit in (1, 2, 100):
-                adjacency = s.adjacency(id, limit=limit, full_entities=False)
-                again = s.adjacency(id, limit=limit, full_entities=False)
+                adjacency = s.adjacency(id, limit=limit, detail="lean")
+                again = s.adjacency(id, limit=limit, detail="lean")
                 assert (again.facts, again.entities, again.truncated) == \
                     (adjacency.facts, adjacency.entities, adjacency.truncated)
                 adjacency.facts.clear()      # a caller's edits do not reach the cache
                 adjacency.entities.clear()
-                assert s.adjacency(id, limit=limit, full_entities=False).facts == again.facts
+                assert s.adjacency(id, limit=limit, detail="lean").facts == again.facts
+                # the kept lean read answers a brief one, with the records it has
+                brief = s.adjacency(id, limit=limit, detail="brief")
+                assert (brief.facts, brief.entities, brief.truncated) == \
+                    (again.facts, again.entities, again.truncated)
             for predicate in _predicates(film_kg):
                 # a long read first, then shorter ones: prefixes of the kept read
                 for limit in (100, 1, 2):

@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from kgstore import Entity, Fact, Store, open_store
+from kgstore import Entity, Fact, Store, ladybug_store, open_store
 from kgstore.ladybug_store import _BATCH, _MANY_MIN
 from tests.kgstore.kgdata import KG, NATIONALITY, RELEASE, STARRING
 
@@ -252,3 +253,32 @@ def test_read_only_entity_lookups_are_kept_and_copied(read_only_film: Store, fil
     godfather = s.entity("m.godfather")
     assert godfather is not None and godfather.description == "1972 crime film"
     assert godfather.aliases == ("  the GODFATHER  ", "Il Padrino")
+
+
+def test_read_only_typed_samples_match_the_per_type_scan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 800 entities of five types (some with two, some nameless, some CVTs), and a cut
+    # that keeps about 100 of them: groups shorter than k send the read to the scan.
+    monkeypatch.setattr(ladybug_store, "_TYPE_SAMPLE_ENTITIES", 100)
+    rng = random.Random(5)
+    types = [f"t.type{i}" for i in range(5)]
+    entities = [Entity(f"m.e{i}", None if i % 9 == 0 else f"E{i}",
+                       types=tuple(rng.sample(types, rng.choice((1, 1, 2)))),
+                       is_cvt=i % 13 == 0) for i in range(800)]
+    path = tmp_path / "store"
+    with open_store(path, create=True) as writable:
+        writable.ingest(entities, [Fact("m.e1", "r.p", "m.e2")])
+        expected = {(seed, t, named, cvt, k): writable.sample_entities(
+                        k, seed=seed, type_id=t, named_only=named, include_cvt=cvt)
+                    for seed in (0, 1) for t in [*types, "t.none"]
+                    for named, cvt in ((True, False), (False, True))
+                    for k in (1, 5, 30, 300)}
+    with open_store(path, read_only=True) as s:
+        for (seed, t, named, cvt, k), sample in expected.items():
+            assert s.sample_entities(k, seed=seed, type_id=t, named_only=named,
+                                     include_cvt=cvt) == sample, (seed, t, named, cvt, k)
+        # The one scan served the types for each (seed, flags) once a second type came.
+        prefixes = s._type_prefixes  # type: ignore[attr-defined]
+        assert set(prefixes) == {(seed, named, not named) for seed in (0, 1)
+                                 for named in (True, False)}
+        assert all(5 <= len(group) < 100 for p in prefixes.values() for group in p.values())

@@ -140,6 +140,9 @@ _ENTITY_CACHE_RECORDS = 50_000
 # Entities a read-only store keeps per seed to serve typed samples (ids and types:
 # about 2 MB; a type of 1% of the entities gets about 160 of them).
 _TYPE_SAMPLE_ENTITIES = 16_384
+# Seeds (with the two flags) whose typed samples a read-only store keeps: a run uses
+# one; a long-lived service asked for many keeps the last few.
+_TYPE_SAMPLE_KEYS = 4
 # Prepared statements kept per store (distinct parameterized query texts).
 _STATEMENT_CACHE = 256
 # Most entities sharing one name that find_by_name reads before sorting by id.
@@ -285,10 +288,10 @@ class LadybugStore(Store):
             self._adjacency_cache = _Lru(_ADJACENCY_CACHE_FACTS)
             self._expansion_cache = _Lru(_EXPANSION_CACHE_ROWS)
             self._entity_cache = _Lru(_ENTITY_CACHE_RECORDS)
-            # Per (seed, named_only, include_cvt): the types sampled so far, then the
-            # samples of every type at once (see _type_sample_prefixes).
-            self._sampled_types: dict[tuple[int, bool, bool], set[str]] = {}
-            self._type_prefixes: dict[tuple[int, bool, bool], dict[str, list[str]]] = {}
+            # Per (seed, named_only, include_cvt), for the last few: the types sampled
+            # so far, then the samples of every type at once (_type_sample_prefix).
+            self._sampled_types = _Lru(_TYPE_SAMPLE_KEYS)
+            self._type_prefixes = _Lru(_TYPE_SAMPLE_KEYS)
         except RuntimeError as exc:
             if _LOCK_RE.search(str(exc)):
                 pid = re.search(r"PID (\d+)", str(exc))
@@ -769,9 +772,12 @@ class LadybugStore(Store):
         caller to the per-type scan. The first type asked for takes the per-type scan:
         a run that samples one type never pays for all of them."""
         key = (seed, named_only, include_cvt)
-        prefixes = self._type_prefixes.get(key)
+        prefixes: dict[str, list[str]] | None = self._type_prefixes.get(key)
         if prefixes is None:
-            seen = self._sampled_types.setdefault(key, set())
+            seen: set[str] | None = self._sampled_types.get(key)
+            if seen is None:
+                seen = set()
+                self._sampled_types.put(key, seen, 1)
             seen.add(type_id)
             if len(seen) < 2:
                 return None
@@ -795,7 +801,7 @@ class LadybugStore(Store):
                 group = prefixes.setdefault(t, [])
                 if not group or group[-1] != id:   # a type listed twice on one entity
                     group.append(id)
-            self._type_prefixes[key] = prefixes
+            self._type_prefixes.put(key, prefixes, 1)
         return prefixes.get(type_id, [])
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:

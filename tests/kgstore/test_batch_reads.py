@@ -278,7 +278,13 @@ def test_read_only_typed_samples_match_the_per_type_scan(
             assert s.sample_entities(k, seed=seed, type_id=t, named_only=named,
                                      include_cvt=cvt) == sample, (seed, t, named, cvt, k)
         # The one scan served the types for each (seed, flags) once a second type came.
-        prefixes = s._type_prefixes  # type: ignore[attr-defined]
+        prefixes = s._type_prefixes.entries  # type: ignore[attr-defined]
         assert set(prefixes) == {(seed, named, not named) for seed in (0, 1)
                                  for named in (True, False)}
-        assert all(5 <= len(group) < 100 for p in prefixes.values() for group in p.values())
+        assert all(5 <= len(group) < 100 for p, _ in prefixes.values() for group in p.values())
+        # A fifth seed drops the least recently used one; its samples stay the same.
+        s.sample_entities(3, seed=9, type_id=types[0])
+        s.sample_entities(3, seed=9, type_id=types[1])
+        assert len(prefixes) == 4 and (0, True, False) not in prefixes
+        assert s.sample_entities(30, seed=0, type_id=types[2]) == \
+            expected[(0, types[2], True, False, 30)]

@@ -137,33 +137,32 @@ def pinned_elsewhere(store: Store, hop: Hop, subject: str, rest: PatternQuery, v
     passes ``keep``. ``rest`` is a way-1 extended query without its prepended edge:
     ``True`` means that edge pins more than the old subject. An entity reaching more
     than ``max_fanout`` nodes over the predicate counts as pinning more (a degenerate
-    hop, see :data:`MAX_PIN_FANOUT`) once the nodes read so far are checked.
+    hop, see :data:`MAX_PIN_FANOUT`), and is told by one read of ``max_fanout + 1``
+    facts, before any join: proving that a hub also pins another node cost ten times
+    that read.
 
-    The entity's neighbours are read in growing windows (16, 256, … facts) and each
-    new window is checked with one seeded join, so a hub entity usually answers after
-    its first window. ``None`` when a join declines or the entity has more than the
-    expansion limit of such facts."""
+    The nodes are checked in growing windows (16, 256, … of them), each with one
+    seeded join, so an entity with a solution near the start of its facts answers
+    after a small join. ``None`` when a join declines, or when the entity has more
+    than the expansion limit of such facts and no window had a solution."""
     read = store.facts_out if hop.entity_is_subject else store.facts_in
-    checked = {subject}
-    window = min(FIRST_WINDOW, max_fanout)
-    while True:
-        facts = read(hop.entity, predicate=hop.predicate, limit=window + 1)
-        ends = (f.object if hop.entity_is_subject else f.subject for f in facts)
-        new = [x for x in dict.fromkeys(ends) if isinstance(x, str) and x not in checked]
-        if new:
-            checked.update(new)
-            result = match_by_expansion(store, rest, seeds=[{var: x} for x in new], exists=keep)
-            if result is None:
-                return None
-            if result.bindings:
-                return True
-        if len(facts) <= window:
-            return False
-        if window >= max_fanout:
-            return True
-        if window >= EXPANSION_LIMIT:
+    cap = min(max_fanout, EXPANSION_LIMIT)
+    facts = read(hop.entity, predicate=hop.predicate, limit=cap + 1)
+    over = len(facts) > cap
+    if over and cap == max_fanout:
+        return True
+    ends = (f.object if hop.entity_is_subject else f.subject for f in facts[:cap])
+    nodes = [x for x in dict.fromkeys(ends) if isinstance(x, str) and x != subject]
+    start, window = 0, FIRST_WINDOW
+    while start < len(nodes):
+        result = match_by_expansion(store, rest, seeds=[{var: x} for x in nodes[start:window]],
+                                    exists=keep)
+        if result is None:
             return None
-        window = min(window * WINDOW_GROWTH, EXPANSION_LIMIT, max_fanout)
+        if result.bindings:
+            return True
+        start, window = window, window * WINDOW_GROWTH
+    return None if over else False
 
 
 def specific_types(entity: Entity) -> list[str]:

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from extension.candidates import hop_candidates, same_name_alternatives
+from extension.candidates import hop_candidates, pinned_elsewhere, same_name_alternatives
 from extension.edits import derived_answers, fact_pattern
 from extension.extend import (
     ExtendedQuery,
@@ -63,6 +63,7 @@ from extension.samples import (
 from extension.shapes import classify
 from kgstore import Entity, Fact, Literal, Store, open_store
 from kgstore.models import Object
+from kgstore.patterns import PatternQuery, TriplePattern, Var
 
 DEFAULT_EXTENSION, DEFAULT_SAMPLES = ExtensionConfig(), SampleConfig()
 CVT_TYPES = ("film.performance", "d.cvt")
@@ -449,6 +450,25 @@ def test_way1_refuses_a_hop_wider_than_the_fanout_cap(kg: Store, grounder: Groun
     assert Fact("m.pacino", NATIONALITY, "m.usa") in kept.facts
     assert _way1_grounding(kg, grounder, extended, "m.pacino", hop, base,
                            max_fanout=HUB_SIZE) is None
+
+
+def test_pinned_elsewhere_checks_every_node_or_refuses_a_hub(kg: Store) -> None:
+    # "Who played which character?" with ?v the actor: among the hub's 31 nationals only
+    # m.pacino has a solution, wherever he comes in the hub's facts (windows of 16).
+    rest = PatternQuery((TriplePattern(Var("c"), ACTOR, Var("v")),
+                         TriplePattern(Var("c"), CHARACTER, Var("a"))))
+    hop = Hop(entity="m.usa", predicate=NATIONALITY, entity_is_subject=False, name="US")
+
+    def pinned(subject: str, max_fanout: int) -> bool | None:
+        return pinned_elsewhere(kg, hop, subject, rest, "v", lambda b: True,
+                                max_fanout=max_fanout)
+
+    assert pinned("m.pacino", HUB_SIZE + 1) is False
+    assert pinned("m.p0", HUB_SIZE + 1) is True      # m.pacino is another such node
+    assert pinned("m.p0", HUB_SIZE + 5) is True
+    # over the cap the hop is refused as degenerate, though no other node has a solution
+    assert pinned("m.pacino", HUB_SIZE) is True
+    assert pinned("m.pacino", 1) is True
 
 
 def test_way1_through_a_hub_under_the_answer_cap(kg: Store, grounder: Grounder) -> None:

@@ -96,6 +96,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             from extension.questions import parse_question
             parsed = [parse_question(q, cvt_types=store.cvt_types())
                       for q in read_questions(question_file, "jsonl", strict=True)]
+        # The baseline opens the store afresh, as generate does: a read-only store keeps
+        # what it reads, and drawing the questions has just read their neighbourhoods.
+        with open_store(store_path, read_only=True) as store:
             cpu = CpuWatch()
             base = baseline(store, parsed, args.seed)
         runs: dict[str, Any] = {}

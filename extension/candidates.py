@@ -183,8 +183,9 @@ def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[
     with one read per relation (:meth:`~kgstore.Store.linked_entities`, at most
     ``siblings_per_relation`` each: the first ``k`` by id of a few hundred candidates
     are as good a draw as those of a hub's thousands, and a fifth of the reads hit
-    such hubs: 50 rather than 200 takes a fifth off this edit's time). Without siblings, any entity of the type next
-    to those neighbours (their neighbourhoods are read then, at most ``limit`` facts). Only when there are none either does it
+    such hubs: 50 rather than 200 takes a fifth off this edit's time). Without
+    siblings, any entity of the type next to those neighbours (their neighbourhoods
+    are read then, at most ``limit`` facts). Only when there are none either does it
     fall back to the store's seeded sample of the type, which scans the type's
     entities (slow on large stores). Records are lean (no aliases or description).
     """

@@ -178,6 +178,17 @@ def _fetch_rows(result: Any) -> list[list[Any]]:
     return rows
 
 
+def _sample_conditions(named_only: bool, include_cvt: bool) -> list[str]:
+    """The WHERE conditions on entity ``e`` of :meth:`LadybugStore.sample_entities`'s
+    two flags (the typed-sample prefix scan must select exactly the same entities)."""
+    conditions = []
+    if named_only:
+        conditions.append("e.name IS NOT NULL")
+    if not include_cvt:
+        conditions.append("NOT e.is_cvt")
+    return conditions
+
+
 def _limit(n: int) -> str:
     """A LIMIT clause with the count inlined. LadybugDB plans ``LIMIT $param`` without
     pushing the limit down (measured 6-9x slower per lookup), so the count is written
@@ -723,15 +734,11 @@ class LadybugStore(Store):
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
-        conditions = []
+        conditions = _sample_conditions(named_only, include_cvt)
         params: dict[str, Any] = {"salt": f":{seed}"}
         if type_id is not None:
-            conditions.append("list_contains(e.types, $t)")
+            conditions.insert(0, "list_contains(e.types, $t)")
             params["t"] = type_id
-        if named_only:
-            conditions.append("e.name IS NOT NULL")
-        if not include_cvt:
-            conditions.append("NOT e.is_cvt")
         where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         # A read-only store keeps samples: each scans every entity of the type (0.2 s on
         # 1M entities), and a sample of k is the first k of a longer one.
@@ -785,11 +792,7 @@ class LadybugStore(Store):
             fraction = min(1.0, _TYPE_SAMPLE_ENTITIES / max(entities, 1))
             # md5 is 32 hex digits: comparing with an 8-digit prefix keeps that fraction.
             cut = "g" if fraction >= 1.0 else f"{int(fraction * 16 ** 8):08x}"
-            conditions = ["h < $cut"]
-            if named_only:
-                conditions.append("e.name IS NOT NULL")
-            if not include_cvt:
-                conditions.append("NOT e.is_cvt")
+            conditions = ["h < $cut", *_sample_conditions(named_only, include_cvt)]
             rows = self._rows(
                 "MATCH (e:Entity) WITH e, md5(concat(e.id, $salt)) AS h "
                 f"WHERE {' AND '.join(conditions)} "

@@ -31,6 +31,7 @@ versions can be checked for identical output on the same store.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -54,6 +55,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
+from extension.heap import paced_collection  # noqa: E402
 from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
 from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
@@ -206,37 +208,47 @@ class Tally:
 
 def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int, *,
                     sink: TextIO | None = None, progress: bool = False,
-                    store: CountingStore | None = None) -> Tally:
+                    store: CountingStore | None = None, paced_gc: bool = True) -> Tally:
     """Run :func:`structured_samples` on ``questions`` in order, timing each, on
     ``store`` or a store opened here (read-only); the samples and failures go to
-    ``sink`` as JSON lines when given."""
+    ``sink`` as JSON lines when given. ``paced_gc``: under
+    :func:`~extension.heap.paced_collection`, as ``kgbench extend`` and ``generate``
+    run (else with the garbage collector's defaults)."""
     if store is None:
         with open_store(store_dir, read_only=True) as real:
             return tally_questions(store_dir, questions, seed, sink=sink,
-                                   progress=progress, store=CountingStore(real))
+                                   progress=progress, store=CountingStore(real),
+                                   paced_gc=paced_gc)
     grounder = Grounder(store, classes=False)  # type: ignore[arg-type]
     tally = Tally()
     items = track(questions, description="structured samples", console=CONSOLE,
                   update_period=5.0) if progress else questions
-    for q in items:
-        t, c = time.perf_counter(), time.process_time()
-        made, failed = structured_samples(store, grounder, q, seed=seed,  # type: ignore[arg-type]
-                                          timings=tally.stages)
-        tally.per_q_ms.append((time.perf_counter() - t) * 1000)
-        tally.per_q_cpu_ms.append((time.process_time() - c) * 1000)
-        tally.samples += len(made)
-        lines = "".join(r.model_dump_json() + "\n" for r in (*made, *failed))
-        tally.digests.append(hashlib.sha256(lines.encode()).hexdigest())
-        if sink is not None:
-            sink.write(lines)
-        for x in made:
-            tally.cells[(x.label, x.complexity)] += 1
-        for label in {x.label for x in made}:
-            tally.yielded[label] += 1
-        for f in failed:
-            tally.failures[f.stage] += 1
+    with paced_collection() if paced_gc else contextlib.nullcontext(lambda: None) as collected:
+        for q in items:
+            _tally_question(store, grounder, q, seed, tally, sink)
+            collected()
     tally.calls = store.calls
     return tally
+
+
+def _tally_question(store: CountingStore, grounder: Grounder, q: ParsedQuestion, seed: int,
+                    tally: Tally, sink: TextIO | None) -> None:
+    t, c = time.perf_counter(), time.process_time()
+    made, failed = structured_samples(store, grounder, q, seed=seed,  # type: ignore[arg-type]
+                                      timings=tally.stages)
+    tally.per_q_ms.append((time.perf_counter() - t) * 1000)
+    tally.per_q_cpu_ms.append((time.process_time() - c) * 1000)
+    tally.samples += len(made)
+    lines = "".join(r.model_dump_json() + "\n" for r in (*made, *failed))
+    tally.digests.append(hashlib.sha256(lines.encode()).hexdigest())
+    if sink is not None:
+        sink.write(lines)
+    for x in made:
+        tally.cells[(x.label, x.complexity)] += 1
+    for label in {x.label for x in made}:
+        tally.yielded[label] += 1
+    for f in failed:
+        tally.failures[f.stage] += 1
 
 
 # One store per worker process, opened by its initializer and kept across its chunks
@@ -251,11 +263,12 @@ def _worker_init(store_dir: Path) -> None:
     _WORKER_STORE = CountingStore(open_store(store_dir, read_only=True))
 
 
-def _worker_tally(job: tuple[list[ParsedQuestion], int]) -> Tally:
+def _worker_tally(job: tuple[list[ParsedQuestion], int, bool]) -> Tally:
     assert _WORKER_STORE is not None and _WORKER_DIR is not None
-    questions, seed = job
+    questions, seed, paced_gc = job
     calls_before = Counter(_WORKER_STORE.calls)
-    tally = tally_questions(_WORKER_DIR, questions, seed, store=_WORKER_STORE)
+    tally = tally_questions(_WORKER_DIR, questions, seed, store=_WORKER_STORE,
+                            paced_gc=paced_gc)
     tally.calls = Counter(_WORKER_STORE.calls) - calls_before
     return tally
 
@@ -266,12 +279,12 @@ enough that sending them and their samples costs little."""
 
 
 def run_parallel(store_dir: Path, questions: list[ParsedQuestion], seed: int, workers: int,
-                 serial: Tally) -> dict[str, Any]:
+                 serial: Tally, *, paced_gc: bool = True) -> dict[str, Any]:
     """The same questions on ``workers`` spawned processes, each with its own read-only
     store (as ``kgbench generate --workers`` runs): questions/s over the whole run and
     whether the samples equal the one-process run's (``serial``)."""
     CONSOLE.print(f"structured samples, {workers} processes ...")
-    jobs = [(questions[i:i + PARALLEL_CHUNK], seed)
+    jobs = [(questions[i:i + PARALLEL_CHUNK], seed, paced_gc)
             for i in range(0, len(questions), PARALLEL_CHUNK)]
     tally = Tally()
     started = time.perf_counter()
@@ -315,7 +328,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu = CpuWatch()
         t_all = time.perf_counter()
         tally = tally_questions(store_dir, questions, args.seed, sink=samples_out,
-                                progress=True)
+                                progress=True, paced_gc=not args.default_gc)
         total_s = time.perf_counter() - t_all
         cpu_use = cpu.result()
         # The read-only store's caches are bounded; this says what they cost.
@@ -325,7 +338,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for workers in args.workers:
             if workers > 1:
                 parallel[str(workers)] = run_parallel(store_dir, questions, args.seed,
-                                                      workers, tally)
+                                                      workers, tally,
+                                                      paced_gc=not args.default_gc)
         per_q_ms, per_q_cpu_ms, stages = tally.per_q_ms, tally.per_q_cpu_ms, tally.stages
         samples, calls = tally.samples, tally.calls
         cells, yielded, failures = tally.cells, tally.yielded, tally.failures
@@ -336,7 +350,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "commit": git_commit(), "machine": machine_info(),
             "params": {"entities": args.entities, "facts": args.facts,
                        "questions": args.questions, "seed": args.seed,
-                       "workers": args.workers},
+                       "workers": args.workers,
+                       "gc": "default" if args.default_gc else "paced"},
             "kg": kg, "build_seconds": None if build_s is None else round(build_s, 1),
             "store_reused": build_s is None, "cpu": cpu_use,
             "questions": n, "samples": samples,
@@ -414,6 +429,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "the same --entities/--facts/--seed (e.g. /tmp/kgbench-extend-5m)")
     ap.add_argument("--samples-out", type=Path, default=None,
                     help="write every sample and failure as JSON lines (to compare versions)")
+    ap.add_argument("--default-gc", action="store_true",
+                    help="leave Python's garbage collector at its defaults instead of "
+                         "pacing it as kgbench extend/generate do (extension.heap), to "
+                         "measure what the pacing saves")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes for a smoke run (20k facts, 60 questions)")
     args = ap.parse_args(argv)

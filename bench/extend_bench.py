@@ -55,7 +55,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
-from extension.heap import paced_collection  # noqa: E402
+from extension.heap import PacedCollection  # noqa: E402
 from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
 from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
@@ -208,25 +208,26 @@ class Tally:
 
 def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int, *,
                     sink: TextIO | None = None, progress: bool = False,
-                    store: CountingStore | None = None, paced_gc: bool = True) -> Tally:
+                    store: CountingStore | None = None,
+                    collection: PacedCollection | None = None) -> Tally:
     """Run :func:`structured_samples` on ``questions`` in order, timing each, on
     ``store`` or a store opened here (read-only); the samples and failures go to
-    ``sink`` as JSON lines when given. ``paced_gc``: under
-    :func:`~extension.heap.paced_collection`, as ``kgbench extend`` and ``generate``
-    run (else with the garbage collector's defaults)."""
+    ``sink`` as JSON lines when given. ``collection`` paces the garbage collector as
+    ``kgbench extend`` and ``generate`` do (:class:`~extension.heap.PacedCollection`,
+    started by the caller); without it the collector runs with its defaults."""
     if store is None:
         with open_store(store_dir, read_only=True) as real:
             return tally_questions(store_dir, questions, seed, sink=sink,
                                    progress=progress, store=CountingStore(real),
-                                   paced_gc=paced_gc)
+                                   collection=collection)
     grounder = Grounder(store, classes=False)  # type: ignore[arg-type]
     tally = Tally()
     items = track(questions, description="structured samples", console=CONSOLE,
                   update_period=5.0) if progress else questions
-    with paced_collection() if paced_gc else contextlib.nullcontext(lambda: None) as collected:
-        for q in items:
-            _tally_question(store, grounder, q, seed, tally, sink)
-            collected()
+    for q in items:
+        _tally_question(store, grounder, q, seed, tally, sink)
+        if collection is not None:
+            collection.tick()
     tally.calls = store.calls
     return tally
 
@@ -255,20 +256,23 @@ def _tally_question(store: CountingStore, grounder: Grounder, q: ParsedQuestion,
 # (its caches too, as in a one-process run).
 _WORKER_STORE: CountingStore | None = None
 _WORKER_DIR: Path | None = None
+_WORKER_COLLECTION: PacedCollection | None = None
 
 
-def _worker_init(store_dir: Path) -> None:
-    global _WORKER_STORE, _WORKER_DIR
+def _worker_init(store_dir: Path, paced_gc: bool) -> None:
+    global _WORKER_STORE, _WORKER_DIR, _WORKER_COLLECTION
     _WORKER_DIR = store_dir
     _WORKER_STORE = CountingStore(open_store(store_dir, read_only=True))
+    # Paced for the worker's life, as kgbench generate's workers are.
+    _WORKER_COLLECTION = PacedCollection().start() if paced_gc else None
 
 
-def _worker_tally(job: tuple[list[ParsedQuestion], int, bool]) -> Tally:
+def _worker_tally(job: tuple[list[ParsedQuestion], int]) -> Tally:
     assert _WORKER_STORE is not None and _WORKER_DIR is not None
-    questions, seed, paced_gc = job
+    questions, seed = job
     calls_before = Counter(_WORKER_STORE.calls)
     tally = tally_questions(_WORKER_DIR, questions, seed, store=_WORKER_STORE,
-                            paced_gc=paced_gc)
+                            collection=_WORKER_COLLECTION)
     tally.calls = Counter(_WORKER_STORE.calls) - calls_before
     return tally
 
@@ -284,12 +288,12 @@ def run_parallel(store_dir: Path, questions: list[ParsedQuestion], seed: int, wo
     store (as ``kgbench generate --workers`` runs): questions/s over the whole run and
     whether the samples equal the one-process run's (``serial``)."""
     CONSOLE.print(f"structured samples, {workers} processes ...")
-    jobs = [(questions[i:i + PARALLEL_CHUNK], seed, paced_gc)
+    jobs = [(questions[i:i + PARALLEL_CHUNK], seed)
             for i in range(0, len(questions), PARALLEL_CHUNK)]
     tally = Tally()
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(
-            workers, initializer=_worker_init, initargs=(store_dir,)) as pool:
+            workers, initializer=_worker_init, initargs=(store_dir, paced_gc)) as pool:
         ready = time.perf_counter()   # the processes are up; their stores open lazily
         for part in pool.imap(_worker_tally, jobs):
             tally.add(part)
@@ -327,8 +331,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         CONSOLE.print("structured samples, one process ...")
         cpu = CpuWatch()
         t_all = time.perf_counter()
-        tally = tally_questions(store_dir, questions, args.seed, sink=samples_out,
-                                progress=True, paced_gc=not args.default_gc)
+        with PacedCollection() if not args.default_gc else contextlib.nullcontext() \
+                as collection:
+            tally = tally_questions(store_dir, questions, args.seed, sink=samples_out,
+                                    progress=True, collection=collection)
         total_s = time.perf_counter() - t_all
         cpu_use = cpu.result()
         # The read-only store's caches are bounded; this says what they cost.

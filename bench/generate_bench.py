@@ -40,7 +40,7 @@ from bench.extend_bench import build_store, make_questions  # noqa: E402
 from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
 from extension.generate import GenerateConfig, generate, source_of_file  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
-from extension.heap import paced_collection  # noqa: E402
+from extension.heap import PacedCollection  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
 from extension.samples import structured_samples  # noqa: E402
 from extension.seeds import template_question  # noqa: E402
@@ -75,11 +75,11 @@ def baseline(store: Store, questions: list[ParsedQuestion], seed: int) -> dict[s
     grounder = Grounder(store)
     samples = 0
     started = time.perf_counter()
-    with paced_collection() as collected:   # as generate runs
+    with PacedCollection() as collection:   # as generate runs
         for q in questions:
             made, _ = structured_samples(store, grounder, q, seed=seed)
             samples += len(made)
-            collected()
+            collection.tick()
     seconds = time.perf_counter() - started
     return {"questions": len(questions), "samples": samples, "seconds": round(seconds, 3),
             "samples_per_s": samples / seconds if seconds else 0.0}

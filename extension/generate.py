@@ -43,7 +43,7 @@ from typing import Any
 
 from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION
 from extension.grounding import Grounder
-from extension.heap import paced_collection
+from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
 from extension.query_graph import known_mediator_types
 from extension.questions import ParsedQuestion, parse_question
@@ -203,11 +203,15 @@ class ChunkResult:
 
 class QuestionGenerator:
     """One process's pipeline: a store, its grounder, a verbalizer and the config.
-    :meth:`run_chunk` turns a chunk of questions into sample and failure lines."""
+    :meth:`run_chunk` turns a chunk of questions into sample and failure lines, with
+    the garbage collector paced by ``collection`` (see :mod:`extension.heap`; started
+    by the caller, for all the chunks the process runs) when given."""
 
-    def __init__(self, store: Store, config: GenerateConfig) -> None:
+    def __init__(self, store: Store, config: GenerateConfig, *,
+                 collection: PacedCollection | None = None) -> None:
         self.store = store
         self.config = config
+        self.collection = collection
         self.grounder = Grounder(store, classes=config.sample.classes)
         self.verbalizer = make_verbalizer(store, config.text)
         self.cvt_types = known_mediator_types() | store.cvt_types()
@@ -216,10 +220,10 @@ class QuestionGenerator:
         stats = ChunkStats()
         samples: list[str] = []
         failures: list[str] = []
-        with paced_collection() as collected:
-            for question in questions:
-                self._run_question(question, stats, samples, failures)
-                collected()
+        for question in questions:
+            self._run_question(question, stats, samples, failures)
+            if self.collection is not None:
+                self.collection.tick()
         return ChunkResult(index, samples, failures, stats)
 
     def _run_question(self, question: Question, stats: ChunkStats, samples: list[str],
@@ -314,8 +318,9 @@ def _run_chunks(store_path: Path, config: GenerateConfig,
     if not jobs:
         return
     if config.workers <= 1:
-        with open_store(store_path, read_only=True) as store:
-            generator = QuestionGenerator(store, config)
+        with open_store(store_path, read_only=True) as store, \
+                PacedCollection() as collection:
+            generator = QuestionGenerator(store, config, collection=collection)
             for index, chunk in jobs:
                 yield generator.run_chunk(index, chunk)
         return
@@ -330,7 +335,9 @@ _WORKER: QuestionGenerator | None = None
 
 def _worker_init(store_path: str, config: GenerateConfig) -> None:
     global _WORKER
-    _WORKER = QuestionGenerator(open_store(store_path, read_only=True), config)
+    # Paced for the worker's life: the pool ends its workers when the run is over.
+    _WORKER = QuestionGenerator(open_store(store_path, read_only=True), config,
+                                collection=PacedCollection().start())
 
 
 def _worker_run(job: tuple[int, list[Question]]) -> ChunkResult:

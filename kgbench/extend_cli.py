@@ -66,7 +66,7 @@ def extend_cmd(
     # The engine is imported here, not with the command (see kgbench.generate_cli).
     from extension.extend import ExtensionConfig
     from extension.grounding import Grounder
-    from extension.heap import paced_collection
+    from extension.heap import PacedCollection
     from extension.samples import SampleConfig, structured_samples
 
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
@@ -79,7 +79,7 @@ def extend_cmd(
     tmp, tmp_fail = (p.with_name(p.name + ".part") for p in (out_path, failures_path))
     with _reading(ctx, store) as s, tmp.open("w", encoding="utf-8") as sink, \
             tmp_fail.open("w", encoding="utf-8") as fail_sink, _progress() as progress, \
-            paced_collection() as collected:
+            PacedCollection() as collection:
         grounder = Grounder(s, classes=classes)
         task = progress.add_task(f"extending {parsed.name}", total=None)
         for number, item in read_parsed(parsed):
@@ -99,7 +99,7 @@ def extend_cmd(
             for failure in failures:
                 fail_sink.write(failure.model_dump_json() + "\n")
                 stages[failure.stage] += 1
-            collected()
+            collection.tick()
     tmp.replace(out_path)
     tmp_fail.replace(failures_path)
     seconds = time.perf_counter() - started

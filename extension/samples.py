@@ -352,7 +352,8 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     candidate = cand.similar_subgraph(
         b.store, template, subject, avoid_entities=nodes - {subject},
         avoid_predicates={f.predicate for f in facts}, cvt_nodes=cvts, rng=rng,
-        limit=b.config.extension.limits.facts_per_node)
+        limit=b.config.extension.limits.facts_per_node,
+        first_window=b.config.extension.limits.walk_window)
     if candidate is None:
         return "no structurally similar subgraph around the subject over other relations"
     problem = verify_irrelevant(facts, candidate, subject, q.disjuncts, b.answers, template)

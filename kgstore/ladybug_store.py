@@ -243,6 +243,16 @@ class _Lru:
         self.size = 0
 
 
+def _adjacency_prefix(read: Adjacency, limit: int) -> Adjacency:
+    """The first ``limit`` facts of a neighbourhood ``read`` (as a fresh Adjacency) with
+    the entities at their ends: what a read with that smaller window returns."""
+    if len(read.facts) <= limit:
+        return Adjacency(list(read.facts), dict(read.entities), read.truncated)
+    facts = read.facts[:limit]
+    ends = {f.subject for f in facts} | {f.object_key for f in facts}
+    return Adjacency(facts, {k: v for k, v in read.entities.items() if k in ends}, True)
+
+
 def _entity_from_row(row: list[Any]) -> Entity:
     return Entity(
         id=row[0], name=row[1], aliases=tuple(row[2] or ()), types=tuple(row[3] or ()),
@@ -657,18 +667,21 @@ class LadybugStore(Store):
         # A read-only store keeps neighbourhoods (least recently used out first): graph
         # walks come back to the same hubs again and again (41% of the reads of the
         # extension benchmark's 300 questions repeat one). A kept read at a richer
-        # detail answers a poorer one. Callers get fresh lists and dicts; the Entity
-        # records are shared.
+        # detail answers a poorer one, and a kept read of a larger window (or of the
+        # whole neighbourhood) a smaller one: a window is a prefix of the same scan (see
+        # _read_adjacency). Callers get fresh lists and dicts; the Entity records are
+        # shared.
         if self.read_only:
             for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, limit, level))
-                if kept is not None:
-                    return Adjacency(list(kept.facts), dict(kept.entities), kept.truncated)
+                kept = self._adjacency_cache.get((id, level))
+                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
+                    return _adjacency_prefix(kept[0], limit)
         result = self._read_adjacency(id, limit, detail)
         if self.read_only:
-            self._adjacency_cache.put((id, limit, detail),
-                                      Adjacency(list(result.facts), dict(result.entities),
-                                                result.truncated), len(result.facts) + 1)
+            kept = self._adjacency_cache.get((id, detail))
+            if kept is None or kept[1] < limit:
+                self._adjacency_cache.put((id, detail), (_adjacency_prefix(result, limit), limit),
+                                          len(result.facts) + 1)
         return result
 
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:

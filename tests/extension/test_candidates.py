@@ -3,12 +3,13 @@ hand-built KG where siblings, nearby entities and the type-scan fallback are kno
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from extension.candidates import same_type_replacements
+from extension.candidates import same_type_replacements, similar_subgraph
 from kgstore import Entity, Fact, Store, open_store
 
 DIRECTED, FAVOURITE, BORN, LIVES = ("film.film.directed_by", "film.director.favourite",
@@ -86,3 +87,36 @@ def test_no_replacement_for_a_unique_or_generic_type(kg: Store) -> None:
     # common.topic: sharing it makes no contradiction).
     assert _replacements(kg, "m.lonely", exclude=set()) == []
     assert _replacements(kg, "m.generic", exclude=set()) == []
+
+
+# -- the irrelevant edit's walk ---------------------------------------------------------
+AVOID, ASKED, OTHER = "test.avoided", "test.asked", "test.other"
+
+
+@pytest.fixture(scope="module")
+def walk_kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """``m.s`` has five facts over an avoided predicate, stored first, then one
+    usable fact (to ``m.x``)."""
+    path: Path = tmp_path_factory.mktemp("walk") / "store"
+    entities = [Entity(f"m.{n}", f"Node {n}") for n in ("s", "a", "x", "y1", "y2", "y3", "y4",
+                                                         "y5")]
+    facts = [*(Fact("m.s", AVOID, f"m.y{i}") for i in range(1, 6)), Fact("m.s", OTHER, "m.x")]
+    with open_store(path, create=True) as s:
+        s.ingest(entities, facts)
+    with open_store(path, read_only=True) as s:
+        yield s
+
+
+def _walk(kg: Store, **kw: object) -> list[Fact] | None:
+    return similar_subgraph(kg, [Fact("m.s", ASKED, "m.a")], "m.s", avoid_entities={"m.a"},
+                            avoid_predicates={ASKED, AVOID}, cvt_nodes=(),
+                            rng=random.Random(0), **kw)  # type: ignore[arg-type]
+
+
+def test_walk_reads_a_larger_window_when_the_first_has_no_way(walk_kg: Store) -> None:
+    first_two = walk_kg.adjacency("m.s", limit=2, detail="brief").facts
+    assert {f.predicate for f in first_two} == {AVOID}   # the first window has no option
+    assert _walk(walk_kg, limit=200, first_window=2) == [Fact("m.s", OTHER, "m.x")]
+    assert _walk(walk_kg, limit=200) == [Fact("m.s", OTHER, "m.x")]
+    assert _walk(walk_kg, limit=2, first_window=2) is None   # no larger window to fall back to
+    assert _walk(walk_kg, limit=2) is None

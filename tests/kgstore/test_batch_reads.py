@@ -193,6 +193,38 @@ def test_read_only_brief_read_does_not_answer_a_richer_one(read_only_film: Store
                 film_store.adjacency(id, limit=7, detail=detail).entities
 
 
+def test_read_only_larger_window_answers_a_smaller_one(film_kg: KG, film_store: Store,
+                                                       tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "store"
+    with open_store(path, create=True) as s:
+        film_kg.load(s)
+    with open_store(path, read_only=True) as s:
+        ids = sorted(film_kg.entity_ids)
+        for id in ids:
+            s.adjacency(id, limit=100, detail="brief")   # kept first: the whole neighbourhood
+        s.adjacency(ids[0], limit=2, detail="lean")      # and one small lean window
+        kept = len(s._adjacency_cache.entries)  # type: ignore[attr-defined]
+        queries: list[str] = []
+        run_query = s._rows  # type: ignore[attr-defined]
+        monkeypatch.setattr(s, "_rows", lambda q, *a, **k: queries.append(q) or run_query(q, *a, **k))
+        for id in ids:
+            for limit in (1, 2, 3, 100):
+                small = s.adjacency(id, limit=limit, detail="brief")
+                fresh = film_store.adjacency(id, limit=limit, detail="brief")
+                # (the lean window answers with the richer records it has)
+                assert (small.facts, small.truncated) == (fresh.facts, fresh.truncated)
+                assert {k: (e.name, e.is_cvt) for k, e in small.entities.items()} == \
+                    {k: (e.name, e.is_cvt) for k, e in fresh.entities.items()}
+        # served from the kept reads: no query, no new entry (the small lean window
+        # answers a brief read of at most 2 facts, the others the whole neighbourhood)
+        assert queries == []
+        assert len(s._adjacency_cache.entries) == kept  # type: ignore[attr-defined]
+        lean = s.adjacency(ids[0], limit=3, detail="lean")   # more than the kept window
+        assert lean.facts == film_store.adjacency(ids[0], limit=3, detail="lean").facts
+        assert len(s._adjacency_cache.entries) == kept  # replaced by the larger window  # type: ignore[attr-defined]
+
+
 def test_read_only_reads_answer_like_the_first_time(read_only_film: Store, film_kg: KG) -> None:
     s = read_only_film
     ids = sorted(film_kg.entity_ids)

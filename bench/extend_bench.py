@@ -225,31 +225,26 @@ def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int,
     items = track(questions, description="structured samples", console=CONSOLE,
                   update_period=5.0) if progress else questions
     for q in items:
-        _tally_question(store, grounder, q, seed, tally, sink)
+        t, c = time.perf_counter(), time.process_time()
+        made, failed = structured_samples(store, grounder, q, seed=seed,  # type: ignore[arg-type]
+                                          timings=tally.stages)
+        tally.per_q_ms.append((time.perf_counter() - t) * 1000)
+        tally.per_q_cpu_ms.append((time.process_time() - c) * 1000)
+        tally.samples += len(made)
+        lines = "".join(r.model_dump_json() + "\n" for r in (*made, *failed))
+        tally.digests.append(hashlib.sha256(lines.encode()).hexdigest())
+        if sink is not None:
+            sink.write(lines)
+        for x in made:
+            tally.cells[(x.label, x.complexity)] += 1
+        for label in {x.label for x in made}:
+            tally.yielded[label] += 1
+        for f in failed:
+            tally.failures[f.stage] += 1
         if collection is not None:
             collection.tick()
     tally.calls = store.calls
     return tally
-
-
-def _tally_question(store: CountingStore, grounder: Grounder, q: ParsedQuestion, seed: int,
-                    tally: Tally, sink: TextIO | None) -> None:
-    t, c = time.perf_counter(), time.process_time()
-    made, failed = structured_samples(store, grounder, q, seed=seed,  # type: ignore[arg-type]
-                                      timings=tally.stages)
-    tally.per_q_ms.append((time.perf_counter() - t) * 1000)
-    tally.per_q_cpu_ms.append((time.process_time() - c) * 1000)
-    tally.samples += len(made)
-    lines = "".join(r.model_dump_json() + "\n" for r in (*made, *failed))
-    tally.digests.append(hashlib.sha256(lines.encode()).hexdigest())
-    if sink is not None:
-        sink.write(lines)
-    for x in made:
-        tally.cells[(x.label, x.complexity)] += 1
-    for label in {x.label for x in made}:
-        tally.yielded[label] += 1
-    for f in failed:
-        tally.failures[f.stage] += 1
 
 
 # One store per worker process, opened by its initializer and kept across its chunks

@@ -221,35 +221,30 @@ class QuestionGenerator:
         samples: list[str] = []
         failures: list[str] = []
         for question in questions:
-            self._run_question(question, stats, samples, failures)
+            started = time.perf_counter()
+            parsed = (question if isinstance(question, ParsedQuestion)
+                      else parse_question(question, cvt_types=self.cvt_types))
+            stats.add_seconds("parse", time.perf_counter() - started)
+            split = split_of(parsed.id, self.config.seed, self.config.test_fraction)
+            stats.questions[split] += 1
+            timings: dict[str, float] = {}
+            structured, failed = structured_samples(
+                self.store, self.grounder, parsed, seed=self.config.seed,
+                config=self.config.sample, timings=timings)
+            for stage, spent in timings.items():
+                stats.add_seconds(stage, spent)
+            started = time.perf_counter()
+            for sample in structured:
+                record = benchmark_sample(sample, self.verbalizer.verbalize(sample), split)
+                samples.append(record.model_dump_json())
+                stats.samples[(split, record.label, record.complexity)] += 1
+            stats.add_seconds("verbalize", time.perf_counter() - started)
+            for failure in failed:
+                failures.append(_failure_line(failure, split))
+                stats.failures[failure.stage] += 1
             if self.collection is not None:
                 self.collection.tick()
         return ChunkResult(index, samples, failures, stats)
-
-    def _run_question(self, question: Question, stats: ChunkStats, samples: list[str],
-                      failures: list[str]) -> None:
-        """One question's samples and failures, appended as JSON lines."""
-        started = time.perf_counter()
-        parsed = (question if isinstance(question, ParsedQuestion)
-                  else parse_question(question, cvt_types=self.cvt_types))
-        stats.add_seconds("parse", time.perf_counter() - started)
-        split = split_of(parsed.id, self.config.seed, self.config.test_fraction)
-        stats.questions[split] += 1
-        timings: dict[str, float] = {}
-        structured, failed = structured_samples(
-            self.store, self.grounder, parsed, seed=self.config.seed,
-            config=self.config.sample, timings=timings)
-        for stage, spent in timings.items():
-            stats.add_seconds(stage, spent)
-        started = time.perf_counter()
-        for sample in structured:
-            record = benchmark_sample(sample, self.verbalizer.verbalize(sample), split)
-            samples.append(record.model_dump_json())
-            stats.samples[(split, record.label, record.complexity)] += 1
-        stats.add_seconds("verbalize", time.perf_counter() - started)
-        for failure in failed:
-            failures.append(_failure_line(failure, split))
-            stats.failures[failure.stage] += 1
 
 
 def _failure_line(failure: SampleFailure, split: Split) -> str:

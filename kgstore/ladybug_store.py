@@ -679,7 +679,7 @@ class LadybugStore(Store):
         result = self._read_adjacency(id, limit, detail)
         if self.read_only:
             kept = self._adjacency_cache.get((id, detail))
-            if kept is None or kept[1] < limit:
+            if kept is None or kept[1] < limit:   # a copy: callers' edits stay theirs
                 self._adjacency_cache.put((id, detail), (_adjacency_prefix(result, limit), limit),
                                           len(result.facts) + 1)
         return result
@@ -701,12 +701,7 @@ class LadybugStore(Store):
                                     else Fact(entity.id, r[0], id))
         if len(result.facts) <= limit:
             result.facts += self._out_literal_facts(id, None, limit + 1 - len(result.facts))
-        if len(result.facts) > limit:
-            result.truncated = True
-            result.facts = result.facts[:limit]
-            kept = {f.subject for f in result.facts} | {f.object_key for f in result.facts}
-            result.entities = {k: v for k, v in result.entities.items() if k in kept}
-        return result
+        return _adjacency_prefix(result, limit)   # limit + 1 facts tell truncation
 
     def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
         adjacency = self.adjacency(id, limit=limit)

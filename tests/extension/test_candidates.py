@@ -95,12 +95,14 @@ AVOID, ASKED, OTHER = "test.avoided", "test.asked", "test.other"
 
 @pytest.fixture(scope="module")
 def walk_kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """``m.s`` has five facts over an avoided predicate, stored first, then one
-    usable fact (to ``m.x``)."""
+    """``m.s`` has five outgoing facts over an avoided predicate and one usable
+    incoming fact (from ``m.x``). A window lists outgoing facts before incoming ones
+    (whatever order the storage keeps within each), so a window of up to five facts
+    holds only avoided ones."""
     path: Path = tmp_path_factory.mktemp("walk") / "store"
     entities = [Entity(f"m.{n}", f"Node {n}") for n in ("s", "a", "x", "y1", "y2", "y3", "y4",
                                                          "y5")]
-    facts = [*(Fact("m.s", AVOID, f"m.y{i}") for i in range(1, 6)), Fact("m.s", OTHER, "m.x")]
+    facts = [*(Fact("m.s", AVOID, f"m.y{i}") for i in range(1, 6)), Fact("m.x", OTHER, "m.s")]
     with open_store(path, create=True) as s:
         s.ingest(entities, facts)
     with open_store(path, read_only=True) as s:
@@ -116,7 +118,7 @@ def _walk(kg: Store, **kw: object) -> list[Fact] | None:
 def test_walk_reads_a_larger_window_when_the_first_has_no_way(walk_kg: Store) -> None:
     first_two = walk_kg.adjacency("m.s", limit=2, detail="brief").facts
     assert {f.predicate for f in first_two} == {AVOID}   # the first window has no option
-    assert _walk(walk_kg, limit=200, first_window=2) == [Fact("m.s", OTHER, "m.x")]
-    assert _walk(walk_kg, limit=200) == [Fact("m.s", OTHER, "m.x")]
+    assert _walk(walk_kg, limit=200, first_window=2) == [Fact("m.x", OTHER, "m.s")]
+    assert _walk(walk_kg, limit=200) == [Fact("m.x", OTHER, "m.s")]
     assert _walk(walk_kg, limit=2, first_window=2) is None   # no larger window to fall back to
     assert _walk(walk_kg, limit=2) is None

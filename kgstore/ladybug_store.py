@@ -385,7 +385,7 @@ class LadybugStore(Store):
         if self._conn is None:
             raise StoreError("store is closed")
         try:
-            with self._all_threads() if scan else contextlib.nullcontext():
+            with self._threads(0) if scan else contextlib.nullcontext():
                 if params:
                     result = self._conn.execute(self._prepared(query), params)
                 else:
@@ -396,14 +396,15 @@ class LadybugStore(Store):
         return _fetch_rows(result)
 
     @contextlib.contextmanager
-    def _all_threads(self) -> Iterator[None]:
-        """Queries in the block run on every engine thread, also where the store's
-        lookups run on one (a read-only store, see ``__init__``)."""
+    def _threads(self, n: int) -> Iterator[None]:
+        """Queries in the block run on ``n`` engine threads (0: every thread), also
+        where the store's lookups run on another number (one in a read-only store, see
+        ``__init__``)."""
         assert self._conn is not None
-        if not self._lookup_threads:
+        if n == self._lookup_threads:
             yield
             return
-        self._conn.set_max_threads_for_exec(0)
+        self._conn.set_max_threads_for_exec(n)
         try:
             yield
         finally:
@@ -837,7 +838,7 @@ class LadybugStore(Store):
         # The engine's read-only transaction is the real guarantee; the lexical check
         # above only gives a friendlier message for the common cases. A power user's
         # query may scan whole tables: it gets every thread.
-        with self._all_threads():
+        with self._threads(0):
             self._conn.execute("BEGIN TRANSACTION READ ONLY")
             try:
                 result = self._conn.execute(query, params or {})
@@ -1069,7 +1070,7 @@ class _StoreWrites:
 
     def __init__(self, store: LadybugStore) -> None:
         self.store = store
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, int] | None] = queue.Queue()
         self._error: BaseException | None = None
         self._cancelled = False
         self._thread = threading.Thread(target=self._run, name="kgbench-import-writes",
@@ -1077,21 +1078,24 @@ class _StoreWrites:
         self._thread.start()
 
     def _run(self) -> None:
-        while (query := self._queue.get()) is not None:
+        while (write := self._queue.get()) is not None:
             try:
                 if self._error is None and not self._cancelled:
-                    self.store._rows(query)
+                    query, threads = write
+                    with self.store._threads(threads):
+                        self.store._rows(query)
             except BaseException as exc:  # handed to drain()
                 self._error = exc
             finally:
                 self._queue.task_done()
         self._queue.task_done()
 
-    def submit(self, query: str) -> None:
-        """Queue one Cypher write; it runs after every write submitted before it."""
+    def submit(self, query: str, *, threads: int = 0) -> None:
+        """Queue one Cypher write, to run on ``threads`` engine threads (0: all) after
+        every write submitted before it."""
         if self._error is not None:
             raise self._error
-        self._queue.put(query)
+        self._queue.put((query, threads))
 
     def drain(self) -> None:
         """Wait until every submitted write ran; raise the first failure."""
@@ -1167,25 +1171,29 @@ class _StageMerger:
         self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)")
         return path
 
-    def _write(self, cypher: str) -> None:
+    def _write(self, cypher: str, *, threads: int = 0) -> None:
         """Submit a store write (it runs after the writes submitted before it)."""
         assert self.writes is not None
-        self.writes.submit(cypher)
+        self.writes.submit(cypher, threads=threads)
 
     def _copy(self, table: str, path: str, options: str = "") -> None:
         self._write(f"COPY {table} FROM '{path}'{options}")
 
     def _write_batches(self, sql: str, name: str, rows: int, batch: int, key: str,
-                       write: str) -> None:
+                       write: str, order: str = "", threads: int = 0) -> None:
         """Export ``sql`` (``rows`` rows) as Parquet and submit the Cypher ``write`` for
         it, ``{path}`` in it standing for the file, in batches of about ``batch`` rows:
         consecutive ranges of column ``key`` (the rows of one key stay together, so a
         batch exceeds ``batch`` by less than the rows of one key). Facts cut by subject
         ranges made the later COPYs of 4 x 1.2M facts 7 s each; cut by a hash of the
         subject, 8-10 s and growing. Each batch is its own transaction: a kill leaves
-        a prefix of them, which a re-run completes."""
+        a prefix of them, which a re-run completes. With ``order`` (a list of columns)
+        each batch's rows are written in that order; the writes run on ``threads``
+        engine threads (0: all)."""
+        sort = f" ORDER BY {order}" if order else ""
         if rows <= batch:
-            self._write(write.replace("{path}", self._export(sql, name)))
+            self._write(write.replace("{path}", self._export(f"SELECT * FROM ({sql}){sort}", name)),
+                        threads=threads)
             return
         # Which batch each key goes to: running row counts over the sorted keys (a
         # sort of the distinct keys, not of the rows).
@@ -1202,7 +1210,7 @@ class _StageMerger:
                 upper = f" AND {key} < $next" if i + 1 < len(firsts) else ""
                 params = {"first": first, **({"next": firsts[i + 1]} if upper else {})}
                 path = str(self.work / f"{name}-{i}.parquet")
-                self._sql(f"COPY (SELECT * FROM ({sql}) WHERE {key} >= $first{upper}) "
+                self._sql(f"COPY (SELECT * FROM ({sql}) WHERE {key} >= $first{upper}{sort}) "
                           f"TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)", params)
                 paths.append(path)
         else:
@@ -1211,15 +1219,23 @@ class _StageMerger:
                       f"ON r.{key} = b.k) TO '{parts}' "
                       "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))")
             paths = [str(parts / f"batch={i}" / "*.parquet") for i in range(len(firsts))]
+            if order:
+                # A partitioned write scatters rows over its threads' buffers whatever
+                # order they come in: each (small) batch is sorted on its own.
+                for i, part in enumerate(paths):
+                    paths[i] = self._export(
+                        f"SELECT * FROM read_parquet('{part}', hive_partitioning = false){sort}",
+                        f"{name}-{i}")
+                shutil.rmtree(parts)
         self._sql("DROP TABLE batch_of")
         for path in paths:
-            self._write(write.replace("{path}", path))
+            self._write(write.replace("{path}", path), threads=threads)
 
     def _copy_batches(self, table: str, sql: str, name: str, rows: int, batch: int,
-                      key: str, options: str = "") -> None:
+                      key: str, options: str = "", order: str = "", threads: int = 0) -> None:
         """``COPY table`` from ``sql`` in batches (see :meth:`_write_batches`)."""
         self._write_batches(sql, name, rows, batch, key,
-                            f"COPY {table} FROM '{{path}}'{options}")
+                            f"COPY {table} FROM '{{path}}'{options}", order, threads)
 
     def _read_store(self) -> LadybugStore:
         """The store, for reading, once the writes submitted so far have run."""
@@ -1396,14 +1412,18 @@ class _StageMerger:
         self._sql("DROP TABLE stage_entities")
         self._sql("DROP TABLE old_entities")
         if self.report.entities_new:
-            # Facts that will be copied in several batches are cut into ranges of their
-            # subjects' ids: with the entities stored in id order, a batch then touches
-            # the node groups of a range of subjects only.
-            batched = any(n > batch for n, batch in self.fact_kinds.values())
-            order = " ORDER BY id" if batched else ""
-            self._copy_batches("Entity", f"SELECT {cols} FROM merged WHERE NOT existed{order}",
+            # Stored in id order, always: a store then reads the same windows of a
+            # neighbourhood (LIMIT n, a prefix of the order it keeps a node's facts
+            # in, which follows their other ends' node offsets) however often, and on
+            # whichever machine, the same files are loaded, so a seeded benchmark is
+            # the same too. The facts' own order matters most (see _import_facts);
+            # ordering nodes as well costs 0.3 s of a 5M-line load and keeps offsets
+            # from depending on the order a parallel DISTINCT hands rows over.
+            # Facts copied in batches are also cut into ranges of their subjects'
+            # ids: a batch then touches the node groups of a range of subjects only.
+            self._copy_batches("Entity", f"SELECT {cols} FROM merged WHERE NOT existed",
                                "new_entities", self.report.entities_new,
-                               _copy_batch_rows("node"), "id")
+                               _copy_batch_rows("node"), "id", order="id")
         if self.report.entities_updated:
             self._write_batches(
                 f"SELECT {cols} FROM merged WHERE changed", "upd_entities",
@@ -1431,7 +1451,7 @@ class _StageMerger:
             f"CASE WHEN datatype IN ({dates}) THEN COALESCE(TRY_CAST(left(value, 10) AS DATE), "
             "TRY_CAST(left(value, 4) || '-01-01' AS DATE)) END AS date FROM new_literals",
             "new_literals", self.report.literals_new, _copy_batch_rows("node"), "id",
-        )
+            order="id")
         self._sql("DROP TABLE stage_literals")
         self._sql("DROP TABLE new_literals")
 
@@ -1465,7 +1485,13 @@ class _StageMerger:
                 self._copy_batches(
                     "Fact", 'SELECT subject AS "from", object AS "to", predicate FROM new_facts '
                     f"WHERE object_kind = '{kind}'", f"facts_{kind}", n,
-                    self.fact_kinds[kind][1], '"from"', f" (from='Entity', to='{target}')")
+                    self.fact_kinds[kind][1], '"from"', f" (from='Entity', to='{target}')",
+                    # Sorted, and copied on one thread: otherwise DuckDB's export and
+                    # LadybugDB's parallel COPY hand a node's facts over in another
+                    # order every load (tests/kgstore: same_windows). Cost on a
+                    # 5M-line Freebase load, 3 runs each: import 7.0-7.9 s -> 7.8-9.8 s
+                    # of an 18-20 s load.
+                    order='"from", predicate, "to"', threads=1)
         # Written out: the stage's facts are not needed again (memory for what follows).
         self._sql("DROP VIEW new_facts")
         self._sql("DROP TABLE stage_facts")

@@ -1221,12 +1221,13 @@ class _StageMerger:
             paths = [str(parts / f"batch={i}" / "*.parquet") for i in range(len(firsts))]
             if order:
                 # A partitioned write scatters rows over its threads' buffers whatever
-                # order they come in: each (small) batch is sorted on its own.
+                # order they come in: each (small) batch is sorted on its own, and its
+                # unsorted files go at once (the work folder holds one extra batch).
                 for i, part in enumerate(paths):
                     paths[i] = self._export(
                         f"SELECT * FROM read_parquet('{part}', hive_partitioning = false){sort}",
                         f"{name}-{i}")
-                shutil.rmtree(parts)
+                    shutil.rmtree(parts / f"batch={i}")
         self._sql("DROP TABLE batch_of")
         for path in paths:
             self._write(write.replace("{path}", path), threads=threads)

@@ -1489,9 +1489,9 @@ class _StageMerger:
                     self.fact_kinds[kind][1], '"from"', f" (from='Entity', to='{target}')",
                     # Sorted, and copied on one thread: otherwise DuckDB's export and
                     # LadybugDB's parallel COPY hand a node's facts over in another
-                    # order every load (tests/kgstore: same_windows). Cost on a
-                    # 5M-line Freebase load, 3 runs each: import 7.0-7.9 s -> 7.8-9.8 s
-                    # of an 18-20 s load.
+                    # order every load (tests/kgstore: same_windows). Cost, runs
+                    # interleaved on a 2-core VM: 5M-line Freebase import 7.0-7.9 s ->
+                    # 7.8-9.8 s (3 each); 20M-line import, median of 4, 44.1 -> 48.8 s.
                     order='"from", predicate, "to"', threads=1)
         # Written out: the stage's facts are not needed again (memory for what follows).
         self._sql("DROP VIEW new_facts")

@@ -1166,9 +1166,11 @@ class _StageMerger:
         rows = self._sql(sql)
         return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
-    def _export(self, sql: str, name: str) -> str:
+    def _export(self, sql: str, name: str, params: dict[str, Any] | None = None) -> str:
+        """Write the rows of ``sql`` to ``<work>/<name>.parquet``; return its path."""
         path = str(self.work / f"{name}.parquet")
-        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)")
+        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)",
+                  params)
         return path
 
     def _write(self, cypher: str, *, threads: int = 0) -> None:
@@ -1190,10 +1192,12 @@ class _StageMerger:
         a prefix of them, which a re-run completes. With ``order`` (a list of columns)
         each batch's rows are written in that order; the writes run on ``threads``
         engine threads (0: all)."""
+        def submit(path: str) -> None:
+            self._write(write.replace("{path}", path), threads=threads)
+
         sort = f" ORDER BY {order}" if order else ""
         if rows <= batch:
-            self._write(write.replace("{path}", self._export(f"SELECT * FROM ({sql}){sort}", name)),
-                        threads=threads)
+            submit(self._export(f"SELECT * FROM ({sql}){sort}", name))
             return
         # Which batch each key goes to: running row counts over the sorted keys (a
         # sort of the distinct keys, not of the rows).
@@ -1204,33 +1208,31 @@ class _StageMerger:
         """)
         firsts = [row[0] for row in self._sql(
             "SELECT min(k) FROM batch_of GROUP BY batch ORDER BY batch")]
-        paths: list[str] = []
+        # Each batch is submitted once its file is written, so the store copies it
+        # while the next one is exported.
         if len(firsts) <= _FILTERED_BATCHES:
             for i, first in enumerate(firsts):
                 upper = f" AND {key} < $next" if i + 1 < len(firsts) else ""
                 params = {"first": first, **({"next": firsts[i + 1]} if upper else {})}
-                path = str(self.work / f"{name}-{i}.parquet")
-                self._sql(f"COPY (SELECT * FROM ({sql}) WHERE {key} >= $first{upper}{sort}) "
-                          f"TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)", params)
-                paths.append(path)
+                submit(self._export(f"SELECT * FROM ({sql}) WHERE {key} >= $first{upper}{sort}",
+                                    f"{name}-{i}", params))
         else:
             parts = self.work / name
             self._sql(f"COPY (SELECT r.*, b.batch FROM ({sql}) r JOIN batch_of b "
                       f"ON r.{key} = b.k) TO '{parts}' "
                       "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))")
-            paths = [str(parts / f"batch={i}" / "*.parquet") for i in range(len(firsts))]
-            if order:
+            for i in range(len(firsts)):
+                part = parts / f"batch={i}"
+                if not order:
+                    submit(str(part / "*.parquet"))
+                    continue
                 # A partitioned write scatters rows over its threads' buffers whatever
                 # order they come in: each (small) batch is sorted on its own, and its
                 # unsorted files go at once (the work folder holds one extra batch).
-                for i, part in enumerate(paths):
-                    paths[i] = self._export(
-                        f"SELECT * FROM read_parquet('{part}', hive_partitioning = false){sort}",
-                        f"{name}-{i}")
-                    shutil.rmtree(parts / f"batch={i}")
+                submit(self._export(f"SELECT * FROM read_parquet('{part}/*.parquet', "
+                                    f"hive_partitioning = false){sort}", f"{name}-{i}"))
+                shutil.rmtree(part)
         self._sql("DROP TABLE batch_of")
-        for path in paths:
-            self._write(write.replace("{path}", path), threads=threads)
 
     def _copy_batches(self, table: str, sql: str, name: str, rows: int, batch: int,
                       key: str, options: str = "", order: str = "", threads: int = 0) -> None:

@@ -383,11 +383,13 @@ def print_summary(record: dict[str, Any]) -> None:
     for s in record["sizes"]:
         ex = s.get("extrapolation_full_dump")
         if ex:
+            # Without the rdflib baseline in --loaders there is no ratio to show.
+            speedup = (f"{s['speedup_vs_rdflib']:.0f}x" if "speedup_vs_rdflib" in s
+                       else "not measured (rdflib not among --loaders)")
             console.print(f"{s['lines']:,} lines (gzip ratio {s['gzip_ratio']:.1f}x): full "
                           f"dump ≈ {ex['hours_parse_filter']:.1f} h parse+filter, "
                           f"{ex['hours_end_to_end']:.1f} h end to end; speed-up vs rdflib "
-                          f"{s.get('speedup_vs_rdflib', float('nan')):.0f}x; targets "
-                          f"{s.get('targets_met')}")
+                          f"{speedup}; targets {s.get('targets_met')}")
 
 
 # -- main --------------------------------------------------------------------------------

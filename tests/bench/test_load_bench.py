@@ -43,6 +43,18 @@ def test_load_bench_smoke(bench, tmp_path: Path) -> None:
     assert set(size["targets_met"]) >= {"raw_lines_per_s", "stored_facts_per_s", "peak_rss_mb"}
 
 
+def test_summary_without_the_rdflib_baseline_says_so(bench, tmp_path: Path, capsys) -> None:
+    """A run of kgbench's loaders alone (``--loaders freebase``) has no speed-up to
+    print; the summary says it was not measured rather than "nanx"."""
+    record = bench.main(["--sizes", "2000", "--loaders", "freebase", "--seed", "4",
+                         "--out", str(tmp_path / "results"), "--work", str(tmp_path / "work")])
+    (size,) = record["sizes"]
+    assert "speedup_vs_rdflib" not in size and "speedup_vs_rdflib" not in size["targets_met"]
+    out = capsys.readouterr().out
+    assert "speed-up vs rdflib not measured" in " ".join(out.split())
+    assert "nan" not in out
+
+
 def test_same_seed_same_dump(tmp_path: Path) -> None:
     from bench.freebase_synth import generate
 

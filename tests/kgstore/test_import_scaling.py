@@ -187,7 +187,7 @@ store.close()
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("table", "after"), [("Entity", 1), ("Fact", 2), ("Fact", 12),
-                                              ("NAMES", 3)])
+                                              ("IN_SLOT", 1), ("NAMES", 3)])
 def test_kill_between_batches_then_rerun(
         tmp_path: Path, big_stage: Path, clean, monkeypatch: pytest.MonkeyPatch,
         table: str, after: int) -> None:

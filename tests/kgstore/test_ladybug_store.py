@@ -406,8 +406,8 @@ def test_import_reports_progress(tmp_path: Path) -> None:
     calls: list[tuple[str, int, int | None]] = []
     with _new(tmp_path / "kg") as s:
         report = s.import_stage(w.dir, progress=lambda *a: calls.append(a))
-    assert [c[1] for c in calls] == [1, 2, 3, 4, 5, 6]
-    assert {c[2] for c in calls} == {6}
+    assert [c[1] for c in calls] == [1, 2, 3, 4, 5, 6, 7]
+    assert {c[2] for c in calls} == {7}
     assert all(c[0].startswith("import: ") for c in calls)
     assert list(report.steps) == [c[0].removeprefix("import: ") for c in calls]
     assert report.facts_new == 1 and report.entities_new == 2
@@ -500,8 +500,10 @@ def _write_big_stage(path: Path) -> Path:
             elif i % 7 == 0:
                 w.add_fact(s, "label", Literal(f"text {rng.randrange(2000)}", lang="en"))
             else:
-                # Some objects are outside the entity range: placeholders.
-                w.add_fact(s, f"p{i % 17}", f"e{rng.randrange(N_ENTITIES + 500)}")
+                # Some objects are outside the entity range: placeholders; every fifth
+                # goes to one of three hubs (over 1,000 incoming facts each: indexed).
+                o = rng.randrange(N_ENTITIES + 500)
+                w.add_fact(s, f"p{i % 17}", f"e{1 + o % 3 if i % 5 == 0 else o}")
         for p in range(17):
             w.add_predicate(f"p{p}", f"predicate {p}")
     return path
@@ -530,6 +532,9 @@ def _dump(store: LadybugStore) -> dict[str, object]:
         "names": table("MATCH (n:Name)-[:NAMES]->(e:Entity) RETURN n.key AS k, e.id AS id"),
         "name_keys": table("MATCH (n:Name) RETURN n.key AS k"),
         "predicates": table("MATCH (p:Predicate) RETURN p.id AS id, p.label AS l, p.count AS n"),
+        "hubs": table("MATCH (h:Hub) RETURN h.id AS id"),
+        "slot_keys": table("MATCH (k:InSlot) RETURN k.key AS k, k.predicate AS p"),
+        "slots": table("MATCH (k:InSlot)-[:IN_SLOT]->(e:Entity) RETURN k.key AS k, e.id AS s"),
     }
 
 
@@ -558,10 +563,11 @@ store.close()
 
 # (kill after this line, seed for the delay into the next step); "ready" = before import.
 KILL_POINTS = [("ready", 0), ("import: read stage", 1), ("import: entities", 2),
-               ("import: literals", 3), ("import: facts", 4), ("import: names", 5)]
+               ("import: literals", 3), ("import: facts", 4), ("import: hubs", 6),
+               ("import: names", 5)]
 NEXT_STEP = {"ready": "read stage", "import: read stage": "entities",
              "import: entities": "literals", "import: literals": "facts",
-             "import: facts": "names", "import: names": "predicates"}
+             "import: facts": "hubs", "import: hubs": "names", "import: names": "predicates"}
 
 
 def _interrupt(store_path: Path, stage: Path, after: str, delay: float) -> list[str]:

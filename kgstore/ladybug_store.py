@@ -188,8 +188,9 @@ def _buffer_pool_bytes() -> int:
 def hub_min_in_degree() -> int:
     """Incoming facts from which an entity is a hub, whose incoming facts an import
     indexes by predicate (see :data:`HUB_INDEX_DDL`): ``KGBENCH_HUB_MIN_DEGREE`` or 1,000.
-    On the extension benchmark's KG, 1,000 and 200 gave the same speed-up (10-13%), and
-    5,000 half of it; the index holds 47% of that KG's facts at 1,000."""
+    On the extension benchmark's KG, 1,000 and 200 gave about the same speed-up and
+    5,000 about half of it (one process, 2,000 questions); the index holds 47% of that
+    KG's facts at 1,000."""
     return max(int(os.environ.get("KGBENCH_HUB_MIN_DEGREE", "1000")), 1)
 
 

@@ -15,9 +15,12 @@ Graph schema (all Cypher for this backend lives in this module)::
     (:Name {key PK})-[:NAMES]->(:Entity)          normalised names and aliases
     (:Predicate {id PK, label, count})
     (:Meta {key PK, value})   (:Source {id PK, file, checksum, format, counts, loaded_at, status})
+    (:InSlot {key PK = hub<US>predicate, predicate})-[:IN_SLOT]->(:Entity)   hub index
+    (:Hub {id PK})            entities whose incoming facts the hub index holds
 
 ``Name`` nodes turn case-insensitive name/alias lookup into a primary-key hash lookup
-(LadybugDB has no secondary indexes). A store opened read-only cannot change while it
+(LadybugDB has no secondary indexes); ``InSlot`` nodes do the same for one predicate of
+a hub's incoming facts (:data:`HUB_INDEX_DDL`). A store opened read-only cannot change while it
 is open, so it keeps its recent reads (neighbourhoods, single-predicate expansions,
 entity records, type samples) in bounded least-recently-used caches: graph walks and
 the extension engine come back to the same hubs question after question. Bulk import merges a staged directory with DuckDB

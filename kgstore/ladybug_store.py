@@ -1582,12 +1582,11 @@ class _StageMerger:
                            "id VARCHAR, n BIGINT")
             self._sql(f"CREATE TABLE hubs AS SELECT id FROM hub_degrees WHERE n >= {minimum}")
             hubs = self._export("SELECT id AS hid FROM hubs", "hubs")
-            if self._scalar("SELECT count(*) FROM hubs"):
-                self._existing("hub_facts",
-                               f"LOAD FROM '{hubs}' MATCH (o:Entity {{id: hid}})"
-                               "<-[f:Fact]-(s:Entity) RETURN o.id AS hub, "
-                               "f.predicate AS predicate, s.id AS subject",
-                               "hub VARCHAR, predicate VARCHAR, subject VARCHAR")
+            self._existing("hub_facts",
+                           f"LOAD FROM '{hubs}' MATCH (o:Entity {{id: hid}})"
+                           "<-[f:Fact]-(s:Entity) RETURN o.id AS hub, "
+                           "f.predicate AS predicate, s.id AS subject",
+                           "hub VARCHAR, predicate VARCHAR, subject VARCHAR")
         else:
             self._sql(f"""
                 CREATE TABLE hub_facts AS
@@ -1595,12 +1594,11 @@ class _StageMerger:
                 SELECT object AS hub, predicate, subject FROM facts WHERE object IN (
                     SELECT object FROM facts GROUP BY object HAVING count(*) >= {minimum})
             """)
-            self._sql("CREATE TABLE hubs AS SELECT DISTINCT hub AS id FROM hub_facts")
-            hubs = self._export("SELECT id AS hid FROM hubs", "hubs")
+            hubs = self._export("SELECT DISTINCT hub AS hid FROM hub_facts", "hubs")
         # Written out: the stage's facts are not needed again (memory for what follows).
         self._sql("DROP VIEW new_facts")
         self._sql("DROP TABLE stage_facts")
-        links = self._scalar("SELECT count(*) FROM hub_facts") if self._has_table("hub_facts") else 0
+        links = self._scalar("SELECT count(*) FROM hub_facts")
         if not links:
             return
         key = f"hub || '{SLOT_SEPARATOR}' || predicate"
@@ -1614,9 +1612,6 @@ class _StageMerger:
                            order='"from", "to"', threads=1)
         self._copy("Hub", hubs)
         self._sql("DROP TABLE hub_facts")
-
-    def _has_table(self, name: str) -> bool:
-        return bool(self._sql("SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [name]))
 
     def _import_names(self) -> None:
         self._sql("""

@@ -1,46 +1,385 @@
-"""Guarding the read-only Cypher passthrough and the few names we must interpolate.
+"""The read-only check of user Cypher, and the few names we must interpolate.
 
-Two layers protect a store from ``kgbench cypher``: this lexical check, which gives a
-clear message naming the offending clause, and the backend's own read-only
-transaction, which catches whatever a lexical check cannot see (procedures, functions
-with side effects).
+``kgbench cypher`` (and later the Neo4j backend and the HTTP service) runs Cypher that
+users write. Two layers keep that read-only: this check, and the backend's read-only
+transaction. The transaction alone is not enough: LadybugDB runs ``COPY ... TO`` (writes
+a file), ``LOAD '<lib.so>'`` (loads native code), ``LOAD FROM '<file>'`` (reads any file)
+and ``UNINSTALL`` inside one (issue 18). So the check is an allow-list that fails closed:
+
+* the query is split into tokens with the engine's own comment, string and name rules
+  (:mod:`kgstore.cypher_lexer`); text the lexer cannot read with certainty is refused;
+* it must be ONE statement (a trailing ``;`` is fine) that starts with a read clause;
+* every keyword outside strings, backquoted names, property names (after ``.``), labels
+  (after ``:``) and map keys (before ``:``) must be a read keyword (:data:`READ_CLAUSES`
+  and the expression keywords); any other keyword of the dialect's write or admin
+  clauses is refused by name. An unquoted variable spelled like such a keyword
+  (``MATCH (set) ...``) is refused too: backquote it;
+* a word that is no keyword may only stand where an identifier can (not right after an
+  operand such as ``)``, a literal or another name), so a clause the check does not
+  know is refused as well, not mistaken for a variable;
+* ``CALL`` runs only the catalogue functions listed in :data:`CATALOGUE`; table
+  functions that read files (``read_csv``, ``read_parquet``, ...) and functions that
+  change state (``nextval``) are refused wherever they appear; for Neo4j only its
+  built-in functions may appear in expressions (no ``apoc.*``, ``genai.*``, ...).
+
+Queries that pass may still be wrong; the engine reports those. The ``neo4j`` dialect is
+ready for the Neo4j backend (which will run queries with ``execute_read``) and is
+tested lexically until that backend lands.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, NoReturn
 
+from kgstore.cypher_lexer import LADYBUG, NEO4J, Kind, LexError, LexRules, Token, tokenise
 from kgstore.errors import ReadOnlyQueryError
 
-# Clauses that change data or schema in openCypher, Neo4j and LadybugDB/Kuzu dialects.
-WRITE_CLAUSES = (
-    "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY",
-    "INSTALL", "LOAD EXTENSION", "ATTACH", "DETACH", "IMPORT", "EXPORT", "CHECKPOINT",
-    "FOREACH", "BEGIN", "COMMIT", "ROLLBACK",
+Dialect = Literal["ladybug", "neo4j"]
+
+READ_CLAUSES = (
+    "MATCH", "OPTIONAL MATCH", "WHERE", "WITH", "UNWIND", "RETURN", "ORDER BY", "SKIP",
+    "LIMIT", "UNION [ALL]",
 )
-_WRITE_RE = re.compile(
-    r"\b(" + "|".join(sorted({c.replace(" ", r"\s+") for c in WRITE_CLAUSES}, key=len,
-                             reverse=True)) + r")\b",
-    re.IGNORECASE,
-)
-# String literals, backquoted names and comments may contain write keywords harmlessly.
-_STRIP_RE = re.compile(
-    r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL
-)
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
+"""The clauses a passthrough query may use (plus ``CALL`` of :data:`CATALOGUE`)."""
+
+CATALOGUE: dict[str, tuple[str, ...]] = {
+    # LadybugDB table functions that describe the store and read nothing else.
+    "ladybug": (
+        "show_tables()", "table_info('Entity')", "show_connection('Fact')",
+        "show_functions()", "db_version()",
+    ),
+    # Neo4j procedures that describe the graph's schema (names are case-sensitive).
+    # SHOW commands are refused: several are administration (SHOW USERS, ...).
+    "neo4j": (
+        "db.labels()", "db.relationshipTypes()", "db.propertyKeys()",
+        "db.schema.visualization()", "db.schema.nodeTypeProperties()",
+        "db.schema.relTypeProperties()", "dbms.components()",
+    ),
+}
+"""Per dialect, the functions ``CALL`` may run, as users write them."""
+
+# Words that begin a query, a UNION branch or a subquery.
+_CLAUSE_STARTS = frozenset({"MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CALL"})
+# Read keywords of both dialects: clauses, their modifiers, and expression keywords.
+_READ_KEYWORDS = _CLAUSE_STARTS | {
+    "WHERE", "ORDER", "BY", "SKIP", "LIMIT", "UNION", "ALL", "AS", "DISTINCT", "ASC",
+    "ASCENDING", "DESC", "DESCENDING", "AND", "OR", "XOR", "NOT", "IN", "IS", "NULL", "TRUE",
+    "FALSE", "CASE", "WHEN", "THEN", "ELSE", "END", "STARTS", "ENDS", "CONTAINS", "EXISTS",
+    "COUNT", "ANY", "NONE", "SINGLE", "YIELD", "SHORTEST",
+}
+# Keywords after which an operand has ended (so an identifier cannot follow).
+_OPERAND_END_KEYWORDS = frozenset(
+    {"NULL", "TRUE", "FALSE", "END", "ASC", "ASCENDING", "DESC", "DESCENDING"})
+# Keywords that open a read subquery with '{'.
+_SUBQUERY_OPENERS = frozenset({"EXISTS", "COUNT", "COLLECT"})
+# The next keyword that names a refused clause fully (LOAD FROM, DETACH DELETE, ...).
+_COMPOUNDS = {
+    "LOAD": ("FROM", "EXTENSION", "CSV"), "DETACH": ("DELETE",), "NODETACH": ("DELETE",),
+    "BEGIN": ("TRANSACTION",), "EXPORT": ("DATABASE",), "IMPORT": ("DATABASE",),
+    "FORCE": ("INSTALL",),
+}
+_WHY = {
+    "LOAD": "it reads files or loads native libraries into the engine",
+    "LOAD FROM": "it reads files", "LOAD CSV": "it reads files",
+    "LOAD EXTENSION": "it loads native code into the engine",
+    "COPY": "it writes or reads files",
+    "EXPORT DATABASE": "it writes files", "IMPORT DATABASE": "it reads files into the store",
+    "INSTALL": "it installs engine extensions", "FORCE INSTALL": "it installs engine extensions",
+    "UNINSTALL": "it removes engine extensions", "UPDATE": "it updates engine extensions",
+    "ATTACH": "it opens other databases", "USE": "it switches databases",
+    "BEGIN": "it controls transactions", "BEGIN TRANSACTION": "it controls transactions",
+    "COMMIT": "it controls transactions", "ROLLBACK": "it controls transactions",
+    "CHECKPOINT": "it writes the store",
+    "EXPLAIN": "plans are not part of the passthrough",
+    "PROFILE": "profiles are not part of the passthrough",
+}
+_MODIFIES = "it would modify the store"
+_AFTER_OPERAND = ("only read clauses are accepted, and this word follows a complete "
+                  "expression, where a clause would start")
+# Symbols that follow a variable rather than a clause keyword.
+_AFTER_A_NAME = frozenset({")", ",", ".", "]", "}", "=", "<", ">", "+", "-", "*", "/"})
 
 
-def assert_read_only(query: str) -> None:
-    """Raise :class:`ReadOnlyQueryError` if ``query`` contains a write clause outside
-    strings and comments."""
-    code = _STRIP_RE.sub(" ", query)
-    m = _WRITE_RE.search(code)
-    if m:
-        clause = " ".join(m.group(1).upper().split())
+@dataclass(frozen=True)
+class _Policy:
+    lex: LexRules
+    read_keywords: frozenset[str]
+    refused_keywords: frozenset[str]
+    catalogue: frozenset[str]  # normalised by _catalogue_key
+    case_sensitive_calls: bool
+
+    def catalogue_key(self, name: str) -> str:
+        return name if self.case_sensitive_calls else name.lower()
+
+
+_LADYBUG = _Policy(
+    lex=LADYBUG,
+    read_keywords=frozenset(_READ_KEYWORDS | {"CAST", "WSHORTEST", "TRAIL", "ACYCLIC"}),
+    # Every statement LadybugDB 0.22 accepts other than a query (its parser lists them),
+    # the updating clauses, and HINT (a join-order hint; not documented here).
+    refused_keywords=frozenset({
+        "ALTER", "ANALYZE", "ATTACH", "BEGIN", "CHECKPOINT", "COMMENT", "COMMIT", "COPY",
+        "CREATE", "DELETE", "DETACH", "DROP", "EXPLAIN", "EXPORT", "FORCE", "IMPORT",
+        "INSTALL", "LOAD", "MERGE", "PROFILE", "ROLLBACK", "SET", "UNINSTALL", "UPDATE",
+        "USE", "REMOVE", "FOREACH", "TRANSACTION", "HINT", "MACRO",
+    }),
+    catalogue=frozenset(c.split("(")[0].lower() for c in CATALOGUE["ladybug"]),
+    case_sensitive_calls=False,
+)
+_NEO4J = _Policy(
+    lex=NEO4J,
+    read_keywords=frozenset(_READ_KEYWORDS | {
+        "OFFSET", "COLLECT", "REDUCE", "PATH", "PATHS", "GROUPS"}),
+    refused_keywords=frozenset({
+        "CREATE", "MERGE", "SET", "DELETE", "DETACH", "NODETACH", "REMOVE", "FOREACH",
+        "INSERT", "LOAD", "USE", "DROP", "ALTER", "RENAME", "GRANT", "DENY", "REVOKE", "SHOW",
+        "TERMINATE", "START", "STOP", "ENABLE", "DEALLOCATE", "REALLOCATE", "DRYRUN",
+        "CYPHER", "EXPLAIN", "PROFILE", "FINISH", "BEGIN", "COMMIT", "ROLLBACK",
+        "TRANSACTION", "TRANSACTIONS", "USING", "PERIODIC", "CSV", "EXECUTE", "IMPERSONATE",
+    }),
+    catalogue=frozenset(c.split("(")[0] for c in CATALOGUE["neo4j"]),
+    case_sensitive_calls=True,
+)
+_POLICIES: dict[str, _Policy] = {"ladybug": _LADYBUG, "neo4j": _NEO4J}
+
+# LadybugDB functions refused in expressions: its table functions (they read files, the
+# engine's internals or settings, and run only through CALL or LOAD FROM), extension
+# readers, and functions that change the engine's state. LadybugDB 0.22's own list:
+# CALL show_functions() RETURN * (tests check this list against the real engine).
+_LADYBUG_REFUSED_FUNCTIONS = frozenset({
+    "read_csv", "read_csv_serial", "read_csv_parallel", "read_parquet", "read_npy",
+    "read_pandas", "read_json", "read_text", "read_blob", "show_attached_databases",
+    "stats_info", "show_connection", "fsm_info", "show_tables", "current_setting",
+    "storage_info", "disk_size_info", "show_warnings", "storage_version", "show_functions",
+    "file_info", "show_indexes", "projected_graph_info", "show_macros",
+    "show_loaded_extensions", "show_projected_graphs", "show_official_extensions",
+    "disk_info", "show_sequences", "bm_info", "catalog_version", "table_info", "db_version",
+    "show_graphs", "project_graph", "project_graph_cypher", "drop_projected_graph",
+    "_cache_array_column_locally", "clear_warnings", "copy_csv", "copy_parquet",
+    "iceberg_scan", "iceberg_metadata", "iceberg_snapshots", "delta_scan", "azure_scan",
+    "sqlite_scan", "postgres_scan", "duckdb_scan", "clear_attached_db_cache",
+    "create_fts_index", "drop_fts_index", "query_fts_index", "create_vector_index",
+    "drop_vector_index", "query_vector_index", "nextval", "setseed",
+})
+_FILE_LIKE = re.compile(r"^read_|_scan$|^(?:create|drop|query)_\w+_index$")
+# Namespaces of Neo4j's built-in functions; every other namespace is a plugin's.
+_NEO4J_FUNCTION_NAMESPACES = frozenset(
+    {"date", "datetime", "localdatetime", "localtime", "time", "duration", "point", "vector"})
+
+
+def read_only_summary(dialect: Dialect = "ladybug") -> str:
+    """What a passthrough query may contain, for messages and help text."""
+    return (f"{', '.join(READ_CLAUSES)}, and CALL of {', '.join(CATALOGUE[dialect])}")
+
+
+def assert_read_only(query: str, dialect: Dialect = "ladybug") -> None:
+    """Raise :class:`ReadOnlyQueryError` unless ``query`` is one read-only query of
+    ``dialect`` (see the module docstring); the message names what was refused."""
+    policy = _POLICIES.get(dialect)
+    if policy is None:
+        raise ValueError(f"unknown Cypher dialect {dialect!r}: use one of {sorted(_POLICIES)}")
+    try:
+        tokens = tokenise(query, policy.lex)
+    except LexError as exc:
         raise ReadOnlyQueryError(
-            f"`{clause}` would modify the store; the cypher command runs read-only queries "
-            "(MATCH ... RETURN). Load data with `kgbench load` instead."
+            f"{exc}; the read-only check refuses what it cannot read with certainty"
+        ) from None
+    _Check(tokens, policy, dialect).run()
+
+
+class _Check:
+    """One pass over the tokens of a query, refusing at the first thing not allowed."""
+
+    def __init__(self, tokens: Sequence[Token], policy: _Policy, dialect: Dialect) -> None:
+        self.tokens = list(tokens)
+        self.policy = policy
+        self.dialect = dialect
+        self.keywords = policy.read_keywords | policy.refused_keywords
+        self.handled: set[int] = set()  # indexes of function names already checked
+
+    # -- helpers --------------------------------------------------------------------------
+    def _at(self, i: int) -> Token | None:
+        return self.tokens[i] if 0 <= i < len(self.tokens) else None
+
+    def _symbol_at(self, i: int, text: str) -> bool:
+        t = self._at(i)
+        return t is not None and t.is_symbol(text)
+
+    def _keyword_at(self, i: int) -> str | None:
+        """The upper-cased word at ``i`` if it is a keyword in keyword position."""
+        t = self._at(i)
+        if t is None or t.kind is not Kind.WORD or self._is_name_position(i):
+            return None
+        word = t.text.upper()
+        return word if word in self.keywords else None
+
+    def _is_name_position(self, i: int) -> bool:
+        """A property (after '.'), a label or map value (after ':'), or a map key, named
+        argument or pattern variable (before ':', opening a map, list, pattern or
+        argument): never a clause there."""
+        if self._symbol_at(i - 1, ".") or self._symbol_at(i - 1, ":"):
+            return True
+        before = self._at(i - 1)
+        return (self._symbol_at(i + 1, ":") and before is not None
+                and before.kind is Kind.SYMBOL and before.text in ("(", "[", "{", ","))
+
+    def _looks_like_a_name(self, i: int) -> bool:
+        """Whether the keyword at ``i`` is followed as a variable would be."""
+        t = self._at(i + 1)
+        return t is None or (t.kind is Kind.SYMBOL and t.text in _AFTER_A_NAME)
+
+    def _refuse(self, what: str, why: str, *, name_hint: str | None = None) -> NoReturn:
+        hint = (f" (to use {name_hint} as a name, write it in backquotes: `{name_hint}`)"
+                if name_hint else "")
+        raise ReadOnlyQueryError(
+            f"`{what}` is not allowed: {why}{hint}. The cypher command runs one read-only "
+            f"query made of {read_only_summary(self.dialect)}"
         )
+
+    # -- the pass -------------------------------------------------------------------------
+    def run(self) -> None:
+        tokens = self.tokens
+        for i, t in enumerate(tokens):
+            if t.is_symbol(";") and i != len(tokens) - 1:
+                self._refuse(";", f"the query goes on after the `;` at character {t.pos + 1}, "
+                             "and only one statement may run at a time")
+        if tokens and tokens[-1].is_symbol(";"):
+            tokens.pop()
+        if not tokens:
+            raise ReadOnlyQueryError(
+                "the query is empty: give one read-only query, e.g. "
+                "MATCH (e:Entity) RETURN e.id LIMIT 5")
+        self._expect_clause_start(0, "a query starts with MATCH, OPTIONAL MATCH, UNWIND, "
+                                     "WITH, RETURN or CALL")
+        for i, t in enumerate(tokens):
+            if i in self.handled:
+                continue
+            if t.kind in (Kind.WORD, Kind.NAME) and not self._symbol_at(i - 1, "."):
+                if self._check_function_call(i):
+                    continue
+            if t.kind is Kind.WORD and not self._is_name_position(i):
+                self._check_word(i, t)
+
+    def _expect_clause_start(self, i: int, why: str) -> None:
+        keyword = self._keyword_at(i)
+        if keyword in _CLAUSE_STARTS:
+            return
+        t = self._at(i)
+        if t is not None and keyword in self.policy.refused_keywords:
+            self._check_word(i, t)  # refuses, with the clause's own reason
+        self._refuse("the end of the query" if t is None else _show(t.text), why)
+
+    def _chain(self, i: int) -> tuple[list[str], int]:
+        """The dotted name starting at ``i`` (``db.schema.visualization``) and the index
+        after it."""
+        parts: list[str] = []
+        j = i
+        while (t := self._at(j)) is not None and t.kind in (Kind.WORD, Kind.NAME):
+            parts.append(t.text)
+            if not (self._symbol_at(j + 1, ".") and (n := self._at(j + 2)) is not None
+                    and n.kind in (Kind.WORD, Kind.NAME)):
+                return parts, j + 1
+            j += 2
+        return parts, j
+
+    def _check_function_call(self, i: int) -> bool:
+        """If a (dotted) name at ``i`` is called, check it and return True."""
+        parts, after = self._chain(i)
+        if not self._symbol_at(after, "("):
+            return False
+        t = self.tokens[i]
+        if len(parts) == 1 and t.kind is Kind.WORD and not self._is_name_position(i):
+            word = t.text.upper()
+            if word in self.keywords:
+                return False  # MATCH (, COUNT(, COPY (: a keyword, checked as one
+        if self._ends_operand(i - 1):
+            self._refuse(f"{_show(t.text)} (…)", _AFTER_OPERAND)
+        self._check_expression_function(parts)
+        self.handled.update(range(i, after))
+        return True
+
+    def _check_expression_function(self, parts: list[str]) -> None:
+        name = ".".join(parts)
+        shown = _show(name)
+        if self.dialect == "neo4j":
+            if len(parts) > 1 and parts[0].lower() not in _NEO4J_FUNCTION_NAMESPACES:
+                self._refuse(f"{shown}(…)", "only Neo4j's built-in functions may be used, "
+                             "not procedures' or plugins' functions")
+            return
+        if len(parts) > 1:
+            self._refuse(f"{shown}(…)", "LadybugDB has no dotted function names")
+        key = name.lower()
+        if key in _LADYBUG_REFUSED_FUNCTIONS or _FILE_LIKE.search(key):
+            self._refuse(f"{shown}(…)", "it reads files or the engine's internals, or "
+                         "changes the engine's state")
+
+    def _check_word(self, i: int, t: Token) -> None:
+        word = t.text.upper()
+        if word in self.policy.refused_keywords:
+            clause = word
+            nxt = self._at(i + 1)
+            if (nxt is not None and nxt.kind is Kind.WORD
+                    and nxt.text.upper() in _COMPOUNDS.get(word, ())):
+                clause = f"{word} {nxt.text.upper()}"
+            self._refuse(clause, _WHY.get(clause, _WHY.get(word, _MODIFIES)),
+                         name_hint=t.text.lower() if self._looks_like_a_name(i) else None)
+        if word == "CALL":
+            self._check_call(i)
+        elif word == "UNION":
+            j = i + 2 if self._keyword_at(i + 1) == "ALL" else i + 1
+            self._expect_clause_start(j, "UNION joins two read queries, and the second "
+                                         "starts with MATCH, UNWIND, WITH, RETURN or CALL")
+        elif word in _SUBQUERY_OPENERS and self._symbol_at(i + 1, "{"):
+            if not self._symbol_at(i + 2, "("):
+                self._expect_clause_start(i + 2, f"{word} {{…}} holds a read query that "
+                                                 "starts with MATCH")
+        elif word not in self.policy.read_keywords and self._ends_operand(i - 1):
+            self._refuse(t.text, _AFTER_OPERAND)
+
+    def _check_call(self, i: int) -> None:
+        if self._symbol_at(i + 1, "{") or self._symbol_at(i + 1, "("):
+            self._refuse("CALL {…}", "subqueries are not part of the passthrough")
+        parts, after = self._chain(i + 1)
+        name = _show(".".join(parts)) if parts else ""
+        if not parts:
+            self._refuse("CALL", "CALL runs a catalogue function, e.g. "
+                         f"CALL {CATALOGUE[self.dialect][0]}")
+        if self._symbol_at(after, "="):
+            self._refuse(f"CALL {name}=…", "it changes a setting of the engine")
+        key = self.policy.catalogue_key(".".join(parts))
+        if not self._symbol_at(after, "(") or key not in self.policy.catalogue:
+            self._refuse(f"CALL {name}", "CALL runs only the catalogue functions named at "
+                         "the end of this message, with parentheses")
+        self.handled.update(range(i + 1, after))
+
+    def _ends_operand(self, i: int) -> bool:
+        """Whether the token at ``i`` completes an operand, so that an identifier
+        cannot follow it."""
+        t = self._at(i)
+        if t is None:
+            return False
+        if t.kind is Kind.SYMBOL:
+            if t.text in (")", "]", "}"):
+                return True
+            # RETURN * / WITH * / YIELD * (a projection), and e.* (all properties).
+            return t.text == "*" and (self._symbol_at(i - 1, ".") or self._keyword_at(i - 1)
+                                      in ("RETURN", "WITH", "DISTINCT", "YIELD"))
+        if t.kind is not Kind.WORD:
+            return True  # a string, number, parameter or backquoted name
+        keyword = self._keyword_at(i)
+        return keyword is None or keyword in _OPERAND_END_KEYWORDS
+
+
+def _show(name: str) -> str:
+    """A name from the query, safe to print on one line."""
+    text = name if name.isprintable() and name.isascii() else ascii(name)[1:-1]
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
 
 
 def check_identifier(name: str, what: str = "name") -> str:

@@ -20,7 +20,8 @@ class IncompatibleStoreError(StoreError):
 
 
 class ReadOnlyQueryError(StoreError):
-    """A passthrough query tried to write (CREATE, MERGE, SET, DELETE, ...)."""
+    """A passthrough query is not one read-only query (a write, files, extensions,
+    settings, a second statement, ...)."""
 
 
 class QueryError(StoreError):

@@ -891,14 +891,21 @@ class LadybugStore(Store):
         assert_read_only(query)
         if self._conn is None:
             raise StoreError("store is closed")
-        # The engine's read-only transaction is the real guarantee; the lexical check
-        # above only gives a friendlier message for the common cases. A power user's
-        # query may scan whole tables: it gets every thread.
+        # Two layers: the allow-list check above is what stops files, native code and
+        # extensions (the engine runs COPY ... TO, LOAD and UNINSTALL inside a read-only
+        # transaction); the read-only transaction backs it up for writes to the store.
+        # A power user's query may scan whole tables: it gets every thread.
         with self._threads(0):
             self._conn.execute("BEGIN TRANSACTION READ ONLY")
             try:
                 result = self._conn.execute(query, params or {})
-                assert not isinstance(result, list)
+                if isinstance(result, list):
+                    # Several statements: the check lets one through, so only a gap in it
+                    # gets here; say so instead of returning the first result.
+                    for part in result:
+                        part.close()
+                    raise QueryError(f"the query holds {len(result)} statements; the cypher "
+                                     "command runs one read-only query at a time")
                 columns = result.get_column_names()
                 rows = result.get_all()
             except RuntimeError as exc:

@@ -289,5 +289,6 @@ class Store(ABC):
     # -- power users ----------------------------------------------------------------
     @abstractmethod
     def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
-        """Run a read-only Cypher query. Writes raise
-        :class:`~kgstore.errors.ReadOnlyQueryError` and change nothing."""
+        """Run one read-only Cypher query (what that allows:
+        :mod:`kgstore.cypher_guard`). Anything else raises
+        :class:`~kgstore.errors.ReadOnlyQueryError` and runs nothing."""

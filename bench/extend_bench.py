@@ -167,7 +167,7 @@ def build_store(store_dir: Path, work: Path, args: argparse.Namespace
     CONSOLE.print(f"generating a {args.facts:,}-fact KG ...")
     info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
     CONSOLE.print("importing it ...")
-    with open_store(store_dir / "store", create=True) as s:
+    with open_store(str(store_dir / "store"), create=True) as s:
         s.import_stage(stage)
     shutil.rmtree(stage, ignore_errors=True)
     info_path.write_text(json.dumps({"params": params, "kg": info.public()}), encoding="utf-8")
@@ -216,7 +216,7 @@ def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int,
     ``kgbench extend`` and ``generate`` do (:class:`~extension.heap.PacedCollection`,
     started by the caller); without it the collector runs with its defaults."""
     if store is None:
-        with open_store(store_dir, read_only=True) as real:
+        with open_store(str(store_dir), read_only=True) as real:
             return tally_questions(store_dir, questions, seed, sink=sink,
                                    progress=progress, store=CountingStore(real),
                                    collection=collection)
@@ -257,7 +257,7 @@ _WORKER_COLLECTION: PacedCollection | None = None
 def _worker_init(store_dir: Path, paced_gc: bool) -> None:
     global _WORKER_STORE, _WORKER_DIR, _WORKER_COLLECTION
     _WORKER_DIR = store_dir
-    _WORKER_STORE = CountingStore(open_store(store_dir, read_only=True))
+    _WORKER_STORE = CountingStore(open_store(str(store_dir), read_only=True))
     # Paced for the worker's life, as kgbench generate's workers are.
     _WORKER_COLLECTION = PacedCollection().start() if paced_gc else None
 
@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         kg, build_s = build_store(args.store_dir or work / "kg", work, args)
         store_dir = (args.store_dir or work / "kg") / "store"
-        with open_store(store_dir, read_only=True) as real:
+        with open_store(str(store_dir), read_only=True) as real:
             CONSOLE.print("drawing questions from the store ...")
             questions = make_questions(real, args.questions, args.seed)
             CONSOLE.print(f"{len(questions):,} questions; grounding them once (baseline) ...")

@@ -90,9 +90,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     try:
         kg, build_s = build_store(args.store_dir or work / "kg", work, args)
-        store_path = (args.store_dir or work / "kg") / "store"
+        store_location = str((args.store_dir or work / "kg") / "store")
         question_file = work / "questions.jsonl"
-        with open_store(store_path, read_only=True) as store:
+        with open_store(store_location, read_only=True) as store:
             drawn = make_questions(store, args.questions, args.seed)
             write_question_file(store, drawn, question_file)
             # the baseline sees the same parsed questions generate will parse
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                       for q in read_questions(question_file, "jsonl", strict=True)]
         # The baseline opens the store afresh, as generate does: a read-only store keeps
         # what it reads, and drawing the questions has just read their neighbourhoods.
-        with open_store(store_path, read_only=True) as store:
+        with open_store(store_location, read_only=True) as store:
             cpu = CpuWatch()
             base = baseline(store, parsed, args.seed)
         runs: dict[str, Any] = {}
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out = work / f"bench-w{workers}"
             config = GenerateConfig(seed=args.seed, workers=workers)
             started = time.perf_counter()
-            result = generate(store_path, items, out, config,
+            result = generate(store_location, items, out, config,
                               source=source_of_file(question_file, "jsonl"), force=True,
                               report=False)
             seconds = time.perf_counter() - started

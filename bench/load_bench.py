@@ -108,7 +108,7 @@ def _child(loader: str, dump: Path, store_dir: Path, limit: int) -> dict[str, An
     else:
         from kgstore import open_store
 
-        with open_store(store_dir, create=True) as store:
+        with open_store(str(store_dir), create=True) as store:
             if loader == "freebase":
                 from loaders.freebase import load_freebase
                 report = load_freebase(store, [dump])
@@ -144,7 +144,7 @@ def _rdflib_baseline(dump: Path, store_dir: Path, limit: int) -> dict[str, Any]:
     opts = LoadOptions()
     lines = triples = 0
     parse_s = 0.0
-    with open_store(store_dir, create=True) as store, gzip.open(dump, "rt",
+    with open_store(str(store_dir), create=True) as store, gzip.open(dump, "rt",
                                                                  encoding="utf-8") as fh:
         tmp = Path(tempfile.mkdtemp(prefix="rdflib-bench-"))
         try:

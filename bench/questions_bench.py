@@ -388,7 +388,7 @@ def bench_grounding(args: argparse.Namespace, work: Path, say: Callable[[str], N
     info = generate_kg(stage, entities=entities, facts=args.facts, seed=args.seed)
     say("import into a fresh store")
     t0 = time.perf_counter()
-    store = open_store(store_dir, create=True)
+    store = open_store(str(store_dir), create=True)
     report = store.import_stage(stage)
     ingest_s = time.perf_counter() - t0
     try:

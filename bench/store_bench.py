@@ -601,7 +601,7 @@ def _ingest_child(argv: list[str]) -> int:
         print(f"PROGRESS {done} {total} {step}", flush=True)
 
     t0 = time.perf_counter()
-    store = open_store(store_dir, create=True)
+    store = open_store(str(store_dir), create=True)
     t1 = time.perf_counter()
     report = store.import_stage(stage, progress=progress)
     t2 = time.perf_counter()
@@ -1186,7 +1186,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         # 3. store latencies
         wl = make_workload(info, args.queries, warmup, args.seed)
         with Progress(*progress_cols, console=console) as prog:
-            store = open_store(store_dir, read_only=True)
+            store = open_store(str(store_dir), read_only=True)
             cpu_store = CpuWatch()
             try:
                 store_lat, store_res = measure(store, wl, "store", prog)

@@ -24,7 +24,8 @@ Reproducibility and scale
 Outputs (``DIR/``): ``samples.jsonl`` (validated against the shipped JSON Schema),
 ``failures.jsonl`` (question, stage, reason), ``stats.json`` (counts by split × label
 × complexity, failures by stage; no timings, so it is reproducible byte for byte),
-``timings.json`` (seconds per stage, samples/s) and ``report.html``.
+``timings.json`` (seconds per stage; samples/s of this run's own work, so a resumed run
+counts only the chunks it made) and ``report.html``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from extension.sample_format import SchemaViolation, benchmark_sample, iter_sche
 from extension.samples import SampleConfig, SampleFailure, structured_samples
 from extension.verbalize import TemplateVerbalizer, Verbalizer
 from kgstore import open_store
+from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.store import Store
 from loaders.kgqa import KGQAQuestion
 
@@ -268,14 +270,30 @@ ProgressCallback = Callable[[int, int, int], None]
 """``progress(questions_done, questions_total, samples_so_far)``."""
 
 
-def generate(store_path: Path, questions: Sequence[Question], out_dir: Path,
+def generate(store: str, questions: Sequence[Question], out_dir: Path,
              config: GenerateConfig, *, source: dict[str, Any],
              progress: ProgressCallback | None = None, force: bool = False,
              report: bool = True) -> GenerateResult:
     """Run the pipeline over ``questions`` (this shard's block of them) into
-    ``out_dir`` and return the counts. ``source`` describes the input (file and
-    checksum, or the domain spec) for the resume check: rerunning the same ``source``
-    and ``config`` resumes; anything else needs ``force=True`` (which starts over)."""
+    ``out_dir`` and return the counts. ``store`` is the store's location (see
+    :func:`kgstore.open_store`). ``source`` describes the input (file and checksum, or
+    the domain spec) for the resume check: rerunning the same ``source`` and ``config``
+    resumes; anything else needs ``force=True`` (which starts over). ``out_dir`` is
+    locked for the run: a second run into it is refused (:class:`GenerateError`)."""
+    try:
+        with DirectoryLock(out_dir):
+            return _generate(store, questions, out_dir, config, source=source,
+                             progress=progress, force=force, report=report)
+    except DirectoryLockedError as exc:
+        holder = f" (pid {exc.pid})" if exc.pid else ""
+        raise GenerateError(
+            f"benchmark directory {out_dir} is being written by another kgbench process"
+            f"{holder}; wait for it or choose another --out") from None
+
+
+def _generate(store: str, questions: Sequence[Question], out_dir: Path,
+              config: GenerateConfig, *, source: dict[str, Any],
+              progress: ProgressCallback | None, force: bool, report: bool) -> GenerateResult:
     block = config.shard.block(len(questions))
     mine = [questions[i] for i in block]
     chunks = [mine[i:i + config.chunk_size] for i in range(0, len(mine), config.chunk_size)]
@@ -290,22 +308,27 @@ def generate(store_path: Path, questions: Sequence[Question], out_dir: Path,
         total.add(ChunkStats.from_json(json.loads(
             (work / _chunk_name(i, "stats.json")).read_text("utf-8"))))
     questions_done = sum(len(chunks[i]) for i in done)
+    resumed_samples = sum(total.samples.values())
     if progress:
-        progress(questions_done, len(mine), sum(total.samples.values()))
+        progress(questions_done, len(mine), resumed_samples)
     started = time.perf_counter()
     pending = [i for i in range(len(chunks)) if i not in done]
-    for result in _run_chunks(store_path, config, [(i, chunks[i]) for i in pending]):
+    for result in _run_chunks(store, config, [(i, chunks[i]) for i in pending]):
         _write_chunk(work, result)
         total.add(result.stats)
         questions_done += len(chunks[result.index])
         if progress:
             progress(questions_done, len(mine), sum(total.samples.values()))
     elapsed = time.perf_counter() - started
-    return _finish(out_dir, work, len(chunks), total, config, source, elapsed,
+    # The samples this run made over the time it took: the resumed chunks' samples were
+    # made by an earlier run, in time this one did not measure.
+    made = sum(total.samples.values()) - resumed_samples
+    rate = round(made / elapsed, 1) if pending and elapsed > 0 else None
+    return _finish(out_dir, work, len(chunks), total, config, source, elapsed, rate,
                    resumed=len(done), report=report)
 
 
-def _run_chunks(store_path: Path, config: GenerateConfig,
+def _run_chunks(store_location: str, config: GenerateConfig,
                 jobs: list[tuple[int, list[Question]]]) -> Iterator[ChunkResult]:
     """Chunk results as they finish: in this process for one worker, else from a pool
     of ``spawn``-ed processes that each open the store read-only (a forked LadybugDB
@@ -313,7 +336,7 @@ def _run_chunks(store_path: Path, config: GenerateConfig,
     if not jobs:
         return
     if config.workers <= 1:
-        with open_store(store_path, read_only=True) as store, \
+        with open_store(store_location, read_only=True) as store, \
                 PacedCollection() as collection:
             generator = QuestionGenerator(store, config, collection=collection)
             for index, chunk in jobs:
@@ -321,17 +344,17 @@ def _run_chunks(store_path: Path, config: GenerateConfig,
         return
     context = multiprocessing.get_context("spawn")
     with context.Pool(config.workers, initializer=_worker_init,
-                      initargs=(str(store_path), config)) as pool:
+                      initargs=(store_location, config)) as pool:
         yield from pool.imap_unordered(_worker_run, jobs)
 
 
 _WORKER: QuestionGenerator | None = None
 
 
-def _worker_init(store_path: str, config: GenerateConfig) -> None:
+def _worker_init(store_location: str, config: GenerateConfig) -> None:
     global _WORKER
     # Paced for the worker's life: the pool ends its workers when the run is over.
-    _WORKER = QuestionGenerator(open_store(store_path, read_only=True), config,
+    _WORKER = QuestionGenerator(open_store(store_location, read_only=True), config,
                                 collection=PacedCollection().start())
 
 
@@ -427,7 +450,8 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
 
 
 def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
-            config: GenerateConfig, source: dict[str, Any], elapsed: float, *,
+            config: GenerateConfig, source: dict[str, Any], elapsed: float,
+            samples_per_s: float | None, *,
             resumed: int, report: bool) -> GenerateResult:
     """Concatenate the chunks in order and validate the result, write stats, timings
     and the report, all inside ``.work``; then rename each into ``out_dir`` (``run.json``
@@ -444,10 +468,9 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
                             f"first: {violations[0]} (see {work / 'samples.jsonl'})")
     verbalizer = f"llm:{config.text.llm_model}" if config.text.llm_url else "template"
     stats = stats_doc(total, config, source, verbalizer)
-    samples = stats["samples"]
     timings = {"seconds": round(elapsed, 3), "resumed_chunks": resumed,
                "workers": config.workers,
-               "samples_per_s": round(samples / elapsed, 1) if elapsed > 0 else None,
+               "samples_per_s": samples_per_s,
                "stage_seconds": {k: round(v, 3) for k, v in sorted(total.seconds.items())}}
     _write_atomic(work / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     _write_atomic(work / "timings.json", json.dumps(timings, indent=2) + "\n")

@@ -1,13 +1,12 @@
 """kgstore: one ``Store`` interface over graph-database backends.
 
-``open_store(location)`` picks the backend from the location: a filesystem path opens
-(or with ``create=True`` creates) an embedded LadybugDB store; a ``bolt://`` or
-``neo4j://`` URI a Neo4j database.
+``open_store(location)`` picks the backend from the location, a string: a filesystem
+path opens (or with ``create=True`` creates) an embedded LadybugDB store; a URI
+(``bolt://``, ``neo4j://``: a Neo4j database) is refused with one clear error until
+that backend lands (:mod:`kgstore.location`).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from kgstore.errors import (
     IncompatibleStoreError,
@@ -17,6 +16,13 @@ from kgstore.errors import (
     StoreError,
     StoreLockedError,
     StoreNotFoundError,
+)
+from kgstore.location import (
+    NEO4J_SCHEMES,
+    StoreLocationError,
+    is_uri,
+    local_store_path,
+    location_scheme,
 )
 from kgstore.models import (
     Entity,
@@ -43,35 +49,47 @@ from kgstore.patterns import (
 )
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, Store
 
-NETWORK_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
-
-def open_store(
-    location: str | Path, *, create: bool = False, read_only: bool = False
-) -> Store:
-    """Open the store at ``location``.
+def open_store(location: str, *, create: bool = False, read_only: bool = False) -> Store:
+    """Open the store at ``location`` (a directory path; a URI is refused, see
+    :func:`kgstore.location.local_store_path`).
 
     ``create=True`` makes a new empty store if none exists there. ``read_only=True``
     opens without taking the write lock (several readers may share a store).
-    Raises :class:`StoreNotFoundError`, :class:`StoreLockedError` or
-    :class:`IncompatibleStoreError` with a message saying what to do.
+    Raises :class:`StoreNotFoundError`, :class:`StoreLockedError`,
+    :class:`IncompatibleStoreError` or :class:`StoreLocationError` with a message
+    saying what to do.
     """
-    loc = str(location)
-    if loc.startswith(NETWORK_SCHEMES):
-        raise StoreError(
-            f"{loc}: the Neo4j backend is not available in this version; use a directory "
-            "path for the embedded LadybugDB store"
-        )
+    path = local_store_path(location)
     from kgstore.ladybug_store import LadybugStore
 
-    return LadybugStore(Path(loc), create=create, read_only=read_only)
+    return LadybugStore(path, create=create, read_only=read_only)
+
+
+def store_exists(location: str) -> bool:
+    """Whether ``location`` holds a kgbench store (:class:`StoreLocationError` for a
+    URI: no backend that could answer is available)."""
+    path = local_store_path(location)
+    from kgstore.ladybug_store import MARKER
+
+    return (path / MARKER).exists()
+
+
+def remove_store(location: str) -> None:
+    """Delete the store at ``location`` (``--force`` rebuilds); refuses a directory that
+    is not a store, and a URI."""
+    path = local_store_path(location)
+    from kgstore.ladybug_store import remove_store as remove_directory_store
+
+    remove_directory_store(path)
 
 
 __all__ = [
     "SCHEMA_VERSION", "CypherResult", "Entity", "Fact", "FactPath", "HasType",
     "ImportReport", "IncompatibleStoreError", "IsCvt", "IsEntity", "Literal", "MatchResult",
-    "NotEqual", "NotIn", "PatternQuery", "Predicate", "QueryError", "ReadOnlyQueryError",
-    "SourceRecord", "StagingError", "Store", "StoreError", "StoreLockedError",
-    "StoreNotFoundError", "StoreStats", "Subgraph", "TriplePattern", "Var", "normalize_name",
-    "open_store", "to_jsonable",
+    "NEO4J_SCHEMES", "NotEqual", "NotIn", "PatternQuery", "Predicate", "QueryError",
+    "ReadOnlyQueryError", "SourceRecord", "StagingError", "Store", "StoreError",
+    "StoreLocationError", "StoreLockedError", "StoreNotFoundError", "StoreStats", "Subgraph",
+    "TriplePattern", "Var", "is_uri", "local_store_path", "location_scheme", "normalize_name",
+    "open_store", "remove_store", "store_exists", "to_jsonable",
 ]

@@ -61,6 +61,7 @@ from kgstore.errors import (
     StoreNotFoundError,
 )
 from kgstore.expansion import join_order, match_by_expansion
+from kgstore.location import local_store_path
 from kgstore.models import (
     ENTITY_DETAILS,
     NORMALIZE_NAME_SQL,
@@ -306,7 +307,7 @@ class LadybugStore(Store):
     backend = "ladybug"
 
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
-        self.path = Path(path)
+        self.path = local_store_path(path)   # a URI folded into a Path is no directory
         self.read_only = read_only
         marker = self.path / MARKER
         fresh = not marker.exists()
@@ -1701,7 +1702,7 @@ _IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names",
 
 def remove_store(path: str | Path) -> None:
     """Delete a store directory (used by ``--force`` rebuilds); refuses non-stores."""
-    p = Path(path)
+    p = local_store_path(path)
     if not (p / MARKER).exists():
         raise StoreError(f"{p} is not a kgbench store; refusing to delete it")
     shutil.rmtree(p)

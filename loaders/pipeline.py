@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kgstore.errors import StagingError
+from kgstore.location import is_uri
 from kgstore.models import SourceRecord
 from kgstore.staging import StageWriter, read_manifest
 from kgstore.store import ImportReport, ProgressCallback, Store
@@ -490,8 +491,9 @@ def stage_location(
     else in a fresh temporary directory ``temp_root`` that is always removed. The name
     is derived from the file name and content (so a re-run finds it), avoiding the
     directories in ``taken`` (files with the same name and content in one load)."""
-    location = Path(store.location)
-    if "://" not in store.location and location.is_dir():
+    # A URI (a server's store) has no directory of its own to stage in.
+    location = None if is_uri(store.location) else Path(store.location)
+    if location is not None and location.is_dir():
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", path.name)
         stage = location / "staging" / f"{safe}-{checksum[:12]}"
         n = 1

@@ -234,7 +234,8 @@ def main() -> None:
                 result[name][f"drip_{where}_outcome"] = outcome
         print(name, result[name], file=sys.stderr)
     result["kgbench"]["statements"] = statements(
-        llm_http.post, llm_http._post_once, llm_http._read_capped, llm_http._Watchdog)
+        llm_http.post, llm_http._post_once, llm_http._connect, llm_http._read_capped,
+        llm_http._Watchdog)
     if "httpx" in result:
         result["httpx"]["statements"] = statements(httpx_post)
     httpd.shutdown()

@@ -117,8 +117,9 @@ class TextOptions:
     llm_retries: int = 5
     llm_requests_per_second: float | None = None
     llm_fallback_on_error: bool = False
-    """Use the templates (flagged in each sample) when the endpoint is down, instead of
-    stopping the run so that it can be resumed later."""
+    """Use the templates (flagged in each sample, counted in ``stats.json``) when the
+    endpoint is down or refuses a request, instead of stopping the run with the
+    server's error so that it can be resumed later."""
 
     def fingerprint(self) -> dict[str, Any]:
         # The URL is left out: the same model served from another host may resume a run
@@ -172,6 +173,7 @@ class ChunkStats:
     samples: Counter[tuple[str, str, str]] = field(default_factory=Counter)  # split, label, complexity
     failures: Counter[str] = field(default_factory=Counter)             # by stage
     seconds: dict[str, float] = field(default_factory=dict)             # by stage
+    fallback_samples: int = 0   # samples with a part in template text instead of the LLM's
 
     def add_seconds(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -180,19 +182,22 @@ class ChunkStats:
         self.questions.update(other.questions)
         self.samples.update(other.samples)
         self.failures.update(other.failures)
+        self.fallback_samples += other.fallback_samples
         for stage, seconds in other.seconds.items():
             self.add_seconds(stage, seconds)
 
     def to_json(self) -> dict[str, Any]:
         return {"questions": dict(self.questions),
                 "samples": [[*k, v] for k, v in sorted(self.samples.items())],
-                "failures": dict(self.failures), "seconds": dict(self.seconds)}
+                "failures": dict(self.failures), "seconds": dict(self.seconds),
+                "fallback_samples": self.fallback_samples}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ChunkStats:
         return cls(Counter(doc["questions"]),
                    Counter({(s, lb, c): n for s, lb, c, n in doc["samples"]}),
-                   Counter(doc["failures"]), dict(doc["seconds"]))
+                   Counter(doc["failures"]), dict(doc["seconds"]),
+                   doc.get("fallback_samples", 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +245,7 @@ class QuestionGenerator:
                 record = benchmark_sample(sample, self.verbalizer.verbalize(sample), split)
                 samples.append(record.model_dump_json())
                 stats.samples[(split, record.label, record.complexity)] += 1
+                stats.fallback_samples += bool(record.fallbacks)
             stats.add_seconds("verbalize", time.perf_counter() - started)
             for failure in failed:
                 failures.append(_failure_line(failure, split))
@@ -434,10 +440,13 @@ def _prepare_work_dir(out_dir: Path, fingerprint: dict[str, Any], force: bool) -
 def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
               verbalizer: str) -> dict[str, Any]:
     """``stats.json``: the run's counts laid out like CAQA Table 5 (split × label ×
-    complexity) plus failures by stage; deterministic (no timings)."""
+    complexity) plus failures by stage and, for an LLM run, the samples with template
+    text in place of the LLM's (``llm_fallback_samples``); deterministic (no
+    timings)."""
     by_split = {split: {label: {c: total.samples.get((split, label, c), 0)
                                 for c in COMPLEXITIES} for label in LABELS}
                 for split in SPLITS}
+    llm = {"llm_fallback_samples": total.fallback_samples} if verbalizer != "template" else {}
     return {
         "source": source, "seed": config.seed, "test_fraction": config.test_fraction,
         "shard": str(config.shard), "verbalizer": verbalizer,
@@ -446,6 +455,7 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
         "samples": sum(total.samples.values()),
         "by_split": by_split,
         "failures_by_stage": dict(sorted(total.failures.items())),
+        **llm,
     }
 
 

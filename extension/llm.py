@@ -10,10 +10,13 @@ and the answer statement ã. It talks to any server implementing ``POST
 * :class:`ChatEndpoint` — where and how: base URL, model, the environment variable
   holding the API key (never a command-line argument), timeout, retries, backoff, rate
   limit. The temperature is fixed at 0 so that a rerun asks for the same text.
-* :class:`ChatClient` — stdlib HTTP (``urllib``), retries with exponential backoff on
-  connection errors, timeouts, 5xx and 429 (honouring ``Retry-After``), none on other
-  4xx; a thread-safe :class:`RateLimiter`; errors are :class:`LLMError` subclasses whose
-  messages say what happened and what to check.
+* :class:`ChatClient` — one bounded POST per attempt (:mod:`extension.llm_http`: a
+  deadline for the whole request, a cap on the reply's size, no redirect to another
+  origin, so the key goes nowhere else), retries with exponential backoff on
+  connection errors, timeouts, 408, 429 (honouring ``Retry-After``) and 5xx, none on
+  other 4xx; a thread-safe :class:`RateLimiter`; errors are :class:`LLMError`
+  subclasses whose messages say what happened and what to check, quote the server's
+  own message (shortened, control characters escaped) and never the API key.
 * :class:`ResponseCache` — replies on disk, one file per request hash, so reruns and
   resumed runs send nothing for what they already asked.
 * :class:`LLMVerbalizer` — the :class:`extension.verbalize.Verbalizer` protocol over
@@ -33,12 +36,12 @@ import json
 import os
 import re
 import socket
+import ssl
 import tempfile
 import threading
 import time
 import unicodedata
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,6 +51,8 @@ from typing import Literal as TypingLiteral
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from extension import llm_http
+from extension.llm_http import DEFAULT_MAX_RESPONSE_BYTES
 from extension.query_graph import QueryEdge, QueryGraph
 from extension.samples import AnswerEntity, StructuredSample, Triple
 from extension.verbalize import (
@@ -61,6 +66,10 @@ from extension.verbalize import (
 
 DEFAULT_API_KEY_ENV = "KGBENCH_LLM_API_KEY"
 """The environment variable the API key is read from unless the endpoint names another."""
+
+MAX_RESPONSE_BYTES_ENV = "KGBENCH_LLM_MAX_RESPONSE_BYTES"
+"""The environment variable that sets the cap on an LLM reply's size, in bytes (default
+:data:`extension.llm_http.DEFAULT_MAX_RESPONSE_BYTES`, 8 MiB)."""
 
 TEMPERATURE = 0.0
 """Sampling temperature of every request: 0, so the same prompt asks for the same text
@@ -81,20 +90,42 @@ class LLMUnavailable(LLMError):
 
 
 class LLMRejected(LLMError):
-    """The endpoint refused the request with a 4xx status other than 429 (bad key,
-    unknown model, wrong URL, prompt too long): retrying cannot help.
+    """The endpoint refused the request with a 4xx status other than 408 and 429 (bad
+    key, unknown model, wrong URL, prompt too long): retrying cannot help.
 
-    ``status`` is the HTTP status code."""
+    ``status`` is the HTTP status code, ``reason`` the server's own message (quoted and
+    escaped by :func:`server_message`; empty when there is none)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int, reason: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Raised in a `generate --workers N` process and pickled back to the parent:
+        # the default (the class and ``args``) would call __init__ without ``status``.
+        return type(self), (str(self), self.status, self.reason)
 
     @property
     def is_configuration_error(self) -> bool:
         """True when the status points at the configuration (key, URL, model) rather
         than at this one request: 401, 403, 404, 405."""
         return self.status in (401, 403, 404, 405)
+
+
+class LLMRedirectRefused(LLMRejected):
+    """The endpoint redirected to another origin (scheme, host or port), or in a loop.
+    Nothing was sent there: the request carries the API key. Always a configuration
+    error (``--llm-url`` is not where the API lives). ``status`` is the 3xx code."""
+
+    @property
+    def is_configuration_error(self) -> bool:
+        return True
+
+
+class LLMResponseTooLarge(LLMError):
+    """The reply's body is over the endpoint's ``max_response_bytes``; it was not read
+    past the cap."""
 
 
 class LLMConfigError(LLMError, ValueError):
@@ -120,12 +151,16 @@ class ChatEndpoint:
     (a ``url`` that already ends in ``/chat/completions`` is used as is). ``model`` is
     sent with every request. The API key is read from the environment variable
     ``api_key_env`` when a request is made and sent as ``Authorization: Bearer <key>``
-    when set; local servers need none. ``timeout_s`` bounds each socket operation of a
-    request; a failed request is retried ``max_retries`` times after waiting
+    when set, to this origin only (see :mod:`extension.llm_http`); local servers need
+    none. The URL itself may not hold a user or password: URLs appear in messages.
+    ``timeout_s`` is the deadline of one attempt, all of it (connect, send, every
+    read); a failed attempt is retried ``max_retries`` times after waiting
     ``backoff_base_s * 2**attempt`` seconds (or the server's ``Retry-After``), never
-    longer than ``max_wait_s`` per wait. ``requests_per_second`` (``None``: no limit)
-    spaces the requests of this process. ``max_tokens`` caps each reply (``None``
-    omits the field, for servers that reject it).
+    longer than ``max_wait_s`` per wait, so one request takes at most ``(max_retries +
+    1) * timeout_s`` plus the waits. A reply over ``max_response_bytes`` is refused.
+    ``requests_per_second`` (``None``: no limit) spaces the requests of this process.
+    ``max_tokens`` caps each reply (``None`` omits the field, for servers that reject
+    it).
     """
 
     url: str
@@ -137,11 +172,24 @@ class ChatEndpoint:
     max_wait_s: float = 120.0
     requests_per_second: float | None = None
     max_tokens: int | None = 512
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
     def __post_init__(self) -> None:
         if not re.match(r"^https?://[^/\s]+", self.url):
-            raise ValueError(f"LLM URL {self.url!r} is not an http(s) URL; pass the API base, "
-                             "e.g. http://localhost:8000/v1")
+            raise ValueError(f"LLM URL {_shown_url(self.url)!r} is not an http(s) URL; pass "
+                             "the API base, e.g. http://localhost:8000/v1")
+        parts = urllib.parse.urlsplit(self.url)
+        if "@" in parts.netloc:
+            raise ValueError(f"the LLM URL {_shown_url(self.url)!r} holds a user name or "
+                             f"password; put the key in ${self.api_key_env} instead (URLs "
+                             "are shown in messages)")
+        try:
+            _ = parts.port   # urllib checks it only when asked
+        except ValueError:
+            raise ValueError(f"the LLM URL {_shown_url(self.url)!r} has a port that is not "
+                             "a number from 0 to 65535") from None
+        if self.max_response_bytes < 1:
+            raise ValueError("max_response_bytes must be >= 1")
         if not self.model.strip():
             raise ValueError("the LLM model name is empty")
         if self.timeout_s <= 0 or self.backoff_base_s < 0 or self.max_wait_s < 0:
@@ -162,6 +210,11 @@ class ChatEndpoint:
     def api_key(self) -> str | None:
         """The API key from ``$api_key_env``, or ``None`` when unset or empty."""
         return os.environ.get(self.api_key_env) or None
+
+
+def _shown_url(url: str) -> str:
+    """``url`` fit for a message: any ``user:password@`` replaced by ``***@``."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", r"\1***@", url)
 
 
 Role = TypingLiteral["system", "user", "assistant"]
@@ -333,8 +386,8 @@ class ChatStats:
 
 
 class ChatClient:
-    """Sends chat requests to ``endpoint`` (stdlib ``urllib``, one connection per
-    request), with retries, backoff and the rate limit; thread-safe.
+    """Sends chat requests to ``endpoint`` (:func:`extension.llm_http.post`, one
+    connection per request), with retries, backoff and the rate limit; thread-safe.
 
     With a ``cache`` (:class:`ResponseCache`) a request asked before is answered from
     disk without touching the network, and a new reply is stored before it is
@@ -386,7 +439,7 @@ class ChatClient:
 
     def send(self, body: Mapping[str, Any]) -> ChatReply:
         """POST ``body`` to the endpoint, retrying as configured; no cache. Raises as
-        :meth:`complete`."""
+        :meth:`complete`, and :class:`LLMResponseTooLarge` for a reply over the cap."""
         ep = self.endpoint
         url = ep.chat_url
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -401,19 +454,38 @@ class ChatClient:
             with self._stats_lock:
                 self.stats.requests += 1
             retry_after: float | None = None
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=ep.timeout_s) as response:
-                    raw = response.read()
-                return parse_chat_completion(raw, url)
-            except urllib.error.HTTPError as exc:
-                raw = _read_error_body(exc)
-                if exc.code != 429 and exc.code < 500:
-                    raise LLMRejected(_rejection_message(ep, exc.code, raw), exc.code) from None
-                problem = f"HTTP {exc.code} {exc.reason}: {_snippet(raw)!r}"
-                retry_after = parse_retry_after(exc.headers.get("Retry-After"))
-            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-                problem = _describe_network_error(exc, ep)
+                reply = llm_http.post(url, data, headers, timeout_s=ep.timeout_s,
+                                      max_bytes=ep.max_response_bytes)
+            except llm_http.DeadlineExceeded:
+                problem = f"no complete answer within the {ep.timeout_s:g}s timeout"
+            except llm_http.ReplyTooLarge as exc:
+                raise LLMResponseTooLarge(_too_large_message(exc)) from None
+            except llm_http.CrossOriginRedirect as exc:
+                raise LLMRedirectRefused(
+                    f"the LLM endpoint {url} redirected the request (HTTP {exc.status}) to "
+                    f"{server_text(exc.location, key)}, another host, port or scheme; it "
+                    "was not followed, because the request carries the API key: if that "
+                    "address is the real endpoint and you trust it, pass it as --llm-url",
+                    exc.status) from None
+            except llm_http.TooManyRedirects as exc:
+                raise LLMRedirectRefused(
+                    f"the LLM endpoint {url} redirected the request more than "
+                    f"{llm_http.MAX_REDIRECTS} times (last HTTP {exc.status} from "
+                    f"{server_text(exc.url, key)}); check --llm-url", exc.status) from None
+            except (OSError, http.client.HTTPException) as exc:
+                problem = _describe_network_error(exc)
+            else:
+                if 200 <= reply.status < 300:
+                    try:
+                        return parse_chat_completion(reply.body, url)
+                    except LLMBadResponse as exc:   # quotes the body: keep the key out
+                        raise LLMBadResponse(_redact(str(exc), key)) from None
+                if not is_retryable_status(reply.status):
+                    raise LLMRejected(_rejection_message(ep, reply, key), reply.status,
+                                      server_message(reply.body, key))
+                problem = f"HTTP {reply.status}: {server_message(reply.body, key)}"
+                retry_after = parse_retry_after(reply.headers.get("retry-after"))
             if attempt == attempts - 1:
                 break
             wait = backoff_s(ep, attempt) if retry_after is None else retry_after
@@ -430,34 +502,82 @@ class ChatClient:
             "(e.g. http://localhost:8000/v1)")
 
 
-def _read_error_body(exc: urllib.error.HTTPError) -> bytes:
+def is_retryable_status(status: int) -> bool:
+    """Whether a reply with ``status`` may succeed if asked again: 408 (request
+    timeout), 429 (rate limit) and 5xx (server trouble). Any other non-2xx status is
+    an answer about the request or the configuration, the same the next time."""
+    return status in (408, 429) or status >= 500
+
+
+SERVER_TEXT_CHARS = 300
+"""How much of a server's own text (an error message, a redirect target) a message
+quotes."""
+
+
+def server_text(text: str, key: str | None = None, limit: int = SERVER_TEXT_CHARS) -> str:
+    """``text`` from the server made safe to print: the API key ``key`` (when the server
+    echoes it) replaced by ``***``, cut to ``limit`` characters, quoted with every
+    control character escaped (``repr``), so it is one line and cannot drive the
+    terminal."""
+    text = _redact(text, key)
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return repr(text)
+
+
+def server_message(raw: bytes, key: str | None = None) -> str:
+    """The message of an error body, as :func:`server_text`: ``error.message`` (OpenAI,
+    vLLM), ``error`` when it is a string (Ollama), ``detail`` or ``message`` (other
+    servers) when the body is such JSON, else the body's text."""
+    text = raw.decode("utf-8", errors="replace").strip()
     try:
-        return exc.read()
-    except (OSError, http.client.HTTPException):
-        return b""
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        error = doc.get("error")
+        found = (error.get("message") if isinstance(error, dict) else error) \
+            or doc.get("detail") or doc.get("message")
+        if isinstance(found, str) and found.strip():
+            text = found.strip()
+    return server_text(text or "(empty body)", key)
 
 
-def _rejection_message(ep: ChatEndpoint, status: int, raw: bytes) -> str:
+def _redact(text: str, key: str | None) -> str:
+    return text.replace(key, "***") if key else text
+
+
+def _too_large_message(exc: llm_http.ReplyTooLarge) -> str:
+    size = (f"announces {exc.declared:,} bytes" if exc.declared is not None
+            else f"runs past {exc.max_bytes:,} bytes")
+    return (f"the LLM endpoint {exc.url} sent a reply that {size}, over the cap of "
+            f"{exc.max_bytes:,} bytes (a chat completion is a few KB), and it was not read "
+            f"further; check that --llm-url is a chat-completions endpoint, or raise the cap "
+            f"with ${MAX_RESPONSE_BYTES_ENV}")
+
+
+def _rejection_message(ep: ChatEndpoint, reply: llm_http.HttpReply, key: str | None) -> str:
+    status = reply.status
     hint = {
         401: f"check the API key in ${ep.api_key_env}",
         403: f"check the API key in ${ep.api_key_env} and its permissions",
         404: (f"check --llm-url (the API base, e.g. http://localhost:8000/v1) and that the "
               f"server serves the model {ep.model!r}"),
         405: "check --llm-url: it should be the API base, e.g. http://localhost:8000/v1",
-    }.get(status, "the request itself was refused (too long a prompt?)")
-    return (f"the LLM endpoint {ep.chat_url} refused the request with HTTP {status} "
-            f"({_snippet(raw)!r}); {hint}")
+    }.get(status, f"check --llm-model ({ep.model!r}) and what the server accepts (a prompt "
+                  "too long for its context?)")
+    return (f"the LLM endpoint {ep.chat_url} refused the request with HTTP {status}: "
+            f"{server_message(reply.body, key)}; {hint}")
 
 
-def _describe_network_error(exc: BaseException, ep: ChatEndpoint) -> str:
-    reason: object = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, TimeoutError):   # socket.timeout is TimeoutError
-        return f"no answer within the {ep.timeout_s:g}s timeout"
-    if isinstance(reason, ConnectionRefusedError):
+def _describe_network_error(exc: BaseException) -> str:
+    if isinstance(exc, ConnectionRefusedError):
         return "connection refused (is the server running on that host and port?)"
-    if isinstance(reason, socket.gaierror):
-        return f"cannot resolve the host ({reason})"
-    return f"{type(reason).__name__}: {reason}"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve the host ({exc})"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"the server's TLS certificate is not trusted ({exc.verify_message})"
+    return f"{type(exc).__name__}: {server_text(str(exc))}"
 
 
 # ---------------------------------------------------------------------------
@@ -912,19 +1032,23 @@ class LLMVerbalizer:
     templates: they are graded one triple at a time and must say exactly that triple.
 
     Each reply is cleaned (:func:`clean_reply`) and checked (:func:`check_citation`,
-    :func:`check_question`, :func:`check_answer`); an unusable one, a refused request
-    (400, 413, 422: e.g. too long a prompt) or a body that is not a chat completion is
-    replaced by the template text and recorded in ``Verbalization.fallbacks`` as
-    ``"<part>: <why>"``. ``max_bad_responses`` such bodies in a row mean the endpoint
-    is not what it should be and count as unavailable.
+    :func:`check_question`, :func:`check_answer`); an unusable one or a body that is
+    not a chat completion is replaced by the template text and recorded in
+    ``Verbalization.fallbacks`` as ``"<part>: <why>"``. ``max_bad_responses`` such
+    bodies in a row mean the endpoint is not what it should be and count as
+    unavailable.
 
-    When the endpoint is unavailable after its retries, ``on_error="raise"`` (default)
-    raises :class:`LLMUnavailable`, so the pipeline stops cleanly; every reply so far is
-    in the cache and a rerun resumes. ``on_error="fallback"`` uses templates instead
-    and flags them; after such a failure, uncached requests fall back at once for
-    ``pause_s`` seconds rather than waiting out the retries again. Configuration errors
-    (401, 403, 404, 405: key, URL, model) always raise :class:`LLMRejected`.
-    Thread-safe.
+    A request that fails is an error of the run, not of the sample: when the endpoint
+    is unavailable after its retries (:class:`LLMUnavailable`), refuses a request (a
+    4xx such as 400, 413, 422: :class:`LLMRejected`) or sends a reply over the size cap
+    (:class:`LLMResponseTooLarge`), ``on_error="raise"`` (default) raises, with the
+    server's status and message, so the pipeline stops cleanly (an endpoint refusing
+    every request must not yield a benchmark silently written by the templates); every
+    reply so far is in the cache and a rerun resumes. ``on_error="fallback"`` uses
+    templates for those parts instead and flags them; after an outage, uncached
+    requests fall back at once for ``pause_s`` seconds rather than waiting out the
+    retries again. Configuration errors (401, 403, 404, 405: key, URL, model; a
+    redirect to another origin) always raise :class:`LLMRejected`. Thread-safe.
     """
 
     def __init__(self, endpoint: ChatEndpoint, cache_dir: Path, fallback: TemplateVerbalizer,
@@ -1008,12 +1132,24 @@ class LLMVerbalizer:
         except LLMRejected as exc:
             if exc.is_configuration_error:
                 raise
-            return None, f"request refused with HTTP {exc.status}"
+            if self.on_error == "raise":
+                raise LLMRejected(f"{exc}. {self._stop_note()}", exc.status,
+                                  exc.reason) from exc
+            return None, f"request refused with HTTP {exc.status}: {exc.reason}"
+        except LLMResponseTooLarge as exc:
+            if self.on_error == "raise":
+                raise LLMResponseTooLarge(f"{exc}. {self._stop_note()}") from exc
+            return None, "reply too large"
         except LLMBadResponse as exc:
             return None, f"bad response: {exc}"
         text = clean_reply(reply.content)
         problem = check(text, reply.finish_reason, limit)
         return (None, problem) if problem else (text, "")
+
+    def _stop_note(self) -> str:
+        return (f"Generation stopped; pass --llm-fallback to write the template text for "
+                f"the requests that fail instead (the replies so far are cached in "
+                f"{self.cache.directory}, and a rerun resumes)")
 
     def _complete(self, messages: Sequence[ChatMessage]) -> ChatReply:
         cached = self.client.cached(messages)
@@ -1061,20 +1197,37 @@ def verbalizer_from_options(llm_url: str | None, llm_model: str | None, cache_di
     """The verbalizer the command-line options ask for: ``fallback`` (the templates)
     when no ``llm_url`` is given, else an :class:`LLMVerbalizer` for ``llm_model`` at
     ``llm_url`` caching replies under ``cache_dir``, with ``fallback`` for unusable
-    replies. Raises :class:`LLMConfigError` for a URL without a model, a model without
-    a URL, or a malformed URL."""
+    replies (and, with ``on_error="fallback"``, for failed requests). The reply size
+    cap comes from ``$KGBENCH_LLM_MAX_RESPONSE_BYTES`` (:func:`max_response_bytes`).
+    Raises :class:`LLMConfigError` for a URL without a model, a model without a URL, a
+    malformed URL or cap."""
     if not llm_url:
         if llm_model:
             raise LLMConfigError(f"--llm-model {llm_model} needs --llm-url (the server's "
                                  "OpenAI-compatible base URL, e.g. http://localhost:8000/v1)")
         return fallback
     if not llm_model:
-        raise LLMConfigError(f"--llm-url {llm_url} needs --llm-model (the name the server "
-                             "serves the model under, e.g. llama3.1:8b for Ollama)")
+        raise LLMConfigError(f"--llm-url {_shown_url(llm_url)} needs --llm-model (the name "
+                             "the server serves the model under, e.g. llama3.1:8b for Ollama)")
     try:
         endpoint = ChatEndpoint(url=llm_url, model=llm_model, api_key_env=api_key_env,
                                 requests_per_second=requests_per_second, timeout_s=timeout_s,
-                                max_retries=max_retries)
+                                max_retries=max_retries,
+                                max_response_bytes=max_response_bytes())
     except ValueError as exc:
         raise LLMConfigError(str(exc)) from None
     return LLMVerbalizer(endpoint, Path(cache_dir), fallback, on_error)
+
+
+def max_response_bytes() -> int:
+    """The cap on an LLM reply's size: ``$KGBENCH_LLM_MAX_RESPONSE_BYTES`` (a positive
+    number of bytes) when set, else 8 MiB. Raises :class:`LLMConfigError` for a value
+    that is not one."""
+    value = os.environ.get(MAX_RESPONSE_BYTES_ENV, "").strip()
+    if not value:
+        return DEFAULT_MAX_RESPONSE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise LLMConfigError(f"${MAX_RESPONSE_BYTES_ENV}={value[:40]!r} is not a positive "
+                             f"number of bytes; unset it for the default "
+                             f"({DEFAULT_MAX_RESPONSE_BYTES:,})")
+    return int(value)

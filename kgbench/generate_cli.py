@@ -117,8 +117,10 @@ def generate_cmd(
     ] = None,
     llm_fallback: Annotated[
         bool, typer.Option("--llm-fallback/--llm-stop",
-                           help="When the endpoint is down: use templates (flagged in each "
-                           "sample) or stop, keeping progress, so a rerun resumes (default).")
+                           help="When an LLM request fails (endpoint down, request refused, "
+                           "reply too large): use templates (flagged in each sample, counted) "
+                           "or stop with the server's error, keeping progress, so a rerun "
+                           "resumes (default).")
     ] = False,
     llm_cache: Annotated[
         Path, typer.Option("--llm-cache", metavar="DIR",
@@ -301,6 +303,9 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
     _note(f"{stats['questions']:,} questions (train {q['train']:,}, test {q['test']:,}) -> "
           f"{stats['samples']:,} samples in {result.out_dir / 'samples.jsonl'}"
           + (f" ({rate:,.0f} samples/s)" if rate else ""))
+    if stats.get("llm_fallback_samples"):
+        _note(f"{stats['llm_fallback_samples']:,} samples have template text where an LLM "
+              "request failed or its reply was unusable (each sample's `fallbacks` says why)")
     if (result.out_dir / "report.html").exists():
         _note(f"report: {result.out_dir / 'report.html'}")
 

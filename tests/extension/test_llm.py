@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import pickle
 import re
 import threading
 import time
@@ -30,7 +31,9 @@ from extension.llm import (
     ChatReply,
     LLMBadResponse,
     LLMConfigError,
+    LLMRedirectRefused,
     LLMRejected,
+    LLMResponseTooLarge,
     LLMUnavailable,
     LLMVerbalizer,
     RateLimiter,
@@ -61,10 +64,17 @@ class FakeChatServer:
     """An OpenAI-compatible chat server on 127.0.0.1 (a free port).
 
     ``faults`` is a queue of responses to give before answering normally, one per
-    request: ``"500"``, ``"429"`` (with ``Retry-After: retry_after``), ``"garbage"``
-    (a 200 that is not JSON), ``"slow"`` (sleeps ``slow_s`` first), ``"401"``.
-    ``always`` applies a fault to every request. ``reply`` overrides the normal
-    content."""
+    request: an HTTP status such as ``"500"``, ``"400"`` or ``"429"`` (with
+    ``Retry-After: retry_after``; the body is ``error_body`` when set), ``"garbage"``
+    (a 200 that is not JSON), ``"slow"`` (sleeps ``slow_s`` first), ``"drip-headers"``
+    and ``"drip-body"`` (a byte every ``drip_s`` seconds, for a minute, in the headers
+    or the body; ``"drip-body-close"``: with ``Connection: close``, after which
+    http.client lets go of the socket), ``"huge-declared"`` (a 200 announcing 300 MB, then little),
+    ``"huge-stream"`` (a 200 without a length streaming 50 MB as fast as the client
+    reads; ``streamed`` counts what was sent). A request to a path under ``/old/`` is
+    answered with ``redirect`` (status, Location) when set. ``always`` applies a fault
+    to every request. ``reply`` overrides the normal content. Requests of any method
+    are recorded (a GET is answered 405)."""
 
     def __init__(self) -> None:
         self.received: list[Received] = []
@@ -73,12 +83,22 @@ class FakeChatServer:
         self.reply: str | None = None
         self.retry_after = "0"
         self.slow_s = 1.0
+        self.drip_s = 0.5
+        self.error_body: bytes | None = None
+        self.redirect: tuple[int, str] | None = None
+        self.streamed = 0
         self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:   # keep test output clean
                 pass
+
+            def do_GET(self) -> None:
+                with server._lock:
+                    server.received.append(Received(self.path, dict(self.headers.items()),
+                                                    {}, time.monotonic()))
+                self._send(405, b'{"error": "use POST"}')
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
@@ -87,23 +107,45 @@ class FakeChatServer:
                     server.received.append(Received(self.path, dict(self.headers.items()),
                                                     json.loads(raw), time.monotonic()))
                     fault = server.faults.pop(0) if server.faults else server.always
+                try:
+                    self._answer(fault, raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the client gave up (timeout, size cap) and left
+
+            def _answer(self, fault: str | None, raw: bytes) -> None:
+                if self.path.startswith("/old/") and server.redirect is not None:
+                    status, location = server.redirect
+                    self._send(status, b"", {"Location": location})
+                    return
                 if self.path != "/v1/chat/completions":
                     self._send(404, b'{"error": "not found"}')
                     return
                 if fault == "slow":
                     time.sleep(server.slow_s)
-                elif fault == "500":
-                    self._send(500, b'{"error": "overloaded"}')
-                    return
-                elif fault == "429":
-                    self._send(429, b'{"error": "slow down"}',
-                               {"Retry-After": server.retry_after})
-                    return
-                elif fault == "401":
-                    self._send(401, b'{"error": "invalid api key"}')
+                elif fault is not None and fault.isdigit():
+                    body = server.error_body or _ERROR_BODIES.get(fault, b'{"error": "no"}')
+                    extra = {"Retry-After": server.retry_after} if fault == "429" else {}
+                    self._send(int(fault), body, extra)
                     return
                 elif fault == "garbage":
                     self._send(200, b"<html>502 Bad Gateway</html>")
+                    return
+                elif fault is not None and fault.startswith("drip-"):
+                    self._drip(fault)
+                    return
+                elif fault == "huge-declared":
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(300 * 1024 * 1024))
+                    self.end_headers()
+                    self.wfile.write(b'{"choices": [')
+                    return
+                elif fault == "huge-stream":
+                    self.send_response(200)   # no length: the body ends when we close
+                    self.end_headers()
+                    block = b" " * (1 << 20)
+                    for _ in range(50):
+                        self.wfile.write(block)
+                        server.streamed += len(block)
                     return
                 body = json.loads(raw)
                 content = server.reply if server.reply is not None else echo_content(
@@ -111,10 +153,24 @@ class FakeChatServer:
                 doc = {"id": "x", "object": "chat.completion", "model": body["model"],
                        "choices": [{"index": 0, "finish_reason": "stop",
                                     "message": {"role": "assistant", "content": content}}]}
-                try:
-                    self._send(200, json.dumps(doc).encode())
-                except (BrokenPipeError, ConnectionResetError):
-                    pass   # the client timed out and left
+                self._send(200, json.dumps(doc).encode())
+
+            def _drip(self, fault: str) -> None:
+                """A byte every ``drip_s`` seconds for a minute: each read of the
+                client gets something, so only a deadline ends the request."""
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                if fault == "drip-headers":
+                    self.wfile.write(b"X-Slow: ")
+                else:
+                    if fault == "drip-body-close":
+                        self.wfile.write(b"Connection: close\r\n")
+                    self.wfile.write(b"Content-Length: 1000\r\n\r\n")
+                self.wfile.flush()
+                stop = time.monotonic() + 60
+                while time.monotonic() < stop:
+                    self.wfile.write(b"a")
+                    self.wfile.flush()
+                    time.sleep(server.drip_s)
 
             def _send(self, status: int, payload: bytes,
                       headers: dict[str, str] | None = None) -> None:
@@ -140,6 +196,10 @@ class FakeChatServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+_ERROR_BODIES = {"500": b'{"error": "overloaded"}', "429": b'{"error": "slow down"}',
+                 "401": b'{"error": "invalid api key"}'}
 
 
 _PLACEHOLDER = re.compile(r"\[[a-z ]+ \d+\](, )?|, \[[a-z ]+ \d+\]")
@@ -291,6 +351,221 @@ def test_garbage_body_is_a_bad_response(server: FakeChatServer) -> None:
     server.always = "garbage"
     with pytest.raises(LLMBadResponse, match=r"not JSON.*<html>"):
         ChatClient(endpoint(server)).complete(HELLO)
+
+
+# ---------------------------------------------------------------------------
+# Hostile or broken endpoints: redirects, slow drips, huge replies, statuses
+
+KEY = "sk-secret-4e1f"
+
+
+@pytest.fixture
+def other() -> Iterator[FakeChatServer]:
+    s = FakeChatServer()
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_redirect_to_another_port_is_refused_and_the_key_stays_home(
+        server: FakeChatServer, other: FakeChatServer, monkeypatch: pytest.MonkeyPatch,
+        status: int) -> None:
+    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    server.redirect = (status, f"{other.url}/chat/completions")
+    ep = endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1")
+    with pytest.raises(LLMRedirectRefused) as caught:
+        ChatClient(ep).complete(HELLO)
+    assert other.received == []   # nothing, let alone the key, reached the other port
+    assert len(server.received) == 1
+    assert server.received[0].headers["Authorization"] == f"Bearer {KEY}"
+    message = str(caught.value)
+    assert f"HTTP {status}" in message and other.url in message and "--llm-url" in message
+    assert KEY not in message
+    assert caught.value.status == status and caught.value.is_configuration_error
+
+
+def test_redirect_refused_even_with_fallback(server: FakeChatServer, other: FakeChatServer,
+                                             tmp_path: Path,
+                                             template: TemplateVerbalizer) -> None:
+    server.redirect = (302, f"{other.url}/chat/completions")
+    v = LLMVerbalizer(endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1"),
+                      tmp_path, template, on_error="fallback")
+    with pytest.raises(LLMRedirectRefused):
+        v.verbalize(SEQUEL)
+    assert other.received == []
+
+
+def test_redirect_within_the_origin_is_followed_with_the_same_post(
+        server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    server.redirect = (302, "/v1/chat/completions")
+    ep = endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1")
+    assert ChatClient(ep).complete(HELLO).content == HELLO_REPLY
+    moved, final = server.received
+    assert (moved.path, final.path) == ("/old/v1/chat/completions", "/v1/chat/completions")
+    assert final.body == moved.body and final.headers["Authorization"] == f"Bearer {KEY}"
+
+
+def test_redirect_loop_is_refused(server: FakeChatServer) -> None:
+    server.redirect = (307, "/old/v1/chat/completions")
+    ep = endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1")
+    with pytest.raises(LLMRedirectRefused, match="more than 5 times"):
+        ChatClient(ep).complete(HELLO)
+    assert len(server.received) == 6
+
+
+@pytest.mark.parametrize("where", ["headers", "body", "body-close"])
+def test_slow_drip_is_cut_at_the_deadline_of_the_whole_request(
+        server: FakeChatServer, where: str) -> None:
+    # A byte every 0.5 s: a timeout per socket read never fires (it held requests for
+    # a minute); the deadline of the whole request does.
+    server.always = f"drip-{where}"
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailable, match=r"no complete answer within the 2s timeout"):
+        ChatClient(endpoint(server, timeout_s=2.0, max_retries=0)).complete(HELLO)
+    elapsed = time.monotonic() - started
+    assert 1.9 <= elapsed < 6.0
+    assert len(server.received) == 1
+
+
+def test_slow_drip_retries_each_get_the_deadline(server: FakeChatServer) -> None:
+    server.faults = ["drip-body"]
+    started = time.monotonic()
+    reply = ChatClient(endpoint(server, timeout_s=1.0, max_retries=1)).complete(HELLO)
+    assert reply.content == HELLO_REPLY
+    assert len(server.received) == 2 and time.monotonic() - started < 5.0
+
+
+def test_reply_declaring_a_huge_length_is_refused_unread(server: FakeChatServer) -> None:
+    server.always = "huge-declared"
+    started = time.monotonic()
+    with pytest.raises(LLMResponseTooLarge) as caught:
+        ChatClient(endpoint(server, max_retries=3)).complete(HELLO)
+    assert time.monotonic() - started < 1.5   # refused at the headers, not at the deadline
+    message = str(caught.value)
+    assert "314,572,800 bytes" in message and "8,388,608" in message
+    assert llm.MAX_RESPONSE_BYTES_ENV in message
+    assert len(server.received) == 1   # not retried: the same request gets the same reply
+
+
+def test_reply_streaming_past_the_cap_is_cut_off(server: FakeChatServer) -> None:
+    server.always = "huge-stream"
+    with pytest.raises(LLMResponseTooLarge, match="runs past 8,388,608 bytes"):
+        ChatClient(endpoint(server)).complete(HELLO)
+    time.sleep(0.3)   # let the server notice the closed connection
+    # the client stopped reading at the cap: the server could not push the 50 MB
+    # (what it did send is the cap plus the socket buffers)
+    assert server.streamed < 30 * (1 << 20)
+    small = ChatEndpoint(url=server.url, model="m", max_response_bytes=1 << 20)
+    with pytest.raises(LLMResponseTooLarge, match="runs past 1,048,576 bytes"):
+        ChatClient(small).complete(HELLO)
+
+
+def test_max_response_bytes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(llm.MAX_RESPONSE_BYTES_ENV, raising=False)
+    assert llm.max_response_bytes() == 8 * 1024 * 1024
+    monkeypatch.setenv(llm.MAX_RESPONSE_BYTES_ENV, "1000")
+    assert llm.max_response_bytes() == 1000
+    for bad in ("0", "-5", "8MB"):
+        monkeypatch.setenv(llm.MAX_RESPONSE_BYTES_ENV, bad)
+        with pytest.raises(LLMConfigError, match=llm.MAX_RESPONSE_BYTES_ENV):
+            llm.max_response_bytes()
+
+
+# status -> (retried?, configuration error?)
+STATUSES = {400: (False, False), 401: (False, True), 403: (False, True),
+            404: (False, True), 405: (False, True), 413: (False, False),
+            422: (False, False), 408: (True, None), 429: (True, None), 500: (True, None),
+            502: (True, None), 503: (True, None)}
+
+
+@pytest.mark.parametrize("status", sorted(STATUSES))
+def test_how_each_status_is_treated(server: FakeChatServer, status: int) -> None:
+    retried, config = STATUSES[status]
+    server.always = str(status)
+    client = ChatClient(endpoint(server, max_retries=2))
+    if retried:
+        with pytest.raises(LLMUnavailable, match=f"after 3 attempts.*HTTP {status}"):
+            client.complete(HELLO)
+        assert len(server.received) == 3
+    else:
+        with pytest.raises(LLMRejected, match=f"HTTP {status}") as caught:
+            client.complete(HELLO)
+        assert len(server.received) == 1
+        assert caught.value.is_configuration_error is config
+
+
+HOSTILE_ERROR = {"error": {"message": "model 'x' does not exist\x1b[31m\x1b]0;owned\x07 "
+                           f"(you sent Bearer {KEY})" + "!" * 2000}}
+
+
+def test_rejection_quotes_the_server_message_escaped_shortened_and_without_the_key(
+        server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    server.always = "400"
+    server.error_body = json.dumps(HOSTILE_ERROR).encode()
+    with pytest.raises(LLMRejected) as caught:
+        ChatClient(endpoint(server)).complete(HELLO)
+    message = str(caught.value)
+    assert "HTTP 400" in message and "model 'x' does not exist" in message
+    assert "\x1b" not in message and "\x07" not in message   # escaped, not raw
+    assert "\\x1b[31m" in message
+    assert KEY not in message and "Bearer ***" in message
+    assert len(message) < 800 and "\n" not in message
+
+
+def test_endpoint_refusing_every_request_stops_the_verbalizer(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    server.always = "400"
+    server.error_body = json.dumps(HOSTILE_ERROR).encode()
+    with pytest.raises(LLMRejected) as caught:
+        verbalizer(server, tmp_path, template).verbalize(SEQUEL)
+    message = str(caught.value)
+    assert caught.value.status == 400 and "does not exist" in message
+    assert "--llm-fallback" in message and KEY not in message
+    assert len(server.received) == 1   # stopped at the first refusal
+
+
+def test_endpoint_refusing_every_request_with_fallback_uses_templates(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    server.always = "400"
+    server.error_body = json.dumps(HOSTILE_ERROR).encode()
+    text = verbalizer(server, tmp_path, template, on_error="fallback").verbalize(SEQUEL)
+    expected = template.verbalize(SEQUEL)
+    assert text.citations == expected.citations and text.answer == expected.answer
+    assert len(text.fallbacks) == 4
+    assert all("request refused" in f and "HTTP 400" in f for f in text.fallbacks)
+    assert not any(KEY in f for f in text.fallbacks)
+    assert ResponseCache(tmp_path).keys() == []   # nothing to cache: a rerun asks again
+
+
+def test_huge_reply_stops_the_verbalizer_unless_fallback(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    server.always = "huge-declared"
+    with pytest.raises(LLMResponseTooLarge, match="--llm-fallback"):
+        verbalizer(server, tmp_path, template).verbalize(SEQUEL)
+    text = verbalizer(server, tmp_path, template, on_error="fallback").verbalize(SEQUEL)
+    assert len(text.fallbacks) == 4 and all("reply too large" in f for f in text.fallbacks)
+
+
+def test_url_with_a_password_is_refused_without_showing_it() -> None:
+    with pytest.raises(ValueError, match="user name or password") as caught:
+        ChatEndpoint(url="http://user:hunter2@localhost:8000/v1", model="m")
+    assert "hunter2" not in str(caught.value) and "***@localhost" in str(caught.value)
+    with pytest.raises(ValueError, match="port"):
+        ChatEndpoint(url="http://localhost:80000/v1", model="m")
+
+
+def test_rejections_survive_the_trip_from_a_worker_process() -> None:
+    # `generate --workers N` pickles a worker's exception back to the parent
+    for exc in (LLMRejected("refused", 400, "'too long'"), LLMRedirectRefused("moved", 302)):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc)
+        assert (back.status, back.reason) == (exc.status, exc.reason)
 
 
 def test_json_that_is_not_a_completion_says_what_is_missing() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from extension.query_graph import known_mediator_types
 from extension.questions import parse_question
 from extension.shapes import REASONS
+from loaders.errors import InputFileError
 from loaders.kgqa import ReadIssue, read_questions
 
 __all__ = ["SHAPES", "SHOWN_ISSUES", "ParseRun", "parse_questions_file"]
@@ -52,7 +53,9 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
 
     ``cvt_types`` adds mediator types (e.g. a store's) to the known ones. Malformed
     records are skipped and listed (``strict`` raises at the first, leaving no output
-    under ``target``). ``on_question`` is called after each question (progress).
+    under ``target``); a file with no usable record at all raises
+    :class:`~loaders.errors.InputFileError` naming the first record's problem, and
+    writes nothing. ``on_question`` is called after each question (progress).
     """
     types = known_mediator_types() | cvt_types
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -74,6 +77,9 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
             n += 1
             if on_question is not None:
                 on_question()
+    if n == 0:
+        tmp.unlink()
+        raise _no_questions(file, issues)
     tmp.replace(target)  # a crash leaves no half-written output under the real name
     seconds = time.perf_counter() - started
     coverage = {
@@ -89,3 +95,13 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
     coverage_path = target.with_name("coverage.json")
     coverage_path.write_text(json.dumps(coverage, indent=2) + "\n", encoding="utf-8")
     return ParseRun(coverage, issues, target, coverage_path, n, seconds)
+
+
+def _no_questions(file: Path, issues: list[ReadIssue]) -> InputFileError:
+    """A file that gave no question: say why, from its first malformed record."""
+    if not issues:
+        return InputFileError(file, "holds no questions; check that it is the question file "
+                                    "you meant (and its --format)")
+    first = issues[0]
+    return InputFileError(file, f"no usable question: all {len(issues):,} record(s) are "
+                                f"malformed; the first, {first.record}: {first.reason}")

@@ -43,7 +43,7 @@ def check_inputs(paths: Sequence[Path]) -> None:
         check_readable(p)
 
 
-def load_into_store(location: Path, inputs: Sequence[Path], load: LoadFunction, *,
+def load_into_store(location: str | Path, inputs: Sequence[Path], load: LoadFunction, *,
                     force: bool = False, progress: ProgressCallback | None = None
                     ) -> StoreLoad:
     """Check ``inputs``, with ``force`` delete the store at ``location``, open (or
@@ -55,23 +55,24 @@ def load_into_store(location: Path, inputs: Sequence[Path], load: LoadFunction, 
     from kgstore.ladybug_store import MARKER, remove_store
 
     check_inputs(inputs)
+    directory = Path(location)  # only the embedded store is removed or created here
     removed = False
-    if force and (location / MARKER).exists():
-        remove_store(location)
+    if force and (directory / MARKER).exists():
+        remove_store(directory)
         removed = True
-    created = not (location / MARKER).exists()
+    created = not (directory / MARKER).exists()
     try:
         with open_store(location, create=True) as store:
             return StoreLoad(load(store, progress), removed)
     except LoaderError:
         # Parse-phase failures (strict mode, unreadable data) import nothing: do not
         # leave behind an empty store that this call created.
-        if created and (location / MARKER).exists():
-            remove_store(location)
+        if created and (directory / MARKER).exists():
+            remove_store(directory)
         raise
 
 
-def store_totals(location: Path) -> StoreStats | None:
+def store_totals(location: str | Path) -> StoreStats | None:
     """The store's counts after a load, or ``None`` when it cannot be read now."""
     with contextlib.suppress(StoreError):
         with open_store(location, read_only=True) as s:
@@ -79,7 +80,7 @@ def store_totals(location: Path) -> StoreStats | None:
     return None
 
 
-def load_report_doc(report: LoadReport, location: Path, *,
+def load_report_doc(report: LoadReport, location: str | Path, *,
                     totals: StoreStats | None = None) -> dict[str, Any]:
     """The JSON document of a load (``--json`` and ``--report FILE``): the full report,
     ``totals`` (lines, triples, malformed), ``summary`` (:meth:`LoadReport.summary`:

@@ -15,17 +15,45 @@ and never each other; only this module imports them all.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
 
 from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions
 from kgbench.cli.errors import report_error
 from kgbench.cli.options import DEFAULT_STORE, STORE_ENV, State
+from kgbench.cli.output import show_warning
 
 __all__ = ["app", "main"]
+
+
+def _show_flags_without_a_value() -> None:
+    """Make ``--help`` list a flag as a flag (``--strict``), not as ``--strict <bool>``.
+
+    Typer 0.29's rich help prints every option's value type, flags included (even
+    ``--help``), which reads as if ``--strict true`` were the way to set one; its plain
+    help and click leave the type out for flags. The type column of the rich help comes
+    from ``TyperOption.display_type_rich``: for a flag (or a counter) it now gives
+    nothing. Typer versions without that method need nothing.
+    """
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "flags_without_a_value", False):
+        return
+
+    def display_type_rich(self: typer.core.TyperOption, ctx: typer.Context) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich.flags_without_a_value = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_show_flags_without_a_value()
 
 app = typer.Typer(
     name="kgbench",
@@ -47,7 +75,7 @@ app = typer.Typer(
 def _root(
     ctx: typer.Context,
     store: Annotated[
-        Path,
+        str,
         typer.Option(
             "--store", envvar=STORE_ENV, metavar="PATH",
             help="Store directory (created by `kgbench load`).",
@@ -78,7 +106,9 @@ app.add_typer(questions.questions_app, name="questions")
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the app, turning our errors into one-line
-    messages (exit 1) instead of tracebacks."""
+    messages (exit 1) instead of tracebacks. Warnings are shown through
+    :func:`~kgbench.cli.output.visible` like everything else."""
+    warnings.showwarning = show_warning
     try:
         app(args=list(argv) if argv is not None else None, prog_name="kgbench")
     except Exception as exc:  # only ours are reported; anything else is a bug

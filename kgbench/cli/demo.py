@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import DEFAULT_STORE, DEMO_STORE, State
+from kgbench.cli.options import DEFAULT_STORE, DEMO_STORE, State, local_store
 from kgbench.cli.output import note, out
 from kgbench.cli.render import (
     LABEL_TITLES,
@@ -41,7 +41,7 @@ DEMO_QUESTIONS_HINT = "kgbench/demo/data/questions.jsonl"
 def demo(
     ctx: typer.Context,
     store: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--store", metavar="PATH", show_default=False,
                      help=f"Where to build the demo store (default {DEMO_STORE})."),
     ] = None,
@@ -63,7 +63,7 @@ def demo(
         # The global --store counts only when typed: $KGBENCH_STORE names the user's
         # real store, which a fresh demo must not replace.
         store = state.store if state is not None and state.explicit else DEMO_STORE
-    _tour(store, fresh=fresh)
+    _tour(Path(local_store(store)), fresh=fresh)
 
 
 def _step(n: int, title: str, command: str | None = None) -> None:

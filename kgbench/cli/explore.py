@@ -18,7 +18,7 @@ from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
-from kgbench.cli.output import emit_json, err, note, out
+from kgbench.cli.output import emit_json, err, note, out, visible
 from kgbench.cli.render import (
     Labels,
     entity_table,
@@ -44,7 +44,7 @@ def resolve(store: Store, text: str, what: str = "entity") -> Entity:
         return found.entity
     if found.matches:
         err.print(entity_table(found.matches,
-                               title=f"'{text}' names {len(found.matches)} entities"))
+                               title=f"'{escape(text)}' names {len(found.matches)} entities"))
         raise CliError(
             f"'{text}' is ambiguous: it names {len(found.matches)} entities",
             f"pass one of the ids above as the {what}", code=2,
@@ -230,7 +230,7 @@ def _print_neighborhood(center: Entity, sub: Subgraph, labels: Labels, hops: int
     by_hop: dict[int, list[Fact]] = {}
     for f in sub.facts:
         by_hop.setdefault(_fact_hop(f, sub), []).append(f)
-    tree = Tree(Text(f"{labels.with_id(center.id)}", style="bold cyan"))
+    tree = Tree(Text(visible(labels.with_id(center.id)), style="bold cyan"))
     for hop in range(1, hops + 1):
         reached = [i for i, h in sub.hops.items() if h == hop]
         cvts = sum(1 for i in reached if i in sub.entities and sub.entities[i].is_cvt)

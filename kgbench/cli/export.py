@@ -24,7 +24,7 @@ from extension.labels import (
 )
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt
-from kgbench.cli.output import emit_json, note, out, progress
+from kgbench.cli.output import emit_json, note, out, progress, task_label
 
 if TYPE_CHECKING:
     from extension.export import ExportError, ExportReport
@@ -48,7 +48,7 @@ def _counted(samples: Iterable[BenchmarkSample], description: str) -> Iterator[B
     """``samples`` with a progress line on stderr (a large benchmark takes a while to
     validate)."""
     with progress() as display:
-        task = display.add_task(description, total=None)
+        task = display.add_task(task_label(description), total=None)
         for sample in samples:
             display.advance(task)
             yield sample

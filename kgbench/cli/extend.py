@@ -16,7 +16,7 @@ from rich.table import Table
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from extension.labels import COMPLEXITIES, LABELS
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
-from kgbench.cli.output import emit_json, err, note, out, progress
+from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
 def extend_cmd(
@@ -58,7 +58,7 @@ def extend_cmd(
 
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
     with reading(ctx, store) as s, progress() as display:
-        task = display.add_task(f"extending {parsed.name}", total=None)
+        task = display.add_task(task_label(f"extending {parsed.name}"), total=None)
         run = extend_parsed_file(s, parsed, out_path, seed=seed, config=config, limit=limit,
                                  on_question=lambda: display.advance(task))
     if as_json:

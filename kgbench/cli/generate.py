@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ANSWERS, DEFAULT_TEST_FRACTION
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import JsonOpt, StoreOpt, store_path
+from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import emit_json, err, note, out, progress
 from kgbench.cli.render import table5
 from kgstore import open_store
@@ -160,7 +160,7 @@ def generate_cmd(
                          llm_fallback_on_error=llm_fallback),
         workers=workers, chunk_size=chunk_size,
         **({"shard": shard_spec} if shard_spec else {}))
-    location = store_path(ctx, store)
+    location = store_location(ctx, store)
     seed_lines: str | None = None
     with open_store(location, read_only=True) as s:
         check_store(s, location)
@@ -189,7 +189,7 @@ def generate_cmd(
                            description=f"generating ({samples:,} samples)")
 
         try:
-            result = generate(location, items, out_dir, config, source=source,
+            result = generate(Path(location), items, out_dir, config, source=source,
                               progress=advance, force=force, report=report)
         except GenerateError as exc:
             raise CliError(str(exc)) from exc

@@ -18,7 +18,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from kgbench.cli.options import JsonOpt, StoreOpt, store_path
+from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import (
     ProgressReporter,
     emit_json,
@@ -43,7 +43,7 @@ load_app = typer.Typer(
 )
 
 
-def run_load(location: Path, inputs: Sequence[Path], load: LoadFunction, *,
+def run_load(location: str, inputs: Sequence[Path], load: LoadFunction, *,
              force: bool) -> LoadReport:
     """:func:`loaders.into_store.load_into_store` under a progress display (bytes read
     of total, rate, lines/s, ETA). Errors propagate to :func:`kgbench.cli.app.main`,
@@ -59,7 +59,7 @@ def run_load(location: Path, inputs: Sequence[Path], load: LoadFunction, *,
     return result.report
 
 
-def print_load_summary(report: LoadReport, location: Path, *,
+def print_load_summary(report: LoadReport, location: str, *,
                        totals: StoreStats | None = None) -> None:
     """The tables every ``load`` command prints: per file (size, lines, triples, kept
     facts, dropped, malformed), the store change, dropped lines by reason, the top
@@ -128,11 +128,11 @@ def print_load_summary(report: LoadReport, location: Path, *,
         for path, line, reason in report.examples[:10]:
             out.print(f"  {escape(f'{path}:{line}: {reason}')}", soft_wrap=True)
         out.print("[dim]use --strict to stop at the first malformed line instead[/]")
-    out.print(f"[green]store:[/] {escape(str(location))}  "
-              f"[dim](next: kgbench stats --store {escape(str(location))})[/]")
+    out.print(f"[green]store:[/] {escape(location)}  "
+              f"[dim](next: kgbench stats --store {escape(location)})[/]")
 
 
-def finish_load_command(report: LoadReport, location: Path, *, as_json: bool,
+def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
                         report_file: Path | None = None) -> None:
     """Print a load's result (tables, or one JSON document with ``as_json``) and write
     the JSON document to ``report_file`` when given. Reads the store's totals."""
@@ -180,8 +180,9 @@ def load_triples_cmd(
 
     Example: kgbench load triples facts.tsv.gz --names names.tsv
     """
-    location = store_path(ctx, store)
     from loaders.triples import load_triples
+
+    location = store_location(ctx, store)
 
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_triples(s, list(files), names=names, strict=strict, progress=progress)
@@ -285,7 +286,7 @@ def load_freebase_cmd(
     """
     from loaders.freebase import load_freebase
 
-    location = store_path(ctx, store)
+    location = store_location(ctx, store)
     options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter,
                            nameless_is_cvt=nameless_cvt)
 
@@ -330,7 +331,7 @@ def load_wikidata_cmd(
     """
     from loaders.wikidata import load_wikidata
 
-    location = store_path(ctx, store)
+    location = store_location(ctx, store)
     options = load_options(lang, keep, drop, top=top, default_filter=not no_default_filter,
                            qualifiers=qualifiers)
 
@@ -400,7 +401,7 @@ def load_rdf_cmd(
     from loaders.into_store import check_inputs
     from loaders.rdf import load_rdf, parse_ns, read_ns_file
 
-    location = store_path(ctx, store)
+    location = store_location(ctx, store)
     options = load_options(lang, keep, drop, top=top, nameless_is_cvt=nameless_cvt)
     limit = _size_bytes(max_memory_file)
     namespaces: dict[str, str] = {}

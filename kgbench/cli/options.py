@@ -1,37 +1,49 @@
 """Options shared by several commands: which store (``--store``, global or per
-command, else ``$KGBENCH_STORE``, else :data:`DEFAULT_STORE`) and ``--json``."""
+command, else ``$KGBENCH_STORE``, else :data:`DEFAULT_STORE`) and ``--json``.
+
+A store location is a string, never a :class:`~pathlib.Path`, from the command line to
+:func:`kgstore.open_store`: ``Path`` would turn ``bolt://host:7687`` into
+``bolt:/host:7687``. Until a network backend exists, :func:`local_store` refuses a
+location with a URI scheme before anything touches the file system, so no command
+creates a folder such as ``./bolt:``.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from kgbench.cli.errors import CliError
 from kgstore import Store, open_store
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "State", "StoreOpt",
-           "reading", "store_path"]
+           "local_store", "reading", "store_location"]
 
-DEFAULT_STORE = Path("kgbench-data/store")
-DEMO_STORE = Path("kgbench-data/demo-store")
+DEFAULT_STORE = "kgbench-data/store"
+DEMO_STORE = "kgbench-data/demo-store"
 STORE_ENV = "KGBENCH_STORE"
+
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
+"""A URI scheme: two characters or more, so a Windows drive (``C:/``) is a path."""
 
 
 @dataclass(slots=True)
 class State:
     """What the root callback learnt from the global options (``ctx.obj``)."""
 
-    store: Path
+    store: str
     explicit: bool  # --store given on the command line (not env/default)
 
 
 StoreOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--store", metavar="PATH", show_default=False,
         help=f"Store directory; overrides the global --store / ${STORE_ENV} "
@@ -43,17 +55,31 @@ JsonOpt = Annotated[
 ]
 
 
-def store_path(ctx: typer.Context, store: Path | None) -> Path:
+def local_store(location: str) -> str:
+    """``location`` when it is a directory path; a URI (``bolt://…``, ``http://…``)
+    raises :class:`CliError` (one line naming it) before anything is created."""
+    match = _SCHEME.match(location)
+    if match is None and "://" not in location:
+        return location
+    scheme = match.group(1).lower() if match else location.partition("://")[0]
+    if scheme in NEO4J_SCHEMES:
+        raise CliError(f"{location}: the Neo4j backend is not available in this version; "
+                       "use a directory path for the embedded LadybugDB store")
+    raise CliError(f"{location}: not a store location ({scheme}: is not a store scheme); "
+                   "use a directory path for the embedded LadybugDB store")
+
+
+def store_location(ctx: typer.Context, store: str | None) -> str:
     """The store a command uses: its own ``--store``, else the global one (which
-    Typer fills from ``$KGBENCH_STORE`` or the default)."""
-    if store is not None:
-        return store
-    state = ctx.obj if isinstance(ctx.obj, State) else None
-    return state.store if state else Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
+    Typer fills from ``$KGBENCH_STORE`` or the default), checked by :func:`local_store`."""
+    if store is None:
+        state = ctx.obj if isinstance(ctx.obj, State) else None
+        store = state.store if state else (os.environ.get(STORE_ENV) or DEFAULT_STORE)
+    return local_store(store)
 
 
 @contextmanager
-def reading(ctx: typer.Context, store: Path | None) -> Iterator[Store]:
+def reading(ctx: typer.Context, store: str | None) -> Iterator[Store]:
     """The store opened read-only (several readers may share it; nothing is changed)."""
-    with open_store(store_path(ctx, store), read_only=True) as s:
+    with open_store(store_location(ctx, store), read_only=True) as s:
         yield s

@@ -19,8 +19,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import JsonOpt, StoreOpt, reading, store_path
-from kgbench.cli.output import emit_json, err, note, out, progress
+from kgbench.cli.options import JsonOpt, StoreOpt, local_store, reading, store_location
+from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 from kgstore import open_store
 from loaders.kgqa import FORMATS, ReadIssue
 from loaders.sources import data_name
@@ -46,8 +46,9 @@ SHOWN_ISSUES = 10
 
 
 def _default_out(path: Path, suffix: str) -> Path:
+    """``<input name>.<suffix>.jsonl`` beside the input, wherever the command runs."""
     name = data_name(path).removesuffix(".jsonl").removesuffix(".json")
-    return Path(f"{name}.{suffix}.jsonl")
+    return path.parent / f"{name}.{suffix}.jsonl"
 
 
 @questions_app.command("parse")
@@ -62,11 +63,12 @@ def parse_cmd(
     out_path: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="FILE",
-                     help="Output JSONL (default: <input name>.parsed.jsonl here). "
+                     help="Output JSONL (default: <input name>.parsed.jsonl beside the "
+                     "input). "
                      "coverage.json is written beside it."),
     ] = None,
     store: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--store", metavar="PATH", show_default=False,
                      help="Also use the CVT (mediator) types recorded in this store."),
     ] = None,
@@ -90,11 +92,11 @@ def parse_cmd(
         raise CliError(f"{file}: no such file", "check the path")
     store_types: frozenset[str] = frozenset()
     if store is not None:
-        with open_store(store, read_only=True) as s:
+        with open_store(local_store(store), read_only=True) as s:
             store_types = s.cvt_types()
     target = out_path or _default_out(file, "parsed")
     with progress() as display:
-        task = display.add_task(f"parsing {file.name}", total=None)
+        task = display.add_task(task_label(f"parsing {file.name}"), total=None)
         run = parse_questions_file(file, fmt, target, cvt_types=store_types, strict=strict,
                                    on_question=lambda: display.advance(task))
     if as_json:
@@ -149,7 +151,8 @@ def ground_cmd(
     out_path: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="FILE",
-                     help="Per-question results (default: <input name>.grounded.jsonl here); "
+                     help="Per-question results (default: <input name>.grounded.jsonl beside "
+                     "the input); "
                      "grounding.json with the summary is written beside it."),
     ] = None,
     classes: Annotated[
@@ -173,9 +176,10 @@ def ground_cmd(
     from extension.question_grounding import ground_parsed_file
 
     target = out_path or _default_out(parsed, "grounded")
-    with reading(ctx, store) as s, progress() as display:
-        task = display.add_task(f"grounding {parsed.name}", total=None)
-        run = ground_parsed_file(s, parsed, target, store_name=str(store_path(ctx, store)),
+    location = store_location(ctx, store)
+    with reading(ctx, location) as s, progress() as display:
+        task = display.add_task(task_label(f"grounding {parsed.name}"), total=None)
+        run = ground_parsed_file(s, parsed, target, store_name=location,
                                  classes=classes, max_bindings=max_bindings, strict=strict,
                                  on_question=lambda: display.advance(task))
     if as_json:

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from extension.labels import COMPLEXITIES, LABELS, SPLITS
-from kgbench.cli.output import out
+from kgbench.cli.output import out, visible
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
 from kgstore.lookup import EntityFacts
 
@@ -68,24 +68,25 @@ class Labels:
 
 
 def fact_line(f: Fact, labels: Labels) -> Text:
-    """``subject —predicate→ object`` with labels."""
+    """``subject —predicate→ object`` with labels (a :class:`Text` is printed as is:
+    the data in it goes through :func:`visible` here)."""
     text = Text()
-    text.append(labels.with_id(f.subject), style="cyan")
-    text.append(f" —{f.predicate}→ ", style="magenta")
-    text.append(labels.obj(f.object), style="green" if f.is_literal else "cyan")
+    text.append(visible(labels.with_id(f.subject)), style="cyan")
+    text.append(f" —{visible(f.predicate)}→ ", style="magenta")
+    text.append(visible(labels.obj(f.object)), style="green" if f.is_literal else "cyan")
     return text
 
 
 def path_text(p: FactPath, labels: Labels) -> Text:
     """A path as labelled nodes joined by arrows in the direction each fact points."""
     text = Text()
-    text.append(labels.with_id(p.nodes[0]), style="cyan")
+    text.append(visible(labels.with_id(p.nodes[0])), style="cyan")
     for node, f in zip(p.nodes[1:], p.facts, strict=True):
         if f.subject == node:  # walked backwards
-            text.append(f" ←{f.predicate}— ", style="magenta")
+            text.append(f" ←{visible(f.predicate)}— ", style="magenta")
         else:
-            text.append(f" —{f.predicate}→ ", style="magenta")
-        text.append(labels.with_id(node), style="cyan")
+            text.append(f" —{visible(f.predicate)}→ ", style="magenta")
+        text.append(visible(labels.with_id(node)), style="cyan")
     return text
 
 

@@ -404,7 +404,7 @@ def test_commands_that_do_not_run_the_engine_do_not_import_it() -> None:
     code = textwrap.dedent("""
         import sys
         from typer.testing import CliRunner
-        from kgbench.cli import app
+        from kgbench.cli.app import app
         result = CliRunner().invoke(app, ["--help"])
         assert result.exit_code == 0, result.output
         for name in ("generate", "extend", "export", "questions"):

@@ -78,10 +78,14 @@ def test_parse_json_output_is_the_coverage(tmp_path: Path) -> None:
 
 
 def test_parse_default_output_name(tmp_path: Path) -> None:
-    proc = run("questions", "parse", DEMO_QUESTIONS, cwd=tmp_path)
+    # Beside the input (test_cli_small_defects.py checks that nothing lands in the cwd).
+    source = tmp_path / "in" / "questions.jsonl"
+    source.parent.mkdir()
+    source.write_bytes(DEMO_QUESTIONS.read_bytes())
+    proc = run("questions", "parse", source, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert len(read_jsonl(tmp_path / "questions.parsed.jsonl")) == 15
-    assert (tmp_path / "coverage.json").exists()
+    assert len(read_jsonl(source.parent / "questions.parsed.jsonl")) == 15
+    assert (source.parent / "coverage.json").exists()
 
 
 def test_parse_unsupported_questions_get_a_reason(tmp_path: Path) -> None:

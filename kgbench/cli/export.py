@@ -1,7 +1,6 @@
 """``kgbench export``: a generated benchmark -> CAQA / AttrScore CSV, ALCE JSON, flat JSONL.
 
-The conversion is :mod:`extension.export`; this module is the command around it. It
-adds itself to the main app (it builds on :mod:`kgbench.cli`'s helpers).
+The conversion is :mod:`extension.export`; this module is the command around it.
 """
 
 from __future__ import annotations
@@ -23,7 +22,9 @@ from extension.labels import (
     ExportFormat,
     SplitChoice,
 )
-from kgbench.cli import CliError, JsonOpt, _emit_json, _note, _progress, app, out
+from kgbench.cli.errors import CliError
+from kgbench.cli.options import JsonOpt
+from kgbench.cli.output import emit_json, note, out, progress, task_label
 
 if TYPE_CHECKING:
     from extension.export import ExportError, ExportReport
@@ -46,10 +47,10 @@ def _option_error(exc: ExportError) -> CliError:
 def _counted(samples: Iterable[BenchmarkSample], description: str) -> Iterator[BenchmarkSample]:
     """``samples`` with a progress line on stderr (a large benchmark takes a while to
     validate)."""
-    with _progress() as progress:
-        task = progress.add_task(description, total=None)
+    with progress() as display:
+        task = display.add_task(task_label(description), total=None)
         for sample in samples:
-            progress.advance(task)
+            display.advance(task)
             yield sample
 
 
@@ -127,7 +128,7 @@ def export_cmd(
     except ExportError as exc:
         raise CliError(str(exc), exc.hint) from None
     if as_json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
         return
     _print_report(report)
 
@@ -149,10 +150,8 @@ def _print_report(report: ExportReport) -> None:
         left_out.append(f"{report.other_split:,} not in the {report.split} split")
     if report.dropped:
         left_out.append(f"{sum(report.dropped.values()):,} dropped by --label-map")
-    _note(f"wrote {report.written:,} of {report.read:,} samples to {report.output}"
-          + (f" ({'; '.join(left_out)})" if left_out else ""))
+    note(f"wrote {report.written:,} of {report.read:,} samples to {report.output}"
+         + (f" ({'; '.join(left_out)})" if left_out else ""))
     if report.written == 0:
-        _note("nothing matched: check --split and --label-map")
+        note("nothing matched: check --split and --label-map")
 
-
-app.command("export")(export_cmd)

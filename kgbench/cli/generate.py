@@ -1,0 +1,238 @@
+"""``kgbench generate``: a KGQA dataset or a KG domain -> a finished benchmark directory.
+
+The pipeline is :func:`extension.generate.generate`, its inputs come from
+:mod:`extension.generate_inputs`; this module is the command around them (options,
+progress, the Table-5 counts).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ANSWERS, DEFAULT_TEST_FRACTION
+from kgbench.cli.errors import CliError
+from kgbench.cli.options import JsonOpt, StoreOpt, store_location
+from kgbench.cli.output import emit_json, err, note, out, progress
+from kgbench.cli.render import table5
+from kgstore import open_store
+from loaders.kgqa import FORMATS
+
+if TYPE_CHECKING:
+    from extension.generate import GenerateResult
+    from loaders.kgqa import ReadIssue
+
+# The generation engine (networkx, rdflib, the sample models: about a second to import)
+# is imported inside the command, so that registering it keeps `kgbench --help` and the
+# other commands quick.
+
+def generate_cmd(
+    ctx: typer.Context,
+    store: StoreOpt = None,
+    questions: Annotated[
+        Path | None, typer.Option("--questions", "-q", metavar="FILE",
+                                  help="KGQA questions (WebQSP, GrailQA or JSONL; .gz/.bz2/.zst).")
+    ] = None,
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", metavar="FORMAT",
+                                 help=f"One of {', '.join(FORMATS)}; detected when omitted.")
+    ] = None,
+    domain: Annotated[
+        str | None, typer.Option("--domain", metavar="SPEC",
+                                 help="New domain instead of --questions: a type (Q5, "
+                                 "people.person) or a predicate prefix (film.).")
+    ] = None,
+    n: Annotated[
+        int, typer.Option("--n", min=1, help="With --domain: seed questions to sample.")
+    ] = 300,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", help="Benchmark directory.")
+    ] = Path("benchmark"),
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice and of the split.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
+    ] = None,
+    test_fraction: Annotated[
+        float, typer.Option("--test-fraction", min=0.0, max=1.0,
+                            help="Share of source questions in the test split.")
+    ] = DEFAULT_TEST_FRACTION,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", min=1,
+                          help="Processes (each opens the store read-only); output is identical.")
+    ] = 1,
+    shard: Annotated[
+        str | None, typer.Option("--shard", metavar="i/N",
+                                 help="Only the i-th of N contiguous blocks of questions "
+                                 "(0-based); shard outputs concatenate to the full run.")
+    ] = None,
+    chunk_size: Annotated[
+        int, typer.Option("--chunk-size", min=1,
+                          help="Questions per resumable unit of work (an interrupted run "
+                          "redoes at most one unit per worker).")
+    ] = DEFAULT_CHUNK_SIZE,
+    max_answers: Annotated[
+        int, typer.Option("--max-answers", min=1, help="Reject extensions with more answers.")
+    ] = DEFAULT_MAX_ANSWERS,
+    classes: Annotated[
+        bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
+    ] = True,
+    llm_url: Annotated[
+        str | None, typer.Option("--llm-url", metavar="URL",
+                                 help="OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) "
+                                 "for citations and questions; key from $KGBENCH_LLM_API_KEY.")
+    ] = None,
+    llm_model: Annotated[
+        str | None, typer.Option("--llm-model", metavar="NAME", help="Model name for --llm-url.")
+    ] = None,
+    llm_timeout: Annotated[
+        float, typer.Option("--llm-timeout", min=0.1, metavar="SECONDS",
+                            help="Timeout of one LLM request.")
+    ] = 120.0,
+    llm_retries: Annotated[
+        int, typer.Option("--llm-retries", min=0,
+                          help="Retries (exponential backoff) before the endpoint counts as down.")
+    ] = 5,
+    llm_rps: Annotated[
+        float | None, typer.Option("--llm-rps", min=0.01, metavar="N",
+                                   help="At most N LLM requests per second (per worker).")
+    ] = None,
+    llm_fallback: Annotated[
+        bool, typer.Option("--llm-fallback/--llm-stop",
+                           help="When an LLM request fails (endpoint down, request refused, "
+                           "reply too large): use templates (flagged in each sample, counted) "
+                           "or stop with the server's error, keeping progress, so a rerun "
+                           "resumes (default).")
+    ] = False,
+    llm_cache: Annotated[
+        Path, typer.Option("--llm-cache", metavar="DIR",
+                           help="Cache of LLM responses (reruns cost nothing).")
+    ] = Path(".kgbench-llm-cache"),
+    phrases: Annotated[
+        Path | None, typer.Option("--phrases", metavar="FILE",
+                                  help="TSV predicate<TAB>phrase overriding the relation phrases.")
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first malformed question record.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace DIR's benchmark or unfinished run.")
+    ] = False,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="Write DIR/report.html.")
+    ] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate an attribution benchmark: parse → extend → ground → edit → verbalize.
+
+    Writes DIR/samples.jsonl (one sample per line, validated against the shipped JSON
+    Schema), stats.json (label × complexity × split, like CAQA Table 5),
+    failures.jsonl, timings.json and report.html. Splits are by source question; the
+    same --seed gives byte-identical files, with any --workers. An interrupted run
+    resumes when the same command is rerun.
+
+    Examples:
+
+      kgbench generate --store S --questions WebQSP.test.json --out webqsp-bench --seed 7
+
+      kgbench generate --store S --domain Q5 --n 1000 --out humans-bench
+    """
+    from extension.extend import ExtensionConfig
+    from extension.generate import GenerateConfig, GenerateError, TextOptions, generate, parse_shard
+    from extension.generate_inputs import check_store, dataset_questions, domain_questions
+    from extension.samples import SampleConfig
+
+    if (questions is None) == (domain is None):
+        raise CliError("give either --questions FILE or --domain SPEC",
+                       "e.g. --questions WebQSP.test.json, or --domain Q5 --n 500")
+    try:
+        shard_spec = parse_shard(shard) if shard else None
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    if llm_url and not llm_model:
+        raise CliError("--llm-url needs --llm-model", "e.g. --llm-model llama3.1:8b")
+    config = GenerateConfig(
+        seed=seed, test_fraction=test_fraction,
+        sample=SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes),
+        text=TextOptions(llm_url=llm_url, llm_model=llm_model, cache_dir=llm_cache,
+                         phrases_file=phrases, llm_timeout_s=llm_timeout,
+                         llm_retries=llm_retries, llm_requests_per_second=llm_rps,
+                         llm_fallback_on_error=llm_fallback),
+        workers=workers, chunk_size=chunk_size,
+        **({"shard": shard_spec} if shard_spec else {}))
+    location = store_location(ctx, store)
+    seed_lines: str | None = None
+    with open_store(location, read_only=True) as s:
+        check_store(s, location)
+        if domain is not None:
+            drawn = domain_questions(s, domain, n, seed=seed)
+            if len(drawn.items) < n:
+                note(f"sampled {len(drawn.items):,} of {n:,} seed questions from {domain} "
+                     "(the domain has fewer groundable facts)")
+            items, source, seed_lines = drawn.items, drawn.source, drawn.seed_lines
+        else:
+            assert questions is not None
+            read = dataset_questions(questions, fmt, strict=strict)
+            _print_skipped(read.issues)
+            items, source = read.items, read.source
+    if limit is not None:
+        items = items[:limit]
+        source = {**source, "limit": limit}
+    if not items:
+        raise CliError(f"no questions to generate from ({source.get('file') or domain})",
+                       "check the file's format with `kgbench questions parse FILE`")
+    with progress() as display:
+        task = display.add_task("generating", total=len(config.shard.block(len(items))))
+
+        def advance(done: int, total: int, samples: int) -> None:
+            display.update(task, completed=done, total=total,
+                           description=f"generating ({samples:,} samples)")
+
+        try:
+            result = generate(location, items, out_dir, config, source=source,
+                              progress=advance, force=force, report=report)
+        except GenerateError as exc:
+            raise CliError(str(exc)) from exc
+    if seed_lines is not None:
+        path = out_dir / "seed_questions.jsonl"
+        path.with_name(path.name + ".part").write_text(seed_lines, encoding="utf-8")
+        path.with_name(path.name + ".part").replace(path)
+    _print_result(result, as_json)
+
+
+def _print_skipped(issues: list[ReadIssue]) -> None:
+    for issue in issues[:5]:
+        err.print(f"[yellow]skipped malformed record:[/] {escape(str(issue))}")
+    if len(issues) > 5:
+        err.print(f"[yellow]… {len(issues) - 5:,} more malformed records skipped[/]")
+
+
+def _print_result(result: GenerateResult, as_json: bool) -> None:
+    stats, timings = result.stats, result.timings
+    if as_json:
+        emit_json({"out": str(result.out_dir), "stats": stats, "timings": timings,
+                   "already_complete": result.resumed_chunks == -1})
+        return
+    out.print(table5(stats))
+    failures = stats.get("failures_by_stage") or {}
+    if failures:
+        err.print("failures by stage: " + ", ".join(f"{k} {v:,}" for k, v in failures.items())
+                  + f" (see {result.out_dir / 'failures.jsonl'})")
+    if result.resumed_chunks == -1:
+        note(f"{result.out_dir} already holds this run's benchmark; nothing to do "
+             "(--force regenerates it)")
+        return
+    if result.resumed_chunks:
+        note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
+    q = stats["questions_by_split"]
+    rate = timings.get("samples_per_s")
+    note(f"{stats['questions']:,} questions (train {q['train']:,}, test {q['test']:,}) -> "
+         f"{stats['samples']:,} samples in {result.out_dir / 'samples.jsonl'}"
+         + (f" ({rate:,.0f} samples/s)" if rate else ""))
+    if stats.get("llm_fallback_samples"):
+        note(f"{stats['llm_fallback_samples']:,} samples have template text where an LLM "
+             "request failed or its reply was unusable (each sample's `fallbacks` says why)")
+    if (result.out_dir / "report.html").exists():
+        note(f"report: {result.out_dir / 'report.html'}")

@@ -1,0 +1,73 @@
+"""Options shared by several commands: which store (``--store``, global or per
+command, else ``$KGBENCH_STORE``, else :data:`DEFAULT_STORE`) and ``--json``.
+
+A store location is a string, never a :class:`~pathlib.Path`, from the command line to
+:func:`kgstore.open_store`: ``Path`` would turn ``bolt://host:7687`` into
+``bolt:/host:7687``. Until a network backend exists, :func:`local_store` refuses a
+location with a URI scheme before anything touches the file system, so no command
+creates a folder such as ``./bolt:``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+from kgstore import Store, open_store
+from kgstore.location import local_store_path
+
+__all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "State", "StoreOpt",
+           "local_store", "reading", "store_location"]
+
+DEFAULT_STORE = "kgbench-data/store"
+DEMO_STORE = "kgbench-data/demo-store"
+STORE_ENV = "KGBENCH_STORE"
+
+@dataclass(slots=True)
+class State:
+    """What the root callback learnt from the global options (``ctx.obj``)."""
+
+    store: str
+    explicit: bool  # --store given on the command line (not env/default)
+
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store", metavar="PATH", show_default=False,
+        help=f"Store directory; overrides the global --store / ${STORE_ENV} "
+        f"(default {DEFAULT_STORE}).",
+    ),
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")
+]
+
+
+def local_store(location: str) -> str:
+    """``location`` when it is a directory path; a URI (``bolt://…``, ``http://…``)
+    raises :class:`~kgstore.location.StoreLocationError` (one line naming it) before
+    anything is created. :mod:`kgstore.location` decides what a location is."""
+    local_store_path(location)
+    return location
+
+
+def store_location(ctx: typer.Context, store: str | None) -> str:
+    """The store a command uses: its own ``--store``, else the global one (which
+    Typer fills from ``$KGBENCH_STORE`` or the default), checked by :func:`local_store`."""
+    if store is None:
+        state = ctx.obj if isinstance(ctx.obj, State) else None
+        store = state.store if state else (os.environ.get(STORE_ENV) or DEFAULT_STORE)
+    return local_store(store)
+
+
+@contextmanager
+def reading(ctx: typer.Context, store: str | None) -> Iterator[Store]:
+    """The store opened read-only (several readers may share it; nothing is changed)."""
+    with open_store(store_location(ctx, store), read_only=True) as s:
+        yield s

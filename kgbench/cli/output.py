@@ -1,0 +1,204 @@
+"""Where the command line writes, and how.
+
+Tables and results go to stdout (:data:`out`); progress, notes and errors to stderr
+(:data:`err`), so ``--json`` leaves exactly one JSON document on stdout
+(:func:`emit_json`). The progress display adapts the loaders' and the engine's
+``progress(description, done, total)`` callbacks.
+
+Names, ids, literals and paths come from the data, and the data may be hostile: an
+entity named ``"\\x1b]0;pwned\\x07"`` would retitle the terminal, a ``\\x1b[2J`` clear
+it, ``\\r`` or U+202E (right-to-left override) disguise what is shown. :func:`visible`
+is the one rule for showing such text: every control character is written as its
+escape (the text ``\\x1b``, ``\\u202e``). Both consoles apply it to every string they
+print (:class:`TerminalSafeConsole`), the few :class:`~rich.text.Text` objects built
+from data apply it themselves, and :func:`emit_json` writes the characters JSON leaves
+raw as ``\\u`` escapes, so the JSON document stays exact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from kgstore import to_jsonable
+
+__all__ = ["ProgressReporter", "TerminalSafeConsole", "emit_json", "err", "human_bytes",
+           "note", "out", "progress", "show_warning", "task_label", "visible"]
+
+_BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
+"""What a terminal may act on: C0 controls but newline and tab (layout uses them), DEL,
+C1 controls (``\\x9b`` is a one-byte CSI), bidirectional marks, overrides and
+isolates, and the Unicode line and paragraph separators."""
+_JSON_RAW = re.compile(f"[\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
+"""Of those, what ``json.dumps`` leaves raw (it escapes C0 itself)."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character shown as its escape: ESC as the four
+    characters ``\\x1b``, CR as ``\\x0d``, U+202E as ``\\u202e``. Newline and tab stay."""
+    return _CONTROL.sub(_escaped, text)
+
+
+class TerminalSafeConsole(Console):
+    """A console that shows every string it prints through :func:`visible`, before
+    markup is read (escapes contain no ``[``, so markup is unchanged)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+
+out = TerminalSafeConsole(highlight=False)
+err = TerminalSafeConsole(stderr=True, highlight=False)
+
+
+def emit_json(doc: Any) -> None:
+    """``doc`` as one JSON document on stdout (records through :func:`to_jsonable`);
+    control characters are ``\\u`` escapes, as JSON allows (the values are unchanged)."""
+    text = json.dumps(to_jsonable(doc), ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+    """:func:`warnings.showwarning` through :func:`visible`: a library's warning may
+    quote the data (matplotlib names the glyphs of a label it cannot draw)."""
+    text = warnings.formatwarning(message, category, filename, lineno, line)
+    (file or sys.stderr).write(visible(text))
+
+
+def task_label(text: str) -> str:
+    """A progress task's description (a markup string rich does not pass through the
+    console): :func:`visible`, then markup-escaped."""
+    return escape(visible(text))
+
+
+def note(message: str) -> None:
+    """Informational line on stderr (keeps stdout clean for --json)."""
+    err.print(f"[dim]{escape(message)}[/]", soft_wrap=True)
+
+
+def human_bytes(n: float) -> str:
+    """``1234567`` -> ``"1.2 MB"`` (powers of 1000)."""
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} TB"  # pragma: no cover
+
+
+class CountColumn(ProgressColumn):
+    """``done/total`` in the task's unit (bytes while parsing, steps while importing)."""
+
+    def render(self, task: Task) -> Text:
+        fmt = human_bytes if task.fields.get("unit") == "bytes" else (lambda n: f"{n:,.0f}")
+        total = f"/{fmt(task.total)}" if task.total is not None else ""
+        return Text(f"{fmt(task.completed)}{total}", style="progress.download")
+
+
+class RateColumn(ProgressColumn):
+    """Throughput of a task (bytes/s while parsing); blank for step counters."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if not speed or task.fields.get("unit") != "bytes":
+            return Text("", style="progress.data.speed")
+        return Text(f"{human_bytes(speed)}/s", style="progress.data.speed")
+
+
+@contextmanager
+def progress() -> Iterator[Progress]:
+    """A progress display on stderr: spinner, description, bar, count, rate, times.
+    It stays on screen when the work is done; when an error stops the work it goes,
+    so the error's one line is all that is left to read."""
+    display = Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        CountColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
+    )
+    display.start()
+    try:
+        yield display
+    except BaseException:
+        # A terminal clears the bar; a pipe or a file is not sent it at all.
+        display.live.transient = True
+        if err.is_terminal:
+            display.stop()
+        else:
+            with err.capture():
+                display.stop()
+        raise
+    display.stop()
+
+
+class ProgressReporter:
+    """Adapts the loaders' ``progress(description, done, total)`` callback to a rich
+    progress display: one bar per phase (``"import: entities"`` and ``"import: facts"``
+    are the same phase, the text before the first ``:``), earlier phases completed."""
+
+    def __init__(self, display: Progress) -> None:
+        self.progress = display
+        self.tasks: dict[str, TaskID] = {}
+        self.current: str | None = None
+
+    @staticmethod
+    def _key(description: str) -> str:
+        # "parsing FILE | 1,234 lines, ..." : live stats after " | " keep one bar.
+        description = description.partition(" | ")[0]
+        head, sep, _ = description.partition(": ")
+        return head if sep and len(head) <= 24 else description
+
+    def __call__(self, description: str, done: int, total: int | None) -> None:
+        key = self._key(description)
+        if key != self.current:
+            self.finish()
+            self.current = key
+        task = self.tasks.get(key)
+        if task is None:
+            unit = "bytes" if description.startswith(("parsing", "reading")) else "steps"
+            task = self.progress.add_task(task_label(description), total=total, unit=unit)
+            self.tasks[key] = task
+        self.progress.update(task, completed=done, total=total,
+                             description=task_label(description))
+
+    def finish(self) -> None:
+        if self.current is None:
+            return
+        task_id = self.tasks[self.current]
+        task = next(t for t in self.progress.tasks if t.id == task_id)
+        total = task.total if task.total is not None else task.completed
+        self.progress.update(task_id, total=total, completed=total)

@@ -1,0 +1,83 @@
+"""The shape of ``kgbench/cli/``: thin command modules over shared helpers, registered
+in one ``app.py``, and use cases below it that print nothing.
+
+Read from the source (no imports), so a late import inside a function counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = ROOT / "kgbench" / "cli"
+SHARED = {"errors", "options", "output", "render"}
+COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo"}
+USE_CASES = [
+    "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
+    "extension/question_parsing.py", "extension/question_grounding.py",
+    "extension/extend_file.py", "extension/generate_inputs.py", "kgbench/demo/tour.py",
+]
+LAYERS = {"kgstore": 0, "loaders": 1, "extension": 2, "kgbench": 3}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth (``from a.b import c`` gives
+    ``a.b`` and ``a.b.c``: ``c`` may be a submodule)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def cli_modules(path: Path) -> set[str]:
+    """The ``kgbench.cli`` submodules ``path`` imports."""
+    prefix = "kgbench.cli."
+    return {name[len(prefix):].split(".")[0] for name in imported_modules(path)
+            if name.startswith(prefix)}
+
+
+def test_every_module_of_the_package_is_known() -> None:
+    found = {p.stem for p in CLI.glob("*.py")}
+    assert found == SHARED | COMMANDS | {"__init__", "__main__", "app"}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_command_modules_import_only_the_shared_modules(name: str) -> None:
+    used = cli_modules(CLI / f"{name}.py")
+    assert used <= SHARED, f"{name}.py imports {sorted(used - SHARED)}"
+
+
+@pytest.mark.parametrize("name", sorted(SHARED))
+def test_shared_modules_import_no_command_module(name: str) -> None:
+    used = cli_modules(CLI / f"{name}.py")
+    assert used <= SHARED - {name}, f"{name}.py imports {sorted(used - SHARED)}"
+
+
+def test_only_the_entry_points_import_the_app() -> None:
+    importers = {p.relative_to(ROOT).as_posix() for p in ROOT.glob("kgbench/**/*.py")
+                 if "app" in cli_modules(p)}
+    assert importers == {"kgbench/cli/__init__.py", "kgbench/cli/__main__.py"}
+    assert COMMANDS <= cli_modules(CLI / "app.py")  # each command module registered there
+
+
+@pytest.mark.parametrize("relative", USE_CASES)
+def test_use_cases_print_nothing_and_respect_the_layers(relative: str) -> None:
+    path = ROOT / relative
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    calls = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "print" not in calls
+    imported = imported_modules(path)
+    assert not {m for m in imported if m.split(".")[0] in ("rich", "typer")}
+    assert not {m for m in imported if m.startswith("kgbench.cli")}
+    level = LAYERS[relative.split("/")[0]]
+    above = {m for m in imported if LAYERS.get(m.split(".")[0], -1) > level
+             and not m.startswith("kgbench.demo")}
+    assert not above, f"{relative} imports from a higher layer: {sorted(above)}"

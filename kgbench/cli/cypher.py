@@ -49,7 +49,11 @@ def cypher(
 ) -> None:
     """Run a read-only Cypher query and print the result as a table.
 
-    The store is opened read-only and writes (CREATE, SET, DELETE, ...) are refused.
+    Exactly one query made of read clauses is accepted: MATCH, OPTIONAL MATCH, WHERE,
+    WITH, UNWIND, RETURN, ORDER BY, SKIP, LIMIT, UNION, and CALL of the catalogue
+    functions show_tables, table_info, show_connection, show_functions, db_version.
+    Anything else (CREATE, SET, DELETE, COPY, LOAD, settings, a second statement) is
+    refused with the clause named, and the store is opened read-only besides.
     Schema: (:Entity {id, name, aliases, types, is_cvt, description})
     -[:Fact {predicate}]-> (:Entity) or (:Literal {value, datatype, lang});
     (:Predicate {id, label, count}).

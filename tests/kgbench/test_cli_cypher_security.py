@@ -144,3 +144,19 @@ def test_reads_still_work(store: Path) -> None:
     assert ["Entity"] in rows("CALL show_tables() RETURN name")
     assert rows("MATCH (e:Entity {id: 'm.01'})-[f:Fact]->(o) /* DELETE? */ "
                 "RETURN count(f) AS n") == [[2]]
+
+
+def test_cypher_help_lists_what_the_guard_allows() -> None:
+    """The help names every read clause and catalogue function the guard accepts, so a
+    user learns the allow-list before hitting a refusal."""
+    from kgstore.cypher_guard import CATALOGUE, READ_CLAUSES
+
+    proc = subprocess.run([sys.executable, "-m", "kgbench.cli", "cypher", "--help"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    for clause in READ_CLAUSES:
+        assert clause.split(" [")[0] in text
+    for call in CATALOGUE["ladybug"]:
+        assert call.split("(")[0] in text

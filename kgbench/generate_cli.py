@@ -105,7 +105,8 @@ def generate_cmd(
     ] = None,
     llm_timeout: Annotated[
         float, typer.Option("--llm-timeout", min=0.1, metavar="SECONDS",
-                            help="Timeout of one LLM request.")
+                            help="Deadline of one whole LLM request, its retries and "
+                            "their waits included.")
     ] = 120.0,
     llm_retries: Annotated[
         int, typer.Option("--llm-retries", min=0,

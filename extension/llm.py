@@ -10,11 +10,12 @@ and the answer statement ã. It talks to any server implementing ``POST
 * :class:`ChatEndpoint` — where and how: base URL, model, the environment variable
   holding the API key (never a command-line argument), timeout, retries, backoff, rate
   limit. The temperature is fixed at 0 so that a rerun asks for the same text.
-* :class:`ChatClient` — one bounded POST per attempt (:mod:`extension.llm_http`: a
-  deadline for the whole request, a cap on the reply's size, no redirect to another
-  origin, so the key goes nowhere else), retries with exponential backoff on
-  connection errors, timeouts, 408, 429 (honouring ``Retry-After``) and 5xx, none on
-  other 4xx; a thread-safe :class:`RateLimiter`; errors are :class:`LLMError`
+* :class:`ChatClient` — one deadline for each request, its retries and their waits
+  included; one bounded POST per attempt (:mod:`extension.llm_http`: what is left of
+  that deadline, a cap on the reply's size, no redirect to another origin, so the key
+  goes nowhere else); retries with exponential backoff on connection errors, 408, 429
+  (honouring ``Retry-After``) and 5xx while time is left, none on other 4xx; a
+  thread-safe :class:`RateLimiter`; errors are :class:`LLMError`
   subclasses whose messages say what happened and what to check, quote the server's
   own message (shortened, control characters escaped) and never the API key.
 * :class:`ResponseCache` — replies on disk, one file per request hash, so reruns and
@@ -85,8 +86,9 @@ class LLMError(Exception):
 
 
 class LLMUnavailable(LLMError):
-    """The endpoint gave no usable answer after every retry: unreachable, timing out,
-    failing with 5xx or rate-limiting (429) for longer than we wait."""
+    """The endpoint gave no usable answer within the request's deadline or its retries:
+    unreachable, too slow, failing with 5xx or rate-limiting (429) for longer than we
+    wait."""
 
 
 class LLMRejected(LLMError):
@@ -153,12 +155,16 @@ class ChatEndpoint:
     ``api_key_env`` when a request is made and sent as ``Authorization: Bearer <key>``
     when set, to this origin only (see :mod:`extension.llm_http`); local servers need
     none. The URL itself may not hold a user or password: URLs appear in messages.
-    ``timeout_s`` is the deadline of one attempt, all of it (connect, send, every
-    read); a failed attempt is retried ``max_retries`` times after waiting
-    ``backoff_base_s * 2**attempt`` seconds (or the server's ``Retry-After``), never
-    longer than ``max_wait_s`` per wait, so one request takes at most ``(max_retries +
-    1) * timeout_s`` plus the waits. A reply over ``max_response_bytes`` is refused.
-    ``requests_per_second`` (``None``: no limit) spaces the requests of this process.
+    ``timeout_s`` is the deadline of the whole request: every attempt (connect, send,
+    every read) and every wait between them. A failed attempt is retried at most
+    ``max_retries`` times, after waiting ``backoff_base_s * 2**attempt`` seconds (or the
+    server's ``Retry-After``), never longer than ``max_wait_s`` per wait, and only while
+    time is left: an attempt gets what is left of the deadline, and a wait that would
+    pass it ends the request at once with the last error. So one request takes at most
+    ``timeout_s`` (plus the rate limit's wait before its first attempt: the time this
+    process queues its own requests is not the server's). A reply over
+    ``max_response_bytes`` is refused. ``requests_per_second`` (``None``: no limit)
+    spaces the requests of this process.
     ``max_tokens`` caps each reply (``None`` omits the field, for servers that reject
     it).
     """
@@ -387,7 +393,8 @@ class ChatStats:
 
 class ChatClient:
     """Sends chat requests to ``endpoint`` (:func:`extension.llm_http.post`, one
-    connection per request), with retries, backoff and the rate limit; thread-safe.
+    connection per attempt), with retries, backoff and the rate limit, all within the
+    endpoint's ``timeout_s`` (the deadline of the whole request); thread-safe.
 
     With a ``cache`` (:class:`ResponseCache`) a request asked before is answered from
     disk without touching the network, and a new reply is stored before it is
@@ -409,9 +416,10 @@ class ChatClient:
     def complete(self, messages: Sequence[ChatMessage]) -> ChatReply:
         """The reply to ``messages`` (from the cache when there is one and it has it).
 
-        Raises :class:`LLMUnavailable` when every attempt failed, :class:`LLMRejected`
-        on a 4xx other than 429, :class:`LLMBadResponse` when a 2xx body is not a chat
-        completion (not cached, so a rerun asks again)."""
+        Raises :class:`LLMUnavailable` when every attempt failed or the deadline
+        passed (see :class:`ChatEndpoint`), :class:`LLMRejected` on a 4xx other than
+        408 and 429, :class:`LLMBadResponse` when a 2xx body is not a chat completion
+        (not cached, so a rerun asks again)."""
         body = chat_request_body(self.endpoint, messages)
         if self.cache is None:
             return self.send(body)
@@ -438,7 +446,8 @@ class ChatClient:
         return reply
 
     def send(self, body: Mapping[str, Any]) -> ChatReply:
-        """POST ``body`` to the endpoint, retrying as configured; no cache. Raises as
+        """POST ``body`` to the endpoint, retrying as configured while the deadline
+        allows; no cache. Raises as
         :meth:`complete`, and :class:`LLMResponseTooLarge` for a reply over the cap."""
         ep = self.endpoint
         url = ep.chat_url
@@ -449,16 +458,29 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {key}"
         attempts = ep.max_retries + 1
         problem = ""
+        self.limiter.wait()
+        # One deadline for the whole request, retries and waits included (a deadline per
+        # attempt let a dripping server hold one request for (retries + 1) timeouts plus
+        # the backoff). It starts after the first rate-limit wait, which is this process
+        # queueing its own requests, not the server being slow.
+        deadline = time.monotonic() + ep.timeout_s
         for attempt in range(attempts):
-            self.limiter.wait()
+            if attempt:
+                self.limiter.wait()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LLMUnavailable(_deadline_message(ep, attempt, problem))
             with self._stats_lock:
                 self.stats.requests += 1
             retry_after: float | None = None
             try:
-                reply = llm_http.post(url, data, headers, timeout_s=ep.timeout_s,
+                reply = llm_http.post(url, data, headers, timeout_s=left,
                                       max_bytes=ep.max_response_bytes)
             except llm_http.DeadlineExceeded:
-                problem = f"no complete answer within the {ep.timeout_s:g}s timeout"
+                # The attempt had all the time left: the request's deadline has passed.
+                raise LLMUnavailable(_deadline_message(
+                    ep, attempt + 1, "cut off at the deadline without a complete reply")
+                ) from None
             except llm_http.ReplyTooLarge as exc:
                 raise LLMResponseTooLarge(_too_large_message(exc)) from None
             except llm_http.CrossOriginRedirect as exc:
@@ -494,12 +516,27 @@ class ChatClient:
                     f"the LLM endpoint {url} asks to wait {wait:.0f}s before retrying "
                     f"({problem}), longer than max_wait_s={ep.max_wait_s:.0f}s; try again "
                     "later or lower the request rate") from None
+            if time.monotonic() + wait >= deadline:
+                # Sleeping into the deadline would only delay the same error.
+                asked = "asks to wait" if retry_after is not None else "would wait"
+                raise LLMUnavailable(_deadline_message(
+                    ep, attempt + 1, f"{problem}; the retry {asked} {wait:.3g}s, past the "
+                    "deadline"))
             time.sleep(wait)
         raise LLMUnavailable(
             f"no answer from the LLM endpoint {url} after {attempts} attempt"
             f"{'s' if attempts != 1 else ''} (last: {problem}); check that the server is "
             "running and reachable and that --llm-url is its OpenAI-compatible base URL "
             "(e.g. http://localhost:8000/v1)")
+
+
+def _deadline_message(ep: ChatEndpoint, attempts: int, problem: str) -> str:
+    tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+    return (f"no answer from the LLM endpoint {ep.chat_url} within the {ep.timeout_s:g}s "
+            f"timeout, the deadline of the whole request with its retries ({tries}; last: "
+            f"{problem}); check that the server is running, reachable and not overloaded "
+            "and that --llm-url is its OpenAI-compatible base URL, or allow more time with "
+            "--llm-timeout")
 
 
 def is_retryable_status(status: int) -> bool:

@@ -11,6 +11,8 @@ Why each bound:
   on (TLS handshake included) a watchdog timer shuts the socket down when the deadline passes, which ends
   whatever read or write is blocked. Only the host name lookup is outside it (``getaddrinfo`` cannot be
   interrupted; a literal IP address or a local resolver makes it instant).
+  :class:`extension.llm.ChatClient` passes each attempt what is left of its request's
+  deadline, so retries fit in ``--llm-timeout`` too.
 * **Size cap.** A chat completion is a few KB. A reply whose ``Content-Length`` is over
   ``max_bytes`` is refused before its body is read, and one without a length is read
   in blocks and refused as soon as it passes the cap, so a 300 MB answer costs at most

@@ -89,11 +89,13 @@ def generate_cmd(
     ] = None,
     llm_timeout: Annotated[
         float, typer.Option("--llm-timeout", min=0.1, metavar="SECONDS",
-                            help="Timeout of one LLM request.")
+                            help="Deadline of one whole LLM request, its retries and "
+                            "their waits included.")
     ] = 120.0,
     llm_retries: Annotated[
         int, typer.Option("--llm-retries", min=0,
-                          help="Retries (exponential backoff) before the endpoint counts as down.")
+                          help="At most this many retries (exponential backoff) of a failed "
+                          "request, within its --llm-timeout deadline.")
     ] = 5,
     llm_rps: Annotated[
         float | None, typer.Option("--llm-rps", min=0.01, metavar="N",

@@ -322,19 +322,21 @@ def test_wrong_path_404_names_the_url_to_check(server: FakeChatServer) -> None:
         ChatClient(ep).complete(HELLO)
 
 
-def test_timeout_is_retried_then_reported(server: FakeChatServer) -> None:
+def test_a_timed_out_attempt_ends_the_request(server: FakeChatServer) -> None:
+    # The attempt had all the time the request had: nothing is left for a retry.
     server.always = "slow"
     server.slow_s = 0.5
-    with pytest.raises(LLMUnavailable, match=r"0.2s timeout"):
+    with pytest.raises(LLMUnavailable, match=r"within the 0.2s timeout.*1 attempt;"):
         ChatClient(endpoint(server, timeout_s=0.2, max_retries=1)).complete(HELLO)
-    assert len(server.received) == 2
+    assert len(server.received) == 1
 
 
-def test_slow_once_then_fine(server: FakeChatServer) -> None:
-    server.faults = ["slow"]
+def test_a_retry_gets_what_is_left_of_the_deadline(server: FakeChatServer) -> None:
+    server.faults = ["500", "slow"]
     server.slow_s = 0.5
-    reply = ChatClient(endpoint(server, timeout_s=0.2, max_retries=1)).complete(HELLO)
+    reply = ChatClient(endpoint(server, timeout_s=1.5, max_retries=1)).complete(HELLO)
     assert reply.content == HELLO_REPLY
+    assert len(server.received) == 2
 
 
 def test_server_down_is_unavailable_with_url_and_what_to_check(server: FakeChatServer) -> None:
@@ -421,19 +423,65 @@ def test_slow_drip_is_cut_at_the_deadline_of_the_whole_request(
     # a minute); the deadline of the whole request does.
     server.always = f"drip-{where}"
     started = time.monotonic()
-    with pytest.raises(LLMUnavailable, match=r"no complete answer within the 2s timeout"):
+    with pytest.raises(LLMUnavailable, match=r"within the 2s timeout.*cut off at the deadline"):
         ChatClient(endpoint(server, timeout_s=2.0, max_retries=0)).complete(HELLO)
     elapsed = time.monotonic() - started
     assert 1.9 <= elapsed < 6.0
     assert len(server.received) == 1
 
 
-def test_slow_drip_retries_each_get_the_deadline(server: FakeChatServer) -> None:
-    server.faults = ["drip-body"]
+def test_timeout_is_the_deadline_of_the_request_with_all_its_retries(
+        server: FakeChatServer) -> None:
+    # Issue 18: with a deadline per attempt, the default 5 retries and their backoff
+    # (1+2+4+8+16 s) let a dripping server hold a 2 s request for 6 x 2 + 31 = 43 s.
+    server.always = "drip-body"
+    ep = ChatEndpoint(url=server.url, model="test-model", timeout_s=2.0)
+    assert ep.max_retries == 5 and ep.backoff_base_s == 1.0   # the defaults
     started = time.monotonic()
-    reply = ChatClient(endpoint(server, timeout_s=1.0, max_retries=1)).complete(HELLO)
-    assert reply.content == HELLO_REPLY
-    assert len(server.received) == 2 and time.monotonic() - started < 5.0
+    with pytest.raises(LLMUnavailable) as caught:
+        ChatClient(ep).complete(HELLO)
+    assert time.monotonic() - started < 5.0
+    assert len(server.received) == 1
+    assert "within the 2s timeout" in str(caught.value)
+    assert "--llm-timeout" in str(caught.value)
+
+
+def test_retries_that_fit_in_the_deadline_still_succeed(server: FakeChatServer) -> None:
+    server.faults = ["503", "503"]   # then answered: backoff 1 s + 2 s, inside 5 s
+    client = ChatClient(ChatEndpoint(url=server.url, model="test-model", timeout_s=5.0))
+    started = time.monotonic()
+    assert client.complete(HELLO).content == HELLO_REPLY
+    assert 2.9 <= time.monotonic() - started < 5.0
+    assert len(server.received) == 3
+
+
+def test_a_backoff_past_the_deadline_ends_the_request_with_the_last_error(
+        server: FakeChatServer) -> None:
+    # 503, wait 1 s, 503: the next wait (2 s) would end after the 2 s deadline, so the
+    # request ends at once rather than sleeping into the same error.
+    server.always = "503"
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailable) as caught:
+        ChatClient(ChatEndpoint(url=server.url, model="test-model", timeout_s=2.0)
+                   ).complete(HELLO)
+    assert time.monotonic() - started < 1.9
+    assert len(server.received) == 2
+    message = str(caught.value)
+    assert "within the 2s timeout" in message and "2 attempts" in message
+    assert "HTTP 503" in message and "would wait 2s, past the deadline" in message
+
+
+def test_a_retry_after_past_the_deadline_ends_the_request_at_once(
+        server: FakeChatServer) -> None:
+    server.always = "429"
+    server.retry_after = "10"   # under max_wait_s, over what is left of the deadline
+    started = time.monotonic()
+    with pytest.raises(LLMUnavailable) as caught:
+        ChatClient(endpoint(server, timeout_s=2.0, max_retries=5, max_wait_s=60.0)
+                   ).complete(HELLO)
+    assert time.monotonic() - started < 1.5
+    assert len(server.received) == 1
+    assert re.search(r"HTTP 429.*asks to wait 10s, past the deadline", str(caught.value))
 
 
 def test_reply_declaring_a_huge_length_is_refused_unread(server: FakeChatServer) -> None:

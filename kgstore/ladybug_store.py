@@ -1452,10 +1452,13 @@ class _StageMerger:
                  "NULL::BOOLEAN AS o_is_cvt, NULL::VARCHAR AS o_description "
                  "FROM stage_entities s")
         else:
+            # A replaced name stays as an alias: a second names file (FB15k-237's
+            # mid2name after entity2text) must not make the first one's names unfindable.
             m = """
                 SELECT s.id,
                        coalesce(s.name, o.name) AS name,
-                       list_sort(list_distinct(list_concat(coalesce(o.aliases, []), s.aliases))) AS aliases,
+                       list_sort(list_distinct(list_concat(coalesce(o.aliases, []), s.aliases,
+                           CASE WHEN s.name <> o.name THEN [o.name] ELSE [] END))) AS aliases,
                        list_sort(list_distinct(list_concat(coalesce(o.types, []), s.types))) AS types,
                        coalesce(s.is_cvt, false) OR coalesce(o.is_cvt, false) AS is_cvt,
                        coalesce(s.description, o.description) AS description,
@@ -1474,7 +1477,7 @@ class _StageMerger:
                        OR m.aliases IS DISTINCT FROM list_sort(coalesce(m.o_aliases, []))
                        OR m.types IS DISTINCT FROM list_sort(coalesce(m.o_types, []))
                        OR m.description IS DISTINCT FROM m.o_description) AS changed,
-                   m.o_is_cvt
+                   m.o_is_cvt, m.existed AND m.name <> m.o_name AS renamed
             FROM m
         """)
         self._sql("UPDATE merged SET changed = true WHERE existed AND is_cvt IS DISTINCT FROM o_is_cvt")
@@ -1483,6 +1486,8 @@ class _StageMerger:
         self.report.entities_placeholder = self._scalar(
             "SELECT count(*) FROM merged WHERE NOT existed AND placeholder")
         self.report.entities_updated = self._scalar("SELECT count(*) FROM merged WHERE changed")
+        self.report.names_replaced = self._scalar(
+            "SELECT count(*) FROM merged WHERE renamed")
         self._sql("DROP TABLE stage_entities")
         self._sql("DROP TABLE old_entities")
         if self.report.entities_new:

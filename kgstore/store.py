@@ -46,10 +46,13 @@ ProgressCallback = Callable[[str, int, int | None], None]
 @dataclass(slots=True)
 class ImportReport:
     """What a bulk import changed. ``*_new`` rows were absent before; duplicates of
-    stored facts (or repeated within the input) are counted in ``facts_duplicate``."""
+    stored facts (or repeated within the input) are counted in ``facts_duplicate``;
+    ``names_replaced`` counts stored entities whose name changed (the old name is
+    kept as an alias, so it still finds the entity)."""
 
     entities_new: int = 0
     entities_updated: int = 0
+    names_replaced: int = 0
     entities_placeholder: int = 0
     literals_new: int = 0
     facts_new: int = 0
@@ -119,8 +122,9 @@ class Store(ABC):
         """Merge a complete staged directory (:mod:`kgstore.staging`) into the store.
 
         Upsert semantics: entities merge with stored ones (name/description: the new
-        non-null value wins; aliases/types: union), facts already stored are skipped,
-        endpoints without an entity row become placeholder entities. Importing the
+        non-null value wins; aliases/types: union; a replaced name becomes an alias),
+        facts already stored are skipped, endpoints without an entity row become
+        placeholder entities. Importing the
         same stage twice changes nothing the second time. ``nameless_is_cvt`` marks
         entities without a name that are the subject of a fact as CVTs.
         """

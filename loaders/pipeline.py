@@ -12,10 +12,17 @@ rest, identically for every format:
    An interrupted stage has no complete manifest and is rebuilt from scratch.
 2. *import* the stages in input order: record the source as ``status="loading"``
    (file, checksum, format), ``store.import_stage(stage, nameless_is_cvt=...)``, record
-   it again as ``"complete"`` with its counts, delete the stage.
+   it again as ``"complete"`` with its counts, delete the stage. A source already
+   recorded (the same file and content, imported before: a load run again after an
+   interruption imports the files it had finished again) keeps what it changed in the
+   store: the import counts (``facts_new``...) of the records add up, so a repeated
+   import, which finds everything stored already, does not turn them into zeros.
 
 Nothing is written to the store before every file has staged, so a malformed line in
 strict mode, corrupt compressed data or a wrong format leaves the store unchanged. A
+file most of whose first lines are malformed (see
+:data:`~loaders.errors.FORMAT_CHECK_LINES`) is refused while it stages, as "not a
+<format> file" (:class:`~loaders.errors.NotFormatError`; :data:`FORMAT_LABELS`). A
 process killed at any point leaves either incomplete stages (rebuilt by the next run),
 complete stages (reused) or a ``"loading"`` source record whose import the next run
 repeats: imports are idempotent, so re-running the same command finishes the job
@@ -57,8 +64,17 @@ from kgstore.store import ImportReport, ProgressCallback, Store
 from loaders.errors import MAX_EXAMPLES, InputFileError, ParseReport
 from loaders.sources import file_checksum
 
-PIPELINE_VERSION = 2
-"""Bumped when the stage bookkeeping changes, so older kept stages are not reused."""
+PIPELINE_VERSION = 3
+"""Bumped when the stage bookkeeping changes, so older kept stages are not reused
+(3: over-long lines are counted as malformed, mostly malformed files refused)."""
+
+FORMAT_LABELS: dict[str, str] = {
+    "ntriples": "N-Triples", "tsv": "tab-separated triples", "names": "id<TAB>name names",
+    "freebase": "Freebase N-Triples", "wikidata-json": "Wikidata JSON",
+    "wikidata-ntriples": "Wikidata N-Triples", "turtle": "Turtle", "n3": "N3",
+    "xml": "RDF/XML", "json-ld": "JSON-LD", "trig": "TriG", "nquads": "N-Quads",
+}
+"""What each format (:attr:`Input.format`) is called in the "not a <format> file" error."""
 
 FREEBASE_NS = "http://rdf.freebase.com/ns/"
 DEFAULT_NAMESPACES: dict[str, str] = {
@@ -329,6 +345,7 @@ class LoadReport:
             "facts_duplicate": imp.facts_duplicate,
             "entities_new": imp.entities_new,
             "entities_updated": imp.entities_updated,
+            "names_replaced": imp.names_replaced,
             "literals_new": imp.literals_new,
             "predicates_new": imp.predicates_new,
             "seconds": self.seconds,
@@ -540,7 +557,8 @@ def _prepare(store: Store, inp: Input, stager: Stager, options: LoadOptions, str
         return staged
     try:
         _stage_file(stage, path, stager, report, key=key, strict=strict, progress=progress,
-                    options=replace(options, bnode_scope=checksum[:8]))
+                    options=replace(options, bnode_scope=checksum[:8]),
+                    expected=FORMAT_LABELS.get(inp.format, inp.format))
     except BaseException:
         shutil.rmtree(temp_root or stage, ignore_errors=True)  # incomplete: useless
         if temp_root is None:
@@ -553,14 +571,16 @@ def _prepare(store: Store, inp: Input, stager: Stager, options: LoadOptions, str
 
 def _stage_file(stage: Path, path: Path, stager: Stager, report: FileReport, *, key: str,
                 strict: bool, progress: ProgressCallback | None,
-                options: LoadOptions) -> None:
-    """Run ``stager`` into a complete stage at ``stage``, filling ``report``."""
-    parsed = ParseReport()
+                options: LoadOptions, expected: str) -> None:
+    """Run ``stager`` into a complete stage at ``stage``, filling ``report``; a file
+    that is mostly malformed (not ``expected``) raises instead."""
+    parsed = ParseReport(expected=expected)
     writer = StageWriter(stage)
     counts: dict[str, int] = {}
     try:
         counts = stager(path, writer, parsed, options=options, strict=strict,
                         progress=progress)
+        parsed.check_format(path)
     finally:
         report.lines, report.triples = parsed.lines, parsed.triples
         report.malformed, report.examples = parsed.malformed, list(parsed.examples)
@@ -593,7 +613,8 @@ def _import(store: Store, staged: _Staged, nameless_is_cvt: bool,
     record = SourceRecord(file=str(staged.input.path.resolve()), checksum=report.checksum,
                           format=report.format, counts={}, loaded_at=now_iso(),
                           status="loading")
-    store.record_source(record)
+    earlier = recorded_counts(store, record)
+    store.record_source(replace(record, counts=earlier))  # kept should this import die
     try:
         report.import_report = store.import_stage(
             staged.stage, nameless_is_cvt=nameless_is_cvt, progress=progress)
@@ -601,8 +622,8 @@ def _import(store: Store, staged: _Staged, nameless_is_cvt: bool,
         staged.discard()
         raise
     report.seconds = round(time.perf_counter() - staged.started, 3)
-    store.record_source(replace(record, status="complete", counts=report.counts(),
-                                loaded_at=now_iso()))
+    store.record_source(replace(record, status="complete", loaded_at=now_iso(),
+                                counts=add_store_changes(report.counts(), earlier)))
     # The source is complete: only now is the stage useless.
     if staged.temp_root is not None:
         shutil.rmtree(staged.temp_root, ignore_errors=True)
@@ -610,3 +631,22 @@ def _import(store: Store, staged: _Staged, nameless_is_cvt: bool,
         shutil.rmtree(staged.stage, ignore_errors=True)
         with contextlib.suppress(OSError):
             staged.stage.parent.rmdir()  # staging/ itself, once empty
+
+
+def recorded_counts(store: Store, record: SourceRecord) -> dict[str, int]:
+    """The counts the store already holds for ``record``'s source (same file and
+    checksum; empty when it was never recorded, or only as an interrupted first load)."""
+    for old in store.sources():
+        if old.file == record.file and old.checksum == record.checksum:
+            return dict(old.counts)
+    return {}
+
+
+def add_store_changes(counts: dict[str, int], earlier: Mapping[str, int]) -> dict[str, int]:
+    """``counts`` of an import with the store changes (:class:`ImportReport`'s counts)
+    that ``earlier`` imports of the same source recorded added in."""
+    out = dict(counts)
+    for f in fields(ImportReport):
+        if f.name in earlier and f.name not in ("seconds", "steps"):
+            out[f.name] = int(earlier[f.name]) + int(out.get(f.name, 0))
+    return out

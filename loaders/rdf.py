@@ -89,7 +89,14 @@ from loaders.pipeline import (
     check_readable,
     run_load,
 )
-from loaders.sources import DECOMPRESSION_ERRORS, compression_of, data_name, gzip_reader
+from loaders.sources import (
+    DECOMPRESSION_ERRORS,
+    compression_of,
+    data_name,
+    gzip_reader,
+    integrity_hint,
+    zstd_reader,
+)
 from loaders.triples import RDF_NS, RDFS_NS, SKOS_NS, TripleMapper
 from loaders.vectorized import head_lines, stage_ntriples_vectorized
 
@@ -244,19 +251,15 @@ def _read_limited(path: Path, limit: int) -> bytes:
         elif compression == "bz2":
             stream = bz2.BZ2File(fh, mode="rb")
         elif compression == "zstd":
-            try:
-                import zstandard
-            except ImportError:
-                raise InputFileError(path, "reading .zst needs the zstandard module "
-                                           "(pip install zstandard)") from None
-            stream = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
+            stream = zstd_reader(fh)
         else:
             stream = fh
         try:
             data = stream.read(limit + 1)
         except DECOMPRESSION_ERRORS as exc:
             raise InputFileError(path, f"cannot read {compression} data ({exc}); the file may "
-                                       "be truncated or corrupt") from exc
+                                       "be truncated or corrupt: "
+                                       f"{integrity_hint(path, compression)}") from exc
     if len(data) > limit:
         raise UnsupportedFormatError(
             path, f"is larger than {limit / 2**20:,.0f} MiB (--max-memory-file), too big to "
@@ -346,6 +349,7 @@ def stage_rdflib(path: Path, writer: StageWriter, report: ParseReport, *,
     report.lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     dropped = {"not_rdf": 0}
     graph: Any = rdflib.Dataset() if fmt in _QUADS else rdflib.Graph()
+    failure: str | None = None
     with _lexical_literals(), warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # rdflib's own internals
         try:
@@ -356,10 +360,16 @@ def stage_rdflib(path: Path, writer: StageWriter, report: ParseReport, *,
             if strict:
                 raise MalformedInputError(path, line, reason) from exc
             report.add_malformed(path, line, reason)
+            failure = f"line {line}: {reason}" if line else reason
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         triples = list(graph.quads((None, None, None, None))) if fmt in _QUADS else graph
     del data
+    if failure is not None and len(triples) == 0:
+        # rdflib stops at the first error: nothing before it parsed, so the file is not
+        # this format at all (random bytes, another syntax), not a file with a bad line.
+        report.expected = report.expected or _NAMES.get(fmt, fmt)
+        raise report.not_format(path, report.lines, f"{failure}, before any triple")
     mapper = TripleMapper(writer, namespaces=options.namespaces, langs=options.langs,
                           bnode_scope=options.bnode_scope)
     filt = PredicateFilter.for_options(options)

@@ -1,14 +1,20 @@
 """Reading input files: transparent decompression, strict UTF-8, checksums.
 
-:func:`open_text` streams the lines of a plain, gzip, bzip2 or (when the
-``zstandard`` module is installed) Zstandard file. The compression is recognised by
-the file's magic bytes, so a mis-named ``dump.nt`` that is really gzip still reads;
-the extension is only used to report a missing decompressor clearly.
+:func:`open_text` streams the lines of a plain, gzip, bzip2 or Zstandard file. The
+compression is recognised by the file's magic bytes, so a mis-named ``dump.nt`` that
+is really gzip still reads. A truncated or corrupt compressed file raises
+:class:`~loaders.errors.InputFileError` with the command that tests it
+(:func:`integrity_hint`).
 
 Lines are split on LF only and decoded one at a time as strict UTF-8, so an invalid
 byte sequence is reported with its exact line number and the rest of the file can
 still be read. A trailing CR (CRLF files) is removed; lone CRs inside a line are left
 to the format parser (N-Triples treats them as line ends, see ``loaders.ntriples``).
+
+A line longer than :func:`max_line_bytes` (``$KGBENCH_MAX_LINE_BYTES``, default
+:data:`MAX_LINE_BYTES`, 64 MiB; the length counts the line's bytes without its LF) is
+malformed, with the reason :func:`long_line_reason`: it is skipped without being held
+in memory, so a file with no line ends at all cannot exhaust memory.
 """
 
 from __future__ import annotations
@@ -17,13 +23,23 @@ import bz2
 import gzip
 import hashlib
 import io
+import os
+import shlex
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from loaders.errors import InputFileError, MalformedInputError, ParseReport
+import pyarrow as pa
+
+from loaders.errors import (
+    InputFileError,
+    LoaderError,
+    MalformedInputError,
+    NotFormatError,
+    ParseReport,
+)
 
 _igzip: Any
 _ISAL_ERRORS: tuple[type[BaseException], ...]
@@ -45,6 +61,11 @@ _BZ2_BLOCK_MAGIC = b"1AY&SY"  # after "BZh" + block-size digit: rules out text f
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
 
+MAX_LINE_BYTES = 64 << 20
+"""Default longest line (bytes, LF excluded) a loader reads: far above any line of the
+Freebase and Wikidata dumps, small enough that one line cannot exhaust memory."""
+MAX_LINE_ENV = "KGBENCH_MAX_LINE_BYTES"
+
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst")
 PROGRESS_EVERY = 50_000
 """Default number of lines between two progress callbacks of :func:`iter_records`."""
@@ -53,6 +74,28 @@ _R = TypeVar("_R")
 
 OnBadLine = Callable[[int, str], None]
 """``on_error(line_number, reason)``: told about a line that is not valid UTF-8."""
+
+
+def max_line_bytes() -> int:
+    """The longest line loaders read, in bytes: ``$KGBENCH_MAX_LINE_BYTES`` (a positive
+    integer) or :data:`MAX_LINE_BYTES`. Longer lines are malformed."""
+    text = os.environ.get(MAX_LINE_ENV, "").strip()
+    if not text:
+        return MAX_LINE_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise LoaderError(f"{MAX_LINE_ENV}={text!r} is not a positive number of bytes; "
+                          f"set it to e.g. {MAX_LINE_BYTES} (the default) or unset it")
+    return value
+
+
+def long_line_reason(limit: int) -> str:
+    """The malformed-line reason of a line longer than ``limit`` bytes."""
+    return (f"line longer than {limit:,} bytes (the limit; raise {MAX_LINE_ENV} "
+            "to read it)")
 
 
 def compression_of(path: str | Path, head: bytes) -> str | None:
@@ -76,6 +119,19 @@ def compression_of(path: str | Path, head: bytes) -> str | None:
     return None
 
 
+_TEST_COMMANDS = {"gzip": "gzip -t", "bz2": "bzip2 -t", "zstd": "zstd -t"}
+"""The command that checks a compressed file's integrity, per compression."""
+
+
+def integrity_hint(path: str | Path, compression: str | None) -> str:
+    """What to do about a truncated or corrupt file: re-download it, or test it with
+    the checker of its compression (``gzip -t``, ``bzip2 -t``, ``zstd -t``)."""
+    test = _TEST_COMMANDS.get(compression or "")
+    if test is None:
+        return "re-download it"
+    return f"re-download it, or test it with `{test} {shlex.quote(str(path))}`"
+
+
 def _open_error(path: Path, exc: OSError) -> InputFileError:
     """A friendly InputFileError for a failed ``open``."""
     if isinstance(exc, FileNotFoundError):
@@ -87,18 +143,11 @@ def _open_error(path: Path, exc: OSError) -> InputFileError:
     return InputFileError(path, f"cannot open ({exc.strerror or exc}); check the file")
 
 
-def _zstd_reader(path: Path, raw: io.BufferedIOBase) -> io.BufferedIOBase:
-    """A buffered decompressing reader over ``raw`` using the optional ``zstandard``."""
-    try:
-        import zstandard  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise InputFileError(
-            path, "is Zstandard-compressed but the 'zstandard' module is not installed; "
-            "run `pip install zstandard` or decompress it first (`zstd -d`)"
-        ) from None
-    stream: Any = raw  # a binary file object (the stubs want typing.IO)
-    reader = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
-    return io.BufferedReader(reader, _READ_BUFFER)
+def zstd_reader(raw: Any) -> io.BufferedIOBase:
+    """A buffered reader decompressing the Zstandard frames of binary ``raw``, through
+    Arrow's codec: it raises ``OSError`` on a truncated file, where the ``zstandard``
+    module's stream reader just stops (a cut ``.zst`` loaded half its lines, silently)."""
+    return io.BufferedReader(pa.CompressedInputStream(raw, "zstd"), _READ_BUFFER)
 
 
 def gzip_reader(fileobj: Any) -> io.BufferedIOBase:
@@ -139,7 +188,7 @@ class TextSource:
         if self.compression == "bz2":
             return bz2.BZ2File(self._raw, mode="rb")
         if self.compression == "zstd":
-            return _zstd_reader(self.path, self._raw)
+            return zstd_reader(self._raw)
         return self._raw
 
     @property
@@ -153,15 +202,26 @@ class TextSource:
     def numbered(self, on_error: OnBadLine | None = None) -> Iterator[tuple[int, str]]:
         """Yield ``(line_number, text)`` for every line, EOL removed (1-based numbers).
 
-        A line that is not valid UTF-8 raises :class:`MalformedInputError`, or with
-        ``on_error`` is reported through it and skipped. Unreadable compressed data
-        raises :class:`InputFileError`. A UTF-8 byte-order mark on line 1 is dropped.
+        A line that is not valid UTF-8, or longer than :func:`max_line_bytes`, raises
+        :class:`MalformedInputError`, or with ``on_error`` is reported through it and
+        skipped. Unreadable compressed data raises :class:`InputFileError`. A UTF-8
+        byte-order mark on line 1 is dropped.
         """
         lineno = self.lines_read
+        limit = max_line_bytes()
+        # readline with a size bound: a line longer than the limit is never read whole.
+        readline = self._stream.readline
         try:
-            for raw in self._stream:
+            while raw := readline(limit + 1):
                 lineno += 1
                 self.lines_read = lineno
+                if len(raw) > limit and not raw.endswith(b"\n"):
+                    self._skip_rest_of_line()
+                    reason = long_line_reason(limit)
+                    if on_error is None:
+                        raise MalformedInputError(self.path, lineno, reason)
+                    on_error(lineno, reason)
+                    continue
                 try:
                     text = raw.rstrip(b"\r\n").decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -177,9 +237,15 @@ class TextSource:
         except DECOMPRESSION_ERRORS as exc:
             raise InputFileError(
                 self.path, f"cannot read {self.compression or 'file'} data after line "
-                f"{lineno} ({exc}); the file may be truncated or corrupt: re-download it "
-                "or test it (e.g. `gzip -t`)"
+                f"{lineno} ({exc}); the file may be truncated or corrupt: "
+                f"{integrity_hint(self.path, self.compression)}"
             ) from exc
+
+    def _skip_rest_of_line(self) -> None:
+        """Read past the next LF (or to the end), in bounded pieces."""
+        while piece := self._stream.readline(_READ_BUFFER):
+            if piece.endswith(b"\n"):
+                return
 
     def __iter__(self) -> Iterator[str]:
         """The lines' text (strict: an undecodable line raises MalformedInputError)."""
@@ -206,8 +272,8 @@ class TextSource:
 def open_text(path: str | Path) -> TextSource:
     """Open ``path`` for line-by-line reading (plain, .gz, .bz2, .zst); see :class:`TextSource`.
 
-    Raises :class:`InputFileError` when the file is missing, is a directory, cannot be
-    read, or needs the absent ``zstandard`` module.
+    Raises :class:`InputFileError` when the file is missing, is a directory or cannot
+    be read.
     """
     return TextSource(path)
 
@@ -312,6 +378,8 @@ def iter_records(
                     next_tick += every
                     if progress is not None:
                         progress(label, src.position, src.size)
+        except NotFormatError:
+            raise  # the file's content, not a failure to read it
         except InputFileError as exc:
             raise reading_error(src, exc) from exc
         rep.lines = src.lines_read

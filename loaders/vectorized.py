@@ -11,7 +11,9 @@ mapping conventions:
    (LF only, as :class:`~loaders.sources.TextSource` does; a chunk whose CRs are all
    CRLF is normalised to LF, one with lone CRs goes to the Python parser whole). At
    most :data:`READ_AHEAD` chunks wait on disk, so disk and memory stay flat; the
-   files of processed chunks are overwritten by later ones.
+   files of processed chunks are overwritten by later ones. Lines longer than the CSV
+   reader handles reliably are taken out of the chunks (:class:`LineGuard`) for the
+   Python parser; one longer than :func:`~loaders.sources.max_line_bytes` is malformed.
 2. **Parse** each chunk in SQL (DuckDB ``read_csv``, all cores): a :class:`LineSyntax`
    splits lines into terms with string functions and decides which lines it fully
    understands (*fast* lines). Everything else (escapes it does not resolve, blank
@@ -58,7 +60,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -77,7 +79,14 @@ from loaders.pipeline import (
     PredicateFilter,
     sql_str,
 )
-from loaders.sources import DECOMPRESSION_ERRORS, compression_of, gzip_reader
+from loaders.sources import (
+    DECOMPRESSION_ERRORS,
+    compression_of,
+    gzip_reader,
+    integrity_hint,
+    long_line_reason,
+    max_line_bytes,
+)
 from loaders.triples import (
     ALIAS_PREDICATES,
     DESCRIPTION_PREDICATES,
@@ -96,8 +105,11 @@ FIRST_CHUNK = 4 << 20
 READ_AHEAD = 2
 """Chunks the reader may have ready beyond the one being processed."""
 _READ_BLOCK = 8 << 20
-_MAX_LINE = 64 << 20
-_CSV_MAX_LINE = 2 << 20  # longer lines are rejected by the CSV reader: Python reads them
+_CSV_MAX_LINE = 2 << 20
+"""The CSV reader's ``max_line_size``. Longer lines never reach it (:class:`LineGuard`):
+DuckDB 2.0.1 dropped a line longer than its buffer without a reject row, and a 12 MB
+line crossing a buffer boundary as well (measured), so the reader takes them out and the
+Python parser reads them."""
 _CSV_BUFFER = 16 << 20  # the unit of DuckDB's parallel CSV scan: several per chunk
 _SEQ_SPAN = 1 << 40
 _MAX_LOCATE = 1000  # malformed lines per chunk whose line numbers are looked up
@@ -127,6 +139,118 @@ class Chunk:
     size: int
     position: int
     python: bool
+    long_lines: list[tuple[int, LongLine]] = field(default_factory=list)
+    """Lines taken out of the chunk file (an empty line stands in for each), with their
+    line numbers: see :class:`LineGuard`."""
+
+
+@dataclass(slots=True)
+class LongLine:
+    """A line :class:`LineGuard` took out of the stream: ``length`` bytes (LF excluded);
+    ``text`` is the line, or None when it is longer than the line limit (not kept)."""
+
+    length: int
+    text: bytes | None
+
+
+_Piece = tuple[bytes, int, int] | LongLine
+_PLACEHOLDER = (b"\n", 0, 1)
+
+
+class LineGuard:
+    """Takes the lines longer than ``divert`` bytes out of a decompressed byte stream.
+
+    :meth:`feed` takes blocks and gives back, in stream order, pieces ``(block, start,
+    end)`` of lines no longer than ``divert`` and, for each longer line, a
+    :class:`LongLine` followed by a piece holding only LF, which keeps the line numbers.
+    A line longer than ``limit`` is not kept (its bytes are dropped as they stream), so
+    memory stays within ``limit`` plus a block whatever the input; call :meth:`finish`
+    after the last block. Finding the long lines costs a few ``bytes.find`` per block:
+    a line longer than ``divert`` covers a whole window of ``divert // 2`` bytes (on a
+    grid from the last line start) that holds no LF, and only such windows are looked at.
+    """
+
+    def __init__(self, divert: int, limit: int) -> None:
+        self.limit = limit
+        self.divert = min(divert, limit)
+        self._window = max(self.divert // 2, 1)
+        self._held: list[tuple[bytes, int, int]] = []  # the unfinished line's pieces
+        self._held_len = 0
+        self._dropping = False  # the unfinished line is longer than the limit
+
+    def feed(self, block: bytes) -> Iterator[_Piece]:
+        """The pieces of ``block`` that are ready (the unfinished last line is held)."""
+        start, end = 0, len(block)
+        if self._held_len or self._dropping:
+            nl = block.find(b"\n")
+            if nl < 0:
+                self._hold(block, 0, end)
+                return
+            yield from self._end_line(block, nl)
+            start = nl + 1
+        last = block.rfind(b"\n", start)
+        if last < 0:
+            self._hold(block, start, end)
+            return
+        yield from self._lines(block, start, last + 1)
+        self._hold(block, last + 1, end)
+
+    def finish(self) -> Iterator[_Piece]:
+        """The last line, when the stream does not end with LF."""
+        if self._held_len or self._dropping:
+            yield from self._end_line(b"", -1)
+
+    def _hold(self, block: bytes, start: int, end: int) -> None:
+        if start >= end:
+            return
+        self._held_len += end - start
+        if self._dropping:
+            return
+        if self._held_len > self.limit:
+            self._held.clear()
+            self._dropping = True
+        else:
+            self._held.append((block, start, end))
+
+    def _end_line(self, block: bytes, nl: int) -> Iterator[_Piece]:
+        """The held line ends at ``block[nl]`` (``nl`` -1: at the end of the stream)."""
+        length = self._held_len + max(nl, 0)
+        if self._dropping or length > self.limit:
+            yield LongLine(length, None)
+            yield _PLACEHOLDER
+        elif length > self.divert:
+            parts = [b[s:e] for b, s, e in self._held]
+            yield LongLine(length, b"".join([*parts, block[:max(nl, 0)]]))
+            yield _PLACEHOLDER
+        else:
+            yield from self._held
+            if nl >= 0:
+                yield (block, 0, nl + 1)
+        self._held.clear()
+        self._held_len = 0
+        self._dropping = False
+
+    def _lines(self, block: bytes, start: int, end: int) -> Iterator[_Piece]:
+        """Whole lines ``block[start:end]`` (``block[end - 1]`` is LF), long ones taken out."""
+        window = self._window
+        given = probe = start  # given: bytes before it are handed out; probe: next window
+        while probe < end:
+            if block.find(b"\n", probe, min(probe + window, end)) >= 0:
+                probe += window
+                continue
+            line_start = max(block.rfind(b"\n", given, probe) + 1, given)
+            line_end = block.find(b"\n", probe, end)
+            length = line_end - line_start
+            if length > self.divert:
+                if line_start > given:
+                    yield (block, given, line_start)
+                text = block[line_start:line_end] if length <= self.limit else None
+                yield LongLine(length, text)
+                yield _PLACEHOLDER
+                given = line_end + 1
+            probe = line_end + 1  # the grid starts again at the next line
+        if given < end:
+            yield (block, given, end)
 
 
 class _ChunkWriter:
@@ -148,6 +272,7 @@ class _ChunkWriter:
         self.lines = 0
         self.python = False
         self.last = b""
+        self.long_lines: list[tuple[int, LongLine]] = []
 
     def add(self, block: bytes, start: int = 0, end: int | None = None) -> None:
         """Append ``block[start:end]`` (without copying it when it has no CR)."""
@@ -171,7 +296,7 @@ class _ChunkWriter:
         self.fh.close()
         lines = self.lines + (1 if final and self.last not in (b"\n", b"") else 0)
         return Chunk(self.index, self.path, self.first_line, lines, self.size, position,
-                     self.python)
+                     self.python, self.long_lines)
 
     def discard(self) -> None:
         self.fh.close()
@@ -208,6 +333,7 @@ class ChunkReader:
         self.path = path
         self.workdir = workdir
         self.chunk_bytes = chunk_bytes
+        self.max_line = max_line_bytes()
         self.size = path.stat().st_size
         with open(path, "rb") as fh:
             head = fh.read(16)
@@ -244,35 +370,31 @@ class ChunkReader:
             raw, stream = open_decompressed(self.path, self.compression)
             index, first_line = 0, 1
             carry = b""
-            started = False
-            while not self._stop.is_set():
-                block = stream.read(_READ_BLOCK)
-                eof = not block
+            for piece in self._pieces(stream):
+                if writer is None:
+                    writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
+                                          first_line, self._recycled())
+                if isinstance(piece, LongLine):
+                    # At a line start: the LF standing in for it comes next, into this chunk.
+                    writer.long_lines.append((writer.first_line + writer.lines, piece))
+                    continue
+                block, start, end = piece
                 if carry:
-                    block, carry = carry + block, b""
-                if block.endswith(b"\r") and not eof:
-                    block, carry = block[:-1], b"\r"  # keep a CRLF together
-                if not started and block:
-                    started = True
-                    if block.startswith(b"\xef\xbb\xbf"):
-                        block = block[3:]  # UTF-8 byte-order mark, as TextSource drops it
-                start = 0
-                while start < len(block):
+                    block, start, end, carry = carry + block[start:end], 0, end - start + 1, b""
+                if block[end - 1:end] == b"\r":
+                    end, carry = end - 1, b"\r"  # keep a CRLF together
+                while start < end:
                     if writer is None:
                         writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
                                               first_line, self._recycled())
                     limit = self.chunk_bytes if index else min(self.chunk_bytes, FIRST_CHUNK)
-                    full = writer.size + len(block) - start >= limit
-                    cut = block.rfind(b"\n", start, start + limit - writer.size) + 1 \
+                    full = writer.size + end - start >= limit
+                    cut = block.rfind(b"\n", start, min(end, start + limit - writer.size)) + 1 \
                         if full else 0
                     if full and cut <= start:
-                        cut = block.rfind(b"\n", start) + 1  # a line crosses the limit
+                        cut = block.rfind(b"\n", start, end) + 1  # a line crosses the limit
                     if cut <= start:
-                        writer.add(block, start)
-                        if writer.lines == 0 and writer.size > _MAX_LINE * 4:
-                            raise InputFileError(
-                                self.path, f"line {first_line} is longer than "
-                                f"{_MAX_LINE * 4 >> 20} MB; is this a text dump?")
+                        writer.add(block, start, end)
                         break
                     writer.add(block, start, cut)  # the chunk is full at this line end
                     chunk = writer.close(raw.tell())
@@ -282,8 +404,11 @@ class ChunkReader:
                     index += 1
                     first_line += chunk.lines
                     start = cut
-                if eof:
-                    break
+            if carry:
+                if writer is None:
+                    writer = _ChunkWriter(self.workdir / f"chunk-{index:06d}.nt", index,
+                                          first_line, self._recycled())
+                writer.add(carry)
             if writer is not None and writer.size:
                 chunk = writer.close(raw.tell(), final=True)
                 writer = None
@@ -301,6 +426,21 @@ class ChunkReader:
             if raw is not None:
                 with contextlib.suppress(Exception):
                     raw.close()
+
+    def _pieces(self, stream: Any) -> Iterator[_Piece]:
+        """The decompressed stream as :class:`LineGuard` pieces (byte-order mark dropped)."""
+        guard = LineGuard(_CSV_MAX_LINE, self.max_line)
+        first = True
+        while not self._stop.is_set():
+            block = stream.read(_READ_BLOCK)
+            if not block:
+                break
+            if first:
+                first = False
+                if block.startswith(b"\xef\xbb\xbf"):
+                    block = block[3:]  # UTF-8 byte-order mark, as TextSource drops it
+            yield from guard.feed(block)
+        yield from guard.finish()
 
     # -- consumer ------------------------------------------------------------------
     def __iter__(self) -> Iterator[Chunk]:
@@ -327,7 +467,7 @@ class ChunkReader:
                 offset, problem = locate_fault(self.path, self.compression, pos)
             return InputFileError(
                 self.path, f"{problem} at byte {offset:,} of {self.size:,}; the file is "
-                "truncated or corrupt: re-download it or test it (e.g. `gzip -t`)")
+                f"truncated or corrupt: {integrity_hint(self.path, self.compression)}")
         return exc
 
     def close(self) -> None:
@@ -914,6 +1054,7 @@ class _Run:
     def run(self) -> dict[str, int]:
         chunk_bytes = int(os.environ.get("KGBENCH_CHUNK_BYTES") or self.stager.chunk_bytes)
         reader = ChunkReader(self.path, self.work / "chunks", chunk_bytes=chunk_bytes)
+        self.max_line = reader.max_line
         try:
             for chunk in reader:
                 self._chunk(chunk)
@@ -961,6 +1102,8 @@ class _Run:
             self._sql("DROP TABLE IF EXISTS reject_errors")
             self._sql("DROP TABLE IF EXISTS reject_scans")
             rows, bad = self._python_rows(chunk, slow, rejects)
+        if chunk.long_lines:
+            self._long_lines(chunk, rows, bad)
         if bad:
             self._malformed(chunk, bad)
         if rows:
@@ -1013,6 +1156,22 @@ class _Run:
                     continue
                 self._parse(text, lineno, rows, bad)
         return rows, bad
+
+    def _long_lines(self, chunk: Chunk, rows: list[tuple[Any, ...]], bad: list[_Bad]) -> None:
+        """Parse the lines the reader took out of the chunk (:class:`LineGuard`) as
+        :meth:`_python_chunk` parses lines; one over the line limit is malformed."""
+        for lineno, line in chunk.long_lines:
+            if line.text is None:
+                bad.append(_Bad(lineno, long_line_reason(self.max_line)))
+                continue
+            raw_line = line.text.rstrip(b"\r")
+            try:
+                text = raw_line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad.append(_Bad(lineno, _utf8_reason(raw_line, exc)))
+                continue
+            for segment in text.split("\r") if "\r" in text else (text,):
+                self._parse(segment, lineno, rows, bad)
 
     def _python_chunk(self, chunk: Chunk) -> tuple[list[tuple[Any, ...]], list[_Bad]]:
         """A chunk with lone CRs, read like TextSource does: LF lines (a CR before the

@@ -377,18 +377,22 @@ def test_merge_unions_lists_and_new_name_wins(store: Store) -> None:
     report = store.ingest([Entity("m.x", "New Name", aliases=("Second", "First"),
                                   types=("t.two",))])
     assert report.entities_new == 0 and report.entities_updated == 1
+    assert report.names_replaced == 1
     e = store.entity("m.x")
     assert e is not None
     assert e.name == "New Name"
-    assert set(e.aliases) == {"First", "Second"}
+    # The replaced name stays as an alias (issue 18: a second names file must not make
+    # the first one's names unfindable).
+    assert set(e.aliases) == {"First", "Second", "Old Name"}
     assert set(e.types) == {"t.one", "t.two"}
     assert e.description == "old"  # the new row had none: the stored one stays
     assert [x.id for x in store.find_by_name("new name")] == ["m.x"]
     assert [x.id for x in store.find_by_name("second")] == ["m.x"]
     assert [x.id for x in store.find_by_name("first")] == ["m.x"]
-    # The replaced name is neither name nor alias any more.
-    assert store.find_by_name("old name") == []
+    assert [x.id for x in store.find_by_name("old name")] == ["m.x"]
     assert store.stats().entities == 1
+    again = store.ingest([Entity("m.x", "New Name")])  # the same name: nothing replaced
+    assert (again.names_replaced, again.entities_updated) == (0, 0)
 
 
 def test_merge_new_description_wins(store: Store) -> None:

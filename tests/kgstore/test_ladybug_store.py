@@ -640,6 +640,7 @@ def test_interrupted_update_import_is_rerunnable(
     with open_store(path) as s:
         s.import_stage(big_stage)
         assert _dump(s) == expected
-        assert s.find_by_name("old name for e1") == []
+        # The replaced name stays findable as an alias (issue 18).
+        assert [e.id for e in s.find_by_name("old name for e1")] == ["e1"]
         assert [e.id for e in s.find_by_name("v")] == ["e5"]
 

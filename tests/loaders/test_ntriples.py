@@ -388,15 +388,6 @@ def test_compressed_name_without_compressed_content(tmp_path: Path) -> None:
         open_text(write(tmp_path, GOOD, "plain.nt.gz"))
 
 
-def test_zstd_needs_the_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "zstandard", None)  # makes the import fail
-    path = write(tmp_path, b"\x28\xb5\x2f\xfd" + b"\x00" * 16, "data.nt.zst")
-    with pytest.raises(InputFileError, match="pip install zstandard"):
-        open_text(path)
-
-
 def test_zstd_when_available(tmp_path: Path) -> None:
     zstandard = pytest.importorskip("zstandard")
     path = write(tmp_path, zstandard.ZstdCompressor().compress((GOOD + "\n").encode() * 3),

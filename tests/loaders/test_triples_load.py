@@ -296,6 +296,10 @@ class FakeStore:
     def record_source(self, source: SourceRecord) -> None:
         self.calls.append(("record", replace(source, counts=dict(source.counts))))
 
+    def sources(self) -> list[SourceRecord]:
+        latest = {(r.file, r.checksum): r for k, r in self.calls if k == "record"}
+        return list(latest.values())
+
     def import_stage(self, stage_dir, *, nameless_is_cvt=False, progress=None) -> ImportReport:
         stage = Path(stage_dir)
         self.calls.append(("import", (stage, nameless_is_cvt)))
@@ -328,8 +332,11 @@ def files(tmp_path: Path) -> dict[str, Path]:
         f'{fb("m.f")}\t{fb("film.film.starring")}\t{fb("m.p")}\t.\n')
     out["tsv"].write_text("/m/f\t/film/film/genre\t/m/g\n/m/f\t/film/film/genre\t/m/h\n")
     out["names"].write_text("/m/f\tThe Film\n/m/g\tDrama\n")
+    # Two malformed lines of five: a file with errors, not one that is mostly malformed
+    # (that one is refused as not N-Triples: test_mostly_malformed_file_is_refused).
     out["bad_nt"].write_text(
-        f'{fb("m.a")} {fb("x.y.z")} {fb("m.b")} .\nnot a triple\n{fb("m.a")} {fb("x.y.z")} .\n')
+        f'{fb("m.a")} {fb("x.y.z")} {fb("m.b")} .\nnot a triple\n{fb("m.a")} {fb("x.y.z")} .\n'
+        f'{fb("m.a")} {fb("x.y.z")} {fb("m.c")} .\n{fb("m.a")} {fb("x.y.z")} {fb("m.d")} .\n')
     return out
 
 
@@ -360,7 +367,7 @@ def test_protocol_and_report(tmp_path: Path, files: dict[str, Path]) -> None:
         "types": 0, "descriptions": 0, "cvt_types": 0, "predicate_labels": 0,
         "skipped_lang": 0, "entities_new": 1, "entities_updated": 0,
         "entities_placeholder": 0, "literals_new": 0, "facts_new": 2, "facts_duplicate": 0,
-        "predicates_new": 0}
+        "predicates_new": 0, "names_replaced": 0}
     assert records[1].counts["names"] == 2 and records[5].counts["facts"] == 2
 
     names_stage, nt_stage, tsv_stage = store.stages
@@ -398,7 +405,7 @@ def test_counting_mode_reports_malformed(tmp_path: Path, files: dict[str, Path])
     store = FakeStore(tmp_path)
     report = load_triples(store, [files["bad_nt"]])
     (file_report,) = report.files
-    assert (file_report.lines, file_report.triples, file_report.malformed) == (3, 1, 2)
+    assert (file_report.lines, file_report.triples, file_report.malformed) == (5, 3, 2)
     assert [e[1] for e in report.examples] == [2, 3]
     assert report.examples[0][0] == str(files["bad_nt"])
     complete = [r for k, r in store.calls if k == "record"][-1]

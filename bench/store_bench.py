@@ -51,8 +51,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
+from kgstore.enginepaths import duckdb_read_path  # noqa: E402
 from kgstore.models import Entity, Fact, Literal, literal_key, normalize_name  # noqa: E402
-from kgstore.staging import LAYOUT_VERSION, SCHEMAS  # noqa: E402
+from kgstore.staging import LAYOUT_VERSION, SCHEMAS, read_manifest, staged_parts  # noqa: E402
+from loaders.pipeline import sql_str  # noqa: E402
 
 TARGETS = {
     "ingest_facts_per_s": 400_000,   # >=
@@ -704,7 +706,13 @@ class NetworkxKG:
 
         db = duckdb.connect()
         db.execute("SET preserve_insertion_order = true")
-        glob = lambda t: f"read_parquet('{stage}/{t}/*.parquet')"  # noqa: E731
+        manifest = read_manifest(stage)
+
+        def glob(table: str) -> str:
+            """The listed parts of ``table``, as quoted literals (paths are not SQL)."""
+            files = [sql_str(duckdb_read_path(f)) for f in staged_parts(stage, manifest, table)]
+            return f"read_parquet([{', '.join(files)}])"
+
         cvt_types = [r[0] for r in db.execute(f"SELECT DISTINCT type FROM {glob('cvt_types')}").fetchall()]
         # Entity rows merged exactly as import_stage merges them (first name by seq,
         # union of aliases/types, CVT by type), then facts deduplicated.

@@ -53,6 +53,7 @@ from extension.samples import SampleConfig, SampleFailure, structured_samples
 from extension.verbalize import TemplateVerbalizer, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
+from kgstore.diskspace import disk_full_error
 from kgstore.store import Store
 from loaders.kgqa import KGQAQuestion
 
@@ -285,7 +286,10 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
     :func:`kgstore.open_store`). ``source`` describes the input (file and checksum, or
     the domain spec) for the resume check: rerunning the same ``source`` and ``config``
     resumes; anything else needs ``force=True`` (which starts over). ``out_dir`` is
-    locked for the run: a second run into it is refused (:class:`GenerateError`)."""
+    locked for the run: a second run into it is refused (:class:`GenerateError`). A
+    full disk under ``out_dir`` is :class:`~kgstore.errors.DiskFullError` (one line:
+    the file, what to do) rather than the ``OSError`` of whichever write met it; the
+    chunks written so far are kept."""
     try:
         with DirectoryLock(out_dir):
             return _generate(store, questions, out_dir, config, source=source,
@@ -295,6 +299,15 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
         raise GenerateError(
             f"benchmark directory {out_dir} is being written by another kgbench process"
             f"{holder}; wait for it or choose another --out") from None
+    except OSError as exc:
+        full = disk_full_error(exc, out_dir, OUT_DIR_REMEDY)
+        if full is None:
+            raise
+        raise full from exc
+
+
+OUT_DIR_REMEDY = ("free space on that device or choose another --out, then rerun the "
+                  "command (it resumes where it stopped)")
 
 
 def _generate(store: str, questions: Sequence[Question], out_dir: Path,
@@ -417,7 +430,9 @@ def _prepare_work_dir(out_dir: Path, fingerprint: dict[str, Any], force: bool) -
     wanted = _manifest(fingerprint)
     if work.exists() and not force:
         previous = manifest.read_text("utf-8") if manifest.exists() else None
-        if previous != wanted:
+        # No run.json: the run stopped before writing it (a full disk), so before any
+        # chunk; nothing there to keep or to protect.
+        if previous is not None and previous != wanted:
             raise GenerateError(
                 f"{out_dir} holds an unfinished run with different inputs or options; "
                 "rerun that command to resume it, or pass --force to start over")

@@ -30,3 +30,26 @@ class QueryError(StoreError):
 
 class StagingError(StoreError):
     """A staged directory is missing files or has the wrong columns."""
+
+
+class DiskFullError(StoreError):
+    """The device ran out of space while kgbench wrote ``path``.
+
+    Raised by the store, the staging code, the loaders and ``generate`` (see
+    :mod:`kgstore.diskspace`) instead of the engine's or the OS's own error, which name
+    the symptom (a truncated read, a failed checkpoint, an IO exception) rather than
+    the cause. Nothing the failed write belonged to is marked complete, so rerunning
+    the same command after freeing space resumes the work."""
+
+    def __init__(self, path: str, remedy: str) -> None:
+        self.path = path
+        self.remedy = remedy
+        super().__init__(f"no space left on device while writing {path}; {remedy}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return (type(self), (self.path, self.remedy))
+
+
+class DamagedStoreError(StoreError):
+    """The store's files were recovered into a state that answers wrongly (see
+    :mod:`kgstore.ladybug_recovery`); it must be rebuilt."""

@@ -52,7 +52,10 @@ import ladybug as lb
 import pyarrow as pa
 
 from kgstore.cypher_guard import assert_read_only
+from kgstore.diskspace import disk_full_error
+from kgstore.enginepaths import cypher_path, duckdb_read_path
 from kgstore.errors import (
+    DamagedStoreError,
     IncompatibleStoreError,
     QueryError,
     ReadOnlyQueryError,
@@ -61,6 +64,7 @@ from kgstore.errors import (
     StoreNotFoundError,
 )
 from kgstore.expansion import join_order, match_by_expansion
+from kgstore.ladybug_recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.location import local_store_path
 from kgstore.models import (
     ENTITY_DETAILS,
@@ -86,7 +90,7 @@ from kgstore.patterns import (
     PatternQuery,
     Var,
 )
-from kgstore.staging import SCHEMAS, part_glob, read_manifest
+from kgstore.staging import SCHEMAS, read_manifest, staged_parts
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 MARKER = "kgbench-store.json"
@@ -174,6 +178,9 @@ _STATEMENT_CACHE = 256
 # Most entities sharing one name that find_by_name reads before sorting by id.
 _NAME_MATCH_CAP = 100_000
 _LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
+# A write committed but its checkpoint failed (a full disk): the engine opens the
+# database read-only again only after a read-write open has replayed the log.
+_RECOVERY_RE = re.compile(r"checkpoint recovery is pending", re.IGNORECASE)
 _NUMERIC_DT = (
     "xsd:integer", "xsd:int", "xsd:long", "xsd:short", "xsd:decimal", "xsd:double",
     "xsd:float", "xsd:nonNegativeInteger", "xsd:positiveInteger", "xsd:negativeInteger",
@@ -327,11 +334,9 @@ class LadybugStore(Store):
         else:
             self._check_marker(marker)
         self.path.mkdir(parents=True, exist_ok=True)
+        recovering = checkpoint_interrupted(self.path / DB_FILE)
         try:
-            self._db = lb.Database(
-                str(self.path / DB_FILE), read_only=read_only,
-                buffer_pool_size=_buffer_pool_bytes(),
-            )
+            self._db = self._database(read_only)
             # A read-only store serves lookups (extension, generation, the HTTP API):
             # 1-3 ms queries that one thread runs faster than several (a 130-row
             # neighbourhood on 5M facts: 1.20 -> 1.08 ms; and worker processes then use
@@ -357,6 +362,9 @@ class LadybugStore(Store):
                     f"store {self.path} is in use by another process{who}; wait for it to "
                     "finish or close it, then retry"
                 ) from None
+            full = disk_full_error(exc, self.path / DB_FILE)
+            if full is not None:
+                raise full from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
         if fresh:
             self._create_schema()
@@ -364,10 +372,35 @@ class LadybugStore(Store):
                 {"backend": self.backend, "schema_version": SCHEMA_VERSION}, indent=2
             ))
         else:
+            if recovering:
+                try:
+                    check_indexes(self)
+                except DamagedStoreError as exc:
+                    self.close()
+                    mark_damaged(marker, str(exc))  # the next open recovers nothing
+                    raise
             stored = self._meta("schema_version")
             if stored is not None and int(stored) != SCHEMA_VERSION:
                 self.close()
                 raise self._incompatible(int(stored))
+
+    def _database(self, read_only: bool) -> lb.Database:
+        """The engine's database, opened read-only or not. A store whose last write
+        committed but could not checkpoint (its disk was full) is refused read-only
+        until a read-write open replays its log: that open is done here first, so a
+        read-only command works again once there is space (the store's contents do not
+        change; a writer holding the store makes it fail as StoreLockedError)."""
+        def open_db(read_only: bool) -> lb.Database:
+            return lb.Database(str(self.path / DB_FILE), read_only=read_only,
+                               buffer_pool_size=_buffer_pool_bytes())
+
+        try:
+            return open_db(read_only)
+        except RuntimeError as exc:
+            if not (read_only and _RECOVERY_RE.search(str(exc))):
+                raise
+        open_db(False).close()
+        return open_db(True)
 
     # -- lifecycle ------------------------------------------------------------------
     @property
@@ -399,6 +432,8 @@ class LadybugStore(Store):
             backend = info["backend"]
         except (ValueError, KeyError, TypeError) as exc:
             raise IncompatibleStoreError(f"{marker} is damaged ({exc}); rebuild the store") from None
+        if info.get("damaged"):
+            raise DamagedStoreError(str(info["damaged"]))
         if backend != self.backend:
             raise IncompatibleStoreError(f"{self.path} is a {backend} store, not {self.backend}")
         if version != SCHEMA_VERSION:
@@ -427,7 +462,9 @@ class LadybugStore(Store):
                 else:
                     result = self._conn.execute(query)
         except RuntimeError as exc:
-            raise QueryError(str(exc)) from None
+            # A write that filled the disk is not a query problem (an import's COPY, a
+            # checkpoint after it).
+            raise disk_full_error(exc, self.path / DB_FILE) or QueryError(str(exc)) from None
         assert not isinstance(result, list)
         return _fetch_rows(result)
 
@@ -939,12 +976,19 @@ class LadybugStore(Store):
             shutil.rmtree(stale, ignore_errors=True)
         for ddl in HUB_INDEX_DDL:   # a store written before the hub index existed
             self._rows(ddl)
-        with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
-            merger = _StageMerger(self, Path(stage_dir), Path(work), manifest, progress)
-            try:
-                return merger.run(nameless_is_cvt=nameless_is_cvt)
-            finally:
-                self._hubs = None   # the import may have indexed more hubs
+        try:
+            with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
+                merger = _StageMerger(self, Path(stage_dir), Path(work), manifest, progress)
+                try:
+                    return merger.run(nameless_is_cvt=nameless_is_cvt)
+                finally:
+                    self._hubs = None   # the import may have indexed more hubs
+        except Exception as exc:
+            # DuckDB's work files (exports, spill) share the store's disk.
+            full = disk_full_error(exc, self.path)
+            if full is None or full is exc:
+                raise
+            raise full from exc
 
 
 def _plain(value: Any) -> Any:
@@ -1200,9 +1244,10 @@ class _StageMerger:
         # In memory (spilling to `work` past memory_limit): measured 2.4x faster on the
         # fact dedupe than a database file.
         self.db = duckdb.connect()
-        self._sql(f"SET temp_directory = '{work / 'spill'}'")
+        # Paths and settings as parameters: never SQL text (a store path may hold quotes).
+        self._sql("SET temp_directory = ?", [str(work / "spill")])
         memory = os.environ.get("KGBENCH_DUCKDB_MEMORY", _IMPORT_DUCKDB_MEMORY)
-        self._sql(f"SET memory_limit = '{memory}'")
+        self._sql("SET memory_limit = ?", [memory])
         self._sql("SET preserve_insertion_order = false")
         # A SQL macro rather than a Python UDF: 10x faster on millions of names.
         self._sql(f"CREATE MACRO normalize_name(x) AS {_NAME_KEY_SQL}")
@@ -1231,15 +1276,16 @@ class _StageMerger:
         connection while a result is pending)."""
         return self.db.execute(sql, params).fetchall()
 
-    def _scalar(self, sql: str) -> int:
-        rows = self._sql(sql)
+    def _scalar(self, sql: str, params: list[Any] | None = None) -> int:
+        rows = self._sql(sql, params)
         return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
     def _export(self, sql: str, name: str, params: dict[str, Any] | None = None) -> str:
-        """Write the rows of ``sql`` to ``<work>/<name>.parquet``; return its path."""
+        """Write the rows of ``sql`` to ``<work>/<name>.parquet``; return its path.
+        ``params`` are the named parameters of ``sql`` (``$path`` is taken)."""
         path = str(self.work / f"{name}.parquet")
-        self._sql(f"COPY ({sql}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)",
-                  params)
+        self._sql(f"COPY ({sql}) TO $path (FORMAT parquet, COMPRESSION uncompressed)",
+                  {**(params or {}), "path": path})
         return path
 
     def _write(self, cypher: str, *, threads: int = 0) -> None:
@@ -1248,12 +1294,13 @@ class _StageMerger:
         self.writes.submit(cypher, threads=threads)
 
     def _copy(self, table: str, path: str, options: str = "") -> None:
-        self._write(f"COPY {table} FROM '{path}'{options}")
+        self._write(f"COPY {table} FROM {cypher_path(path)}{options}")
 
     def _write_batches(self, sql: str, name: str, rows: int, batch: int, key: str,
                        write: str, order: str = "", threads: int = 0) -> None:
         """Export ``sql`` (``rows`` rows) as Parquet and submit the Cypher ``write`` for
-        it, ``{path}`` in it standing for the file, in batches of about ``batch`` rows:
+        it, ``{path}`` in it standing for the file (as a Cypher string literal), in
+        batches of about ``batch`` rows:
         consecutive ranges of column ``key`` (the rows of one key stay together, so a
         batch exceeds ``batch`` by less than the rows of one key). Facts cut by subject
         ranges made the later COPYs of 4 x 1.2M facts 7 s each; cut by a hash of the
@@ -1261,12 +1308,12 @@ class _StageMerger:
         a prefix of them, which a re-run completes. With ``order`` (a list of columns)
         each batch's rows are written in that order; the writes run on ``threads``
         engine threads (0: all)."""
-        def submit(path: str) -> None:
-            self._write(write.replace("{path}", path), threads=threads)
+        def submit(literal: str) -> None:
+            self._write(write.replace("{path}", literal), threads=threads)
 
         sort = f" ORDER BY {order}" if order else ""
         if rows <= batch:
-            submit(self._export(f"SELECT * FROM ({sql}){sort}", name))
+            submit(cypher_path(self._export(f"SELECT * FROM ({sql}){sort}", name)))
             return
         # Which batch each key goes to: running row counts over the sorted keys (a
         # sort of the distinct keys, not of the rows).
@@ -1279,27 +1326,33 @@ class _StageMerger:
             "SELECT min(k) FROM batch_of GROUP BY batch ORDER BY batch")]
         # Each batch is submitted once its file is written, so the store copies it
         # while the next one is exported.
-        if len(firsts) <= _FILTERED_BATCHES:
+        # DuckDB's partitioned write reads a backslash in its folder as a separator
+        # (and writes elsewhere): such a store exports each batch on its own instead.
+        if len(firsts) <= _FILTERED_BATCHES or "\\" in str(self.work):
             for i, first in enumerate(firsts):
                 upper = f" AND {key} < $next" if i + 1 < len(firsts) else ""
                 params = {"first": first, **({"next": firsts[i + 1]} if upper else {})}
-                submit(self._export(f"SELECT * FROM ({sql}) WHERE {key} >= $first{upper}{sort}",
-                                    f"{name}-{i}", params))
+                submit(cypher_path(self._export(
+                    f"SELECT * FROM ({sql}) WHERE {key} >= $first{upper}{sort}",
+                    f"{name}-{i}", params)))
         else:
             parts = self.work / name
             self._sql(f"COPY (SELECT r.*, b.batch FROM ({sql}) r JOIN batch_of b "
-                      f"ON r.{key} = b.k) TO '{parts}' "
-                      "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))")
+                      f"ON r.{key} = b.k) TO $path "
+                      "(FORMAT parquet, COMPRESSION uncompressed, PARTITION_BY (batch))",
+                      {"path": str(parts)})
             for i in range(len(firsts)):
                 part = parts / f"batch={i}"
                 if not order:
-                    submit(str(part / "*.parquet"))
+                    submit(cypher_path(part, "*.parquet"))
                     continue
                 # A partitioned write scatters rows over its threads' buffers whatever
                 # order they come in: each (small) batch is sorted on its own, and its
                 # unsorted files go at once (the work folder holds one extra batch).
-                submit(self._export(f"SELECT * FROM read_parquet('{part}/*.parquet', "
-                                    f"hive_partitioning = false){sort}", f"{name}-{i}"))
+                files = [duckdb_read_path(f) for f in sorted(part.glob("*.parquet"))]
+                submit(cypher_path(self._export(
+                    f"SELECT * FROM read_parquet($files, hive_partitioning = false){sort}",
+                    f"{name}-{i}", {"files": files})))
                 shutil.rmtree(part)
         self._sql("DROP TABLE batch_of")
 
@@ -1307,7 +1360,7 @@ class _StageMerger:
                       key: str, options: str = "", order: str = "", threads: int = 0) -> None:
         """``COPY table`` from ``sql`` in batches (see :meth:`_write_batches`)."""
         self._write_batches(sql, name, rows, batch, key,
-                            f"COPY {table} FROM '{{path}}'{options}", order, threads)
+                            f"COPY {table} FROM {{path}}{options}", order, threads)
 
     def _read_store(self) -> LadybugStore:
         """The store, for reading, once the writes submitted so far have run."""
@@ -1354,12 +1407,15 @@ class _StageMerger:
 
     def _stage_tables(self) -> None:
         def read(table: str) -> str:
-            glob = part_glob(self.stage, table)
-            if glob:
-                return f"read_parquet('{glob}')"
-            # No parts for this table: an empty relation with the layout's columns.
-            self.db.register(f"empty_{table}", SCHEMAS[table].empty_table())
-            return f"empty_{table}"
+            """A view of the parts of ``table`` the manifest lists (files added to the
+            stage's folders later are not read)."""
+            name = f"staged_{table}"
+            files = staged_parts(self.stage, self.manifest, table)
+            if files:
+                self.db.read_parquet([duckdb_read_path(f) for f in files]).create_view(name)
+            else:  # an empty relation with the layout's columns
+                self.db.register(name, SCHEMAS[table].empty_table())
+            return name
 
         self._sql(
             "CREATE TABLE stage_facts AS SELECT DISTINCT subject, predicate, object, object_kind "
@@ -1507,7 +1563,7 @@ class _StageMerger:
             self._write_batches(
                 f"SELECT {cols} FROM merged WHERE changed", "upd_entities",
                 self.report.entities_updated, _copy_batch_rows("node"), "id",
-                "LOAD FROM '{path}' MATCH (e:Entity {id: id}) SET e.name = name, "
+                "LOAD FROM {path} MATCH (e:Entity {id: id}) SET e.name = name, "
                 "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
                 "e.description = description")
 
@@ -1544,7 +1600,7 @@ class _StageMerger:
                 "WHERE subject IN (SELECT id FROM merged WHERE existed)", "old_subjects")
             self._existing(
                 "old_facts",
-                f"LOAD FROM '{subjects}' MATCH (s:Entity {{id: sid}})-[f:Fact]->(o) "
+                f"LOAD FROM {cypher_path(subjects)} MATCH (s:Entity {{id: sid}})-[f:Fact]->(o) "
                 "RETURN s.id AS subject, f.predicate AS predicate, o.id AS object",
                 "subject VARCHAR, predicate VARCHAR, object VARCHAR",
             )
@@ -1590,13 +1646,13 @@ class _StageMerger:
             objects = self._export(f"SELECT DISTINCT object AS oid FROM ({entity_facts})",
                                    "fact_objects")
             self._existing("hub_degrees",
-                           f"LOAD FROM '{objects}' MATCH (o:Entity {{id: oid}})"
+                           f"LOAD FROM {cypher_path(objects)} MATCH (o:Entity {{id: oid}})"
                            "<-[f:Fact]-(:Entity) RETURN oid AS id, count(*) AS n",
                            "id VARCHAR, n BIGINT")
             self._sql(f"CREATE TABLE hubs AS SELECT id FROM hub_degrees WHERE n >= {minimum}")
             hubs = self._export("SELECT id AS hid FROM hubs", "hubs")
             self._existing("hub_facts",
-                           f"LOAD FROM '{hubs}' MATCH (o:Entity {{id: hid}})"
+                           f"LOAD FROM {cypher_path(hubs)} MATCH (o:Entity {{id: hid}})"
                            "<-[f:Fact]-(s:Entity) RETURN o.id AS hub, "
                            "f.predicate AS predicate, s.id AS subject",
                            "hub VARCHAR, predicate VARCHAR, subject VARCHAR")
@@ -1617,8 +1673,9 @@ class _StageMerger:
         key = f"hub || '{SLOT_SEPARATOR}' || predicate"
         slots = self._export(f"SELECT DISTINCT {key} AS key, predicate FROM hub_facts", "slots")
         if merging:
-            self._write(f"LOAD FROM '{hubs}' MATCH (h:Hub {{id: hid}}) DELETE h")
-            self._write(f"LOAD FROM '{slots}' MATCH (k:InSlot {{key: key}}) DETACH DELETE k")
+            self._write(f"LOAD FROM {cypher_path(hubs)} MATCH (h:Hub {{id: hid}}) DELETE h")
+            self._write(f"LOAD FROM {cypher_path(slots)} MATCH (k:InSlot {{key: key}}) "
+                        "DETACH DELETE k")
         self._copy("InSlot", slots)
         self._copy_batches("IN_SLOT", f'SELECT {key} AS "from", subject AS "to" FROM hub_facts',
                            "slot_links", links, _copy_batch_rows("rel"), '"from"',
@@ -1642,7 +1699,7 @@ class _StageMerger:
             ids = self._export("SELECT DISTINCT id AS eid FROM merged WHERE existed", "name_ids")
             self._existing(
                 "old_names",
-                f"LOAD FROM '{ids}' MATCH (n:Name)-[:NAMES]->(e:Entity {{id: eid}}) "
+                f"LOAD FROM {cypher_path(ids)} MATCH (n:Name)-[:NAMES]->(e:Entity {{id: eid}}) "
                 "RETURN n.key AS key, e.id AS id",
                 "key VARCHAR, id VARCHAR",
             )
@@ -1671,7 +1728,7 @@ class _StageMerger:
             self._write_batches(
                 f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names", stale_links,
                 _copy_batch_rows("rel"), "k",
-                "LOAD FROM '{path}' MATCH (n:Name {key: k})-[r:NAMES]->(e:Entity {id: eid}) "
+                "LOAD FROM {path} MATCH (n:Name {key: k})-[r:NAMES]->(e:Entity {id: eid}) "
                 "DELETE r")
 
     def _import_predicates(self) -> None:
@@ -1689,8 +1746,9 @@ class _StageMerger:
         relabel = self._export(
             "SELECT s.id, s.label FROM stage_predicates s JOIN old_predicates o USING (id) "
             "WHERE s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label", "relabel")
-        if self._scalar(f"SELECT count(*) FROM '{relabel}'"):
-            self._write(f"LOAD FROM '{relabel}' MATCH (p:Predicate {{id: id}}) SET p.label = label")
+        if self._scalar("SELECT count(*) FROM read_parquet(?)", [duckdb_read_path(relabel)]):
+            self._write(f"LOAD FROM {cypher_path(relabel)} MATCH (p:Predicate {{id: id}}) "
+                        "SET p.label = label")
         # Counts are recomputed from the facts themselves, so they are right even after
         # an interrupted import that stored facts but not counts (into a store that had
         # no facts, _import_facts counted the facts it stored).
@@ -1699,7 +1757,8 @@ class _StageMerger:
                            "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
                            "id VARCHAR, n BIGINT")
         counts = self._export("SELECT id, n FROM fact_counts", "predicate_counts")
-        self._write(f"LOAD FROM '{counts}' MATCH (p:Predicate {{id: id}}) SET p.count = n")
+        self._write(f"LOAD FROM {cypher_path(counts)} MATCH (p:Predicate {{id: id}}) "
+                    "SET p.count = n")
 
 
 _IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates")

@@ -7,7 +7,8 @@ rows are buffered per table and flushed to a new Parquet part every ``batch_rows
 Layout of a stage directory (version 1)::
 
     STAGE/
-      manifest.json              {"layout": 1, "complete": true, "counts": {...}, "parts": {...}}
+      manifest.json              {"layout": 1, "complete": true, "counts": {...}, "parts": {...},
+                                  "files": {table: [{"name", "bytes", "sha256"}, ...]}}
       entities/part-NNNNN.parquet   id, name, aliases list<str>, types list<str>,
                                     is_cvt bool (null = unknown), description, seq int64
       facts/part-NNNNN.parquet      subject, predicate, object, object_kind ("E" | "L"), seq
@@ -21,19 +22,33 @@ union of aliases and types, ``is_cvt`` true if any row (or a CVT type) says so.
 Facts and literals may repeat; import keeps one of each. ``object`` of an ``"L"`` fact is
 the literal's ``key``. A stage without ``"complete": true`` in its manifest was
 interrupted and is refused by import.
+
+``files`` lists every part with its size and SHA-256, taken when the stage is closed:
+import reads exactly those parts (:func:`staged_parts`), and a loader that resumes
+from a kept stage first checks them (:func:`verify_stage`), so a part changed or
+added after the stage was written (a damaged disk, a file written into the store by
+someone else) is staged again instead of imported. SHA-256 because it is the fastest
+digest in :mod:`hashlib` here (0.93 GB/s with the CPU's SHA instructions; BLAKE2b
+0.54 GB/s). Stages written before ``files`` existed have no checksums: import still
+reads them (all parts, by glob), loaders stage their file again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from kgstore.diskspace import disk_full_error
 from kgstore.errors import StagingError
 from kgstore.models import Entity, Fact, Literal
 
@@ -71,12 +86,14 @@ class StageWriter:
         self.dir = Path(directory)
         if self.dir.exists():
             shutil.rmtree(self.dir)
-        for t in TABLES:
-            (self.dir / t).mkdir(parents=True)
+        with _disk_full_as_error(self.dir):
+            for t in TABLES:
+                (self.dir / t).mkdir(parents=True)
         self.batch_rows = batch_rows
         # Column-wise buffers: one list per column, appended to in the hot loop.
         self._buf: dict[str, list[list[Any]]] = {t: [[] for _ in _COLUMNS[t]] for t in TABLES}
         self._parts = {t: 0 for t in TABLES}
+        self._files: dict[str, list[str]] = {t: [] for t in TABLES}  # part names, in order
         self._rows = {t: 0 for t in TABLES}
         self._seq = 0
         self._closed = False
@@ -130,8 +147,12 @@ class StageWriter:
         if table not in SCHEMAS:
             raise ValueError(f"unknown staged table {table!r}; one of {', '.join(TABLES)}")
         self._flush(table)  # keep buffered rows ahead of the bulk part
+        return self._next_part(table)
+
+    def _next_part(self, table: str) -> Path:
         path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
         self._parts[table] += 1
+        self._files[table].append(path.name)
         return path
 
     def count_rows(self, table: str, rows: int) -> None:
@@ -158,9 +179,9 @@ class StageWriter:
         if not cols[0]:
             return
         arrow = pa.table(dict(zip(_COLUMNS[table], cols, strict=True)), schema=SCHEMAS[table])
-        path = self.dir / table / f"part-{self._parts[table]:05d}.parquet"
-        pq.write_table(arrow, path, compression="zstd")
-        self._parts[table] += 1
+        path = self._next_part(table)
+        with _disk_full_as_error(path):
+            pq.write_table(arrow, path, compression="zstd")
         self._buf[table] = [[] for _ in _COLUMNS[table]]
 
     @property
@@ -169,19 +190,30 @@ class StageWriter:
         return dict(self._rows)
 
     def close(self, extra: dict[str, Any] | None = None) -> Path:
-        """Flush everything and write the manifest marking the stage complete."""
+        """Flush everything, checksum the parts and write the manifest marking the stage
+        complete (atomically: a stage has a whole manifest or none)."""
         if self._closed:
             return self.dir
         for t in TABLES:
             self._flush(t)
+        # A bulk writer may have removed a reserved part it left empty.
+        names = {t: [n for n in self._files[t] if (self.dir / t / n).is_file()]
+                 for t in TABLES}
+        digests = _digests([self.dir / t / n for t in TABLES for n in names[t]])
         manifest = {
             "layout": LAYOUT_VERSION,
             "complete": True,
             "counts": self._rows,
             "parts": self._parts,
+            "files": {t: [{"name": n, **digests[self.dir / t / n]} for n in names[t]]
+                      for t in TABLES},
             "extra": extra or {},
         }
-        (self.dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        path = self.dir / "manifest.json"
+        temp = path.with_name("manifest.json.tmp")
+        with _disk_full_as_error(path):
+            temp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+            os.replace(temp, path)
         self._closed = True
         return self.dir
 
@@ -206,6 +238,76 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
         raise StagingError(f"{directory}: stage layout {manifest.get('layout')} is not "
                            f"complete layout {LAYOUT_VERSION}")
     return manifest
+
+
+def staged_parts(directory: str | Path, manifest: dict[str, Any], table: str) -> list[Path]:
+    """The Parquet parts of ``table`` that import reads: those the manifest lists (see
+    the module doc), or every part of the table in a stage written before the
+    manifest listed them."""
+    d = Path(directory) / table
+    files = manifest.get("files")
+    if isinstance(files, dict):
+        return [d / str(entry["name"]) for entry in files.get(table, [])]
+    return sorted(d.glob("*.parquet"))
+
+
+def verify_stage(directory: str | Path, manifest: dict[str, Any] | None = None) -> str | None:
+    """Why the parts of a complete stage cannot be trusted, or None when every part
+    has the size and SHA-256 its manifest recorded and no other part is there."""
+    stage = Path(directory)
+    if manifest is None:
+        try:
+            manifest = read_manifest(stage)
+        except (StagingError, OSError, ValueError):
+            return "it has no complete, readable manifest"
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return "its manifest has no part checksums (it was written by an older kgbench)"
+    expected: dict[Path, dict[str, Any]] = {}
+    for table in TABLES:
+        listed = {str(e["name"]): e for e in files.get(table, [])}
+        for entry in listed.values():
+            expected[stage / table / str(entry["name"])] = entry
+        for found in sorted((stage / table).glob("*.parquet")):
+            if found.name not in listed:
+                return f"{table}/{found.name} is not a part its manifest lists"
+    for path, entry in expected.items():
+        where = f"{path.parent.name}/{path.name}"
+        if not path.is_file():
+            return f"{where} is missing"
+        if path.stat().st_size != entry.get("bytes"):
+            return f"{where} does not have the size its manifest recorded"
+    digests = _digests(list(expected))
+    for path, entry in expected.items():
+        if digests[path]["sha256"] != entry.get("sha256"):
+            return (f"{path.parent.name}/{path.name} does not match the checksum its "
+                    "manifest recorded")
+    return None
+
+
+def _digests(paths: list[Path]) -> dict[Path, dict[str, Any]]:
+    """Size and SHA-256 of each file, several files at once (hashlib releases the GIL)."""
+    def one(path: Path) -> dict[str, Any]:
+        with open(path, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        return {"bytes": path.stat().st_size, "sha256": digest}
+
+    if len(paths) <= 1:
+        return {p: one(p) for p in paths}
+    with ThreadPoolExecutor(max_workers=min(len(paths), os.cpu_count() or 1)) as pool:
+        return dict(zip(paths, pool.map(one, paths), strict=True))
+
+
+@contextlib.contextmanager
+def _disk_full_as_error(path: Path) -> Iterator[None]:
+    """Turns a full disk met while writing ``path`` into :class:`DiskFullError`."""
+    try:
+        yield
+    except OSError as exc:
+        error = disk_full_error(exc, path)
+        if error is None:
+            raise
+        raise error from exc
 
 
 def part_glob(directory: str | Path, table: str) -> str | None:

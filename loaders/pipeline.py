@@ -9,14 +9,18 @@ rest, identically for every format:
    temporary directory. A complete stage made from the same file content (SHA-256)
    with the same settings (:meth:`LoadOptions.stage_key`, the format and the stager's
    ``stage_version``) is reused instead of parsing again (``FileReport.reused_stage``).
-   An interrupted stage has no complete manifest and is rebuilt from scratch.
-2. *import* the stages in input order: record the source as ``status="loading"``
-   (file, checksum, format), ``store.import_stage(stage, nameless_is_cvt=...)``, record
-   it again as ``"complete"`` with its counts, delete the stage. A source already
-   recorded (the same file and content, imported before: a load run again after an
-   interruption imports the files it had finished again) keeps what it changed in the
-   store: the import counts (``facts_new``...) of the records add up, so a repeated
-   import, which finds everything stored already, does not turn them into zeros.
+   An interrupted stage has no complete manifest and is rebuilt from scratch; a kept
+   stage whose parts do not match the checksums in its manifest (or that has none) is
+   rebuilt too, with a note (``FileReport.notes``, also passed to ``progress``).
+2. *import* the stages in input order: check the stage's parts against its manifest
+   again (a stage that changed while others were staged is rebuilt, with a note),
+   record the source as ``status="loading"`` (file, checksum, format),
+   ``store.import_stage(stage, nameless_is_cvt=...)``, record it again as
+   ``"complete"`` with its counts, delete the stage. A source already recorded (the
+   same file and content, imported before: a load run again after an interruption
+   imports the files it had finished again) keeps what it changed in the store: the
+   import counts (``facts_new``...) of the records add up, so a repeated import, which
+   finds everything stored already, does not turn them into zeros.
 
 Nothing is written to the store before every file has staged, so a malformed line in
 strict mode, corrupt compressed data or a wrong format leaves the store unchanged. A
@@ -56,10 +60,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from kgstore.diskspace import disk_full_error
 from kgstore.errors import StagingError
 from kgstore.location import is_uri
 from kgstore.models import SourceRecord
-from kgstore.staging import StageWriter, read_manifest
+from kgstore.staging import StageWriter, read_manifest, verify_stage
 from kgstore.store import ImportReport, ProgressCallback, Store
 from loaders.errors import MAX_EXAMPLES, InputFileError, ParseReport
 from loaders.sources import file_checksum
@@ -247,7 +252,8 @@ class FileReport:
     names, ...), ``dropped`` lines dropped by reason, ``predicates`` the kept triples
     of the top ``top_n`` predicates (most frequent first), ``bytes`` the file's size
     on disk, ``import_report`` the store's answer; ``reused_stage`` says the file was
-    not parsed again (a kept stage was imported)."""
+    not parsed again (a kept stage was imported); ``notes`` are remarks for the user
+    (a kept stage that failed its checksums and was staged again)."""
 
     path: str
     format: str
@@ -264,6 +270,7 @@ class FileReport:
     seconds: float = 0.0
     parse_seconds: float = 0.0
     reused_stage: bool = False
+    notes: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """The counts stored in the file's source record."""
@@ -304,6 +311,11 @@ class LoadReport:
     @property
     def bytes(self) -> int:
         return sum(f.bytes for f in self.files)
+
+    @property
+    def notes(self) -> list[str]:
+        """The notes of every file, in load order."""
+        return [n for f in self.files for n in f.notes]
 
     @property
     def examples(self) -> list[tuple[str, int, str]]:
@@ -349,6 +361,7 @@ class LoadReport:
             "literals_new": imp.literals_new,
             "predicates_new": imp.predicates_new,
             "seconds": self.seconds,
+            "notes": self.notes,
         }
 
 
@@ -464,7 +477,8 @@ def _nameless_is_cvt(item: _Staged, options: LoadOptions, any_mediators: bool) -
 @dataclass(slots=True)
 class _Staged:
     """A staged file waiting for import. ``temp_root`` is a temporary directory to
-    remove afterwards; None means the stage lives in the store and is kept on failure."""
+    remove afterwards; None means the stage lives in the store and is kept on failure.
+    ``restage`` stages the file again (into ``stage``)."""
 
     input: Input
     stager: Stager
@@ -472,6 +486,7 @@ class _Staged:
     temp_root: Path | None
     report: FileReport
     started: float
+    restage: Callable[[], None] = lambda: None
 
     def discard(self) -> None:
         """Remove what the import will not use: temporary stages only (a complete
@@ -548,25 +563,43 @@ def _prepare(store: Store, inp: Input, stager: Stager, options: LoadOptions, str
     report = FileReport(path=str(path), format=inp.format, checksum=checksum,
                         bytes=path.stat().st_size)
     stage, temp_root = stage_location(store, path, checksum, taken)
-    staged = _Staged(inp, stager, stage, temp_root, report, started)
     key = _stage_key(inp.format, stager, checksum, options)
+
+    def restage() -> None:
+        try:
+            _stage_file(stage, path, stager, report, key=key, strict=strict,
+                        progress=progress, options=replace(options, bnode_scope=checksum[:8]),
+                        expected=FORMAT_LABELS.get(inp.format, inp.format))
+        except BaseException as exc:
+            shutil.rmtree(temp_root or stage, ignore_errors=True)  # incomplete: useless
+            if temp_root is None:
+                with contextlib.suppress(OSError):
+                    stage.parent.rmdir()  # staging/ itself, when nothing else is kept
+            full = disk_full_error(exc, stage) if isinstance(exc, Exception) else None
+            if full is None or full is exc:
+                raise
+            raise full from exc
+
+    staged = _Staged(inp, stager, stage, temp_root, report, started, restage)
     extra = _reusable(stage, key) if temp_root is None else None
     if extra is not None:
-        _restore(report, extra, options.top_n)
-        report.reused_stage = True
-        return staged
-    try:
-        _stage_file(stage, path, stager, report, key=key, strict=strict, progress=progress,
-                    options=replace(options, bnode_scope=checksum[:8]),
-                    expected=FORMAT_LABELS.get(inp.format, inp.format))
-    except BaseException:
-        shutil.rmtree(temp_root or stage, ignore_errors=True)  # incomplete: useless
-        if temp_root is None:
-            with contextlib.suppress(OSError):
-                stage.parent.rmdir()  # staging/ itself, when nothing else is kept
-        raise
+        problem = verify_stage(stage)
+        if problem is None:
+            _restore(report, extra, options.top_n)
+            report.reused_stage = True
+            return staged
+        _note(report, progress, f"staging {path.name} again: its kept stage cannot be "
+                                f"trusted ({problem}; {stage})")
+    restage()
     report.parse_seconds = round(time.perf_counter() - started, 3)
     return staged
+
+
+def _note(report: FileReport, progress: ProgressCallback | None, text: str) -> None:
+    """Tell the user ``text``: in the file's report, and now through ``progress``."""
+    report.notes.append(text)
+    if progress is not None:
+        progress(f"note: {text}", 1, 1)
 
 
 def _stage_file(stage: Path, path: Path, stager: Stager, report: FileReport, *, key: str,
@@ -610,6 +643,14 @@ def _import(store: Store, staged: _Staged, nameless_is_cvt: bool,
     """Phase 2 for one file: record it as loading, import its stage, record it as
     complete with its counts, and remove the stage."""
     report = staged.report
+    # The parts are read by the import: check them right before, as a stage may have
+    # waited while other files staged.
+    problem = verify_stage(staged.stage)
+    if problem is not None:
+        _note(report, progress, f"staging {staged.input.path.name} again: its stage "
+                                f"changed since it was written ({problem}; {staged.stage})")
+        report.reused_stage = False
+        staged.restage()
     record = SourceRecord(file=str(staged.input.path.resolve()), checksum=report.checksum,
                           format=report.format, counts={}, loaded_at=now_iso(),
                           status="loading")

@@ -96,6 +96,7 @@ def print_load_summary(report: LoadReport, location: str, *,
         ("placeholder entities", imp.entities_placeholder), ("literals new", imp.literals_new),
         ("facts new", imp.facts_new), ("facts duplicate", imp.facts_duplicate),
         ("predicates new", imp.predicates_new),
+        ("names replaced (old kept as alias)", imp.names_replaced),
     ):
         summary.add_row(label, f"{value:,}")
     if totals is not None:
@@ -128,6 +129,8 @@ def print_load_summary(report: LoadReport, location: str, *,
         for path, line, reason in report.examples[:10]:
             out.print(f"  {escape(f'{path}:{line}: {reason}')}", soft_wrap=True)
         out.print("[dim]use --strict to stop at the first malformed line instead[/]")
+    for text in report.notes:
+        out.print(f"[yellow]note:[/] {escape(text)}", soft_wrap=True)
     out.print(f"[green]store:[/] {escape(location)}  "
               f"[dim](next: kgbench stats --store {escape(location)})[/]")
 

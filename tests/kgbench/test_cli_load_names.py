@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.kgbench.test_cli import run_json, stats_doc
+from tests.kgbench.test_cli import run, run_json, stats_doc
 
 FACTS = "/m/0irons\t/film/actor/film\t/m/0lion\n/m/0lion\t/film/film/genre\t/m/0drama\n"
 ENTITY2TEXT = "/m/0irons\tJeremy Irons\n/m/0lion\tThe Lion King\n/m/0drama\tDrama\n"
@@ -38,3 +38,18 @@ def test_second_names_file_keeps_old_names_findable(tmp_path: Path) -> None:
 
     sources = {Path(s["file"]).name: s for s in stats_doc(store)["sources"]}
     assert sources["FB15k_mid2name.txt"]["counts"]["names_replaced"] == 2
+
+
+def test_load_summary_shows_the_names_replaced(tmp_path: Path) -> None:
+    """The human summary (not only --json) tells how many names a names file changed."""
+    facts, text, mid2name = (tmp_path / n for n in ("train.tsv", "entity2text.txt",
+                                                     "FB15k_mid2name.txt"))
+    facts.write_text(FACTS)
+    text.write_text(ENTITY2TEXT)
+    mid2name.write_text(MID2NAME)
+    store = tmp_path / "store"
+    assert run("load", "triples", facts, "--names", text, "--store", store).returncode == 0
+    proc = run("load", "triples", facts, "--names", mid2name, "--store", store)
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if "names replaced" in ln)
+    assert line.split()[-1] == "2"

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 from tests.kgbench.test_cli import run, run_json
 
 
-def test_forged_part_in_a_kept_stage_is_not_imported(tmp_path: Path) -> None:
+def _store_with_forged_stage(tmp_path: Path) -> tuple[Path, Path]:
+    """A store with a kept stage of ``good.tsv`` that holds a forged facts part."""
     base = tmp_path / "base.tsv"
     base.write_text("/m/10\t/film/film/directed_by\t/m/11\n")
     good = tmp_path / "good.tsv"
@@ -30,7 +31,11 @@ def test_forged_part_in_a_kept_stage_is_not_imported(tmp_path: Path) -> None:
     forged = pa.table({"subject": ["m.forged"], "predicate": ["film.film.directed_by"],
                        "object": ["m.01"], "object_kind": ["E"], "seq": [1]})
     pq.write_table(forged, stage / "facts" / "part-00001.parquet")
+    return good, store
 
+
+def test_forged_part_in_a_kept_stage_is_not_imported(tmp_path: Path) -> None:
+    good, store = _store_with_forged_stage(tmp_path)
     proc = run("load", "triples", good, "--store", store, "--json")
     assert proc.returncode == 0, proc.stderr
     stats = run_json("stats", "--store", store)
@@ -45,3 +50,12 @@ def test_forged_part_in_a_kept_stage_is_not_imported(tmp_path: Path) -> None:
                            "(facts/part-00001.parquet is not a part its manifest lists")
     assert doc["report"]["files"][0]["notes"] == [note]
     assert doc["report"]["files"][0]["reused_stage"] is False
+
+
+def test_the_load_summary_prints_the_restage_note(tmp_path: Path) -> None:
+    """Without --json the note is in the summary on stdout too (the progress line on
+    stderr is cut to the terminal's width)."""
+    good, store = _store_with_forged_stage(tmp_path)
+    proc = run("load", "triples", good, "--store", store)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: staging good.tsv again: its kept stage cannot be trusted" in proc.stdout

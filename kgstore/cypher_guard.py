@@ -22,6 +22,13 @@ and ``UNINSTALL`` inside one (issue 18). So the check is an allow-list that fail
   change state (``nextval``) are refused wherever they appear; for Neo4j only its
   built-in functions may appear in expressions (no ``apoc.*``, ``genai.*``, ...).
 
+The check also refuses, before the engine sees it, a query beyond the size the engine
+survives (:data:`MAX_TOKENS`, :data:`MAX_NESTING`, :data:`MAX_CASE_NESTING`): LadybugDB's
+parser and binder recurse on nested and chained expressions, so a deep one crashes the
+process (a segfault, no error) and a large one takes seconds to compile, time that the
+engine's query timeout does not cover. The bounds are far above hand-written queries;
+long lists belong in a parameter (``WHERE e.id IN $ids``), where they cost nothing.
+
 Queries that pass may still be wrong; the engine reports those. The ``neo4j`` dialect is
 ready for the Neo4j backend (which will run queries with ``execute_read``) and is
 tested lexically until that backend lands.
@@ -35,9 +42,31 @@ from dataclasses import dataclass
 from typing import Literal, NoReturn
 
 from kgstore.cypher_lexer import LADYBUG, NEO4J, Kind, LexError, LexRules, Token, tokenise
-from kgstore.errors import ReadOnlyQueryError
+from kgstore.errors import QueryTooLargeError, ReadOnlyQueryError
 
 Dialect = Literal["ladybug", "neo4j"]
+
+# Limits on a query's size, measured with LadybugDB 0.22 (python3.11, one query per
+# process, 2 shared cores; times are the engine's, before the first row):
+# * nesting of (), [] and {}: `RETURN ((...1...))` takes 0.4 s at 256 deep, 4.8 s at 2000,
+#   and segfaults from 2500; lists and maps cost more, `RETURN [[...1...]]` 0.06 s at 32,
+#   0.25 s at 64, 1.1-2.7 s at 128, 11 s at 256 (a map 18 s);
+# * every CASE around an expression roughly doubles the time it takes: plain CASE in
+#   CASE 0.13 s at 16 deep, 2.7 s at 20, over 30 s at 24; four CASE around 64 nested
+#   lists 3.9 s (0.26 s without);
+# * tokens: `RETURN 1+1+...` takes 0.5 s at 2,000 terms (4,000 tokens), 3 s at 5,000,
+#   and segfaults at 10,000 (the expression tree is as deep as it is long); a list of
+#   20,000 literals takes 2 s and 740 MB.
+# The engine's query timeout does not stop any of this (it runs before execution). The
+# bounds keep a crash out of reach and ordinary shapes under a second; the worst
+# combination found within them, four CASE around 32 levels of 26-key maps (3,350
+# tokens), takes 4.9 s, which `kgbench cypher --timeout` still stops.
+MAX_TOKENS = 4000
+"""The most tokens (words, numbers, strings, parameters, symbols) a query may have."""
+MAX_NESTING = 32
+"""The deepest a query may nest brackets: ``(``, ``[`` and ``{`` together."""
+MAX_CASE_NESTING = 4
+"""The deepest a query may nest ``CASE ... END`` inside one another."""
 
 READ_CLAUSES = (
     "MATCH", "OPTIONAL MATCH", "WHERE", "WITH", "UNWIND", "RETURN", "ORDER BY", "SKIP",
@@ -99,6 +128,8 @@ _WHY = {
 _MODIFIES = "it would modify the store"
 _AFTER_OPERAND = ("only read clauses are accepted, and this word follows a complete "
                   "expression, where a clause would start")
+# Closing brackets and the opener each one matches.
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 # Symbols that follow a variable rather than a clause keyword.
 _AFTER_A_NAME = frozenset({")", ",", ".", "]", "}", "=", "<", ">", "+", "-", "*", "/"})
 
@@ -181,13 +212,45 @@ def assert_read_only(query: str, dialect: Dialect = "ladybug") -> None:
     policy = _POLICIES.get(dialect)
     if policy is None:
         raise ValueError(f"unknown Cypher dialect {dialect!r}: use one of {sorted(_POLICIES)}")
+    tokens = _tokens(query, policy)
+    check = _Check(tokens, policy, dialect)
+    # Nesting first: a query too deep is usually too long as well, and the depth is what
+    # the user has to change.
+    check.check_nesting(complete=len(tokens) <= MAX_TOKENS)
+    _check_size(tokens)
+    check.run()
+
+
+def parameter_names(query: str, dialect: Dialect = "ladybug") -> frozenset[str]:
+    """The names of the parameters ``query`` uses (``$p`` gives ``p``), read with the
+    engine's rules: a ``$p`` inside a string or a comment is none. Raise
+    :class:`ReadOnlyQueryError` where :func:`assert_read_only` would on how the text
+    reads (so check the query first)."""
+    policy = _POLICIES.get(dialect)
+    if policy is None:
+        raise ValueError(f"unknown Cypher dialect {dialect!r}: use one of {sorted(_POLICIES)}")
+    tokens = _tokens(query, policy)
+    _check_size(tokens)
+    return frozenset(t.text for t in tokens if t.kind is Kind.PARAM)
+
+
+def _tokens(query: str, policy: _Policy) -> list[Token]:
+    """The query's tokens, at most ``MAX_TOKENS + 1`` of them."""
     try:
-        tokens = tokenise(query, policy.lex)
+        return tokenise(query, policy.lex, max_tokens=MAX_TOKENS)
     except LexError as exc:
         raise ReadOnlyQueryError(
             f"{exc}; the read-only check refuses what it cannot read with certainty"
         ) from None
-    _Check(tokens, policy, dialect).run()
+
+
+def _check_size(tokens: Sequence[Token]) -> None:
+    if len(tokens) > MAX_TOKENS:
+        raise QueryTooLargeError(
+            f"the query is longer than {MAX_TOKENS:,} tokens (words, numbers, strings and "
+            "symbols), and the read-only check refuses longer ones before the engine sees "
+            "them (it crashes on long expressions): pass a long list as a parameter "
+            "(WHERE e.id IN $ids) instead of writing it out")
 
 
 class _Check:
@@ -262,6 +325,45 @@ class _Check:
                     continue
             if t.kind is Kind.WORD and not self._is_name_position(i):
                 self._check_word(i, t)
+
+    def check_nesting(self, *, complete: bool) -> None:
+        """Refuse brackets nested deeper than :data:`MAX_NESTING` and CASE deeper than
+        :data:`MAX_CASE_NESTING` (see the module docstring); ``complete`` is False where
+        the tokens are only the query's first ones (the depth is then a lower bound).
+
+        Openers go on a stack, and a closer takes one off only where it matches the top
+        (END the top CASE, ``)`` the top ``(``), as the engine's parser pairs them: a
+        stray ``)`` or an ``end`` in name position never lowers the count."""
+        stack: list[str] = []
+        cases = deepest = deepest_case = 0
+        for i, t in enumerate(self.tokens):
+            opener = t.text if t.kind is Kind.SYMBOL and t.text in _CLOSERS.values() else None
+            if opener is None and t.kind is Kind.WORD and self._keyword_at(i) == "CASE":
+                opener = "CASE"
+            if opener is not None:
+                stack.append(opener)
+                cases += opener == "CASE"
+                deepest = max(deepest, len(stack) - cases)
+                deepest_case = max(deepest_case, cases)
+                continue
+            closes = (_CLOSERS.get(t.text) if t.kind is Kind.SYMBOL
+                      else "CASE" if self._keyword_at(i) == "END" else None)
+            if closes is not None and stack and stack[-1] == closes:
+                stack.pop()
+                cases -= closes == "CASE"
+        at_least = "" if complete else "at least "
+        if deepest > MAX_NESTING:
+            raise QueryTooLargeError(
+                f"the query nests brackets {at_least}{deepest} deep (at most {MAX_NESTING} allowed): "
+                "the engine slows down sharply and then crashes on deep nesting, so the read-only check refuses it "
+                "before the engine sees it; flatten the expression, or pass nested values "
+                "as a parameter")
+        if deepest_case > MAX_CASE_NESTING:
+            raise QueryTooLargeError(
+                f"the query nests CASE expressions {at_least}{deepest_case} deep (at most "
+                f"{MAX_CASE_NESTING} allowed): each level doubles the engine's time, so the "
+                "read-only check refuses it before the engine sees it; "
+                "write one CASE with several WHEN branches instead")
 
     def _expect_clause_start(self, i: int, why: str) -> None:
         keyword = self._keyword_at(i)

@@ -100,12 +100,15 @@ NEO4J = LexRules(
 _LADYBUG_SIMPLE_ESCAPES = frozenset("\\'\"bBfFnNrRtT")
 
 
-def tokenise(query: str, rules: LexRules) -> list[Token]:
+def tokenise(query: str, rules: LexRules, *, max_tokens: int | None = None) -> list[Token]:
     """Return the tokens of ``query`` under ``rules``; raise :class:`LexError` where the
-    engine's reading of the text is not certain."""
+    engine's reading of the text is not certain.
+
+    With ``max_tokens``, stop after ``max_tokens + 1`` tokens: the caller refuses a query
+    that long anyway, and a megabyte of ``1+1+...`` need not become a million tokens."""
     tokens: list[Token] = []
     i, n = 0, len(query)
-    while i < n:
+    while i < n and (max_tokens is None or len(tokens) <= max_tokens):
         c = query[i]
         nxt = query[i + 1] if i + 1 < n else ""
         if c in rules.whitespace:

@@ -24,8 +24,30 @@ class ReadOnlyQueryError(StoreError):
     settings, a second statement, ...)."""
 
 
+class QueryTooLargeError(ReadOnlyQueryError):
+    """A passthrough query is longer or nests deeper than the engine survives (see
+    :mod:`kgstore.cypher_guard`); it is refused before the engine sees it."""
+
+
 class QueryError(StoreError):
     """The backend rejected a query (syntax, unknown property, ...)."""
+
+
+class QueryParameterError(QueryError):
+    """A query parameter is missing, or is a value the backend cannot take (see
+    :mod:`kgstore.cypher_params`)."""
+
+
+class QueryTimeoutError(QueryError):
+    """A passthrough query ran past its time limit and was stopped."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        super().__init__(f"the query ran past its time limit of {timeout_s:g} s and was "
+                         "stopped: narrow it (a LIMIT, a WHERE on e.id) or allow more time")
+
+    def __reduce__(self) -> tuple[type, tuple[float]]:
+        return (type(self), (self.timeout_s,))
 
 
 class StagingError(StoreError):

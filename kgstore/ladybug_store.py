@@ -52,12 +52,14 @@ import ladybug as lb
 import pyarrow as pa
 
 from kgstore.cypher_guard import assert_read_only
+from kgstore.cypher_params import parameters_for
 from kgstore.diskspace import disk_full_error
 from kgstore.enginepaths import cypher_path, duckdb_read_path
 from kgstore.errors import (
     DamagedStoreError,
     IncompatibleStoreError,
     QueryError,
+    QueryTimeoutError,
     ReadOnlyQueryError,
     StoreError,
     StoreLockedError,
@@ -925,8 +927,10 @@ class LadybugStore(Store):
         return [Fact(r[0], r[1], _object_from_cols(*r[2:7])) for r in rows]
 
     # -- power users ----------------------------------------------------------------
-    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+    def cypher(self, query: str, params: dict[str, Any] | None = None, *,
+               max_rows: int | None = None, timeout_s: float | None = None) -> CypherResult:
         assert_read_only(query)
+        params = parameters_for(query, params)
         if self._conn is None:
             raise StoreError("store is closed")
         # Two layers: the allow-list check above is what stops files, native code and
@@ -936,7 +940,9 @@ class LadybugStore(Store):
         with self._threads(0):
             self._conn.execute("BEGIN TRANSACTION READ ONLY")
             try:
-                result = self._conn.execute(query, params or {})
+                if timeout_s is not None:   # applies from the next statement: the query
+                    self._conn.set_query_timeout(max(1, round(timeout_s * 1000)))
+                result = self._conn.execute(query, params)
                 if isinstance(result, list):
                     # Several statements: the check lets one through, so only a gap in it
                     # gets here; say so instead of returning the first result.
@@ -945,19 +951,30 @@ class LadybugStore(Store):
                     raise QueryError(f"the query holds {len(result)} statements; the cypher "
                                      "command runs one read-only query at a time")
                 columns = result.get_column_names()
-                rows = result.get_all()
+                # The engine holds the whole result; Python objects are made only for
+                # the rows returned (3M rows made 890 MB of them).
+                rows: list[Any] = []
+                while (max_rows is None or len(rows) < max_rows) and result.has_next():
+                    rows.append(result.get_next())
+                truncated = result.has_next()
+                result.close()
             except RuntimeError as exc:
                 if "read-only" in str(exc).lower():
                     raise ReadOnlyQueryError(
                         "the query tries to modify the store; the cypher command runs read-only "
                         "queries only"
                     ) from None
+                if timeout_s is not None and "interrupted" in str(exc).lower():
+                    raise QueryTimeoutError(timeout_s) from None
                 raise QueryError(str(exc)) from None
             finally:
+                if timeout_s is not None:
+                    self._conn.set_query_timeout(0)   # none for the store's own queries
                 # A failed statement already ended the transaction; only end a live one.
                 with contextlib.suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
-        return CypherResult(columns=columns, rows=[_plain(r) for r in rows])
+        return CypherResult(columns=columns, rows=[_plain(r) for r in rows],
+                            truncated=truncated)
 
     # -- bulk import ----------------------------------------------------------------
     def import_stage(

@@ -66,6 +66,8 @@ class ImportReport:
 class CypherResult:
     columns: list[str]
     rows: list[list[Any]]
+    truncated: bool = False
+    """True where the query had more rows than ``max_rows`` and only those are here."""
 
 
 class Store(ABC):
@@ -292,7 +294,16 @@ class Store(ABC):
 
     # -- power users ----------------------------------------------------------------
     @abstractmethod
-    def cypher(self, query: str, params: dict[str, Any] | None = None) -> CypherResult:
+    def cypher(self, query: str, params: dict[str, Any] | None = None, *,
+               max_rows: int | None = None, timeout_s: float | None = None) -> CypherResult:
         """Run one read-only Cypher query (what that allows:
         :mod:`kgstore.cypher_guard`). Anything else raises
-        :class:`~kgstore.errors.ReadOnlyQueryError` and runs nothing."""
+        :class:`~kgstore.errors.ReadOnlyQueryError` and runs nothing.
+
+        ``params`` must give every ``$name`` the query uses, with values the backend can
+        take (:mod:`kgstore.cypher_params`), else :class:`~kgstore.errors.QueryParameterError`.
+        Whoever runs users' queries (the CLI, a service) bounds them: at most
+        ``max_rows`` rows are returned (``truncated`` says whether there were more; the
+        rest are never turned into Python objects), and a query still running after
+        ``timeout_s`` seconds is stopped with :class:`~kgstore.errors.QueryTimeoutError`.
+        ``None``: no bound (the library's own callers)."""

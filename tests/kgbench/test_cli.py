@@ -286,7 +286,7 @@ def test_predicates_json(kg: dict[str, Any]) -> None:
 def test_cypher_read_query(kg: dict[str, Any]) -> None:
     doc = run_json("cypher", "MATCH (e:Entity) WHERE e.name = $n RETURN e.id AS id",
                    "--param", "n=Dana Director", "--store", kg["store"])
-    assert doc == {"columns": ["id"], "rows": [["m.02"]]}
+    assert doc == {"columns": ["id"], "rows": [["m.02"]], "truncated": False}
     proc = run("cypher", "MATCH (e:Entity) RETURN count(e) AS n", "--store", kg["store"])
     assert proc.returncode == 0 and "6" in proc.stdout
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 
 import ladybug as lb
@@ -20,8 +21,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgstore import Entity, Fact, QueryError, ReadOnlyQueryError, ladybug_store, open_store
-from kgstore.cypher_guard import CATALOGUE, assert_read_only, check_identifier
+from kgstore.cypher_guard import (
+    CATALOGUE,
+    MAX_CASE_NESTING,
+    MAX_NESTING,
+    MAX_TOKENS,
+    assert_read_only,
+    check_identifier,
+    parameter_names,
+)
 from kgstore.cypher_lexer import LADYBUG, NEO4J, Kind, LexError, tokenise
+from kgstore.errors import QueryTooLargeError
 
 # -- LadybugDB ---------------------------------------------------------------------------
 
@@ -212,6 +222,20 @@ LADYBUG_HOSTILE = [
     ("MATCH (n)\x00 DELETE n", "U+0000"),
     ("RETURN 1 AS x\u0085COPY (RETURN 1) TO '/tmp/x'", "U+0085"),
     ("MATCH (n) RETURN n \u2013> (m)", "U+2013"),
+    # beyond the engine's limits (findings C1, C2): it segfaulted on these
+    ("RETURN " + "(" * 5000 + "1" + ")" * 5000, "nests brackets at least 4000 deep"),
+    ("RETURN " + "[" * 3000 + "1" + "]" * 3000, "nests brackets at least 3000 deep"),
+    ("RETURN " + "{a:" * 1000 + "1" + "}" * 1000, "nests brackets at least 1000 deep"),
+    ("RETURN " + "(" * 33 + "1" + ")" * 33, "nests brackets 33 deep (at most 32 allowed)"),
+    ("RETURN " + "[{(" * 11 + "1" + ")}]" * 11, "nests brackets 33 deep"),
+    ("RETURN " + ")" * 50 + "(" * 33 + "1", "nests brackets 33 deep"),  # strays lower nothing
+    ("RETURN " + "CASE WHEN true THEN " * 5 + "1" + " END" * 5,
+     "nests CASE expressions 5 deep (at most 4 allowed)"),
+    ("MATCH (e) RETURN " + "CASE WHEN e.end THEN " * 5 + "1" + " END" * 5, "CASE expressions 5"),
+    ("RETURN " + "+".join(["1"] * 10000), "longer than 4,000 tokens"),
+    ("RETURN " + "+".join(["1"] * 2001), "longer than 4,000 tokens"),
+    ("MATCH (e) WHERE e.id IN [" + ",".join(["'m.1'"] * 2000) + "] RETURN e",
+     "pass a long list as a parameter"),
 ]
 
 
@@ -240,6 +264,50 @@ def test_refusal_message_lists_what_is_allowed() -> None:
     assert "write it in backquotes: `set`" in message
     for part in ("MATCH", "OPTIONAL MATCH", "UNION [ALL]", *CATALOGUE["ladybug"]):
         assert part in message
+
+
+def test_limits_are_inclusive() -> None:
+    """The bounds themselves pass: nesting as deep as allowed, a query exactly as long."""
+    assert_read_only("RETURN " + "(" * MAX_NESTING + "1" + ")" * MAX_NESTING)
+    assert_read_only("RETURN " + "[{a:" * (MAX_NESTING // 2) + "1" + "}]" * (MAX_NESTING // 2))
+    assert_read_only("RETURN " + "CASE WHEN true THEN " * MAX_CASE_NESTING + "1"
+                     + " END" * MAX_CASE_NESTING)
+    # CASE after CASE, and brackets after brackets, do not add up
+    assert_read_only("RETURN " + " + ".join(["CASE WHEN true THEN 1 END"] * 50))
+    assert_read_only("RETURN " + ", ".join(["((((1))))"] * 50))
+    # a property named end closes no CASE; a backquoted `case` opens none
+    assert_read_only("MATCH (e) RETURN e.end, {end: 1}, `case`")
+    flat = "RETURN " + "+".join(["1"] * (MAX_TOKENS // 2))  # RETURN, n terms, n - 1 plus
+    assert len(tokenise(flat, LADYBUG)) == MAX_TOKENS
+    assert_read_only(flat)
+    with pytest.raises(ReadOnlyQueryError, match="longer than"):
+        assert_read_only(flat + "+1")
+
+
+def test_limits_apply_to_neo4j() -> None:
+    for query in ("RETURN " + "(" * 40 + "1" + ")" * 40,
+                  "RETURN " + "CASE WHEN true THEN " * 5 + "1" + " END" * 5,
+                  "RETURN " + "+".join(["1"] * 3000)):
+        with pytest.raises(QueryTooLargeError):
+            assert_read_only(query, "neo4j")
+
+
+def test_a_huge_query_is_refused_quickly() -> None:
+    """The lexer stops after the limit: ten megabytes take no longer than the first 4,000
+    tokens (the old check read all of it; the engine crashed on it)."""
+    query = "RETURN " + "1+" * 5_000_000 + "1"
+    started = time.perf_counter()
+    with pytest.raises(QueryTooLargeError):
+        assert_read_only(query)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_parameter_names_skip_strings_and_comments() -> None:
+    query = "MATCH (e) WHERE e.id = $id AND e.name = '$name' /* $c */ RETURN $`a b`, $id // $d"
+    assert parameter_names(query) == {"id", "a b"}
+    assert parameter_names("RETURN 1") == frozenset()
+    with pytest.raises(ReadOnlyQueryError):
+        parameter_names("RETURN '$open")
 
 
 def test_unknown_dialect() -> None:
@@ -468,6 +536,24 @@ def test_what_the_lexer_cannot_read_the_engine_rejects(engine: lb.Connection,
         assert_read_only(query)
     with pytest.raises(RuntimeError, match="Parser exception"):
         engine.execute(query)
+
+
+@pytest.mark.parametrize(("query", "rows"), [
+    ("RETURN " + "(" * MAX_NESTING + "1" + ")" * MAX_NESTING + " AS x", [[1]]),
+    ("RETURN size(" + "[" * (MAX_NESTING - 1) + "1" + "]" * (MAX_NESTING - 1) + ") AS x", [[1]]),
+    ("RETURN " + "{a:" * MAX_NESTING + "1" + "}" * MAX_NESTING + " IS NULL AS x", [[False]]),
+    ("RETURN " + "CASE WHEN true THEN " * MAX_CASE_NESTING + "1" + " END" * MAX_CASE_NESTING
+     + " AS x", [[1]]),
+    ("RETURN " + "+".join(["1"] * (MAX_TOKENS // 2 - 2)) + " AS x", [[MAX_TOKENS // 2 - 2]]),
+])
+def test_the_engine_runs_what_the_limits_allow(engine: lb.Connection, query: str,
+                                               rows: list[list[object]]) -> None:
+    """At the bounds the engine answers, quickly (beyond them it crashed or took
+    minutes; the measurements are in kgstore.cypher_guard)."""
+    assert_read_only(query)
+    started = time.perf_counter()
+    assert engine.execute(query).get_all() == rows
+    assert time.perf_counter() - started < 10
 
 
 # Lexical tricks glued at random around a payload that writes a file or adds a second

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import (
     ProgressReporter,
     emit_json,
+    field,
     human_bytes,
     note,
     out,
@@ -78,7 +78,7 @@ def print_load_summary(report: LoadReport, location: str, *,
         table.add_column("dropped", justify="right")
     table.add_column("malformed", justify="right")
     for f in report.files:
-        row = [escape(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
+        row = [field(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
         if show_bytes:
             row.append(human_bytes(f.bytes))
         row += [f"{f.lines:,}", f"{f.triples:,}"]
@@ -113,7 +113,7 @@ def print_load_summary(report: LoadReport, location: str, *,
         dt.add_column("reason")
         dt.add_column("lines", justify="right")
         for reason, n in dropped.items():
-            dt.add_row(escape(reason), f"{n:,}")
+            dt.add_row(field(reason), f"{n:,}")
         out.print(dt)
     preds = report.predicates
     if preds:
@@ -122,17 +122,17 @@ def print_load_summary(report: LoadReport, location: str, *,
         pt.add_column("predicate", overflow="fold")
         pt.add_column("lines", justify="right")
         for pred, n in preds.items():
-            pt.add_row(escape(pred), f"{n:,}")
+            pt.add_row(field(pred), f"{n:,}")
         out.print(pt)
     if report.malformed:
         out.print(f"[yellow]{report.malformed:,} malformed line(s) skipped[/]; first ones:")
         for path, line, reason in report.examples[:10]:
-            out.print(f"  {escape(f'{path}:{line}: {reason}')}", soft_wrap=True)
+            out.print(f"  {field(f'{path}:{line}: {reason}')}", soft_wrap=True)
         out.print("[dim]use --strict to stop at the first malformed line instead[/]")
     for text in report.notes:
-        out.print(f"[yellow]note:[/] {escape(text)}", soft_wrap=True)
-    out.print(f"[green]store:[/] {escape(location)}  "
-              f"[dim](next: kgbench stats --store {escape(location)})[/]")
+        out.print(f"[yellow]note:[/] {field(text)}", soft_wrap=True)
+    out.print(f"[green]store:[/] {field(location)}  "
+              f"[dim](next: kgbench stats --store {field(location)})[/]")
 
 
 def finish_load_command(report: LoadReport, location: str, *, as_json: bool,

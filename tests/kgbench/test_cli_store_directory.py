@@ -27,6 +27,7 @@ COMMANDS = {
     "load triples --force": ["load", "triples", "{nt}", "--force"],
     "load rdf": ["load", "rdf", "{nt}"],
     "demo": ["demo"],
+    "demo --no-fresh": ["demo", "--no-fresh"],
     "stats": ["stats"],
     "entity": ["entity", "a"],
     "search": ["search", "a"],
@@ -143,7 +144,7 @@ def test_a_store_this_user_may_not_write_is_one_line(root_owned_store: Path) -> 
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("name", ["stats", "entity", "cypher", "load triples"])
+@pytest.mark.parametrize("name", ["stats", "entity", "cypher", "load triples", "demo --no-fresh"])
 def test_a_store_this_user_may_not_read_is_one_line(name: str, root_owned_store: Path) -> None:
     root_owned_store.chmod(0o700)
     if os.geteuid() != 0:

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ANSWERS, DEFAULT_TEST_FRACTION
+from extension.defaults import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_MAX_ANSWERS,
+    DEFAULT_TEST_FRACTION,
+    MAX_WORKERS,
+)
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import emit_json, err, note, out, progress
@@ -60,8 +65,10 @@ def generate_cmd(
                             help="Share of source questions in the test split.")
     ] = DEFAULT_TEST_FRACTION,
     workers: Annotated[
-        int, typer.Option("--workers", "-w", min=1,
-                          help="Processes (each opens the store read-only); output is identical.")
+        int, typer.Option("--workers", "-w", min=1, max=MAX_WORKERS,
+                          help="Processes (each opens the store read-only); output is "
+                          f"identical. At most {MAX_WORKERS}, and no more are started than "
+                          "there are chunks of work.")
     ] = 1,
     shard: Annotated[
         str | None, typer.Option("--shard", metavar="i/N",
@@ -228,6 +235,10 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
         return
     if result.resumed_chunks:
         note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
+    used, asked = timings.get("workers", 1), timings.get("workers_requested", 1)
+    if 0 < used < asked:
+        note(f"ran {used} worker process(es), not --workers {asked}: there were only {used} "
+             "chunk(s) of work (--chunk-size sets the questions per chunk)")
     q = stats["questions_by_split"]
     rate = timings.get("samples_per_s")
     note(f"{stats['questions']:,} questions (train {q['train']:,}, test {q['test']:,}) -> "

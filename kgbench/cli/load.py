@@ -160,10 +160,10 @@ def load_triples_cmd(
     ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="Triple files (.nt/.tsv, optionally .gz/.bz2/.zst).",
-                                   show_default=False, metavar="FILE")
+                                   show_default=False, metavar="FILE", readable=False)
     ],
     names: Annotated[
-        Path | None, typer.Option("--names", metavar="FILE",
+        Path | None, typer.Option("--names", metavar="FILE", readable=False,
                                   help="Tab-separated id/name file giving entities their names.")
     ] = None,
     strict: Annotated[
@@ -263,7 +263,7 @@ def load_freebase_cmd(
     ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="Freebase dump files (N-Triples; .gz/.bz2/.zst or plain).",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     lang: LangOpt = None,
     keep: KeepOpt = None,
@@ -306,7 +306,7 @@ def load_wikidata_cmd(
     files: Annotated[
         list[Path], typer.Argument(help="Wikidata dumps: JSON (.json, .json.gz, .json.bz2) or "
                                         "truthy N-Triples (.nt, .nt.gz, .nt.bz2).",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     lang: LangOpt = None,
     qualifiers: Annotated[
@@ -361,7 +361,7 @@ def load_rdf_cmd(
         list[Path], typer.Argument(help="RDF files: N-Triples (.nt, any size) or Turtle, "
                                         "RDF/XML, N3, JSON-LD, TriG, N-Quads (.ttl .rdf .owl "
                                         ".n3 .jsonld .trig .nq); optionally .gz/.bz2/.zst.",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     ns: Annotated[
         list[str] | None,

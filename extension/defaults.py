@@ -10,3 +10,8 @@ DEFAULT_TEST_FRACTION = 0.15
 DEFAULT_CHUNK_SIZE = 32
 """Questions per chunk of a ``kgbench generate`` run (the unit of resuming and of work
 sent to a worker)."""
+MAX_WORKERS = 64
+"""Most worker processes ``kgbench generate --workers`` accepts. Each spawned worker
+imports the engine and opens the store (a second or more, and its own memory) before it
+does any work, so far more workers than cores only slow a run down; a run also starts
+no more workers than it has chunks of work."""

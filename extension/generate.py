@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION
+from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION, MAX_WORKERS
 from extension.grounding import Grounder
 from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
@@ -332,7 +332,8 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
         progress(questions_done, len(mine), resumed_samples)
     started = time.perf_counter()
     pending = [i for i in range(len(chunks)) if i not in done]
-    for result in _run_chunks(store, config, [(i, chunks[i]) for i in pending]):
+    processes = worker_processes(config.workers, len(pending))
+    for result in _run_chunks(store, config, [(i, chunks[i]) for i in pending], processes):
         _write_chunk(work, result)
         total.add(result.stats)
         questions_done += len(chunks[result.index])
@@ -344,17 +345,25 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     made = sum(total.samples.values()) - resumed_samples
     rate = round(made / elapsed, 1) if pending and elapsed > 0 else None
     return _finish(out_dir, work, len(chunks), total, config, source, elapsed, rate,
-                   resumed=len(done), report=report)
+                   resumed=len(done), processes=processes, report=report)
+
+
+def worker_processes(requested: int, chunks: int) -> int:
+    """How many processes run ``chunks`` pending chunks for ``--workers requested``:
+    no more than there are chunks (a worker without a chunk costs its start-up, a
+    second or more, and nothing else) nor :data:`~extension.defaults.MAX_WORKERS`;
+    0 when nothing is left to do."""
+    return max(0, min(requested, chunks, MAX_WORKERS))
 
 
 def _run_chunks(store_location: str, config: GenerateConfig,
-                jobs: list[tuple[int, list[Question]]]) -> Iterator[ChunkResult]:
+                jobs: list[tuple[int, list[Question]]], processes: int) -> Iterator[ChunkResult]:
     """Chunk results as they finish: in this process for one worker, else from a pool
-    of ``spawn``-ed processes that each open the store read-only (a forked LadybugDB
-    handle is not safe to share)."""
+    of ``processes`` ``spawn``-ed processes that each open the store read-only (a forked
+    LadybugDB handle is not safe to share)."""
     if not jobs:
         return
-    if config.workers <= 1:
+    if processes <= 1:
         with open_store(store_location, read_only=True) as store, \
                 PacedCollection() as collection:
             generator = QuestionGenerator(store, config, collection=collection)
@@ -362,7 +371,7 @@ def _run_chunks(store_location: str, config: GenerateConfig,
                 yield generator.run_chunk(index, chunk)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(config.workers, initializer=_worker_init,
+    with context.Pool(processes, initializer=_worker_init,
                       initargs=(store_location, config)) as pool:
         yield from pool.imap_unordered(_worker_run, jobs)
 
@@ -477,7 +486,7 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
 def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
             config: GenerateConfig, source: dict[str, Any], elapsed: float,
             samples_per_s: float | None, *,
-            resumed: int, report: bool) -> GenerateResult:
+            resumed: int, processes: int, report: bool) -> GenerateResult:
     """Concatenate the chunks in order and validate the result, write stats, timings
     and the report, all inside ``.work``; then rename each into ``out_dir`` (``run.json``
     last) and drop ``.work``. A crash anywhere here leaves ``.work`` with every chunk,
@@ -494,7 +503,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
     verbalizer = f"llm:{config.text.llm_model}" if config.text.llm_url else "template"
     stats = stats_doc(total, config, source, verbalizer)
     timings = {"seconds": round(elapsed, 3), "resumed_chunks": resumed,
-               "workers": config.workers,
+               "workers": processes, "workers_requested": config.workers,
                "samples_per_s": samples_per_s,
                "stage_seconds": {k: round(v, 3) for k, v in sorted(total.seconds.items())}}
     _write_atomic(work / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")

@@ -15,7 +15,9 @@ from kgstore.errors import (
     StagingError,
     StoreError,
     StoreLockedError,
+    StoreNotADirectoryError,
     StoreNotFoundError,
+    StorePermissionError,
 )
 from kgstore.location import (
     NEO4J_SCHEMES,
@@ -68,11 +70,13 @@ def open_store(location: str, *, create: bool = False, read_only: bool = False) 
 
 def store_exists(location: str) -> bool:
     """Whether ``location`` holds a kgbench store (:class:`StoreLocationError` for a
-    URI: no backend that could answer is available)."""
+    URI: no backend that could answer is available; :class:`StoreNotADirectoryError`
+    for a file, :class:`StorePermissionError` for a directory this user may not read)."""
     path = local_store_path(location)
     from kgstore.ladybug_store import MARKER
+    from kgstore.store_directory import has_marker
 
-    return (path / MARKER).exists()
+    return has_marker(path, MARKER)
 
 
 def remove_store(location: str) -> None:
@@ -89,7 +93,8 @@ __all__ = [
     "ImportReport", "IncompatibleStoreError", "IsCvt", "IsEntity", "Literal", "MatchResult",
     "NEO4J_SCHEMES", "NotEqual", "NotIn", "PatternQuery", "Predicate", "QueryError",
     "ReadOnlyQueryError", "SourceRecord", "StagingError", "Store", "StoreError",
-    "StoreLocationError", "StoreLockedError", "StoreNotFoundError", "StoreStats", "Subgraph",
+    "StoreLocationError", "StoreLockedError", "StoreNotADirectoryError", "StoreNotFoundError",
+    "StorePermissionError", "StoreStats", "Subgraph",
     "TriplePattern", "Var", "is_uri", "local_store_path", "location_scheme", "normalize_name",
     "open_store", "remove_store", "store_exists", "to_jsonable",
 ]

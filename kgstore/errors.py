@@ -75,3 +75,13 @@ class DiskFullError(StoreError):
 class DamagedStoreError(StoreError):
     """The store's files were recovered into a state that answers wrongly (see
     :mod:`kgstore.ladybug_recovery`); it must be rebuilt."""
+
+
+class StoreNotADirectoryError(StoreError):
+    """The store's location, or a folder on its path, is a file: no store can be read
+    or created there (see :mod:`kgstore.store_directory`)."""
+
+
+class StorePermissionError(StoreError):
+    """The operating system refuses to let this user create, read or write the store's
+    directory (see :mod:`kgstore.store_directory`)."""

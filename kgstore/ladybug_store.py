@@ -94,6 +94,7 @@ from kgstore.patterns import (
 )
 from kgstore.staging import SCHEMAS, read_manifest, staged_parts
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+from kgstore.store_directory import has_marker, holds_files, make_directory, permission_denied
 
 MARKER = "kgbench-store.json"
 DB_FILE = "graph.lbdb"
@@ -319,7 +320,7 @@ class LadybugStore(Store):
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
         self.read_only = read_only
         marker = self.path / MARKER
-        fresh = not marker.exists()
+        fresh = not has_marker(self.path, MARKER)
         if fresh:
             if not create:
                 raise StoreNotFoundError(
@@ -328,14 +329,14 @@ class LadybugStore(Store):
                 )
             if read_only:
                 raise StoreNotFoundError(f"no kgbench store at {self.path} to open read-only")
-            if self.path.exists() and any(self.path.iterdir()):
+            if holds_files(self.path):
                 raise StoreError(
                     f"{self.path} exists and is not a kgbench store; choose an empty or new "
                     "directory for --store"
                 )
         else:
             self._check_marker(marker)
-        self.path.mkdir(parents=True, exist_ok=True)
+        make_directory(self.path)
         recovering = checkpoint_interrupted(self.path / DB_FILE)
         try:
             self._db = self._database(read_only)
@@ -367,6 +368,8 @@ class LadybugStore(Store):
             full = disk_full_error(exc, self.path / DB_FILE)
             if full is not None:
                 raise full from None
+            if "permission denied" in str(exc).lower():
+                raise permission_denied(self.path, "read" if read_only else "write") from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
         if fresh:
             self._create_schema()
@@ -432,6 +435,8 @@ class LadybugStore(Store):
             info = json.loads(marker.read_text())
             version = int(info["schema_version"])
             backend = info["backend"]
+        except PermissionError:
+            raise permission_denied(self.path, "read") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise IncompatibleStoreError(f"{marker} is damaged ({exc}); rebuild the store") from None
         if info.get("damaged"):
@@ -1784,6 +1789,9 @@ _IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names",
 def remove_store(path: str | Path) -> None:
     """Delete a store directory (used by ``--force`` rebuilds); refuses non-stores."""
     p = local_store_path(path)
-    if not (p / MARKER).exists():
+    if not has_marker(p, MARKER):
         raise StoreError(f"{p} is not a kgbench store; refusing to delete it")
-    shutil.rmtree(p)
+    try:
+        shutil.rmtree(p)
+    except PermissionError:
+        raise permission_denied(p, "remove") from None

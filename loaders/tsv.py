@@ -7,10 +7,12 @@ converted to the dotted form the Freebase dump uses (:func:`freebase_id`):
 ``/m/0abc`` -> ``m.0abc`` and ``/film/film/genre`` -> ``film.film.genre``. Ids that do
 not start with ``/`` (``Q42``, WordNet offsets) are kept as they are.
 
-Rules: blank (whitespace-only) lines are skipped; fields are trimmed of surrounding
-spaces; a triples line needs exactly 3 non-empty fields, a names line an id and a
-non-empty name (everything after the first tab, so names may contain tabs).
-Anything else is a malformed line, counted (or raised under ``strict``) with a reason.
+Rules: blank lines (empty, or spaces only) are skipped; fields are trimmed of
+surrounding spaces; a triples line needs exactly 3 non-empty fields, a names line an
+id and a non-empty name (everything after the first tab, so names may contain tabs).
+Anything else is a malformed line, counted (or raised under ``strict``) with a reason;
+that includes a line of tabs and spaces only (``\t\t``): it has fields, all empty,
+so it is a record that lost its values, not a blank line (:func:`_blank`).
 """
 
 from __future__ import annotations
@@ -43,11 +45,22 @@ def freebase_id(text: str) -> str:
     return text[1:].replace("/", ".")
 
 
+def _blank(line: str) -> bool:
+    """Whether ``line`` is blank (skipped): nothing but spaces and the line end. A
+    line with a tab and nothing else is not blank; :class:`TsvSyntaxError` ("empty
+    fields")."""
+    if line.strip():
+        return False
+    if "\t" in line:
+        raise TsvSyntaxError("empty fields: the line has only tabs and spaces")
+    return True
+
+
 def parse_triple_line(line: str) -> tuple[str, str, str] | None:
     """``head<TAB>relation<TAB>tail`` -> ``(head, relation, tail)`` in Freebase form;
     ``None`` for a blank line. Raises :class:`TsvSyntaxError` for another field count
     or an empty field."""
-    if not line.strip():
+    if _blank(line):
         return None
     fields = line.split("\t")
     if len(fields) != 3:
@@ -64,7 +77,7 @@ def parse_triple_line(line: str) -> tuple[str, str, str] | None:
 def parse_name_line(line: str) -> tuple[str, str] | None:
     """``id<TAB>name`` -> ``(id in Freebase form, name)``; ``None`` for a blank line.
     Raises :class:`TsvSyntaxError` without a tab or with an empty id or name."""
-    if not line.strip():
+    if _blank(line):
         return None
     id_, sep, name = line.partition("\t")
     if not sep:

@@ -69,7 +69,7 @@ import pyarrow as pa
 from kgstore.models import XSD, short_datatype
 from kgstore.staging import StageWriter
 from kgstore.store import ProgressCallback
-from loaders.errors import InputFileError, MalformedInputError, ParseReport
+from loaders.errors import MAX_MALFORMED_SHARE, InputFileError, MalformedInputError, ParseReport
 from loaders.ntriples import NTriplesSyntaxError, RawTriple, parse_line_raw
 from loaders.pipeline import (
     DROPPED_PREFIX,
@@ -1378,8 +1378,15 @@ setattr(stage_ntriples_vectorized, "nameless_is_cvt", True)  # noqa: B010 - as T
 
 def head_lines(path: Path, limit: int, *, max_bytes: int = 1 << 20) -> list[str]:
     """Up to ``limit`` lines from the start of ``path`` (decompressed like
-    :class:`ChunkReader`, at most ``max_bytes``), decoded as UTF-8
-    (:class:`UnicodeDecodeError` when they are not)."""
+    :class:`ChunkReader`, at most ``max_bytes``), decoded as UTF-8, for judging what the
+    file is.
+
+    A line that is not UTF-8 is left out: the load counts and lists it as a malformed
+    line, as it does at any other line number, so one bad line near the start does not
+    refuse a file that one at line 20,001 would not. Only when more than half of them
+    (:data:`~loaders.errors.MAX_MALFORMED_SHARE`, the share that refuses a file for
+    malformed lines) are not UTF-8, or a NUL byte shows binary data, the file is not
+    text: :class:`UnicodeDecodeError`."""
     with open(path, "rb") as fh:
         compression = compression_of(path, fh.read(16))
     raw, stream = open_decompressed(path, compression)
@@ -1393,8 +1400,18 @@ def head_lines(path: Path, limit: int, *, max_bytes: int = 1 << 20) -> list[str]
     lines = data.split(b"\n")
     if len(data) >= max_bytes and len(lines) > 1:
         lines.pop()  # cut in the middle
+    if lines and not lines[-1]:
+        lines.pop()  # after the last newline: no line
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines[0] = lines[0][3:]
     if any(b"\x00" in ln for ln in lines[:limit]):
         raise UnicodeDecodeError("utf-8", b"\x00", 0, 1, "NUL byte: binary data")
-    return [ln.rstrip(b"\r").decode("utf-8") for ln in lines[:limit]]
+    decoded: list[str] = []
+    for line in lines[:limit]:
+        with contextlib.suppress(UnicodeDecodeError):
+            decoded.append(line.rstrip(b"\r").decode("utf-8"))
+    undecodable = len(lines[:limit]) - len(decoded)
+    if undecodable > len(lines[:limit]) * MAX_MALFORMED_SHARE:
+        raise UnicodeDecodeError("utf-8", b"", 0, 1,
+                                 f"{undecodable} of the first {len(lines[:limit])} lines")
+    return decoded

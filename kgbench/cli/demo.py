@@ -31,7 +31,7 @@ from kgbench.cli.render import (
     table5,
 )
 from kgbench.demo import tour
-from kgstore import Store, open_store
+from kgstore import Store, open_store, store_exists
 from kgstore.lookup import entity_facts
 
 DEMO_QUESTIONS_HINT = "kgbench/demo/data/questions.jsonl"
@@ -75,14 +75,13 @@ def _step(n: int, title: str, command: str | None = None) -> None:
 
 def _tour(store_path: Path, *, fresh: bool) -> None:
     from kgbench.demo import DEMO_KG
-    from kgstore.ladybug_store import MARKER
 
     started = time.perf_counter()
     sp = str(store_path)
     if not store_path.is_absolute() and not sp.startswith("."):
         sp = f"./{sp}"  # shown in copy-paste commands: make it obviously a path
     opt = f" --store {sp}"
-    if fresh or not (store_path / MARKER).exists():
+    if fresh or not store_exists(str(store_path)):   # a file, or no access: one line
         note(f"building the demo store at {sp} from {DEMO_KG.name} ...")
         imp = tour.build_demo_store(store_path).report.import_report
         note(f"loaded {imp.facts_new:,} facts about {imp.entities_new:,} entities "

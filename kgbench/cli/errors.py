@@ -92,8 +92,13 @@ def report_error(exc: BaseException) -> int | None:
 
 
 def print_error(message: str, hint: str | None = None) -> None:
-    """``Error: <first line>``, further lines indented, then the hint, all on stderr."""
-    lines = message.strip().splitlines() or ["unknown error"]
+    """``Error: <first line>``, further lines indented, then the hint, all on stderr.
+
+    Lines are split at newlines only (an engine's message may point at a column of
+    the query on its next lines): a CR, form feed or U+2028 from a path or an argument
+    stays in its line and is shown as its escape, where ``splitlines`` made it a line
+    break. Values the commands quote are :func:`~kgbench.cli.output.one_line` already."""
+    lines = message.strip().split("\n") if message.strip() else ["unknown error"]
     # soft_wrap: one logical line stays one line (greppable), whatever the width.
     err.print(f"[bold red]Error:[/] {escape(lines[0])}", soft_wrap=True)
     for line in lines[1:]:

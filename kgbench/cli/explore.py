@@ -18,7 +18,7 @@ from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
-from kgbench.cli.output import emit_json, err, note, out, visible
+from kgbench.cli.output import emit_json, err, field, note, one_line, out
 from kgbench.cli.render import (
     Labels,
     entity_table,
@@ -40,18 +40,18 @@ def resolve(store: Store, text: str, what: str = "entity") -> Entity:
     found = resolve_entity(store, text)
     if found.entity is not None:
         if found.by_name:
-            note(f"'{text}' is the name of {found.entity.id}")
+            note(f"'{one_line(text)}' is the name of {one_line(found.entity.id)}")
         return found.entity
     if found.matches:
         err.print(entity_table(found.matches,
-                               title=f"'{escape(text)}' names {len(found.matches)} entities"))
+                               title=f"'{field(text)}' names {len(found.matches)} entities"))
         raise CliError(
-            f"'{text}' is ambiguous: it names {len(found.matches)} entities",
+            f"'{one_line(text)}' is ambiguous: it names {len(found.matches)} entities",
             f"pass one of the ids above as the {what}", code=2,
         )
     raise CliError(
-        f"no entity with id or name '{text}'",
-        f'find candidates with `kgbench search "{text[:12]}"`',
+        f"no entity with id or name '{one_line(text)}'",
+        f'find candidates with `kgbench search "{one_line(text[:12])}"`',
     )
 
 
@@ -76,7 +76,7 @@ def stats(
         doc["top_predicates"] = to_jsonable(preds)
         emit_json(doc)
         return
-    out.print(f"[bold]Store[/] {escape(st.location)} [dim]({st.backend}, schema "
+    out.print(f"[bold]Store[/] {field(st.location)} [dim]({st.backend}, schema "
               f"v{st.schema_version})[/]")
     counts = Table(box=box.SIMPLE_HEAD)
     counts.add_column("what")
@@ -97,9 +97,9 @@ def stats(
         src.add_column("counts")
         src.add_column("loaded (UTC)", min_width=10)
         for r in st.sources:
-            status = r.status if r.status == "complete" else f"[yellow]{escape(r.status)}[/]"
+            status = r.status if r.status == "complete" else f"[yellow]{field(r.status)}[/]"
             shown = {k: r.counts[k] for k in SOURCE_COUNTS if k in r.counts} or r.counts
-            src.add_row(escape(r.file), r.format, status,
+            src.add_row(field(r.file), field(r.format), status,
                         escape("\n".join(f"{k}={v:,}" for k, v in shown.items())),
                         _when(r.loaded_at))
         out.print(src)
@@ -159,9 +159,9 @@ def search(
         emit_json({"prefix": prefix, "entities": found})
         return
     if not found:
-        out.print(f"no entity name starts with '{escape(prefix)}'")
+        out.print(f"no entity name starts with '{field(prefix)}'")
         return
-    out.print(entity_table(found, title=f"{len(found)} match(es) for '{escape(prefix)}'"))
+    out.print(entity_table(found, title=f"{len(found)} match(es) for '{field(prefix)}'"))
 
 
 def entity(
@@ -183,7 +183,7 @@ def entity(
     with reading(ctx, store) as s:
         found = lookup_entity(s, name_or_id)
         if not found.found:
-            raise CliError(f"no entity with id, name or name prefix '{name_or_id}'",
+            raise CliError(f"no entity with id, name or name prefix '{one_line(name_or_id)}'",
                            "try a shorter prefix with `kgbench search`")
         labels = Labels(s)
         docs = [entity_facts(s, e, limit) for e in found.entities]
@@ -195,20 +195,20 @@ def entity(
                    "candidates": candidates, "names": labels.json()})
         return
     if matched_by == "id":
-        note(f"matched the id {name_or_id}")
+        note(f"matched the id {one_line(name_or_id)}")
     elif matched_by == "name":
-        note(f"matched the name '{name_or_id}': {len(entities)} entit"
+        note(f"matched the name '{one_line(name_or_id)}': {len(entities)} entit"
              f"{'y' if len(entities) == 1 else 'ies share it'}")
     else:
-        note(f"no exact id or name; matched the prefix '{name_or_id}'")
+        note(f"no exact id or name; matched the prefix '{one_line(name_or_id)}'")
     if len(candidates) > 1:
         out.print(entity_table(candidates, title=f"entities whose name starts with "
-                               f"'{escape(name_or_id)}'"))
+                               f"'{field(name_or_id)}'"))
         out.print("[dim]pass one of these ids (or a full name) to see its facts[/]")
         return
     for i, doc in enumerate(docs):
         if len(docs) > 1:
-            out.rule(f"{i + 1} of {len(docs)}: {escape(doc.entity.id)}")
+            out.rule(f"{i + 1} of {len(docs)}: {field(doc.entity.id)}")
         print_entity(doc, labels)
 
 
@@ -230,7 +230,7 @@ def _print_neighborhood(center: Entity, sub: Subgraph, labels: Labels, hops: int
     by_hop: dict[int, list[Fact]] = {}
     for f in sub.facts:
         by_hop.setdefault(_fact_hop(f, sub), []).append(f)
-    tree = Tree(Text(visible(labels.with_id(center.id)), style="bold cyan"))
+    tree = Tree(Text(one_line(labels.with_id(center.id)), style="bold cyan"))
     for hop in range(1, hops + 1):
         reached = [i for i, h in sub.hops.items() if h == hop]
         cvts = sum(1 for i in reached if i in sub.entities and sub.entities[i].is_cvt)
@@ -310,8 +310,8 @@ def paths(
                    "names": labels.json()})
         return
     if not found:
-        out.print(f"no path of at most {max_length} facts between {escape(src.id)} and "
-                  f"{escape(dst.id)}")
+        out.print(f"no path of at most {max_length} facts between {field(src.id)} and "
+                  f"{field(dst.id)}")
         return
     table = Table(box=box.SIMPLE_HEAD, title=f"{len(found)} path(s)", title_justify="left")
     table.add_column("#", justify="right")

@@ -23,7 +23,7 @@ from extension.labels import (
     SplitChoice,
 )
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import JsonOpt
+from kgbench.cli.options import JsonOpt, readable_input
 from kgbench.cli.output import emit_json, note, out, progress, task_label
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _counted(samples: Iterable[BenchmarkSample], description: str) -> Iterator[B
 
 def export_cmd(
     directory: Annotated[
-        Path, typer.Argument(metavar="DIR", show_default=False,
+        Path, typer.Argument(metavar="DIR", show_default=False, readable=False,
                              help="Benchmark directory written by `kgbench generate` "
                              "(its samples.jsonl is read), or that samples.jsonl itself.")],
     fmt: Annotated[
@@ -120,7 +120,7 @@ def export_cmd(
     except ExportError as exc:
         raise _option_error(exc) from None
     try:
-        source = find_samples_file(directory)
+        source = readable_input(find_samples_file(directory))
         report = export_samples(
             _counted(iter_benchmark_samples(source), f"exporting {source.name}"),
             out_path, export_format, split=cast(SplitChoice, split), label_map=overrides,

@@ -15,13 +15,14 @@ from rich.table import Table
 
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from extension.labels import COMPLEXITIES, LABELS
-from kgbench.cli.options import JsonOpt, StoreOpt, reading
+from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
 def extend_cmd(
     ctx: typer.Context,
-    parsed: Annotated[Path, typer.Argument(help="Output of `kgbench questions parse`.")],
+    parsed: Annotated[Path, typer.Argument(help="Output of `kgbench questions parse`.",
+                                           readable=False)],
     store: StoreOpt = None,
     out_path: Annotated[
         Path, typer.Option("--out", "-o", metavar="FILE",
@@ -56,6 +57,7 @@ def extend_cmd(
     from extension.extend_file import extend_parsed_file
     from extension.samples import SampleConfig
 
+    readable_input(parsed)
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
     with reading(ctx, store) as s, progress() as display:
         task = display.add_task(task_label(f"extending {parsed.name}"), total=None)

@@ -13,9 +13,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ANSWERS, DEFAULT_TEST_FRACTION
+from extension.defaults import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_MAX_ANSWERS,
+    DEFAULT_TEST_FRACTION,
+    MAX_WORKERS,
+)
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import JsonOpt, StoreOpt, store_location
+from kgbench.cli.options import (
+    JsonOpt,
+    StoreOpt,
+    finite_number,
+    readable_input,
+    store_location,
+)
 from kgbench.cli.output import emit_json, err, note, out, progress
 from kgbench.cli.render import table5
 from kgstore import open_store
@@ -33,7 +44,7 @@ def generate_cmd(
     ctx: typer.Context,
     store: StoreOpt = None,
     questions: Annotated[
-        Path | None, typer.Option("--questions", "-q", metavar="FILE",
+        Path | None, typer.Option("--questions", "-q", metavar="FILE", readable=False,
                                   help="KGQA questions (WebQSP, GrailQA or JSONL; .gz/.bz2/.zst).")
     ] = None,
     fmt: Annotated[
@@ -56,12 +67,15 @@ def generate_cmd(
         int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
     ] = None,
     test_fraction: Annotated[
-        float, typer.Option("--test-fraction", min=0.0, max=1.0,
-                            help="Share of source questions in the test split.")
+        float, typer.Option("--test-fraction",
+                            callback=finite_number(0.0, 1.0, "must be a number between 0 and 1"),
+                            help="Share of source questions in the test split (0 to 1).")
     ] = DEFAULT_TEST_FRACTION,
     workers: Annotated[
-        int, typer.Option("--workers", "-w", min=1,
-                          help="Processes (each opens the store read-only); output is identical.")
+        int, typer.Option("--workers", "-w", min=1, max=MAX_WORKERS,
+                          help="Processes (each opens the store read-only); output is "
+                          f"identical. At most {MAX_WORKERS}, and no more are started than "
+                          "there are chunks of work.")
     ] = 1,
     shard: Annotated[
         str | None, typer.Option("--shard", metavar="i/N",
@@ -88,7 +102,9 @@ def generate_cmd(
         str | None, typer.Option("--llm-model", metavar="NAME", help="Model name for --llm-url.")
     ] = None,
     llm_timeout: Annotated[
-        float, typer.Option("--llm-timeout", min=0.1, metavar="SECONDS",
+        float, typer.Option("--llm-timeout", metavar="SECONDS",
+                            callback=finite_number(0.1, None, "must be a number of seconds, "
+                                                   "at least 0.1"),
                             help="Deadline of one whole LLM request, its retries and "
                             "their waits included.")
     ] = 120.0,
@@ -98,7 +114,10 @@ def generate_cmd(
                           "request, within its --llm-timeout deadline.")
     ] = 5,
     llm_rps: Annotated[
-        float | None, typer.Option("--llm-rps", min=0.01, metavar="N",
+        float | None, typer.Option("--llm-rps", metavar="N",
+                                   callback=finite_number(0.01, None, "must be a number, at "
+                                                          "least 0.01 (leave --llm-rps out "
+                                                          "for no limit)"),
                                    help="At most N LLM requests per second (per worker).")
     ] = None,
     llm_fallback: Annotated[
@@ -113,7 +132,7 @@ def generate_cmd(
                            help="Cache of LLM responses (reruns cost nothing).")
     ] = Path(".kgbench-llm-cache"),
     phrases: Annotated[
-        Path | None, typer.Option("--phrases", metavar="FILE",
+        Path | None, typer.Option("--phrases", metavar="FILE", readable=False,
                                   help="TSV predicate<TAB>phrase overriding the relation phrases.")
     ] = None,
     strict: Annotated[
@@ -151,10 +170,13 @@ def generate_cmd(
                        "e.g. --questions WebQSP.test.json, or --domain Q5 --n 500")
     try:
         shard_spec = parse_shard(shard) if shard else None
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
+    except ValueError as exc:   # a usage error, like typer's own (exit 2), in one line
+        raise CliError(str(exc), code=2) from exc
     if llm_url and not llm_model:
         raise CliError("--llm-url needs --llm-model", "e.g. --llm-model llama3.1:8b")
+    for given in (questions, phrases):   # before any work, like a missing file
+        if given is not None:
+            readable_input(given)
     config = GenerateConfig(
         seed=seed, test_fraction=test_fraction,
         sample=SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes),
@@ -228,6 +250,10 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
         return
     if result.resumed_chunks:
         note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
+    used, asked = timings.get("workers", 1), timings.get("workers_requested", 1)
+    if 0 < used < asked:
+        note(f"ran {used} worker process(es), not --workers {asked}: there were only {used} "
+             "chunk(s) of work (--chunk-size sets the questions per chunk)")
     q = stats["questions_by_split"]
     rate = timings.get("samples_per_s")
     note(f"{stats['questions']:,} questions (train {q['train']:,}, test {q['test']:,}) -> "

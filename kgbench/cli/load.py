@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import (
     ProgressReporter,
     emit_json,
+    field,
     human_bytes,
     note,
     out,
@@ -78,7 +78,7 @@ def print_load_summary(report: LoadReport, location: str, *,
         table.add_column("dropped", justify="right")
     table.add_column("malformed", justify="right")
     for f in report.files:
-        row = [escape(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
+        row = [field(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
         if show_bytes:
             row.append(human_bytes(f.bytes))
         row += [f"{f.lines:,}", f"{f.triples:,}"]
@@ -113,7 +113,7 @@ def print_load_summary(report: LoadReport, location: str, *,
         dt.add_column("reason")
         dt.add_column("lines", justify="right")
         for reason, n in dropped.items():
-            dt.add_row(escape(reason), f"{n:,}")
+            dt.add_row(field(reason), f"{n:,}")
         out.print(dt)
     preds = report.predicates
     if preds:
@@ -122,17 +122,17 @@ def print_load_summary(report: LoadReport, location: str, *,
         pt.add_column("predicate", overflow="fold")
         pt.add_column("lines", justify="right")
         for pred, n in preds.items():
-            pt.add_row(escape(pred), f"{n:,}")
+            pt.add_row(field(pred), f"{n:,}")
         out.print(pt)
     if report.malformed:
         out.print(f"[yellow]{report.malformed:,} malformed line(s) skipped[/]; first ones:")
         for path, line, reason in report.examples[:10]:
-            out.print(f"  {escape(f'{path}:{line}: {reason}')}", soft_wrap=True)
+            out.print(f"  {field(f'{path}:{line}: {reason}')}", soft_wrap=True)
         out.print("[dim]use --strict to stop at the first malformed line instead[/]")
     for text in report.notes:
-        out.print(f"[yellow]note:[/] {escape(text)}", soft_wrap=True)
-    out.print(f"[green]store:[/] {escape(location)}  "
-              f"[dim](next: kgbench stats --store {escape(location)})[/]")
+        out.print(f"[yellow]note:[/] {field(text)}", soft_wrap=True)
+    out.print(f"[green]store:[/] {field(location)}  "
+              f"[dim](next: kgbench stats --store {field(location)})[/]")
 
 
 def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
@@ -160,10 +160,10 @@ def load_triples_cmd(
     ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="Triple files (.nt/.tsv, optionally .gz/.bz2/.zst).",
-                                   show_default=False, metavar="FILE")
+                                   show_default=False, metavar="FILE", readable=False)
     ],
     names: Annotated[
-        Path | None, typer.Option("--names", metavar="FILE",
+        Path | None, typer.Option("--names", metavar="FILE", readable=False,
                                   help="Tab-separated id/name file giving entities their names.")
     ] = None,
     strict: Annotated[
@@ -263,7 +263,7 @@ def load_freebase_cmd(
     ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="Freebase dump files (N-Triples; .gz/.bz2/.zst or plain).",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     lang: LangOpt = None,
     keep: KeepOpt = None,
@@ -306,7 +306,7 @@ def load_wikidata_cmd(
     files: Annotated[
         list[Path], typer.Argument(help="Wikidata dumps: JSON (.json, .json.gz, .json.bz2) or "
                                         "truthy N-Triples (.nt, .nt.gz, .nt.bz2).",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     lang: LangOpt = None,
     qualifiers: Annotated[
@@ -361,7 +361,7 @@ def load_rdf_cmd(
         list[Path], typer.Argument(help="RDF files: N-Triples (.nt, any size) or Turtle, "
                                         "RDF/XML, N3, JSON-LD, TriG, N-Quads (.ttl .rdf .owl "
                                         ".n3 .jsonld .trig .nq); optionally .gz/.bz2/.zst.",
-                                   show_default=False, metavar="PATH")
+                                   show_default=False, metavar="PATH", readable=False)
     ],
     ns: Annotated[
         list[str] | None,

@@ -6,23 +6,32 @@ A store location is a string, never a :class:`~pathlib.Path`, from the command l
 ``bolt:/host:7687``. Until a network backend exists, :func:`local_store` refuses a
 location with a URI scheme before anything touches the file system, so no command
 creates a folder such as ``./bolt:``.
+
+Input files are checked by the commands, not by Click: every ``Path`` parameter that
+names an input says ``readable=False``, because Click's own check (Typer turns it on by
+default) printed an unreadable file as a multi-line box with exit 2, where a missing
+file got one line and exit 1. An unreadable or missing input file is one ``Error:``
+line and exit 1 (:func:`readable_input`, and the loaders' own checks).
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from kgstore import Store, open_store
 from kgstore.location import local_store_path
+from loaders.errors import InputFileError
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "State", "StoreOpt",
-           "local_store", "reading", "store_location"]
+           "finite_number", "local_store", "readable_input", "reading", "store_location"]
 
 DEFAULT_STORE = "kgbench-data/store"
 DEMO_STORE = "kgbench-data/demo-store"
@@ -71,3 +80,33 @@ def reading(ctx: typer.Context, store: str | None) -> Iterator[Store]:
     """The store opened read-only (several readers may share it; nothing is changed)."""
     with open_store(store_location(ctx, store), read_only=True) as s:
         yield s
+
+
+def finite_number(low: float, high: float | None,
+                  message: str) -> Callable[[float | None], float | None]:
+    """A Typer callback for a float option: ``nan``, ``inf`` and numbers outside
+    ``[low, high]`` are a usage error (exit 2) saying ``message``, e.g. "must be a
+    number between 0 and 1". Typer's own ``min``/``max`` let ``nan`` through to a
+    misleading "should be less than or equal to 1" (every comparison with NaN is
+    false), so float options check here instead. ``None`` (not given) passes."""
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            raise typer.BadParameter(message)
+        return value
+    return check
+
+
+def readable_input(path: Path) -> Path:
+    """``path``, once this user may open it: :class:`~loaders.errors.InputFileError`
+    (``PATH: permission denied; ...``, exit 1, the form of a missing file) when the
+    system refuses. A missing file or a directory is left to the command, whose own
+    message says what to create or pass."""
+    try:
+        path.open("rb").close()
+    except PermissionError:
+        raise InputFileError(path, "permission denied; check the file's permissions") from None
+    except OSError:
+        pass
+    return path

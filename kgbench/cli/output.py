@@ -7,12 +7,20 @@ Tables and results go to stdout (:data:`out`); progress, notes and errors to std
 
 Names, ids, literals and paths come from the data, and the data may be hostile: an
 entity named ``"\\x1b]0;pwned\\x07"`` would retitle the terminal, a ``\\x1b[2J`` clear
-it, ``\\r`` or U+202E (right-to-left override) disguise what is shown. :func:`visible`
-is the one rule for showing such text: every control character is written as its
-escape (the text ``\\x1b``, ``\\u202e``). Both consoles apply it to every string they
-print (:class:`TerminalSafeConsole`), the few :class:`~rich.text.Text` objects built
-from data apply it themselves, and :func:`emit_json` writes the characters JSON leaves
-raw as ``\\u`` escapes, so the JSON document stays exact.
+it, ``\\r`` or U+202E (right-to-left override) disguise what is shown, and U+200B
+(zero width space) makes two different names look the same. :func:`visible` is the one
+rule for showing such text: every control and format character is written as its
+escape (the text ``\\x1b``, ``\\r``, ``\\u202e``, ``\\u200b``). Both consoles apply it
+to every string they print (:class:`TerminalSafeConsole`), the few
+:class:`~rich.text.Text` objects built from data apply it themselves, and
+:func:`emit_json` writes the characters JSON leaves raw as ``\\u`` escapes, so the JSON
+document stays exact.
+
+:func:`visible` keeps newline and tab, which lay out tables and messages; a newline in
+a name would then start a line of its own, and ``"Line1\\nError: fake"`` would print a
+forged error line. So a value from the data or the user is shown through
+:func:`one_line` (or :func:`field`, for markup) where it enters a table cell, a label
+or a message: its newlines and tabs are escapes too, and it stays on its line.
 """
 
 from __future__ import annotations
@@ -43,27 +51,58 @@ from rich.text import Text
 
 from kgstore import to_jsonable
 
-__all__ = ["ProgressReporter", "TerminalSafeConsole", "emit_json", "err", "human_bytes",
-           "note", "out", "progress", "show_warning", "task_label", "visible"]
+__all__ = ["ProgressReporter", "TerminalSafeConsole", "emit_json", "err", "field",
+           "human_bytes", "note", "one_line", "out", "progress", "show_warning", "task_label",
+           "visible"]
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
-"""What a terminal may act on: C0 controls but newline and tab (layout uses them), DEL,
-C1 controls (``\\x9b`` is a one-byte CSI), bidirectional marks, overrides and
-isolates, and the Unicode line and paragraph separators."""
+_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+           "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+           "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+           "\U000e0020-\U000e007f")
+"""Unicode's format characters (category Cf, as of Unicode 15): invisible, yet they
+change what is shown (zero-width spaces and joiners, the byte-order mark, bidi
+controls, tag characters)."""
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}{_FORMAT}]")
+"""What a terminal may act on or not show: C0 controls but newline and tab (layout uses
+them), DEL, C1 controls (``\\x9b`` is a one-byte CSI), the Unicode line and paragraph
+separators, and the format characters (bidirectional marks, overrides and isolates,
+zero-width characters)."""
 _JSON_RAW = re.compile(f"[\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
 """Of those, what ``json.dumps`` leaves raw (it escapes C0 itself)."""
 
 
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code == 0x0D:
+        return "\\r"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character shown as its escape: ESC as the four
-    characters ``\\x1b``, CR as ``\\x0d``, U+202E as ``\\u202e``. Newline and tab stay."""
+    """``text`` with every control and format character shown as its escape: ESC as
+    the four characters ``\\x1b``, CR as ``\\r``, U+202E as ``\\u202e``, U+200B as
+    ``\\u200b``. Newline and tab stay (the layout's own)."""
     return _CONTROL.sub(_escaped, text)
+
+
+_LAYOUT_ESCAPES = str.maketrans({"\n": "\\n", "\t": "\\t"})
+
+
+def one_line(text: str) -> str:
+    """A value from the data or the user (a name, id, predicate, literal, argument) as
+    it is shown inside a cell, label or message: :func:`visible`, with newline and tab
+    written as ``\\n`` and ``\\t`` too, so the value stays on its line and cannot forge
+    one."""
+    return visible(text.translate(_LAYOUT_ESCAPES))
+
+
+def field(text: str) -> str:
+    """:func:`one_line` for a markup string (a table cell, a title, a console line):
+    the value is also markup-escaped, so a ``[`` in it is shown, not read."""
+    return escape(one_line(text))
 
 
 class TerminalSafeConsole(Console):
@@ -111,8 +150,8 @@ def show_warning(message: Warning | str, category: type[Warning], filename: str,
 
 def task_label(text: str) -> str:
     """A progress task's description (a markup string rich does not pass through the
-    console): :func:`visible`, then markup-escaped."""
-    return escape(visible(text))
+    console; it names files): :func:`field`."""
+    return field(text)
 
 
 def note(message: str) -> None:

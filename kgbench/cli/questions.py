@@ -19,7 +19,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.errors import CliError
-from kgbench.cli.options import JsonOpt, StoreOpt, local_store, reading, store_location
+from kgbench.cli.options import (
+    JsonOpt,
+    StoreOpt,
+    local_store,
+    readable_input,
+    reading,
+    store_location,
+)
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 from kgstore import open_store
 from loaders.kgqa import FORMATS, ReadIssue
@@ -54,7 +61,8 @@ def _default_out(path: Path, suffix: str) -> Path:
 @questions_app.command("parse")
 def parse_cmd(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="Question file (.json/.jsonl, optionally .gz/.bz2/.zst).")],
+    file: Annotated[Path, typer.Argument(
+        help="Question file (.json/.jsonl, optionally .gz/.bz2/.zst).", readable=False)],
     fmt: Annotated[
         str | None,
         typer.Option("--format", "-f", metavar="FORMAT",
@@ -90,6 +98,7 @@ def parse_cmd(
         raise CliError(f"unknown format {fmt!r}", f"use one of {', '.join(FORMATS)}", code=2)
     if not file.exists():
         raise CliError(f"{file}: no such file", "check the path")
+    readable_input(file)
     store_types: frozenset[str] = frozenset()
     if store is not None:
         with open_store(local_store(store), read_only=True) as s:
@@ -146,7 +155,8 @@ def _print_issues(issues: list[ReadIssue]) -> None:
 @questions_app.command("ground")
 def ground_cmd(
     ctx: typer.Context,
-    parsed: Annotated[Path, typer.Argument(help="Output of `kgbench questions parse`.")],
+    parsed: Annotated[Path, typer.Argument(help="Output of `kgbench questions parse`.",
+                                           readable=False)],
     store: StoreOpt = None,
     out_path: Annotated[
         Path | None,
@@ -175,6 +185,7 @@ def ground_cmd(
     """
     from extension.question_grounding import ground_parsed_file
 
+    readable_input(parsed)
     target = out_path or _default_out(parsed, "grounded")
     location = store_location(ctx, store)
     with reading(ctx, location) as s, progress() as display:

@@ -10,12 +10,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from extension.labels import COMPLEXITIES, LABELS, SPLITS
-from kgbench.cli.output import out, visible
+from kgbench.cli.output import field, one_line, out
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
 from kgstore.lookup import EntityFacts
 
@@ -69,24 +68,24 @@ class Labels:
 
 def fact_line(f: Fact, labels: Labels) -> Text:
     """``subject —predicate→ object`` with labels (a :class:`Text` is printed as is:
-    the data in it goes through :func:`visible` here)."""
+    the data in it goes through :func:`one_line` here)."""
     text = Text()
-    text.append(visible(labels.with_id(f.subject)), style="cyan")
-    text.append(f" —{visible(f.predicate)}→ ", style="magenta")
-    text.append(visible(labels.obj(f.object)), style="green" if f.is_literal else "cyan")
+    text.append(one_line(labels.with_id(f.subject)), style="cyan")
+    text.append(f" —{one_line(f.predicate)}→ ", style="magenta")
+    text.append(one_line(labels.obj(f.object)), style="green" if f.is_literal else "cyan")
     return text
 
 
 def path_text(p: FactPath, labels: Labels) -> Text:
     """A path as labelled nodes joined by arrows in the direction each fact points."""
     text = Text()
-    text.append(visible(labels.with_id(p.nodes[0])), style="cyan")
+    text.append(one_line(labels.with_id(p.nodes[0])), style="cyan")
     for node, f in zip(p.nodes[1:], p.facts, strict=True):
         if f.subject == node:  # walked backwards
-            text.append(f" ←{visible(f.predicate)}— ", style="magenta")
+            text.append(f" ←{one_line(f.predicate)}— ", style="magenta")
         else:
-            text.append(f" —{visible(f.predicate)}→ ", style="magenta")
-        text.append(visible(labels.with_id(node)), style="cyan")
+            text.append(f" —{one_line(f.predicate)}→ ", style="magenta")
+        text.append(one_line(labels.with_id(node)), style="cyan")
     return text
 
 
@@ -98,7 +97,7 @@ def entity_table(entities: Sequence[Entity], title: str | None = None) -> Table:
     table.add_column("types", style="dim")
     for e in entities:
         types = ", ".join(e.types[:3]) + (f" +{len(e.types) - 3}" if len(e.types) > 3 else "")
-        table.add_row(escape(e.id), escape(entity_label(e, e.id)), escape(types))
+        table.add_row(field(e.id), field(entity_label(e, e.id)), field(types))
     return table
 
 
@@ -109,17 +108,18 @@ def predicate_table(preds: Sequence[Predicate], title: str | None = None) -> Tab
     table.add_column("label")
     table.add_column("facts", justify="right")
     for p in preds:
-        table.add_row(escape(p.id), escape(p.label or ""), f"{p.count:,}")
+        table.add_row(field(p.id), field(p.label or ""), f"{p.count:,}")
     return table
 
 
 def cell(value: Any) -> str:
-    """A Cypher result value as table text: ``∅`` for null, JSON for non-strings."""
+    """A Cypher result value as table text (one line, :func:`one_line`): ``∅`` for
+    null, JSON for non-strings."""
     if value is None:
         return "∅"
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+        return one_line(value)
+    return one_line(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def print_entity(doc: EntityFacts, labels: Labels) -> None:
@@ -128,28 +128,28 @@ def print_entity(doc: EntityFacts, labels: Labels) -> None:
     head = Table(box=box.ROUNDED, show_header=False, title_justify="left")
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("name", escape(e.name or "—"))
-    head.add_row("id", escape(e.id))
-    head.add_row("types", escape(", ".join(e.types) or "—"))
+    head.add_row("name", field(e.name or "—"))
+    head.add_row("id", field(e.id))
+    head.add_row("types", field(", ".join(e.types) or "—"))
     if e.aliases:
-        head.add_row("aliases", escape(", ".join(e.aliases)))
+        head.add_row("aliases", field(", ".join(e.aliases)))
     head.add_row("cvt", "yes (mediator node)" if e.is_cvt else "no")
     if e.description:
-        head.add_row("description", escape(e.description))
+        head.add_row("description", field(e.description))
     out.print(head)
     fo = Table(title=f"facts out ({len(doc.facts_out)}{'+' if doc.more_out else ''})",
                box=box.SIMPLE_HEAD, title_justify="left")
     fo.add_column("predicate", style="magenta")
     fo.add_column("object")
     for f in doc.facts_out:
-        fo.add_row(escape(f.predicate), escape(labels.obj(f.object)))
+        fo.add_row(field(f.predicate), field(labels.obj(f.object)))
     out.print(fo)
     fi = Table(title=f"facts in ({len(doc.facts_in)}{'+' if doc.more_in else ''})",
                box=box.SIMPLE_HEAD, title_justify="left")
     fi.add_column("subject")
     fi.add_column("predicate", style="magenta")
     for f in doc.facts_in:
-        fi.add_row(escape(labels.with_id(f.subject)), escape(f.predicate))
+        fi.add_row(field(labels.with_id(f.subject)), field(f.predicate))
     out.print(fi)
     if doc.more_out or doc.more_in:
         out.print("[dim]more facts exist; raise --limit to see them[/]")

@@ -73,7 +73,7 @@ def test_tables_show_control_characters_as_escapes(store: Path, command: str) ->
     shown = proc.stdout + proc.stderr
     assert any(text in shown for text in (
         r"\x1b[31mRed Film\x1b[0m", r"Title\x1b]0;pwned\x07Setter",
-        r"fake\x0dline\u202eesrever\x08\x9b31m", r"film.\x1b[31mevil\x1b[0m",
+        r"fake\rline\u202eesrever\x08\x9b31m", r"film.\x1b[31mevil\x1b[0m",
         r"\x1b]0;nothing\x07")), shown
 
 
@@ -81,7 +81,7 @@ def test_each_kind_of_name_is_shown(store: Path) -> None:
     proc = run("entity", "m.01", "--store", store)
     assert r"\x1b[31mRed Film\x1b[0m" in proc.stdout           # a name
     assert r"film.\x1b[31mevil\x1b[0m" in proc.stdout          # a predicate
-    assert r"fake\x0dline\u202eesrever\x08\x9b31m" in proc.stdout
+    assert r"fake\rline\u202eesrever\x08\x9b31m" in proc.stdout
     proc = run("entity", "m.03", "--store", store)
     assert r"said \x1b[2J\u2066hi\u2069" in proc.stdout        # a literal
 

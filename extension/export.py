@@ -36,15 +36,14 @@ records into:
 
 Every format takes a label map: each of our four labels goes to a label of the format,
 or to ``"drop"`` (the sample is left out). Files are written to ``FILE.part`` and
-renamed when complete, so a failed export never leaves a partial file under the real
-name.
+renamed when complete (:mod:`extension.output_file`), so a failed export never leaves
+a partial file under the real name.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -64,6 +63,7 @@ from extension.labels import (
     Label,
     SplitChoice,
 )
+from extension.output_file import atomic_output, output_target
 from extension.sample_format import BenchmarkSample, CitationRecord
 
 SAMPLES_FILE = "samples.jsonl"
@@ -103,19 +103,36 @@ class SamplesFileError(ExportError):
 
 
 def find_samples_file(directory: Path) -> Path:
-    """``directory/samples.jsonl`` (``directory`` may also be that file itself).
+    """``directory/samples.jsonl`` (``directory`` may also be that file itself, or a
+    copy of it under another name whose first line is a benchmark sample).
 
-    Raises :class:`ExportError` when it does not exist, saying how to create it."""
-    if directory.is_file():
+    Raises :class:`ExportError` when there is no such file, saying how to create it:
+    a folder without ``samples.jsonl``, or a file that is not one (an empty file, a
+    CSV), is no benchmark to export, not an empty one."""
+    hint = ("`kgbench generate --questions FILE --out DIR` writes DIR/samples.jsonl; "
+            "pass that DIR")
+    if not directory.exists():
+        raise ExportError(f"{directory}: no such directory: nothing to export", hint)
+    if directory.is_file() and (directory.name == SAMPLES_FILE or _starts_with_a_sample(directory)):
         return directory
     path = directory / SAMPLES_FILE
     if not path.is_file():
-        where = (f"{directory} has no {SAMPLES_FILE}" if directory.is_dir()
-                 else f"{directory}: no such directory")
-        raise ExportError(f"{where}: nothing to export",
-                          f"run `kgbench generate --questions FILE --out {directory}` "
-                          "first, or pass the directory it wrote")
+        raise ExportError(f"{directory} is not a benchmark directory (no {SAMPLES_FILE}): "
+                          "give the --out of a kgbench generate run", hint)
     return path
+
+
+def _starts_with_a_sample(path: Path) -> bool:
+    """Whether the first non-blank line of ``path`` is a :class:`BenchmarkSample`."""
+    try:
+        with path.open("rb") as lines:
+            for line in lines:
+                if line.strip():
+                    BenchmarkSample.model_validate_json(line)
+                    return True
+    except (OSError, ValidationError):
+        return False
+    return False
 
 
 def _validation_reason(exc: ValidationError) -> str:
@@ -328,9 +345,7 @@ class _RecordSink:
 
 
 def _check_output(output: Path, source: Path | None) -> None:
-    if output.is_dir():
-        raise ExportError(f"{output} is a directory", "pass a file name to --out, e.g. "
-                          f"{output / 'benchmark.csv'}")
+    output_target(output)   # a directory, a device, a FIFO: OutputPathError
     if source is not None and output.exists() and output.resolve() == source.resolve():
         raise ExportError(f"{output} is the samples file being exported",
                           "choose another --out; exporting over the benchmark would "
@@ -346,40 +361,36 @@ def export_samples(samples: Iterable[BenchmarkSample], output: Path, fmt: Export
     ``split`` keeps only that split's samples (``"all"`` keeps every one);
     ``label_map`` overrides the format's default map (:func:`resolve_label_map`; a label
     mapped to :data:`DROP` is left out). ``source`` names where the samples come from
-    (for the report, and so that ``output`` cannot overwrite it). The file is written to
-    ``output.part`` and renamed when complete; on any error (including one raised while
-    iterating ``samples``) the ``.part`` file is removed and ``output`` is untouched.
-    Raises :class:`ExportError` for a bad format, split, label map or output path."""
+    (for the report, and so that ``output`` cannot overwrite it). The file is written
+    through :func:`~extension.output_file.atomic_output`: to ``output.part``, renamed
+    when complete; on any error (including one raised while iterating ``samples``) the
+    ``.part`` file is removed and ``output`` is untouched. Raises :class:`ExportError`
+    for a bad format, split or label map, or an ``output`` that is the samples file;
+    :class:`~extension.output_file.OutputPathError` for an ``output`` that is not a
+    file (a directory, a device)."""
     resolved = resolve_label_map(fmt, label_map)
     if split not in SPLIT_CHOICES:
         raise ExportError(f"unknown split {split!r}", f"use one of {', '.join(SPLIT_CHOICES)}")
     _check_output(output, source)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    part = output.with_name(output.name + ".part")
     read = 0
     other_split = 0
     written: Counter[str] = Counter()
     dropped: Counter[Label] = Counter()
-    try:
-        # newline="": the csv module writes its own \r\n line ends; JSON has no raw newlines.
-        with part.open("w", encoding="utf-8", newline="") as stream:
-            sink = _RecordSink(fmt, stream)
-            for sample in samples:
-                read += 1
-                if split != "all" and sample.split != split:
-                    other_split += 1
-                    continue
-                target = resolved[sample.label]
-                if target is None:
-                    dropped[sample.label] += 1
-                    continue
-                sink.write(export_record(sample, fmt, target))
-                written[target] += 1
-            sink.close()
-        os.replace(part, output)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    # newline="": the csv module writes its own \r\n line ends; JSON has no raw newlines.
+    with atomic_output(output, newline="") as stream:
+        sink = _RecordSink(fmt, stream)
+        for sample in samples:
+            read += 1
+            if split != "all" and sample.split != split:
+                other_split += 1
+                continue
+            target = resolved[sample.label]
+            if target is None:
+                dropped[sample.label] += 1
+                continue
+            sink.write(export_record(sample, fmt, target))
+            written[target] += 1
+        sink.close()
     order = [t for t in FORMAT_LABELS[fmt] if t in set(resolved.values())]
     return ExportReport(
         format=fmt, source=source or Path("-"), output=output, split=split,

@@ -21,7 +21,8 @@ from typing import Any
 from extension.grounding import Grounder
 from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS
-from extension.parsed_file import read_parsed
+from extension.output_file import atomic_output, output_target, write_atomic
+from extension.parsed_file import check_parsed_file, read_parsed
 from extension.samples import SampleConfig, structured_samples
 from kgstore import Store
 
@@ -56,17 +57,20 @@ def extend_parsed_file(store: Store, parsed: Path, out_path: Path, *, seed: int 
     structured samples in ``out_path``, failures in ``failures.jsonl`` beside it and
     the report in ``extend.json``. The same ``seed`` gives byte-identical files.
     ``config`` defaults to :class:`SampleConfig`'s defaults; ``on_question`` is called
-    for each line read (progress)."""
+    for each line read (progress). A file without any parsed question raises
+    :class:`~extension.parsed_file.ParsedFileError` before anything is written."""
     config = config or SampleConfig()
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     failures_path = out_path.with_name("failures.jsonl")
+    report_path = out_path.with_name("extend.json")
+    check_parsed_file(parsed)       # not parsed questions at all: refused, nothing written
+    for path in (out_path, failures_path, report_path):
+        output_target(path)         # a directory or a device there: refused before any work
     counts: Counter[tuple[str, str]] = Counter()
     stages: Counter[str] = Counter()
     questions = 0
     started = time.perf_counter()
-    tmp, tmp_fail = (p.with_name(p.name + ".part") for p in (out_path, failures_path))
-    with tmp.open("w", encoding="utf-8") as sink, \
-            tmp_fail.open("w", encoding="utf-8") as fail_sink, PacedCollection() as collection:
+    with atomic_output(out_path) as sink, atomic_output(failures_path) as fail_sink, \
+            PacedCollection() as collection:
         grounder = Grounder(store, classes=config.classes)
         for number, item in read_parsed(parsed):
             if limit is not None and questions >= limit:
@@ -88,8 +92,6 @@ def extend_parsed_file(store: Store, parsed: Path, out_path: Path, *, seed: int 
                 fail_sink.write(failure.model_dump_json() + "\n")
                 stages[failure.stage] += 1
             collection.tick()
-    tmp.replace(out_path)
-    tmp_fail.replace(failures_path)
     seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "input": str(parsed), "output": str(out_path), "failures": str(failures_path),
@@ -99,7 +101,6 @@ def extend_parsed_file(store: Store, parsed: Path, out_path: Path, *, seed: int 
         "failures_by_stage": dict(sorted(stages.items())),
         "seconds": round(seconds, 3),
     }
-    report_path = out_path.with_name("extend.json")
-    report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_atomic(report_path, json.dumps(report, indent=2) + "\n")
     return ExtendRun(counts, stages, questions, out_path, failures_path, report,
                      report_path, seconds)

@@ -35,9 +35,12 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION, MAX_WO
 from extension.grounding import Grounder
 from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
+from extension.output_file import check_output_dir, write_atomic
 from extension.query_graph import known_mediator_types
 from extension.questions import ParsedQuestion, parse_question
 from extension.sample_format import SchemaViolation, benchmark_sample, iter_schema_violations
@@ -285,11 +289,14 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
     ``out_dir`` and return the counts. ``store`` is the store's location (see
     :func:`kgstore.open_store`). ``source`` describes the input (file and checksum, or
     the domain spec) for the resume check: rerunning the same ``source`` and ``config``
-    resumes; anything else needs ``force=True`` (which starts over). ``out_dir`` is
-    locked for the run: a second run into it is refused (:class:`GenerateError`). A
+    resumes; anything else needs ``force=True`` (which starts over). An ``out_dir``
+    that exists and is not a directory is :class:`~extension.output_file.OutputPathError`.
+    ``out_dir`` is locked for the run: a second run into it is refused
+    (:class:`GenerateError`). A
     full disk under ``out_dir`` is :class:`~kgstore.errors.DiskFullError` (one line:
     the file, what to do) rather than the ``OSError`` of whichever write met it; the
     chunks written so far are kept."""
+    check_output_dir(out_dir, option="--out")   # a file or a device there: one line
     try:
         with DirectoryLock(out_dir):
             return _generate(store, questions, out_dir, config, source=source,
@@ -371,9 +378,27 @@ def _run_chunks(store_location: str, config: GenerateConfig,
                 yield generator.run_chunk(index, chunk)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, initializer=_worker_init,
-                      initargs=(store_location, config)) as pool:
+    with _sigint_ignored():
+        pool = context.Pool(processes, initializer=_worker_init,
+                            initargs=(store_location, config))
+    with pool:
         yield from pool.imap_unordered(_worker_run, jobs)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in the block (main thread only), so that processes started in
+    it are born ignoring it. Ctrl-C reaches the whole process group: the parent stops
+    the pool and says so in one line; a worker that took the ``KeyboardInterrupt``
+    too (even while still importing) would print its own traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 _WORKER: QuestionGenerator | None = None
@@ -396,9 +421,7 @@ def _chunk_name(index: int, kind: str) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text, remedy=OUT_DIR_REMEDY)
 
 
 def _write_chunk(work: Path, result: ChunkResult) -> None:

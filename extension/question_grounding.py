@@ -22,7 +22,8 @@ from extension.grounding import (
     GroundingSummary,
     score_answers,
 )
-from extension.parsed_file import read_parsed
+from extension.output_file import atomic_output, output_target, write_atomic
+from extension.parsed_file import check_parsed_file, read_parsed
 from extension.question_parsing import SHOWN_ISSUES
 from extension.questions import ParsedQuestion
 from kgstore import Store, to_jsonable
@@ -75,17 +76,20 @@ def ground_parsed_file(store: Store, parsed: Path, target: Path, *, store_name: 
     with class constraints; at most ``max_bindings`` solutions each); unsupported
     ones are recorded as skipped. Lines that are not parsed questions are skipped and
     listed (``strict`` raises :class:`~extension.parsed_file.ParsedFileError` at the
-    first). ``store_name`` is what the report calls the store; ``on_question`` is
-    called for each line read (progress).
+    first); a file without any parsed question raises it before anything is written.
+    ``store_name`` is what the report calls the store; ``on_question`` is called for
+    each line read (progress).
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
+    report_path = target.with_name("grounding.json")
+    check_parsed_file(parsed)       # not parsed questions at all: refused, nothing written
+    for path in (target, report_path):
+        output_target(path)         # a directory or a device there: refused before any work
     summary = GroundingSummary()
     by_shape: dict[str, GroundingSummary] = {}
     bad: list[str] = []
     started = time.perf_counter()
-    tmp = target.with_name(target.name + ".part")
     grounder = Grounder(store, classes=classes, max_bindings=max_bindings)
-    with tmp.open("w", encoding="utf-8") as sink:
+    with atomic_output(target) as sink:
         for number, item in read_parsed(parsed, strict=strict):
             if on_question is not None:
                 on_question()
@@ -97,7 +101,6 @@ def ground_parsed_file(store: Store, parsed: Path, target: Path, *, store_name: 
             sink.write(json.dumps(doc, ensure_ascii=False) + "\n")
             for agg in (summary, by_shape.setdefault(item.shape, GroundingSummary())):
                 agg.add(doc["outcome"], score)
-    tmp.replace(target)
     seconds = time.perf_counter() - started
     report = {
         "input": str(parsed), "store": store_name, "output": str(target),
@@ -109,6 +112,5 @@ def ground_parsed_file(store: Store, parsed: Path, target: Path, *, store_name: 
         "bad_lines": len(bad), "bad_line_examples": bad[:SHOWN_ISSUES],
         "seconds": round(seconds, 3),
     }
-    report_path = target.with_name("grounding.json")
-    report_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_atomic(report_path, json.dumps(report, indent=2) + "\n")
     return GroundingRun(report, bad, target, report_path)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from extension.output_file import atomic_output, output_target, write_atomic
 from extension.query_graph import known_mediator_types
 from extension.questions import parse_question
 from extension.shapes import REASONS
@@ -55,19 +56,25 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
     records are skipped and listed (``strict`` raises at the first, leaving no output
     under ``target``); a file with no usable record at all raises
     :class:`~loaders.errors.InputFileError` naming the first record's problem, and
-    writes nothing. ``on_question`` is called after each question (progress).
+    writes nothing. An output path that is not a file (a directory, a device) raises
+    :class:`~extension.output_file.OutputPathError` before the input is read.
+    ``on_question`` is called after each question (progress).
     """
     types = known_mediator_types() | cvt_types
-    target.parent.mkdir(parents=True, exist_ok=True)
+    coverage_path = target.with_name("coverage.json")
+    for path in (target, coverage_path):
+        output_target(path)   # a directory or a device there: refused before any work
     issues: list[ReadIssue] = []
     shapes: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     checks: Counter[str] = Counter()
     started = time.perf_counter()
     n = 0
-    tmp = target.with_name(target.name + ".part")
-    with tmp.open("w", encoding="utf-8") as sink:
-        for question in read_questions(file, fmt, strict=strict, issues=issues):
+    # The format is detected here, so a file that is no question file at all is
+    # refused before the output's folder is made.
+    questions = read_questions(file, fmt, strict=strict, issues=issues)
+    with atomic_output(target) as sink:  # no half-written output under the real name
+        for question in questions:
             parsed = parse_question(question, cvt_types=types)
             sink.write(parsed.model_dump_json(exclude_defaults=False) + "\n")
             shapes[parsed.shape] += 1
@@ -77,10 +84,8 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
             n += 1
             if on_question is not None:
                 on_question()
-    if n == 0:
-        tmp.unlink()
-        raise _no_questions(file, issues)
-    tmp.replace(target)  # a crash leaves no half-written output under the real name
+        if n == 0:
+            raise _no_questions(file, issues)
     seconds = time.perf_counter() - started
     coverage = {
         "file": str(file), "format": fmt, "output": str(target), "questions": n,
@@ -92,8 +97,7 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
         "malformed_examples": [str(i) for i in issues[:SHOWN_ISSUES]],
         "seconds": round(seconds, 3),
     }
-    coverage_path = target.with_name("coverage.json")
-    coverage_path.write_text(json.dumps(coverage, indent=2) + "\n", encoding="utf-8")
+    write_atomic(coverage_path, json.dumps(coverage, indent=2) + "\n")
     return ParseRun(coverage, issues, target, coverage_path, n, seconds)
 
 

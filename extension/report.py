@@ -26,7 +26,6 @@ import hashlib
 import html
 import io
 import math
-import os
 import re
 import textwrap
 from collections import Counter
@@ -47,6 +46,7 @@ from pydantic import ValidationError
 
 from extension.export import SamplesFileError
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Complexity, Label
+from extension.output_file import write_atomic
 from extension.sample_format import BenchmarkSample
 from extension.samples import Triple
 
@@ -602,21 +602,12 @@ def write_report(out_dir: Path, samples_path: Path, stats: Mapping[str, Any], *,
     ``stats`` (the ``stats.json`` mapping of ``kgbench generate``) and return its path.
 
     ``examples_seed`` picks which sample of each label × complexity cell is shown
-    (:func:`summarize_samples`). Written to ``report.html.part`` and renamed, so a
-    failure leaves no partial report. Raises
+    (:func:`summarize_samples`). Written to ``report.html.part`` and renamed
+    (:func:`~extension.output_file.write_atomic`), so a failure leaves no partial report. Raises
     :class:`~extension.export.SamplesFileError` for a bad samples line."""
     summary = summarize_samples(samples_path, examples_seed=examples_seed)
     page = render_report(summary, stats)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / REPORT_FILE
-    part = target.with_name(target.name + ".part")
-    try:
-        part.write_text(page, encoding="utf-8")
-        os.replace(part, target)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomic(out_dir / REPORT_FILE, page)
 
 
 def present_cells(summary: SampleSummary) -> Sequence[tuple[Label, Complexity]]:

@@ -37,6 +37,10 @@ Shape = TypingLiteral["single", "path", "tree", "unsupported"]
 
 MAX_PATH_HOPS = 2
 MAX_TREE_SUBJECTS = 2
+MAX_SPARQL_NESTING = 16
+"""Deepest nesting of brackets (``(``, ``{``, ``[``, counted together) a SPARQL query
+may have (:mod:`extension.sparql`); deeper is ``sparql_too_deep``. Three times the
+deepest WebQSP or GrailQA query, well inside what rdflib's recursive parser can take."""
 
 REASONS: dict[str, str] = {
     "function_count": "counting question (COUNT)",
@@ -57,6 +61,8 @@ REASONS: dict[str, str] = {
     "answer_is_cvt": "the answer variable is a CVT node",
     "unsupported_sparql": "SPARQL the query-graph model cannot express",
     "sparql_syntax": "the SPARQL text does not parse",
+    "sparql_too_deep": f"the SPARQL nests brackets more than {MAX_SPARQL_NESTING} deep "
+                       "(rdflib's parser would run out of stack)",
     "no_logical_form": "the question has no logical query",
     "invalid_logical_form": "the logical form is malformed",
 }

@@ -18,6 +18,12 @@ walks rdflib's algebra:
 * anything else (``UNION``, ``OPTIONAL``, ``MINUS``, property paths, variable
   predicates, other subqueries) raises :class:`SparqlError` with the feature named.
 
+rdflib's parser (pyparsing) is recursive: it nests about 40 Python calls per level of
+brackets, so a query nesting ``(``, ``{`` or ``[`` more than
+:data:`~extension.shapes.MAX_SPARQL_NESTING` deep is refused before it is parsed, with
+the reason ``sparql_too_deep`` (the datasets' queries nest at most 5 deep; about 22
+levels of ``STR(STR(...))`` already exhaust Python's recursion limit).
+
 rdflib's parser (pyparsing) costs ~25 ms a query. KGQA queries come from a few hundred
 templates that differ only in their entity and predicate names, so :func:`parse_template`
 parses each template once with placeholder names and the walk maps the placeholders
@@ -45,6 +51,7 @@ from extension.query_graph import (
     Term,
     build_query_graph,
 )
+from extension.shapes import MAX_SPARQL_NESTING
 from kgstore.models import Literal, short_datatype
 
 FREEBASE_NS = "http://rdf.freebase.com/ns/"
@@ -61,7 +68,8 @@ STANDARD_PREFIXES = {
 
 class SparqlError(ValueError):
     """The query cannot become a query graph. ``code`` is a stable reason key
-    (``sparql_syntax``, ``unsupported_sparql``); the message says what and where."""
+    (``sparql_syntax``, ``sparql_too_deep``, ``unsupported_sparql``); the message says
+    what and where."""
 
     def __init__(self, code: str, message: str) -> None:
         self.code = code
@@ -162,10 +170,34 @@ def templatize(text: str) -> tuple[str, dict[str, str]]:
     return _TOKEN.sub(replace, text), iris
 
 
+def nesting_depth(text: str) -> int:
+    """How deep ``(``, ``{`` and ``[`` nest in a SPARQL text, outside strings, IRIs
+    and comments (their brackets are text)."""
+    deepest = depth = 0
+    for char in re.sub(_VERBATIM, " ", text):
+        if char in "({[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")}]":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _too_deep(what: str) -> SparqlError:
+    return SparqlError("sparql_too_deep", f"the query {what}")
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_algebra(template: str) -> Any:
+    depth = nesting_depth(template)
+    if depth > MAX_SPARQL_NESTING:
+        raise _too_deep(f"nests brackets {depth} deep; kgbench reads queries that nest "
+                        f"them at most {MAX_SPARQL_NESTING} deep")
     try:
         return algebra.translateQuery(parser.parseQuery(template))
+    except RecursionError:  # within the limit but still too deep for this stack
+        raise _too_deep("is too deeply nested (or joins too many groups) for rdflib's "
+                        "recursive parser: it ran out of stack") from None
     except Exception as exc:  # pyparsing raises its own exception types
         raise SparqlError("sparql_syntax", f"SPARQL syntax error: {exc}") from None
 
@@ -209,7 +241,10 @@ def sparql_to_graph(text: str, *, cvt_types: frozenset[str] = frozenset(),
         raise SparqlError("unsupported_sparql", f"only SELECT queries are supported, "
                                                 f"not {query.algebra.name}")
     c = _Collected()
-    _Walker(parsed.term, c).walk(query.algebra)
+    try:
+        _Walker(parsed.term, c).walk(query.algebra)
+    except RecursionError:
+        raise _too_deep("is too deeply nested to read: the walk ran out of stack") from None
     return _assemble(c, lambda t: _to_term(t, ns_map), cvt_types=cvt_types, names=names)
 
 

@@ -176,6 +176,13 @@ def detect_question_format(path: str | Path) -> str:
     starts with an object. Raises :class:`InputFileError` when it cannot tell."""
     head = _head(path, _SNIFF_CHARS)
     start = head.lstrip()[:1]
+    if not start or start not in "[{":
+        # Undecodable lines are skipped when sniffing: a binary or UTF-16 file would
+        # look empty, or start with whatever byte decodes first.
+        not_text = _not_text(path)
+        if not_text:
+            raise InputFileError(path, f"{not_text}; expected a WebQSP, GrailQA or JSONL "
+                                       "question file")
     if not start:
         raise InputFileError(path, "is empty; expected a WebQSP, GrailQA or JSONL question file")
     if start not in "[{":
@@ -193,6 +200,28 @@ def detect_question_format(path: str | Path) -> str:
 
 
 # -- files ------------------------------------------------------------------------------------
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _not_text(path: str | Path) -> str | None:
+    """Why ``path`` (decompressed) is not UTF-8 text, judged from its first
+    :data:`_SNIFF_CHARS` bytes, with the byte offset; ``None`` when they are text."""
+    with open_text(path) as src:
+        data = src.read_bytes(_SNIFF_CHARS)
+    if data.startswith(_UTF16_BOMS):
+        return "is not UTF-8 text: it starts with a UTF-16 byte-order mark; save it as UTF-8"
+    nul = data.find(b"\0")
+    if nul >= 0:
+        return f"is binary, not UTF-8 text (a NUL byte at byte offset {nul:,})"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason != "unexpected end of data" or exc.end < len(data):  # not a cut character
+            return (f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at byte offset "
+                    f"{exc.start:,} is not UTF-8)")
+    return None
+
+
 class _BadRecord(ValueError):
     """Raised by the record builders; the reader adds the file and the record name."""
 
@@ -250,6 +279,9 @@ def _load_json(path: str | Path, expected: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InputFileError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno}, "
                                    f"column {exc.colno}); expected {expected}") from None
+    except RecursionError:
+        raise InputFileError(path, "holds JSON nested too deeply to read (Python's recursion "
+                                   f"limit); expected {expected}") from None
 
 
 def _webqsp_questions(path: str | Path, data: Any) -> list[Any]:
@@ -289,6 +321,9 @@ def _jsonl_objects(path: str | Path, sink: _Sink, expected: str) -> Iterator[tup
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
                 bad(lineno, f"not valid JSON ({exc.msg} at column {exc.colno})")
+                continue
+            except RecursionError:
+                bad(lineno, "JSON nested too deeply to read (Python's recursion limit)")
                 continue
             if not isinstance(obj, dict):
                 bad(lineno, f"holds {_json_type(obj)}, not a JSON object")

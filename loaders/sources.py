@@ -241,6 +241,18 @@ class TextSource:
                 f"{integrity_hint(self.path, self.compression)}"
             ) from exc
 
+    def read_bytes(self, size: int) -> bytes:
+        """Up to ``size`` bytes of the content (decompressed), from where reading is:
+        for telling what a file holds (text or binary) before reading its lines.
+        Unreadable compressed data raises :class:`InputFileError`."""
+        try:
+            return self._stream.read(size)
+        except DECOMPRESSION_ERRORS as exc:
+            raise InputFileError(
+                self.path, f"cannot read {self.compression or 'file'} data ({exc}); the "
+                f"file may be truncated or corrupt: {integrity_hint(self.path, self.compression)}"
+            ) from exc
+
     def _skip_rest_of_line(self) -> None:
         """Read past the next LF (or to the end), in bounded pieces."""
         while piece := self._stream.readline(_READ_BUFFER):

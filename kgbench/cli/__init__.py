@@ -13,13 +13,18 @@ app when called, so importing a submodule of this package does not build the who
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run the command line (see :func:`kgbench.cli.app.main`)."""
-    from kgbench.cli.app import main as run
-
+    """Run the command line (see :func:`kgbench.cli.app.main`). Ctrl-C while the app
+    is still being imported ends quietly too: one line, exit 130."""
+    try:
+        from kgbench.cli.app import main as run
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
     run(argv)

@@ -23,7 +23,15 @@ import typer
 import typer.core
 
 from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions
-from kgbench.cli.errors import report_error
+from kgbench.cli.errors import (
+    INTERRUPTED_EXIT,
+    Interrupted,
+    ctrl_c_seen,
+    print_interrupted,
+    quiet_teardown,
+    report_error,
+    watch_ctrl_c,
+)
 from kgbench.cli.options import DEFAULT_STORE, STORE_ENV, State
 from kgbench.cli.output import show_warning
 
@@ -104,14 +112,39 @@ app.command("generate")(generate.generate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 
 
+def _after_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while handling a ``KeyboardInterrupt`` (Typer's
+    ``Exit(130)`` is raised from one)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the app, turning our errors into one-line
     messages (exit 1) instead of tracebacks. Warnings are shown through
-    :func:`~kgbench.cli.output.visible` like everything else."""
+    :func:`~kgbench.cli.output.visible` like everything else. Ctrl-C outside a
+    command's :func:`~kgbench.cli.errors.on_interrupt` block (Typer exits 130 without
+    a word) still says "interrupted"."""
     warnings.showwarning = show_warning
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="kgbench")
+        with watch_ctrl_c():
+            app(args=list(argv) if argv is not None else None, prog_name="kgbench")
+    except SystemExit as exc:
+        if exc.code == INTERRUPTED_EXIT and _after_ctrl_c(exc):
+            quiet_teardown()
+            print_interrupted()
+        raise
+    except KeyboardInterrupt:   # before Typer's own handling began (building the app)
+        sys.exit(report_error(Interrupted()))
     except Exception as exc:  # only ours are reported; anything else is a bug
+        if ctrl_c_seen() and not isinstance(exc, Interrupted):
+            exc = Interrupted()   # an engine's own error for the interrupt
         code = report_error(exc)
         if code is None:
             raise

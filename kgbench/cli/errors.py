@@ -6,11 +6,24 @@ matched, an ambiguous name, a bad option value). The errors of the packages belo
 (store, loaders, engine) are recognised by type and printed the same way by
 :func:`report_error`, which :func:`kgbench.cli.app.main` calls; anything else is a bug
 and keeps its traceback.
+
+Ctrl-C is not an error: a long command runs its work inside :func:`on_interrupt`,
+which turns the interrupt into :class:`Interrupted`, printed as one line that says what
+became of the work ("interrupted; rerun the same command to resume", or "interrupted;
+nothing was written") with exit status 130, the shell's code for SIGINT. Python's
+``KeyboardInterrupt`` is not the only shape an interrupt takes: DuckDB cancels its
+query and raises ``RuntimeError: Query interrupted``, which the store may wrap in its
+own error. So :func:`watch_ctrl_c` (installed by :func:`kgbench.cli.app.main`) notes
+each SIGINT, and any error raised after one counts as the interrupt.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rich.markup import escape
 
@@ -25,7 +38,16 @@ from kgstore import (
 )
 from loaders.errors import InputFileError, LoaderError, MalformedInputError
 
-__all__ = ["CliError", "print_error", "report_error"]
+__all__ = ["INTERRUPTED_EXIT", "NOTHING_WRITTEN", "RESUMES", "CliError", "Interrupted",
+           "ctrl_c_seen", "on_interrupt", "print_error", "print_interrupted", "quiet_teardown",
+           "report_error", "watch_ctrl_c"]
+
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C (128 + SIGINT), what shells report for an interrupted job."""
+RESUMES = "rerun the same command to resume"
+"""What an interrupt leaves when the work is kept (load's stages, generate's chunks)."""
+NOTHING_WRITTEN = "nothing was written"
+"""What an interrupt leaves when every output is written whole or not at all."""
 
 
 class CliError(Exception):
@@ -36,6 +58,70 @@ class CliError(Exception):
         super().__init__(message)
         self.hint = hint
         self.code = code
+
+
+class Interrupted(CliError):
+    """Ctrl-C stopped a command; ``outcome`` says what became of its work
+    (:data:`RESUMES`, :data:`NOTHING_WRITTEN`; ``None`` where the command does not
+    say)."""
+
+    def __init__(self, outcome: str | None = None) -> None:
+        super().__init__("interrupted" + (f"; {outcome}" if outcome else ""),
+                         code=INTERRUPTED_EXIT)
+
+
+_CTRL_C = threading.Event()
+
+
+@contextmanager
+def watch_ctrl_c() -> Iterator[None]:
+    """In the block, handle SIGINT as Python does (raise ``KeyboardInterrupt``), noting
+    it first, so that an error a library raises for the interrupt is known for what it
+    is (:func:`ctrl_c_seen`). The previous handler is restored after the block; outside
+    the main thread (where signals cannot be handled) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        _CTRL_C.set()
+        raise KeyboardInterrupt
+
+    _CTRL_C.clear()
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def ctrl_c_seen() -> bool:
+    """Whether SIGINT arrived since :func:`watch_ctrl_c`."""
+    return _CTRL_C.is_set()
+
+
+def quiet_teardown() -> None:
+    """After Ctrl-C, drop the errors of destructors (``Exception ignored in ...``).
+
+    The interrupt can land inside a library's constructor; the half-built object's
+    ``__del__`` then fails when it is collected (LadybugDB's ``PreparedStatement``
+    without its handle) and Python prints that traceback on stderr, after our one
+    line. Nothing is lost: the user asked the work to stop."""
+    sys.unraisablehook = lambda _unraisable: None
+
+
+@contextmanager
+def on_interrupt(outcome: str) -> Iterator[None]:
+    """Run the block; Ctrl-C in it (a ``KeyboardInterrupt``, or any error raised after
+    a SIGINT) becomes :class:`Interrupted` with ``outcome``, so the user reads one
+    line, not a traceback nor nothing at all (Typer turns a bare ``KeyboardInterrupt``
+    into a silent exit)."""
+    try:
+        yield
+    except (KeyboardInterrupt, Exception) as exc:
+        if not isinstance(exc, KeyboardInterrupt) and not ctrl_c_seen():
+            raise
+        raise Interrupted(outcome) from None
 
 
 _HINTS: list[tuple[type[BaseException], str | None]] = [
@@ -61,6 +147,7 @@ _ENGINE_ERRORS = (
     ("extension.generate", "GenerateError"),
     ("extension.llm", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
     ("extension.parsed_file", "ParsedFileError"),
+    ("extension.output_file", "OutputPathError"),  # an --out that is a directory, a device...
 )
 """Errors of the engine, whose messages say what to do (and ``hint``, where they have
 one, how). Looked up by name: the engine is imported only by the commands that run it
@@ -77,6 +164,10 @@ def _error_hints() -> list[tuple[type[BaseException], str | None]]:
 def report_error(exc: BaseException) -> int | None:
     """Print ``Error: ...`` (+ hint) on stderr for our own exceptions and return the
     exit code; ``None`` for anything else (a bug: let the traceback show)."""
+    if isinstance(exc, Interrupted):
+        quiet_teardown()
+        print_interrupted(str(exc))
+        return exc.code
     if isinstance(exc, CliError):
         print_error(str(exc), exc.hint)
         return exc.code
@@ -89,6 +180,11 @@ def report_error(exc: BaseException) -> int | None:
             print_error(message, hint or (own_hint if isinstance(own_hint, str) else None))
             return 1
     return None
+
+
+def print_interrupted(message: str = "interrupted") -> None:
+    """The one line an interrupted command prints (not an ``Error:``: the user asked)."""
+    err.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
 
 
 def print_error(message: str, hint: str | None = None) -> None:

@@ -22,7 +22,7 @@ from extension.labels import (
     ExportFormat,
     SplitChoice,
 )
-from kgbench.cli.errors import CliError
+from kgbench.cli.errors import NOTHING_WRITTEN, CliError, on_interrupt
 from kgbench.cli.options import JsonOpt, readable_input
 from kgbench.cli.output import emit_json, note, out, progress, task_label
 
@@ -105,6 +105,7 @@ def export_cmd(
         parse_label_map,
         resolve_label_map,
     )
+    from extension.output_file import output_target
 
     choice = fmt.strip().lower()
     if choice not in EXPORT_FORMATS:
@@ -119,12 +120,14 @@ def export_cmd(
         resolve_label_map(export_format, overrides)
     except ExportError as exc:
         raise _option_error(exc) from None
+    output_target(out_path, option="--out")
     try:
-        source = readable_input(find_samples_file(directory))
-        report = export_samples(
-            _counted(iter_benchmark_samples(source), f"exporting {source.name}"),
-            out_path, export_format, split=cast(SplitChoice, split), label_map=overrides,
-            source=source)
+        with on_interrupt(NOTHING_WRITTEN):
+            source = readable_input(find_samples_file(directory))
+            report = export_samples(
+                _counted(iter_benchmark_samples(source), f"exporting {source.name}"),
+                out_path, export_format, split=cast(SplitChoice, split), label_map=overrides,
+                source=source)
     except ExportError as exc:
         raise CliError(str(exc), exc.hint) from None
     if as_json:

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from extension.labels import COMPLEXITIES, LABELS
+from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
 from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
@@ -55,11 +56,13 @@ def extend_cmd(
     # The engine is imported here, not with the command (see kgbench.cli.generate).
     from extension.extend import ExtensionConfig
     from extension.extend_file import extend_parsed_file
+    from extension.output_file import output_target
     from extension.samples import SampleConfig
 
     readable_input(parsed)
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
-    with reading(ctx, store) as s, progress() as display:
+    output_target(out_path, option="--out")   # before the store is opened
+    with on_interrupt(NOTHING_WRITTEN), reading(ctx, store) as s, progress() as display:
         task = display.add_task(task_label(f"extending {parsed.name}"), total=None)
         run = extend_parsed_file(s, parsed, out_path, seed=seed, config=config, limit=limit,
                                  on_question=lambda: display.advance(task))

@@ -19,7 +19,7 @@ from extension.defaults import (
     DEFAULT_TEST_FRACTION,
     MAX_WORKERS,
 )
-from kgbench.cli.errors import CliError
+from kgbench.cli.errors import RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
     JsonOpt,
     StoreOpt,
@@ -207,7 +207,7 @@ def generate_cmd(
     if not items:
         raise CliError(f"no questions to generate from ({source.get('file') or domain})",
                        "check the file's format with `kgbench questions parse FILE`")
-    with progress() as display:
+    with on_interrupt(RESUMES), progress() as display:
         task = display.add_task("generating", total=len(config.shard.block(len(items))))
 
         def advance(done: int, total: int, samples: int) -> None:
@@ -220,9 +220,9 @@ def generate_cmd(
         except GenerateError as exc:
             raise CliError(str(exc)) from exc
     if seed_lines is not None:
-        path = out_dir / "seed_questions.jsonl"
-        path.with_name(path.name + ".part").write_text(seed_lines, encoding="utf-8")
-        path.with_name(path.name + ".part").replace(path)
+        from extension.output_file import write_atomic
+
+        write_atomic(out_dir / "seed_questions.jsonl", seed_lines)
     _print_result(result, as_json)
 
 

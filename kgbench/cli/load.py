@@ -17,6 +17,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from kgbench.cli.errors import RESUMES, on_interrupt
 from kgbench.cli.options import JsonOpt, StoreOpt, store_location
 from kgbench.cli.output import (
     ProgressReporter,
@@ -44,13 +45,18 @@ load_app = typer.Typer(
 
 
 def run_load(location: str, inputs: Sequence[Path], load: LoadFunction, *,
-             force: bool) -> LoadReport:
+             force: bool, report_file: Path | None = None) -> LoadReport:
     """:func:`loaders.into_store.load_into_store` under a progress display (bytes read
-    of total, rate, lines/s, ETA). Errors propagate to :func:`kgbench.cli.app.main`,
-    which prints them."""
+    of total, rate, lines/s, ETA). ``report_file`` (``--report``) is checked before the
+    load starts, so a path that cannot take the report does not waste a load. Errors
+    propagate to :func:`kgbench.cli.app.main`, which prints them; Ctrl-C says that a
+    rerun resumes (stages are kept, imports are idempotent)."""
+    from extension.output_file import output_target
     from loaders.into_store import load_into_store
 
-    with progress() as display:
+    if report_file is not None:
+        output_target(report_file, option="--report")
+    with on_interrupt(RESUMES), progress() as display:
         reporter = ProgressReporter(display)
         result = load_into_store(location, inputs, load, force=force, progress=reporter)
         reporter.finish()
@@ -144,9 +150,10 @@ def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
     totals = store_totals(location)
     doc = load_report_doc(report, location, totals=totals)
     if report_file is not None:
-        report_file.parent.mkdir(parents=True, exist_ok=True)
-        report_file.write_text(json.dumps(to_jsonable(doc), ensure_ascii=False, indent=2,
-                                          default=str) + "\n", encoding="utf-8")
+        from extension.output_file import write_atomic
+
+        write_atomic(report_file, json.dumps(to_jsonable(doc), ensure_ascii=False, indent=2,
+                                             default=str) + "\n", option="--report")
     if as_json:
         emit_json(doc)
     else:
@@ -296,7 +303,7 @@ def load_freebase_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_freebase(s, files, options=options, strict=strict, progress=progress)
 
-    report = run_load(location, files, load, force=force)
+    report = run_load(location, files, load, force=force, report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)
 
 
@@ -341,7 +348,7 @@ def load_wikidata_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_wikidata(s, files, options=options, strict=strict, progress=progress)
 
-    report = run_load(location, files, load, force=force)
+    report = run_load(location, files, load, force=force, report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)
 
 
@@ -422,5 +429,5 @@ def load_rdf_cmd(
         return load_rdf(s, files, options=options, namespaces=namespaces, strict=strict,
                         progress=progress, max_memory_file=limit)
 
-    report = run_load(location, files, load, force=force)
+    report = run_load(location, files, load, force=force, report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)

@@ -18,7 +18,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from kgbench.cli.errors import CliError
+from kgbench.cli.errors import NOTHING_WRITTEN, CliError, on_interrupt
 from kgbench.cli.options import (
     JsonOpt,
     StoreOpt,
@@ -92,6 +92,7 @@ def parse_cmd(
 
     Example: kgbench questions parse WebQSP.test.json --out webqsp.parsed.jsonl
     """
+    from extension.output_file import output_target
     from extension.question_parsing import parse_questions_file
 
     if fmt is not None and fmt.lower() not in FORMATS:
@@ -99,12 +100,14 @@ def parse_cmd(
     if not file.exists():
         raise CliError(f"{file}: no such file", "check the path")
     readable_input(file)
+    if out_path is not None:
+        output_target(out_path, option="--out")
     store_types: frozenset[str] = frozenset()
     if store is not None:
         with open_store(local_store(store), read_only=True) as s:
             store_types = s.cvt_types()
     target = out_path or _default_out(file, "parsed")
-    with progress() as display:
+    with on_interrupt(NOTHING_WRITTEN), progress() as display:
         task = display.add_task(task_label(f"parsing {file.name}"), total=None)
         run = parse_questions_file(file, fmt, target, cvt_types=store_types, strict=strict,
                                    on_question=lambda: display.advance(task))
@@ -183,12 +186,15 @@ def ground_cmd(
 
     Example: kgbench questions ground parsed.jsonl --store kgbench-data/store
     """
+    from extension.output_file import output_target
     from extension.question_grounding import ground_parsed_file
 
     readable_input(parsed)
     target = out_path or _default_out(parsed, "grounded")
+    if out_path is not None:
+        output_target(out_path, option="--out")
     location = store_location(ctx, store)
-    with reading(ctx, location) as s, progress() as display:
+    with on_interrupt(NOTHING_WRITTEN), reading(ctx, location) as s, progress() as display:
         task = display.add_task(task_label(f"grounding {parsed.name}"), total=None)
         run = ground_parsed_file(s, parsed, target, store_name=location,
                                  classes=classes, max_bindings=max_bindings, strict=strict,

@@ -36,6 +36,7 @@ from extension.export import (
 )
 from extension.grounding import Grounder
 from extension.labels import Split
+from extension.output_file import OutputPathError
 from extension.questions import parse_question
 from extension.sample_format import BenchmarkSample, CitationRecord, benchmark_sample
 from extension.samples import Triple, structured_samples
@@ -374,5 +375,5 @@ def test_refuses_to_overwrite_its_input_or_a_directory(bench: Path, tmp_path: Pa
     with pytest.raises(ExportError, match="is the samples file being exported"):
         export_benchmark(bench, bench / "samples.jsonl", "jsonl")
     assert (bench / "samples.jsonl").read_bytes() == before
-    with pytest.raises(ExportError, match="is a directory"):
+    with pytest.raises(OutputPathError, match="is a directory"):
         export_benchmark(bench, tmp_path, "jsonl")

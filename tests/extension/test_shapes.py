@@ -331,7 +331,7 @@ def test_reasons_classify_can_give_are_all_tested() -> None:
                 "too_many_subjects", "long_tree_branch", "intermediate_constraint", "cycle",
                 "disconnected", "dangling_variable", "cvt_joins_variables", "inner_constant",
                 "answer_is_cvt"}
-    parse_only = {"unsupported_sparql", "sparql_syntax", "no_logical_form",
+    parse_only = {"unsupported_sparql", "sparql_syntax", "sparql_too_deep", "no_logical_form",
                   "invalid_logical_form"}
     assert set(REASONS) == produced | parse_only
 

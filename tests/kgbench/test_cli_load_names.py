@@ -14,13 +14,18 @@ ENTITY2TEXT = "/m/0irons\tJeremy Irons\n/m/0lion\tThe Lion King\n/m/0drama\tDram
 MID2NAME = "/m/0irons\tJeremy_Irons\n/m/0lion\tThe_Lion_King\n/m/0drama\tDrama\n"
 
 
-def test_second_names_file_keeps_old_names_findable(tmp_path: Path) -> None:
+def _files(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """The facts, the two names files (written) and a store path."""
     facts, text, mid2name = (tmp_path / n for n in ("train.tsv", "entity2text.txt",
                                                      "FB15k_mid2name.txt"))
     facts.write_text(FACTS)
     text.write_text(ENTITY2TEXT)
     mid2name.write_text(MID2NAME)
-    store = tmp_path / "store"
+    return facts, text, mid2name, tmp_path / "store"
+
+
+def test_second_names_file_keeps_old_names_findable(tmp_path: Path) -> None:
+    facts, text, mid2name, store = _files(tmp_path)
     first = run_json("load", "triples", facts, "--names", text, "--store", store)
     assert first["summary"]["names_replaced"] == 0
 
@@ -42,12 +47,7 @@ def test_second_names_file_keeps_old_names_findable(tmp_path: Path) -> None:
 
 def test_load_summary_shows_the_names_replaced(tmp_path: Path) -> None:
     """The human summary (not only --json) tells how many names a names file changed."""
-    facts, text, mid2name = (tmp_path / n for n in ("train.tsv", "entity2text.txt",
-                                                     "FB15k_mid2name.txt"))
-    facts.write_text(FACTS)
-    text.write_text(ENTITY2TEXT)
-    mid2name.write_text(MID2NAME)
-    store = tmp_path / "store"
+    facts, text, mid2name, store = _files(tmp_path)
     assert run("load", "triples", facts, "--names", text, "--store", store).returncode == 0
     proc = run("load", "triples", facts, "--names", mid2name, "--store", store)
     assert proc.returncode == 0, proc.stderr

@@ -20,10 +20,11 @@ Every command that writes a file (``questions parse`` and ``ground``, ``extend``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -66,11 +67,14 @@ def _shown(path: Path, option: str | None, target: Path | None = None) -> str:
     return name
 
 
-def output_target(path: Path, *, option: str | None = None) -> Path:
+def output_target(path: Path, *, option: str | None = None,
+                  inputs: Sequence[Path] = ()) -> Path:
     """The file to write for the output path ``path``: ``path`` with every symlink
     resolved (a dangling link names the file to create). Raises
-    :class:`OutputPathError` when that file exists and is not a regular file, or the
-    path is a symlink loop. ``option`` (``"--out"``) is how messages name the path."""
+    :class:`OutputPathError` when that file exists and is not a regular file, when it
+    is one of ``inputs`` (renaming the output onto the input would destroy what the
+    command is still reading), or the path is a symlink loop. ``option`` (``"--out"``)
+    is how messages name the path."""
     try:
         target = path.resolve()
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
@@ -88,6 +92,11 @@ def output_target(path: Path, *, option: str | None = None) -> Path:
     if not stat.S_ISREG(mode):
         raise OutputPathError(f"{_shown(path, option, target)} is {_kind(mode)}, "
                               "not a file: give a file path")
+    for source in inputs:
+        with contextlib.suppress(OSError):
+            if target.samefile(source):
+                raise OutputPathError(f"{_shown(path, option, target)} is the input file "
+                                      f"{source}: give another output path")
     return target
 
 

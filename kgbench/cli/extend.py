@@ -61,7 +61,7 @@ def extend_cmd(
 
     readable_input(parsed)
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
-    output_target(out_path, option="--out")   # before the store is opened
+    output_target(out_path, option="--out", inputs=[parsed])   # before the store is opened
     with on_interrupt(NOTHING_WRITTEN), reading(ctx, store) as s, progress() as display:
         task = display.add_task(task_label(f"extending {parsed.name}"), total=None)
         run = extend_parsed_file(s, parsed, out_path, seed=seed, config=config, limit=limit,

@@ -101,7 +101,7 @@ def parse_cmd(
         raise CliError(f"{file}: no such file", "check the path")
     readable_input(file)
     if out_path is not None:
-        output_target(out_path, option="--out")
+        output_target(out_path, option="--out", inputs=[file])
     store_types: frozenset[str] = frozenset()
     if store is not None:
         with open_store(local_store(store), read_only=True) as s:
@@ -192,7 +192,7 @@ def ground_cmd(
     readable_input(parsed)
     target = out_path or _default_out(parsed, "grounded")
     if out_path is not None:
-        output_target(out_path, option="--out")
+        output_target(out_path, option="--out", inputs=[parsed])
     location = store_location(ctx, store)
     with on_interrupt(NOTHING_WRITTEN), reading(ctx, location) as s, progress() as display:
         task = display.add_task(task_label(f"grounding {parsed.name}"), total=None)

@@ -73,6 +73,30 @@ def test_parse_out_a_directory_is_one_line_and_leaves_no_part(tmp_path: Path) ->
     assert listing(tmp_path) == ["qp", "qp/h.jsonl"]   # no qp.parsed.jsonl.part
 
 
+def test_out_that_is_the_input_is_refused_and_the_input_kept(store: Path,
+                                                            tmp_path: Path) -> None:
+    """Renaming the output onto the input would destroy the data being read: parse,
+    ground and extend refuse it (also through a symlink) and leave the file as it was."""
+    questions = tmp_path / "q.jsonl"
+    questions.write_bytes(QUESTIONS.read_bytes())
+    proc = run("questions", "parse", questions, "--out", questions)
+    one_error(proc, f"--out {questions} is the input file {questions}: give another "
+                    "output path")
+    assert questions.read_bytes() == QUESTIONS.read_bytes()
+
+    parsed = tmp_path / "parsed.jsonl"
+    assert run("questions", "parse", questions, "--out", parsed).returncode == 0
+    before = parsed.read_bytes()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(parsed)
+    for args in (("questions", "ground", parsed, "--out", link, "--store", store),
+                 ("extend", parsed, "--out", parsed, "--store", store)):
+        proc = run(*args)
+        assert_clean_error(proc)
+        assert "is the input file" in proc.stderr, proc.stderr
+        assert parsed.read_bytes() == before
+
+
 def test_parse_out_a_fifo_or_a_device_is_refused_and_left_alone(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

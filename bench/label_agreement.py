@@ -1,0 +1,414 @@
+"""Blind label agreement: does a careful reader give a sample the label kgbench gave it?
+
+Issue 19 asks for at least 98% agreement per label between the generated label and a
+reader who sees only the extended question q̃, the answer statement ã and the citation
+text, with the four definitions of CAQA §3.2 (Hu et al., the paper in
+``../shared/papers/``). CAQA itself validates its labels only in aggregate (§6.2:
+evaluators' micro-F1 on generated vs. human labels correlate at Pearson 0.97); this
+script measures agreement per label, per complexity and per KG.
+
+Two steps, so that the reader never sees the generator, the labels or this code:
+
+``draw``
+    builds three stores — the bundled demo KG, the FB15k-237 slice (dev + test, named
+    with ``entity2text.txt``, no type facts) and a Wikidata store from the JSON samples —
+    runs ``kgbench generate`` on each (WebQSP questions on FB15k-237 with
+    ``--no-classes``; ``--domain`` runs on all three), then draws a stratified sample:
+    ``--per-label`` samples of each label, spread round-robin over (KG, complexity)
+    cells, **at most one sample per source question** (a reader who saw a question's
+    four variants could label them by elimination). It writes, *outside the
+    repository* (the texts quote WebQSP), ``WORK/blind_sheet.md`` for the reader and
+    ``WORK/key.json`` with the hidden labels.
+``score``
+    joins the reader's labels (``WORK/blind_labels.tsv``: ``B001<TAB>label`` per line)
+    with the key and writes to ``bench/results/``: ``label_agreement.md`` (protocol,
+    command, agreement per label / complexity / KG with Wilson 95% intervals,
+    confusion matrix, form-only giveaway check), ``label_agreement_samples.tsv``
+    (sample ids with generated and blind labels — no texts) and a record appended to
+    ``label_agreement.jsonl``.
+
+Run::
+
+    python bench/label_agreement.py draw --work /tmp/agree --seed 0 --per-label 55
+    # the reader labels /tmp/agree/blind_sheet.md into /tmp/agree/blind_labels.tsv
+    python bench/label_agreement.py score --work /tmp/agree --reader "helper, blind"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.store_bench import git_commit, machine_info  # noqa: E402
+
+RESULTS = REPO / "bench" / "results"
+LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
+COMPLEXITIES = ("single", "union", "intersection", "concatenation")
+
+DEFINITIONS = """\
+Each item has a QUESTION, an ANSWER statement and a CITATION (one or more numbered facts).
+Judge only from the text: assume the citation's facts are true, use no outside knowledge
+about whether they are true, and label how the CITATION relates to the ANSWER:
+
+- supportive: the citation's facts fully support the answer statement (every fact the
+  answer needs to be the answer to the question is stated).
+- partially_supportive: the citation supports part of it but lacks some fact required to
+  infer the answer statement.
+- contradictory: the citation's facts infer a different answer statement (they point to
+  an answer other than the one given).
+- irrelevant: the citation has no facts that can be used to infer the answer statement.
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ``kgbench generate`` run the draw pools samples from."""
+
+    kg: str
+    name: str
+    store: str
+    args: tuple[str, ...]
+
+
+def external() -> Path:
+    value = os.environ.get("KGBENCH_EXTERNAL_DATA")
+    if not value:
+        default = REPO.parent / "shared" / "data" / "external"
+        if default.is_dir():
+            return default
+        raise SystemExit("label_agreement: set KGBENCH_EXTERNAL_DATA to ../shared/data/external "
+                         "(the FB15k-237, WebQSP and Wikidata samples)")
+    return Path(value)
+
+
+def kgbench(*args: str) -> None:
+    """Run the real CLI, as a user would, and stop with its own message on failure."""
+    cmd = [sys.executable, "-m", "kgbench.cli", *args]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"label_agreement: `kgbench {' '.join(args)}` failed "
+                         f"({done.returncode}):\n{done.stderr[-2000:]}")
+
+
+def build_stores(work: Path, ext: Path) -> None:
+    from kgbench.demo import DEMO_KG
+
+    fb = ext / "freebase" / "fb15k237"
+    wd = ext / "wikidata"
+    if not (work / "stores" / "demo").exists():
+        kgbench("load", "triples", str(DEMO_KG), "--store", str(work / "stores" / "demo"))
+    if not (work / "stores" / "fb15k237").exists():
+        kgbench("load", "triples", str(fb / "dev.tsv"), str(fb / "test.tsv"), "--names",
+                str(fb / "entity2text.txt"), "--store", str(work / "stores" / "fb15k237"))
+    if not (work / "stores" / "wikidata").exists():
+        kgbench("load", "wikidata", str(wd / "DERIVED_humans_Q5.jsonl"),
+                str(wd / "wikibase-dump-filter_entities_first50lines.json"),
+                "--store", str(work / "stores" / "wikidata"))
+
+
+def runs(ext: Path) -> list[Run]:
+    from kgbench.demo import DEMO_QUESTIONS
+
+    webqsp = ext / "webqsp"
+    return [
+        Run("demo", "demo-questions", "demo", ("--questions", str(DEMO_QUESTIONS))),
+        Run("demo", "demo-domain-people", "demo", ("--domain", "people.person", "--n", "80")),
+        Run("demo", "demo-domain-film", "demo", ("--domain", "film.film", "--n", "60")),
+        Run("fb15k237", "webqsp-test", "fb15k237",
+            ("--questions", str(webqsp / "WebQSP.test.json"), "--no-classes")),
+        Run("fb15k237", "webqsp-train", "fb15k237",
+            ("--questions", str(webqsp / "WebQSP.train.json"), "--no-classes")),
+        Run("fb15k237", "fb-domain-film", "fb15k237",
+            ("--domain", "film.", "--n", "100", "--no-classes")),
+        Run("wikidata", "wd-domain-Q5", "wikidata", ("--domain", "Q5", "--n", "60")),
+    ]
+
+
+def generate_all(work: Path, ext: Path, seed: int) -> list[dict[str, Any]]:
+    pooled: list[dict[str, Any]] = []
+    for run in runs(ext):
+        out = work / "runs" / run.name
+        kgbench("generate", "--store", str(work / "stores" / run.store), *run.args,
+                "--out", str(out), "--seed", str(seed), "--workers", "2")
+        with open(out / "samples.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                s = json.loads(line)
+                pooled.append({
+                    "kg": run.kg, "run": run.name, "id": s["id"], "qid": s["source"]["qid"],
+                    "label": s["label"], "complexity": s["complexity"],
+                    "question": s.get("question_extended") or s["question"],
+                    "answer": s["answer"], "citation": s["citation"],
+                    "n_citations": len(s.get("citations") or ()),
+                })
+    return pooled
+
+
+def stratified_draw(pool: Sequence[dict[str, Any]], per_label: int, seed: int
+                    ) -> list[dict[str, Any]]:
+    """``per_label`` samples of each label, round-robin over (KG, complexity) cells in a
+    seeded order, at most one sample per source question over the whole draw."""
+    rng = random.Random(f"agreement:{seed}")
+    used: set[tuple[str, str]] = set()
+    drawn: list[dict[str, Any]] = []
+    # Scarce labels pick their questions first, so that a question's other labels do not
+    # use up the only sources of, say, union contradictions.
+    counts = Counter(s["label"] for s in pool)
+    for label in sorted(LABELS, key=lambda lab: (counts[lab], lab)):
+        cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for s in pool:
+            if s["label"] == label:
+                cells[(s["kg"], s["complexity"])].append(s)
+        for members in cells.values():
+            rng.shuffle(members)
+        order = sorted(cells)
+        rng.shuffle(order)
+        taken = 0
+        while taken < per_label and any(cells[c] for c in order):
+            for c in order:
+                while cells[c]:
+                    s = cells[c].pop()
+                    if (s["run"], s["qid"]) in used:
+                        continue
+                    used.add((s["run"], s["qid"]))
+                    drawn.append(s)
+                    taken += 1
+                    break
+                if taken >= per_label:
+                    break
+    rng.shuffle(drawn)
+    return drawn
+
+
+def write_sheet(work: Path, drawn: Sequence[dict[str, Any]]) -> None:
+    lines = ["# Blind labelling sheet", "", DEFINITIONS, "",
+             "Write one line per item to blind_labels.tsv: the item id, a TAB, one of "
+             + ", ".join(LABELS) + " (optionally a TAB and a short note).", ""]
+    key: dict[str, dict[str, Any]] = {}
+    for i, s in enumerate(drawn, 1):
+        bid = f"B{i:03d}"
+        key[bid] = {k: s[k] for k in ("kg", "run", "id", "label", "complexity", "n_citations")}
+        key[bid]["chars"] = len(s["citation"])
+        lines += [f"## {bid}", f"QUESTION: {s['question']}", f"ANSWER: {s['answer']}",
+                  f"CITATION: {s['citation']}", ""]
+    (work / "blind_sheet.md").write_text("\n".join(lines), encoding="utf-8")
+    (work / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion k/n (Wilson 1927)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def read_blind(path: Path, key: dict[str, Any]) -> dict[str, str]:
+    blind: dict[str, str] = {}
+    for no, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        parts = raw.split("\t")
+        if len(parts) < 2 or parts[0].strip() not in key or parts[1].strip() not in LABELS:
+            raise SystemExit(f"{path}:{no}: expected `B001<TAB>label` with a label among "
+                             f"{', '.join(LABELS)}; got {raw[:80]!r}")
+        blind[parts[0].strip()] = parts[1].strip()
+    missing = sorted(set(key) - set(blind))
+    if missing:
+        raise SystemExit(f"{path}: {len(missing)} items unlabelled (first {missing[0]}); "
+                         "label every item of the sheet")
+    return blind
+
+
+def agreement_rows(rows: Sequence[dict[str, Any]], field: str, values: Sequence[str]
+                   ) -> list[dict[str, Any]]:
+    out = []
+    for v in values:
+        group = [r for r in rows if r[field] == v]
+        k = sum(r["label"] == r["blind"] for r in group)
+        lo, hi = wilson(k, len(group))
+        out.append({field: v, "n": len(group), "agree": k,
+                    "rate": round(k / len(group), 4) if group else None,
+                    "wilson95": [round(lo, 4), round(hi, 4)]})
+    return out
+
+
+def form_only_accuracy(rows: Sequence[dict[str, Any]]) -> float:
+    """Leave-one-out accuracy of guessing the label from the text's form alone (number
+    of citations, citation length quartile): near 1/4 means the form gives nothing away."""
+    lengths = sorted(r["chars"] for r in rows)
+    cuts = [lengths[len(lengths) * q // 4] for q in (1, 2, 3)]
+
+    def cell(r: dict[str, Any]) -> tuple[int, int]:
+        return (min(r["n_citations"], 4), sum(r["chars"] >= c for c in cuts))
+
+    by_cell: dict[tuple[int, int], Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        by_cell[cell(r)][r["label"]] += 1
+    right = 0
+    for r in rows:
+        c = by_cell[cell(r)].copy()
+        c[r["label"]] -= 1
+        guess = max(sorted(LABELS), key=lambda lab: c[lab])
+        right += guess == r["label"]
+    return right / len(rows)
+
+
+def table(rows: Sequence[dict[str, Any]], field: str) -> list[str]:
+    lines = [f"| {field} | n | agree | rate | Wilson 95% |", "|---|---:|---:|---:|---|"]
+    for r in rows:
+        if r["n"]:
+            lines.append(f"| {r[field]} | {r['n']} | {r['agree']} | {100 * r['rate']:.1f}% | "
+                         f"{100 * r['wilson95'][0]:.1f}–{100 * r['wilson95'][1]:.1f}% |")
+    return lines
+
+
+def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
+    key = json.loads((work / "key.json").read_text(encoding="utf-8"))
+    meta = json.loads((work / "draw.json").read_text(encoding="utf-8"))
+    blind = read_blind(labels_file, key)
+    rows = [{**key[b], "bid": b, "blind": blind[b]} for b in sorted(key)]
+    kgs = sorted({r["kg"] for r in rows})
+    by_label = agreement_rows(rows, "label", LABELS)
+    by_complexity = agreement_rows(rows, "complexity", COMPLEXITIES)
+    by_kg = agreement_rows(rows, "kg", kgs)
+    overall_k = sum(r["label"] == r["blind"] for r in rows)
+    confusion = {g: {b: sum(1 for r in rows if r["label"] == g and r["blind"] == b)
+                     for b in LABELS} for g in LABELS}
+    form = form_only_accuracy(rows)
+    record = {
+        "bench": "label_agreement", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
+        "reader": reader, "n": len(rows), "agree": overall_k,
+        "rate": round(overall_k / len(rows), 4), "by_label": by_label,
+        "by_complexity": by_complexity, "by_kg": by_kg, "confusion": confusion,
+        "form_only_accuracy": round(form, 4), "pool": meta["pool"],
+        "machine": machine_info(), "load": os.getloadavg(),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS / "label_agreement.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, sort_keys=True) + "\n")
+    with open(RESULTS / "label_agreement_samples.tsv", "w", encoding="utf-8") as fh:
+        fh.write("item\tkg\trun\tsample_id\tcomplexity\tgenerated\tblind\n")
+        for r in rows:
+            fh.write(f"{r['bid']}\t{r['kg']}\t{r['run']}\t{r['id']}\t{r['complexity']}\t"
+                     f"{r['label']}\t{r['blind']}\n")
+    lo, hi = wilson(overall_k, len(rows))
+    md = [
+        "# Blind label agreement (issue 19)", "",
+        f"Commit `{meta.get('commit')}`, seed {meta['seed']}, reader: {reader}, "
+        f"{time.strftime('%Y-%m-%d')}.", "",
+        "## Protocol", "",
+        "1. `python bench/label_agreement.py draw --work WORK --seed "
+        f"{meta['seed']} --per-label {meta['per_label']}` builds three stores (demo KG; "
+        "FB15k-237 dev+test named by entity2text.txt, no type facts; Wikidata from "
+        "DERIVED_humans_Q5.jsonl + the dump's first 50 lines), runs `kgbench generate` "
+        "(commands below) and draws a stratified sample: the same number of samples per "
+        "label, spread round-robin over (KG, complexity) cells, at most one sample per "
+        "source question.",
+        "2. A reader who has not seen the code labels `WORK/blind_sheet.md`: only q̃, the "
+        "answer statement and the citation, with CAQA §3.2's four definitions (below), "
+        "in a shuffled order with opaque item ids.",
+        "3. `python bench/label_agreement.py score --work WORK` joins the labels with the "
+        "hidden key. Agreement of a label = share of the samples generated with that "
+        "label that the reader gave the same label; intervals are Wilson 95%.", "",
+        "Definitions given to the reader:", "", "```", DEFINITIONS.strip(), "```", "",
+        "Generate commands (the texts are not kept here: they quote WebQSP):", "",
+        *[f"- `{c}`" for c in meta["commands"]], "",
+        f"Pool: {json.dumps(meta['pool'])}", "",
+        "## Agreement", "",
+        f"Overall: {overall_k}/{len(rows)} = {100 * overall_k / len(rows):.1f}% "
+        f"(Wilson 95% {100 * lo:.1f}–{100 * hi:.1f}%).", "",
+        *table(by_label, "label"), "", *table(by_complexity, "complexity"), "",
+        *table(by_kg, "kg"), "",
+        "Confusion (rows generated, columns blind):", "",
+        "| generated \\ blind | " + " | ".join(LABELS) + " |",
+        "|---|" + "---:|" * len(LABELS),
+        *[f"| {g} | " + " | ".join(str(confusion[g][b]) for b in LABELS) + " |"
+          for g in LABELS], "",
+        "## Template giveaways", "",
+        f"Guessing the label from the form alone (number of citations × citation length "
+        f"quartile, leave-one-out): {100 * form:.1f}% (chance 25%).", "",
+        "| label | mean citations | mean citation chars |", "|---|---:|---:|",
+        *[f"| {lab} | {_mean([r['n_citations'] for r in rows if r['label'] == lab]):.2f} | "
+          f"{_mean([r['chars'] for r in rows if r['label'] == lab]):.0f} |" for lab in LABELS],
+        "",
+    ]
+    (RESULTS / "label_agreement.md").write_text("\n".join(md), encoding="utf-8")
+    return record
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def draw(work: Path, seed: int, per_label: int) -> dict[str, Any]:
+    ext = external()
+    work.mkdir(parents=True, exist_ok=True)
+    build_stores(work, ext)
+    pool = generate_all(work, ext, seed)
+    drawn = stratified_draw(pool, per_label, seed)
+    write_sheet(work, drawn)
+    pool_counts: dict[str, dict[str, int]] = defaultdict(dict)
+    for (kg, label), n in sorted(Counter((s["kg"], s["label"]) for s in pool).items()):
+        pool_counts[kg][label] = n
+    drawn_counts = Counter((s["kg"], s["label"]) for s in drawn)
+    meta = {
+        "seed": seed, "per_label": per_label, "commit": git_commit(),
+        "pool": pool_counts,
+        "drawn": {f"{kg}/{lab}": n for (kg, lab), n in sorted(drawn_counts.items())},
+        "commands": [f"kgbench generate --store {r.store} "
+                     + " ".join(a.replace(str(ext), "$KGBENCH_EXTERNAL_DATA") for a in r.args)
+                     + f" --seed {seed}" for r in runs(ext)],
+    }
+    (work / "draw.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="step", required=True)
+    d = sub.add_parser("draw", help="build the stores, generate, write the blind sheet")
+    d.add_argument("--work", type=Path, required=True, help="folder outside the repository")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--per-label", type=int, default=55)
+    s = sub.add_parser("score", help="join the blind labels with the key, write results")
+    s.add_argument("--work", type=Path, required=True)
+    s.add_argument("--labels", type=Path, help="default WORK/blind_labels.tsv")
+    s.add_argument("--reader", default="blind reader (a helper who has not seen the code)")
+    args = ap.parse_args(argv)
+    if args.work.resolve().is_relative_to(REPO):
+        raise SystemExit("label_agreement: --work must be outside the repository "
+                         "(the sheet quotes WebQSP)")
+    if args.step == "draw":
+        meta = draw(args.work, args.seed, args.per_label)
+        print(json.dumps({"drawn": meta["drawn"], "pool": meta["pool"]}, indent=1))
+        print(f"sheet: {args.work / 'blind_sheet.md'}")
+    else:
+        rec = score(args.work, args.reader, args.labels or args.work / "blind_labels.tsv")
+        for r in rec["by_label"]:
+            print(f"{r['label']:<22} {r['agree']}/{r['n']}  {r['rate']}  {r['wilson95']}")
+        print(f"overall {rec['agree']}/{rec['n']} = {rec['rate']}; "
+              f"form-only {rec['form_only_accuracy']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -152,17 +152,25 @@ def fact_pattern(facts: Iterable[Fact]) -> nx.MultiGraph:
 
 def verify_irrelevant(original: Sequence[Fact], candidate: Sequence[Fact], subject: str,
                       disjuncts: Sequence[QueryGraph], answers: set[Object],
-                      template: Sequence[Fact]) -> str | None:
+                      template: Sequence[Fact], *, any_leaf_kind: bool = False) -> str | None:
     """Why ``candidate`` is not a valid irrelevant subgraph for ``original`` (``None``
     when it is): it must be isomorphic to ``template`` (one solution's facts of the
     original) with ``subject`` in the same place, share no relation and no entity with
-    ``original`` other than ``subject``, and derive none of ``answers``."""
+    ``original`` other than ``subject``, and derive none of ``answers``.
+
+    ``any_leaf_kind``: a literal may stand where the template has an entity and the
+    other way round (the wider search of
+    :func:`extension.candidates.irrelevant_subgraph`); literals are leaves, so the
+    shape still matches node for node."""
     patterns = fact_pattern(template), fact_pattern(candidate)
     for pattern in patterns:   # the subject keeps its place in the shape
         if subject in pattern:
             pattern.nodes[subject]["root"] = True
-    if not nx.is_isomorphic(*patterns, node_match=lambda a, b: (a["literal"], a.get("root"))
-                            == (b["literal"], b.get("root"))):
+
+    def same_kind(a: dict[str, bool], b: dict[str, bool]) -> bool:
+        return a.get("root") == b.get("root") and (any_leaf_kind or a["literal"] == b["literal"])
+
+    if not nx.is_isomorphic(*patterns, node_match=same_kind):
         return "not structurally similar"
     if {f.predicate for f in original} & {f.predicate for f in candidate}:
         return "shares a relation"

@@ -24,6 +24,8 @@ KG a hub entity made one store grounding take seconds).
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal as TypingLiteral
 
@@ -75,6 +77,50 @@ class RuleAttempt(BaseModel):
     outcome: str
 
 
+UNION_NO_SAME_NAME = "no_same_name_entities"
+"""Outcome code of a union attempt when no other entity of the store has the subject's
+name (counted in ``stats.json``'s ``rule_availability``)."""
+UNION_NO_SHARED_RELATION = "no_shared_relation"
+"""Outcome code of a union attempt when same-name entities exist but none has the
+subject's relation or one of its family."""
+
+
+def union_outcome(attempts: Sequence[RuleAttempt] | None, failure_reason: str | None = None
+                  ) -> str | None:
+    """How the union rule fared on one question, for the run's statistics:
+    ``"applied"``, an outcome code (:data:`UNION_NO_SAME_NAME`,
+    :data:`UNION_NO_SHARED_RELATION`), ``"other"`` for its other refusals, ``None``
+    when it was not tried. Reads the attempts of an extended query, or the reason of
+    an :class:`ExtensionFailure` (which lists every attempt as ``rule: outcome``)."""
+    outcomes = [a.outcome for a in attempts or () if a.rule == "union"]
+    if not outcomes and failure_reason:
+        found = re.search(r"(?:^|: |; )union: ([^;]*)", failure_reason)
+        outcomes = [found.group(1)] if found else []
+    if not outcomes:
+        return None
+    code = outcomes[0].split(":", 1)[0]
+    return code if code in ("applied", UNION_NO_SAME_NAME, UNION_NO_SHARED_RELATION) else "other"
+
+
+class UnionSubject(BaseModel):
+    """One subject of a union query and what tells it from the other same-name
+    subjects, for the question's text: ``matched`` is ``"subject"`` for e0 and
+    ``"name"`` for the others, ``predicate`` is its relation in its disjunct, ``type`` a
+    specific type none of the others has, ``fact_*`` a fact none of the others has
+    (``fact_outgoing``: the subject is the fact's subject). Both ``None`` when the
+    store knows nothing that tells them apart."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    entity: str
+    name: str | None
+    matched: TypingLiteral["subject", "name"]
+    predicate: str
+    type: str | None = None
+    fact_predicate: str | None = None
+    fact_object: str | None = None
+    fact_outgoing: bool = True
+
+
 class ExtendedQuery(BaseModel):
     """The query after extension: a union of conjunctive ``disjuncts`` (one unless the
     rule is ``union``), with the rule, the resulting shape and complexity, the subject
@@ -89,6 +135,7 @@ class ExtendedQuery(BaseModel):
     subjects: tuple[str, ...]
     added: tuple[QueryEdge, ...] = ()
     attempts: tuple[RuleAttempt, ...] = ()
+    union_subjects: tuple[UnionSubject, ...] = ()
 
 
 class ExtensionFailure(BaseModel):
@@ -128,13 +175,13 @@ def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str
         if isinstance(outcome, str):
             attempts.append(RuleAttempt(rule=rule, outcome=outcome))
             continue
-        disjuncts, new_subjects, added, groundings = outcome
+        disjuncts, new_subjects, added, groundings, union_subjects = outcome
         attempts.append(RuleAttempt(rule=rule, outcome="applied"))
         shape_out = result_shape(rule, shape)
         query = ExtendedQuery(
             original=graph, disjuncts=disjuncts, rule=rule, shape=shape_out,
             complexity=complexity_of(rule, shape_out), subjects=new_subjects,
-            added=added, attempts=tuple(attempts))
+            added=added, attempts=tuple(attempts), union_subjects=union_subjects)
         return cap_answers(query, groundings, config.max_answers)
     return ExtensionFailure(stage="extend", reason="no rule of shape "
                             f"{shape!r} applies: " + "; ".join(
@@ -184,7 +231,8 @@ def merge_groundings(groundings: list[Grounding]) -> tuple[list[Object], list[Fa
     return list(answers.values()), list(facts)
 
 
-_Applied = tuple[tuple[QueryGraph, ...], tuple[str, ...], tuple[QueryEdge, ...], list[Grounding]]
+_Applied = tuple[tuple[QueryGraph, ...], tuple[str, ...], tuple[QueryEdge, ...], list[Grounding],
+                 tuple[UnionSubject, ...]]
 
 
 def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
@@ -200,24 +248,9 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
     predicates = set(graph.predicates())
     limits = config.limits
     if rule == "none":
-        return (graph,), subjects, (), [base]
+        return (graph,), subjects, (), [base], ()
     if rule == "union":
-        subject = subjects[0]
-        edge = next(e for e in graph.edges if subject in (e.source, e.target))
-        alternatives = cand.same_name_alternatives(
-            store, subject, edge.predicate, entity_is_subject=edge.source == subject,
-            limit=limits.same_name)
-        if not alternatives:
-            return "no other entity shares the subject's name and relation"
-        nodes = [graph.node(subject).model_copy(update={"id": a.id, "value": a.id, "name": a.name})
-                 for a in alternatives]
-        disjuncts = union_disjuncts(graph, subject, nodes)
-        groundings = [base, *(grounder.ground(d) for d in disjuncts[1:])]
-        if any(g.outcome != "answered" for g in groundings):
-            return "a same-name entity's branch has no answer"
-        if sum(len(g.answers) for g in groundings) > config.max_answers:
-            return f"union has more than {config.max_answers} answers"
-        return disjuncts, (subject, *(a.id for a in alternatives)), (), groundings
+        return _union(store, grounder, graph, subjects[0], base, config)
     # With the original solutions complete, a candidate's grounding follows from them
     # and a few seeded reads (see _way1_grounding, _way2_grounding) instead of a store
     # grounding of the whole extended query; the groundings are the same.
@@ -241,7 +274,7 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                 if g.outcome == "answered" and len(g.answers) <= config.max_answers \
                         and _pins(g, extended, subject, config.max_intermediate):
                     new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
-                    return (extended,), new_subjects, (extended.edges[0],), [g]
+                    return (extended,), new_subjects, (extended.edges[0],), [g], ()
         return "no prepended hop keeps a bounded, non-empty answer set"
     # intersection_way2
     entity_answers = sorted(a for a in base.answers if isinstance(a, str))
@@ -259,9 +292,65 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
             g = (_way2_grounding(store, grounder, extended, hop, base) if complete else None) \
                 or grounder.ground(extended)
             if g.outcome == "answered" and set(g.answers) <= original_answers:
-                return (extended,), (*subjects, hop.entity), (extended.edges[-1],), [g]
+                return (extended,), (*subjects, hop.entity), (extended.edges[-1],), [g], ()
     return ("no entity links to an answer over a new relation" if not tried
             else "no new branch intersects the answers")
+
+
+def _union(store: Store, grounder: Grounder, graph: QueryGraph, subject: str, base: Grounding,
+           config: ExtensionConfig) -> _Applied | str:
+    """The union rule (CAQA §4.2): one disjunct per same-name entity that has the
+    subject's relation or one of its family
+    (:func:`~extension.candidates.same_name_entities`) and an answer over it; branches
+    without an answer are left out rather than sinking the rule. Each subject comes
+    with what tells it from the others (:class:`UnionSubject`). Outcomes start with a
+    code (:data:`UNION_NO_SAME_NAME`, :data:`UNION_NO_SHARED_RELATION`) that the run's
+    statistics count."""
+    limits = config.limits
+    edge = next(e for e in graph.edges if subject in (e.source, e.target))
+    found, seen = cand.same_name_entities(
+        store, subject, edge.predicate, entity_is_subject=edge.source == subject,
+        limit=limits.same_name, facts_per_node=limits.facts_per_node)
+    if not seen:
+        return f"{UNION_NO_SAME_NAME}: no other entity shares the subject's name"
+    if not found:
+        return (f"{UNION_NO_SHARED_RELATION}: {seen} other entit{'y' if seen == 1 else 'ies'}"
+                f" share the subject's name, none has its relation")
+    kept: list[cand.SameName] = []
+    groundings = [base]
+    for c in found:
+        node = graph.node(subject).model_copy(
+            update={"id": c.entity.id, "value": c.entity.id, "name": c.entity.name})
+        (_, disjunct) = union_disjuncts(graph, subject, [node], [c.predicate])
+        g = grounder.ground(disjunct)
+        if g.outcome == "answered":
+            kept.append(c)
+            groundings.append(g)
+    if not kept:
+        return "a same-name entity's branch has no answer"
+    if sum(len(g.answers) for g in groundings) > config.max_answers:
+        return f"union has more than {config.max_answers} answers"
+    nodes = [graph.node(subject).model_copy(
+        update={"id": c.entity.id, "value": c.entity.id, "name": c.entity.name}) for c in kept]
+    disjuncts = union_disjuncts(graph, subject, nodes, [c.predicate for c in kept])
+    ids = [subject, *(c.entity.id for c in kept)]
+    bound = {v for g in groundings for b in g.bindings for v in b.values() if isinstance(v, str)}
+    tells = cand.distinguishing_facts(
+        store, ids, avoid_predicates={*graph.predicates(), *(c.predicate for c in kept)},
+        avoid_entities=bound, limit=limits.facts_per_node)
+    e0 = store.entity(subject)
+    names = {subject: e0.name if e0 else graph.node(subject).name,
+             **{c.entity.id: c.entity.name for c in kept}}
+    rows = [("subject", edge.predicate), *(("name", c.predicate) for c in kept)]
+    union_subjects = tuple(
+        UnionSubject(entity=i, name=names[i], matched=matched,  # type: ignore[arg-type]
+                     predicate=predicate, type=own_type,
+                     fact_predicate=fact.predicate if fact else None,
+                     fact_object=(str(fact.object) if fact.subject == i else fact.subject)
+                     if fact else None,
+                     fact_outgoing=fact.subject == i if fact else True)
+        for i, (matched, predicate), (own_type, fact) in zip(ids, rows, tells, strict=True))
+    return disjuncts, tuple(ids), (), groundings, union_subjects
 
 
 def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subject: str,

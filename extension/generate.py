@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION, MAX_WORKERS
+from extension.extend import RuleAttempt, union_outcome
 from extension.grounding import Grounder
 from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
@@ -179,6 +180,7 @@ class ChunkStats:
     failures: Counter[str] = field(default_factory=Counter)             # by stage
     seconds: dict[str, float] = field(default_factory=dict)             # by stage
     fallback_samples: int = 0   # samples with a part in template text instead of the LLM's
+    union: Counter[str] = field(default_factory=Counter)                # union rule outcomes
 
     def add_seconds(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -188,6 +190,7 @@ class ChunkStats:
         self.samples.update(other.samples)
         self.failures.update(other.failures)
         self.fallback_samples += other.fallback_samples
+        self.union.update(other.union)
         for stage, seconds in other.seconds.items():
             self.add_seconds(stage, seconds)
 
@@ -195,14 +198,14 @@ class ChunkStats:
         return {"questions": dict(self.questions),
                 "samples": [[*k, v] for k, v in sorted(self.samples.items())],
                 "failures": dict(self.failures), "seconds": dict(self.seconds),
-                "fallback_samples": self.fallback_samples}
+                "fallback_samples": self.fallback_samples, "union": dict(self.union)}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ChunkStats:
         return cls(Counter(doc["questions"]),
                    Counter({(s, lb, c): n for s, lb, c, n in doc["samples"]}),
                    Counter(doc["failures"]), dict(doc["seconds"]),
-                   doc.get("fallback_samples", 0))
+                   doc.get("fallback_samples", 0), Counter(doc.get("union", {})))
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +258,12 @@ class QuestionGenerator:
             for failure in failed:
                 failures.append(_failure_line(failure, split))
                 stats.failures[failure.stage] += 1
+            outcome = (union_outcome([RuleAttempt.model_validate(a)
+                                      for a in structured[0].query.attempts]) if structured
+                       else union_outcome(None, next((f.reason for f in failed
+                                                      if f.stage == "extend"), None)))
+            if outcome is not None:
+                stats.union[outcome] += 1
             if self.collection is not None:
                 self.collection.tick()
         return ChunkResult(index, samples, failures, stats)
@@ -502,8 +511,20 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
         "samples": sum(total.samples.values()),
         "by_split": by_split,
         "failures_by_stage": dict(sorted(total.failures.items())),
+        "rule_availability": {"union": rule_availability(total.union)},
         **llm,
     }
+
+
+def rule_availability(union: Counter[str]) -> dict[str, int]:
+    """How the union rule fared on the questions it was tried on (a single question
+    draws it, or falls over to it): ``tried``, ``applied``, and each refusal by code.
+    ``no_same_name_entities`` is a KG where no other entity has the subject's name,
+    ``no_shared_relation`` one where same-name entities exist but none has the
+    subject's relation (CAQA's 3.9% union samples need a KG with many namesakes:
+    a union share near zero is the KG's, not a silent failure)."""
+    return {"tried": sum(union.values()), "applied": union.get("applied", 0),
+            **{code: n for code, n in sorted(union.items()) if code != "applied"}}
 
 
 def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,

@@ -122,13 +122,25 @@ def replace_constant(graph: QueryGraph, old: str, new: QueryNode) -> QueryGraph:
     })
 
 
-def union_disjuncts(graph: QueryGraph, subject: str,
-                    alternatives: Sequence[QueryNode]) -> tuple[QueryGraph, ...]:
+def union_disjuncts(graph: QueryGraph, subject: str, alternatives: Sequence[QueryNode],
+                    predicates: Sequence[str] | None = None) -> tuple[QueryGraph, ...]:
     """Union rule: the original query plus one copy per same-name entity in place of
-    ``subject`` — the disjuncts of ``∨_i (e_i, r0, ?a)``."""
+    ``subject`` — the disjuncts of ``∨_i (e_i, r0, ?a)``. With ``predicates`` (one per
+    alternative), the subject's edge of each copy takes that predicate: a relation of
+    r0's family (a TV episode's ``directed_by`` beside a film's)."""
     if not alternatives:
         raise ValueError("the union rule needs at least one same-name entity")
-    return (graph, *(replace_constant(graph, subject, alt) for alt in alternatives))
+    if predicates is not None and len(predicates) != len(alternatives):
+        raise ValueError("one predicate per same-name entity")
+    out = [graph]
+    for i, alt in enumerate(alternatives):
+        copy = replace_constant(graph, subject, alt)
+        if predicates is not None:
+            copy = copy.model_copy(update={"edges": tuple(
+                QueryEdge(source=e.source, predicate=predicates[i], target=e.target)
+                if alt.id in (e.source, e.target) else e for e in copy.edges)})
+        out.append(copy)
+    return tuple(out)
 
 
 def prepend_hop(graph: QueryGraph, subject: str, hop: Hop) -> QueryGraph:

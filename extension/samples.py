@@ -113,6 +113,9 @@ class SampleQuery(_Frozen):
     subjects: tuple[str, ...] = ()
     added: tuple[Any, ...] = ()
     attempts: tuple[Any, ...] = ()
+    union_subjects: tuple[Any, ...] = ()
+    """Union only: each subject and what tells it from the same-name others
+    (:class:`extension.extend.UnionSubject`)."""
 
 
 class StructuredSample(_Frozen):
@@ -259,7 +262,8 @@ class _Builder:
                               extended=tuple(d.model_dump(mode="json") for d in q.disjuncts),
                               rule=q.rule, shape=q.shape, subjects=q.subjects,
                               added=tuple(e.model_dump() for e in q.added),
-                              attempts=tuple(a.model_dump() for a in q.attempts)),
+                              attempts=tuple(a.model_dump() for a in q.attempts),
+                              union_subjects=tuple(u.model_dump() for u in q.union_subjects)),
             answer_entities=tuple(self.answer(a) for a in self.ext.answers),
             answers_capped=self.ext.truncated,
             label=label, complexity=q.complexity,
@@ -342,22 +346,25 @@ def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     q = b.ext.query
     facts = list(b.ext.facts)
-    subject = q.subjects[0]
     # One solution's facts of the first disjunct: the pattern to reproduce elsewhere.
     first = q.disjuncts[0]
     solution = b.ext.solutions[0][0]
     template = compile_query(first, classes=False, limit=None).instantiate(solution)
     nodes = {f.subject for f in facts} | {f.object_key for f in facts}
+    in_template = {f.subject for f in template} | {f.object_key for f in template}
+    anchors = [s for s in q.subjects if s in in_template]
+    if not anchors:
+        return "no subject entity in the first disjunct's subgraph"
     cvts = {n for n in nodes if (e := b.entities.get(n)) is not None and e.is_cvt}
-    candidate = cand.similar_subgraph(
-        b.store, template, subject, avoid_entities=nodes - {subject},
+    match = cand.irrelevant_subgraph(
+        b.store, template, anchors, avoid_entities=nodes,
         avoid_predicates={f.predicate for f in facts}, cvt_nodes=cvts, rng=rng,
         limit=b.config.extension.limits.facts_per_node,
         first_window=b.config.extension.limits.walk_window)
-    if candidate is None:
-        return "no structurally similar subgraph around the subject over other relations"
-    problem = verify_irrelevant(facts, candidate, subject, q.disjuncts, b.answers, template)
+    if match is None:
+        return "no structurally similar subgraph around any subject over other relations"
+    problem = verify_irrelevant(facts, match.facts, match.anchor, q.disjuncts, b.answers,
+                                template, any_leaf_kind=match.relaxed)
     if problem is not None:
         return f"candidate rejected: {problem}"
-    return candidate, Edit(kind="swap_subgraph", subject=subject)
-
+    return match.facts, Edit(kind="swap_subgraph", subject=match.anchor)

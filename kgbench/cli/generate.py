@@ -244,6 +244,11 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
     if failures:
         err.print("failures by stage: " + ", ".join(f"{k} {v:,}" for k, v in failures.items())
                   + f" (see {result.out_dir / 'failures.jsonl'})")
+    union = (stats.get("rule_availability") or {}).get("union") or {}
+    if union.get("tried") and not union.get("applied"):
+        err.print(f"union: no sample; tried on {union['tried']:,} question(s): " + ", ".join(
+            f"{k.replace('_', ' ')} {v:,}" for k, v in union.items()
+            if k not in ("tried", "applied")))
     if result.resumed_chunks == -1:
         note(f"{result.out_dir} already holds this run's benchmark; nothing to do "
              "(--force regenerates it)")

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from extension.candidates import hop_candidates, pinned_elsewhere, same_name_alternatives
+from extension.candidates import hop_candidates, pinned_elsewhere, same_name_entities
 from extension.edits import derived_answers, fact_pattern
 from extension.extend import (
     ExtendedQuery,
@@ -322,11 +322,12 @@ def by_label(samples: list[StructuredSample]) -> dict[str, StructuredSample]:
 # -- candidates -----------------------------------------------------------------------------
 
 
-def test_same_name_alternatives(kg: Store) -> None:
-    found = same_name_alternatives(kg, "m.paris_fr", MAYOR, entity_is_subject=True)
-    assert [e.id for e in found] == ["m.paris_tx"]   # not paris_on (no edge), not lutetia
-    assert same_name_alternatives(kg, "m.paris_fr", COUNTRY, entity_is_subject=True) == []
-    assert same_name_alternatives(kg, "m.perf1", ACTOR, entity_is_subject=True) == []
+def test_same_name_entities(kg: Store) -> None:
+    found, seen = same_name_entities(kg, "m.paris_fr", MAYOR, entity_is_subject=True)
+    assert [c.entity.id for c in found] == ["m.paris_tx"]   # not paris_on (no edge), not lutetia
+    assert seen == 2   # paris_tx, paris_on: an alias (lutetia) is no shared name
+    assert same_name_entities(kg, "m.paris_fr", COUNTRY, entity_is_subject=True) == ([], 2)
+    assert same_name_entities(kg, "m.perf1", ACTOR, entity_is_subject=True) == ([], 0)
 
 
 def test_hop_candidates_skip_cvts_excluded_entities_and_predicates(kg: Store) -> None:
@@ -375,7 +376,7 @@ def test_union_over_same_name_entities(kg: Store, grounder: Grounder) -> None:
 def test_union_fails_over_without_same_name_entities(kg: Store, grounder: Grounder) -> None:
     ext = applied(extend(kg, grounder, Q_WAY1, "union"))
     assert ext.query.attempts[0] == RuleAttempt(
-        rule="union", outcome="no other entity shares the subject's name and relation")
+        rule="union", outcome="no_same_name_entities: no other entity shares the subject's name")
     assert ext.query.rule != "union" and ext.query.attempts[-1].outcome == "applied"
 
 
@@ -624,7 +625,10 @@ def test_literal_answer_samples(kg: Store, grounder: Grounder) -> None:
     edit = s["contradictory"].edit
     assert (edit.replacement.value, edit.replacement.datatype) == ("2001-02-03", "xsd:date")
     assert "partially_supportive" not in s   # single: no partial sample
-    assert [f.stage for f in failures] == ["irrelevant"]
+    # Alpha has no other literal: the irrelevant date becomes one of its entity facts
+    assert failures == []
+    assert [t.fact() for t in s["irrelevant"].subgraph] in (
+        [Fact("m.alpha", DIRECTED, "m.dee")], [Fact("m.alpha", SEQUEL, "m.beta")])
 
 
 def test_an_answer_without_same_type_alternative(kg: Store, grounder: Grounder) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal as TypingLiteral
 
 from extension.rules import Hop
 from extension.vocabulary import is_bookkeeping_predicate
@@ -246,67 +247,95 @@ def specific_types(entity: Entity) -> list[str]:
     return [t for t in entity.types if t not in GENERIC_TYPES]
 
 
-def same_type_replacements(store: Store, entity: Entity, *, exclude: Collection[str],
-                           seed: int, k: int = 20, limit: int = 200,
-                           neighbours: int = 4, siblings_per_relation: int = 50
-                           ) -> list[tuple[Entity, str]]:
-    """Up to ``k`` named, non-CVT entities sharing a specific type with ``entity``
-    (the contradictory edit's replacement), with the shared type; none of ``exclude``.
+ReplacementBasis = TypingLiteral["same_role", "sibling", "type"]
+"""Where a contradictory edit's replacement came from, most plausible first:
 
-    Siblings first: entities linked to one of ``entity``'s first ``neighbours``
-    neighbours over the same predicate, in the same direction (another city someone
-    was born in, another film of the same director): plausible replacements, found
-    with one read per relation (:meth:`~kgstore.Store.linked_entities`, at most
-    ``siblings_per_relation`` each: the first ``k`` by id of a few hundred candidates
-    are as good a draw as those of a hub's thousands, and a fifth of the reads hit
-    such hubs: 50 rather than 200 takes a fifth off this edit's time). Without
-    siblings, any entity of the type next to those neighbours (their neighbourhoods
-    are read then, at most ``limit`` facts). Only when there are none either does it
-    fall back to the store's seeded sample of the type, which scans the type's
-    entities (slow on large stores). Records are lean (no aliases or description).
-    """
-    wanted = specific_types(entity)
-    if not wanted:
-        return []
+* ``same_role``: it fills the answer's slot of the same predicate for another entity
+  (other objects of ``film.film.directed_by`` are directors), read from a seeded
+  sample of the predicate's facts: what the graph knows of the slot's range even
+  without type facts;
+* ``sibling``: it is linked to one of the answer's neighbours over the same predicate,
+  in the same direction (another person born in the answer's city);
+* ``type``: the store's seeded sample of the answer's most specific type (typed
+  stores only; scans the type, slow on large stores)."""
+
+ROLE_SAMPLE = 200
+"""Facts of the answer's predicate sampled for ``same_role`` replacements."""
+
+
+def role_replacements(store: Store, predicate: str, *, answer_is_object: bool,
+                      exclude: Collection[str], seed: int, sample: int = ROLE_SAMPLE
+                      ) -> list[Entity]:
+    """Named, non-CVT entities outside ``exclude`` that fill the answer's slot of
+    ``predicate`` in other facts: objects of a seeded sample of its facts when
+    ``answer_is_object``, else subjects; sorted by id."""
+    facts = store.sample_facts(sample, seed=seed, predicate=predicate)
+    ends = {(f.object if answer_is_object else f.subject) for f in facts}
+    ids = sorted(e for e in ends if isinstance(e, str) and e not in exclude)
+    records = store.entities(ids)
+    return [records[i] for i in ids if i in records and not records[i].is_cvt
+            and records[i].name]
+
+
+def sibling_replacements(store: Store, entity: Entity, *, exclude: Collection[str],
+                         limit: int = 200, neighbours: int = 4,
+                         siblings_per_relation: int = 50) -> list[Entity]:
+    """Named, non-CVT entities outside ``exclude`` linked to one of ``entity``'s first
+    ``neighbours`` neighbours over the same predicate, in the same direction (another
+    city someone was born in, another film of the same director), with one read per
+    relation (:meth:`~kgstore.Store.linked_entities`, at most
+    ``siblings_per_relation`` each: the first of a hub's thousands are as good a draw,
+    and a fifth of the reads hit such hubs); sorted by id."""
     around = store.adjacency(entity.id, limit=limit, detail="brief")
     links = sorted({(f.subject, f.predicate, True) if f.object == entity.id
                     else (str(f.object), f.predicate, False)
                     for f in around.facts if not f.is_literal})[:neighbours]
-
-    def add(pool: dict[str, tuple[Entity, str]], e: Entity, node: str) -> None:
-        if e.id in (entity.id, node) or e.id in exclude or e.is_cvt or not e.name:
-            return
-        shared = next((t for t in wanted if t in e.types), None)
-        if shared is not None:
-            pool.setdefault(e.id, (e, shared))
-
-    siblings: dict[str, tuple[Entity, str]] = {}
+    found: dict[str, Entity] = {}
     for node, predicate, answer_is_object in links:
         # answer_is_object: (node, predicate, answer), so siblings are node's objects.
         linked, _ = store.linked_entities(node, predicate, outgoing=answer_is_object,
                                           limit=siblings_per_relation)
         for e in linked:
-            add(siblings, e, node)
-    if not siblings:
-        nearby: dict[str, tuple[Entity, str]] = {}   # same type, any relation
-        for node in dict.fromkeys(node for node, _, _ in links):
-            adj = store.adjacency(node, limit=limit, detail="lean")
-            for f in adj.facts:
-                if f.is_literal:
-                    continue
-                other = adj.entities.get(f.subject if f.subject != node else str(f.object))
-                if other is not None:
-                    add(nearby, other, node)
-        siblings = nearby
-    if siblings:
-        return [siblings[i] for i in sorted(siblings)][:k]
-    for type_id in wanted:
+            if e.id not in (entity.id, node) and e.id not in exclude and not e.is_cvt \
+                    and e.name:
+                found.setdefault(e.id, e)
+    return [found[i] for i in sorted(found)]
+
+
+def type_replacements(store: Store, entity: Entity, *, exclude: Collection[str], seed: int,
+                      k: int = 20) -> list[Entity]:
+    """The store's seeded sample of ``entity``'s first specific type that has other
+    members outside ``exclude`` (lean records)."""
+    for type_id in specific_types(entity):
         sampled = [e for e in store.sample_entities(k + len(exclude) + 1, seed=seed,
                                                     type_id=type_id)
-                   if e.id != entity.id and e.id not in exclude]
+                   if e.id != entity.id and e.id not in exclude and not e.is_cvt and e.name]
         if sampled:
-            return [(e, type_id) for e in sampled[:k]]
+            return sampled[:k]
     return []
+
+
+def closest_by_type(entity: Entity, pool: Sequence[Entity]) -> list[tuple[Entity, str | None]]:
+    """The entities of ``pool`` most like ``entity`` by type, each with the most
+    specific type it shares (``None`` on a store or an entity without specific types,
+    where the whole pool is kept).
+
+    Broad types (``people.person``, ``location.location``) say little: a replacement
+    must share the most of ``entity``'s specific types that any member of the pool
+    shares (Ridley Scott, director and producer, before Tom Hanks, a person, for
+    Christopher Nolan). A type is the more specific the fewer members of the pool
+    have it, measured on the pool itself; the shared type recorded is the most specific
+    one the replacement has."""
+    wanted = specific_types(entity)
+    if not wanted:
+        return [(e, None) for e in pool]
+    members = {t: sum(t in e.types for e in pool) for t in wanted}
+    order = sorted(wanted, key=lambda t: (members[t], wanted.index(t)))
+    shared = {e.id: [t for t in order if t in e.types] for e in pool}
+    most = max((len(s) for s in shared.values()), default=0)
+    if most == 0:
+        return []
+    return [(e, shared[e.id][0]) for e in pool if len(shared[e.id]) == most]
 
 
 def literal_replacements(store: Store, predicate: str, value: Literal, *,

@@ -6,9 +6,14 @@ attribution) three edits make the other categories:
 * **partially supportive** ``G_In``: a path loses one triple
   (:func:`delete_triple_edit`); a tree or a union loses the whole path connecting one
   subject entity to the answer (:func:`delete_path_edit`). Verified: the extended
-  query over ``G_In`` alone no longer derives every answer.
-* **contradictory** ``G_C``: an answer is replaced by a non-answer of the same type
-  (:func:`replace_answer_edit`). Verified: ``G_C`` derives a different answer set.
+  query over ``G_In`` alone no longer derives every answer. §4.3 deletes nothing for
+  single-triple queries; kgbench's "single" queries may still have a ``G`` of several
+  triples (a CVT's n-ary fact, several answers), and those lose one triple too
+  (:func:`delete_triple_edit`; see :func:`extension.samples._partial`).
+* **contradictory** ``G_C``: every answer is replaced by a non-answer that fills the
+  same role (:func:`replace_answers_edit`, chosen by
+  :mod:`extension.contradiction`). Verified: ``G_C`` derives none of the replaced
+  answers and every replacement, and its changed facts are false in the store.
 * **irrelevant** ``G_Ir``: a structurally similar subgraph sharing only the subject
   entity (found by :func:`extension.candidates.similar_subgraph`). Verified by
   :func:`verify_irrelevant`: isomorphic pattern, no shared relation or entity but
@@ -23,7 +28,7 @@ Derivation on a subgraph uses :func:`kgstore.patterns.match_facts` (in memory).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import networkx as nx
 
@@ -125,8 +130,21 @@ def delete_path_edit(facts: Sequence[Fact], graph: QueryGraph, solutions: Sequen
 
 def replace_answer_edit(facts: Sequence[Fact], answer: Object, replacement: Object) -> list[Fact]:
     """Contradictory: every occurrence of ``answer`` in ``G`` replaced by ``replacement``."""
+    return replace_answers_edit(facts, {answer: replacement})
+
+
+def replace_answers_edit(facts: Sequence[Fact], replacements: Mapping[Object, Object]
+                         ) -> list[Fact]:
+    """Contradictory (CAQA §4.3: "replacing the answer entity in G with a non-answer
+    entity of the same type"): every occurrence of each answer in ``replacements``
+    replaced by its own replacement.
+
+    kgbench replaces **every** answer of a question with several: a citation that
+    still states one of them supports that answer, and a reader sees "Nolan directed
+    Batman Begins. Nolan directed Jaws." as support, not contradiction. Only a union
+    query under ``--caqa-strict`` replaces one answer, as §4.3 says for unions."""
     def sub(value: Object) -> Object:
-        return replacement if value == answer else value
+        return replacements.get(value, value)
 
     out = []
     for f in facts:

@@ -95,7 +95,7 @@ def extend_parsed_file(store: Store, parsed: Path, out_path: Path, *, seed: int 
     seconds = time.perf_counter() - started
     report: dict[str, Any] = {
         "input": str(parsed), "output": str(out_path), "failures": str(failures_path),
-        "seed": seed, "questions": questions, "samples": sum(counts.values()),
+        "seed": seed, "caqa_strict": config.caqa_strict, "questions": questions, "samples": sum(counts.values()),
         "by_label_complexity": {label: {c: counts.get((label, c), 0) for c in COMPLEXITIES}
                                 for label in LABELS},
         "failures_by_stage": dict(sorted(stages.items())),

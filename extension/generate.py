@@ -167,6 +167,7 @@ class GenerateConfig:
         ext = self.sample.extension
         return {"seed": self.seed, "test_fraction": self.test_fraction,
                 "max_answers": ext.max_answers, "classes": self.sample.classes,
+                "caqa_strict": self.sample.caqa_strict,
                 "text": self.text.fingerprint(), "shard": str(self.shard),
                 "chunk_size": self.chunk_size}
 
@@ -506,6 +507,7 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
     return {
         "source": source, "seed": config.seed, "test_fraction": config.test_fraction,
         "shard": str(config.shard), "verbalizer": verbalizer,
+        "caqa_strict": config.sample.caqa_strict,
         "questions": sum(total.questions.values()),
         "questions_by_split": {s: total.questions.get(s, 0) for s in SPLITS},
         "samples": sum(total.samples.values()),

@@ -4,8 +4,9 @@ For a parsed question (:class:`extension.questions.ParsedQuestion`) the pipeline
 (:func:`structured_samples`) extends and grounds the query
 (:func:`extension.extend.extend_query`), takes the supporting subgraph ``G`` as the
 **supportive** sample, and edits it (:mod:`extension.edits`) into the
-**partially supportive** (not for single-complexity queries), **contradictory** and
-**irrelevant** samples, verifying each edit (CAQA §4.3). Labels and complexities are
+**partially supportive**, **contradictory** and **irrelevant** samples, verifying each
+edit (CAQA §4.3; :func:`_partial` and :mod:`extension.contradiction` say where kgbench
+goes further than §4.3, and ``--caqa-strict`` where it does not). Labels and complexities are
 those of CAQA §3.2–3.3 and Table 4.
 
 Every random choice comes from ``random.Random(f"{seed}:{question id}")``, so a
@@ -26,11 +27,13 @@ from typing import Literal as TypingLiteral
 from pydantic import BaseModel, ConfigDict
 
 from extension import candidates as cand
+from extension import contradiction
+from extension.candidates import ReplacementBasis
 from extension.edits import (
     delete_path_edit,
     delete_triple_edit,
     derived_answers,
-    replace_answer_edit,
+    replace_answers_edit,
     sub_facts,
     verify_irrelevant,
 )
@@ -84,14 +87,30 @@ class AnswerEntity(_Frozen):
     lang: str | None = None
 
 
+class Replacement(_Frozen):
+    """One answer of a contradictory edit and what replaced it: ``basis`` says where the
+    replacement came from (:data:`extension.candidates.ReplacementBasis`: ``same_role``,
+    ``sibling`` or ``type``), ``shared_type`` the most specific type it shares with the
+    answer (``None`` on a store without types, or for a literal)."""
+
+    replaced: AnswerEntity
+    replacement: AnswerEntity
+    basis: ReplacementBasis
+    shared_type: str | None = None
+
+
 class Edit(_Frozen):
-    """What turned ``original_subgraph`` into ``subgraph``."""
+    """What turned ``original_subgraph`` into ``subgraph``. A contradictory edit lists
+    every replaced answer in ``replacements``; ``replaced``, ``replacement``,
+    ``shared_type`` and ``replacement_basis`` repeat the first of them."""
 
     kind: TypingLiteral["none", "delete_triple", "delete_path", "replace_answer", "swap_subgraph"]
     deleted: tuple[Triple, ...] = ()
     replaced: AnswerEntity | None = None
     replacement: AnswerEntity | None = None
     shared_type: str | None = None
+    replacement_basis: ReplacementBasis | None = None
+    replacements: tuple[Replacement, ...] = ()
     subject: str | None = None
 
 
@@ -149,8 +168,13 @@ class SampleFailure(_Frozen):
 
 @dataclass(frozen=True, slots=True)
 class SampleConfig:
+    """``caqa_strict`` reproduces CAQA §4.3 exactly where kgbench deliberately goes
+    further: no partially supportive sample for single-complexity questions, and a
+    union's contradictory sample replaces one answer (kgbench: every answer)."""
+
     extension: ExtensionConfig = field(default_factory=ExtensionConfig)
     classes: bool = True
+    caqa_strict: bool = False
 
 
 def question_rng(seed: int, qid: str) -> random.Random:
@@ -186,7 +210,7 @@ def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestio
         with clock(label):
             outcome = make(builder, rng)
         if outcome is None:
-            continue   # not defined for this complexity (single: no partial sample)
+            continue   # not defined here (a one-triple single G, or --caqa-strict)
         if isinstance(outcome, str):
             failures.append(fail(label, outcome))
             continue
@@ -283,11 +307,22 @@ _Outcome = tuple[list[Fact], Edit] | str | None
 
 
 def _partial(b: _Builder, rng: random.Random) -> _Outcome:
+    """Partially supportive (CAQA §4.3): a path loses one triple, a tree or a union the
+    path of one subject entity.
+
+    §4.3 deletes nothing for single-triple queries. kgbench's single queries contract
+    CVTs, so their ``G`` may hold an n-ary fact of several triples (CAQA Table 2's own
+    partial example: the actor stars in the film, that he plays Patrick is missing), or
+    one fact per answer. As a deliberate extension of §4.3, such a ``G`` loses one
+    triple whose removal loses an answer (:func:`delete_triple_edit`): one triple of the
+    n-ary fact the question constrains or asks, or one answer's fact; ``sub_facts``
+    marks what is kept. A single ``G`` of one triple gets no partial sample, and
+    ``--caqa-strict`` gives none for any single query."""
     q = b.ext.query
     facts = list(b.ext.facts)
-    if q.complexity == "single":
+    if q.complexity == "single" and (b.config.caqa_strict or len(facts) < 2):
         return None
-    if q.shape == "path" and q.rule != "union":
+    if q.complexity == "single" or (q.shape == "path" and q.rule != "union"):
         result = delete_triple_edit(facts, q.disjuncts, b.answers, rng)
         if result is None:
             return "no single triple removal loses an answer"
@@ -306,41 +341,49 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
 
 
 def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
+    """Contradictory (CAQA §4.3): the answers replaced by non-answers that fill the same
+    role, on a slot that holds one value, making facts the store does not hold
+    (:mod:`extension.contradiction`). Every answer is replaced, so the citation supports
+    none of them; under ``--caqa-strict`` a union replaces one (§4.3)."""
     q = b.ext.query
     facts = list(b.ext.facts)
     if b.ext.truncated:
         return "the answers are capped: a replacement could be an answer beyond the cap"
-    answer = rng.choice(sorted(b.ext.answers, key=lambda a: a.key if isinstance(a, Literal) else a))
+    targets = contradiction.answers_to_replace(b.ext.answers, union=q.rule == "union",
+                                               strict=b.config.caqa_strict, rng=rng)
     in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
-    replacement: Object
-    shared: str | None = None
-    if isinstance(answer, Literal):
-        predicate = next(f.predicate for f in facts if f.object == answer)
-        options = cand.literal_replacements(b.store, predicate, answer, seed=b.seed,
-                                            exclude=[a for a in b.answers if isinstance(a, Literal)])
-        if not options:
-            return f"no other {answer.datatype or 'literal'} value of {predicate}"
-        replacement = rng.choice(options)
-    else:
-        entity = b.entities.get(answer)   # G's entities were read for the triples' names
-        if entity is None:
-            return f"answer {answer} is not in the store"
-        options_e = [(e, t) for e, t in cand.same_type_replacements(
-            b.store, entity, exclude={a for a in b.answers if isinstance(a, str)} | in_graph,
-            seed=b.seed) if not e.is_cvt and e.name]
-        if not options_e:
-            return f"no non-answer entity shares a type with {answer}"
-        chosen, shared = rng.choice(options_e)
-        replacement = chosen.id
-        b.entities[chosen.id] = chosen
-    edited = replace_answer_edit(facts, answer, replacement)
+    cvts = {n for n in in_graph if (e := b.entities.get(n)) is not None and e.is_cvt}
+    taken: set[Object] = set(b.answers) | in_graph
+    choices: list[contradiction.Choice] = []
+    for answer in targets:
+        slot = contradiction.single_valued_slot(b.store, facts, answer, cvts)
+        if isinstance(slot, str):
+            return slot
+        entity = None if isinstance(answer, Literal) else b.entities.get(answer)
+        choice = contradiction.choose_replacement(b.store, slot, answer, entity,
+                                                  exclude=taken, seed=b.seed, rng=rng)
+        if isinstance(choice, str):
+            return choice
+        if choice.entity is not None:
+            b.entities[choice.entity.id] = choice.entity
+        taken.add(choice.replacement)
+        choices.append(choice)
+    edited = replace_answers_edit(facts, {c.replaced: c.replacement for c in choices})
     derived = derived_answers(q.disjuncts, edited)
-    if derived == b.answers or replacement in b.answers:
-        return "the replaced subgraph still yields the original answers"
-    if replacement not in derived:   # the answer is also a constant of the query
-        return "the replaced subgraph does not yield the replacement"
-    return edited, Edit(kind="replace_answer", replaced=b.answer(answer),
-                        replacement=b.answer(replacement), shared_type=shared)
+    if derived & {c.replaced for c in choices}:
+        return "the replaced subgraph still yields a replaced answer"
+    if not {c.replacement for c in choices} <= derived:   # an answer is also a constant
+        return "the replaced subgraph does not yield the replacements"
+    true = contradiction.true_in_store(b.store, facts, edited)
+    if true is not None:
+        return f"the edited fact ({true.subject}, {true.predicate}, {true.object_key}) is true"
+    replacements = tuple(Replacement(replaced=b.answer(c.replaced),
+                                     replacement=b.answer(c.replacement), basis=c.basis,
+                                     shared_type=c.shared_type) for c in choices)
+    first = replacements[0]
+    return edited, Edit(kind="replace_answer", replaced=first.replaced,
+                        replacement=first.replacement, shared_type=first.shared_type,
+                        replacement_basis=first.basis, replacements=replacements)
 
 
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:

@@ -42,6 +42,11 @@ def extend_cmd(
         bool, typer.Option("--classes/--no-classes",
                            help="Apply class constraints when grounding.")
     ] = True,
+    caqa_strict: Annotated[
+        bool, typer.Option("--caqa-strict",
+                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
+                           "for single questions, a union's contradiction replaces one answer.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Extend, ground and edit questions into labelled attribution samples (CAQA).
@@ -60,7 +65,8 @@ def extend_cmd(
     from extension.samples import SampleConfig
 
     readable_input(parsed)
-    config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes)
+    config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes,
+                          caqa_strict=caqa_strict)
     output_target(out_path, option="--out", inputs=[parsed])   # before the store is opened
     with on_interrupt(NOTHING_WRITTEN), reading(ctx, store) as s, progress() as display:
         task = display.add_task(task_label(f"extending {parsed.name}"), total=None)

@@ -93,6 +93,11 @@ def generate_cmd(
     classes: Annotated[
         bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
     ] = True,
+    caqa_strict: Annotated[
+        bool, typer.Option("--caqa-strict",
+                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
+                           "for single questions, a union's contradiction replaces one answer.")
+    ] = False,
     llm_url: Annotated[
         str | None, typer.Option("--llm-url", metavar="URL",
                                  help="OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) "
@@ -179,7 +184,8 @@ def generate_cmd(
             readable_input(given)
     config = GenerateConfig(
         seed=seed, test_fraction=test_fraction,
-        sample=SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes),
+        sample=SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes,
+                            caqa_strict=caqa_strict),
         text=TextOptions(llm_url=llm_url, llm_model=llm_model, cache_dir=llm_cache,
                          phrases_file=phrases, llm_timeout_s=llm_timeout,
                          llm_retries=llm_retries, llm_requests_per_second=llm_rps,

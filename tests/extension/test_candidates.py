@@ -1,5 +1,5 @@
-"""The contradictory edit's replacement search (:func:`same_type_replacements`) on a
-hand-built KG where siblings, nearby entities and the type-scan fallback are known."""
+"""The contradictory edit's replacement look-ups (same role, siblings, the type sample,
+the closest by type) on a hand-built KG where each is known."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from extension.candidates import same_type_replacements, similar_subgraph
+from extension.candidates import (
+    closest_by_type,
+    role_replacements,
+    sibling_replacements,
+    similar_subgraph,
+    type_replacements,
+)
 from kgstore import Entity, Fact, Store, open_store
 
 DIRECTED, FAVOURITE, BORN, LIVES = ("film.film.directed_by", "film.director.favourite",
@@ -55,38 +61,47 @@ def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
         yield s
 
 
-def _replacements(kg: Store, id: str, **kw: object) -> list[tuple[str, str]]:
+def _closest(kg: Store, id: str, pool: list[Entity]) -> list[tuple[str, str | None]]:
     entity = kg.entity(id)
     assert entity is not None
-    return [(e.id, t) for e, t in same_type_replacements(kg, entity, seed=0, **kw)]  # type: ignore[arg-type]
+    return [(e.id, t) for e, t in closest_by_type(entity, pool)]
 
 
-def test_siblings_come_first_and_sorted(kg: Store) -> None:
+def _entity(kg: Store, id: str) -> Entity:
+    entity = kg.entity(id)
+    assert entity is not None
+    return entity
+
+
+def test_same_role_is_the_other_fillers_of_the_predicate(kg: Store) -> None:
+    # Other objects of lives_in; not the CVT or the nameless film of directed_by.
+    got = role_replacements(kg, LIVES, answer_is_object=True, exclude={"m.home"}, seed=0)
+    assert [e.id for e in got] == ["m.far2", "m.generic", "m.lonely"]
+    films = role_replacements(kg, DIRECTED, answer_is_object=False, exclude={"m.f1"}, seed=0)
+    assert [e.id for e in films] == ["m.f2", "m.f3", "m.f4"]
+
+
+def test_siblings_share_a_neighbour_over_the_same_predicate(kg: Store) -> None:
     # Other films of the same director; not the favourite (another relation), not the
-    # CVT or the nameless film, not the excluded one.
-    assert _replacements(kg, "m.f1", exclude={"m.f3"}) == [("m.f2", FILM), ("m.f4", FILM)]
-    assert _replacements(kg, "m.f1", exclude=set(), k=1) == [("m.f2", FILM)]
+    # CVT or the nameless film, not the excluded one. Borntown has no sibling.
+    got = sibling_replacements(kg, _entity(kg, "m.f1"), exclude={"m.f3"})
+    assert [e.id for e in got] == ["m.f2", "m.f4"]
+    assert sibling_replacements(kg, _entity(kg, "m.born"), exclude=set()) == []
 
 
-def test_nearby_entities_when_there_is_no_sibling(kg: Store) -> None:
-    # Excluding every sibling leaves the favourite film, linked to the director over
-    # another relation; Borntown has no sibling at all, Hometown is next to Pat.
-    assert _replacements(kg, "m.f1", exclude={"m.f2", "m.f3", "m.f4"}) == [("m.fav", FILM)]
-    assert _replacements(kg, "m.born", exclude=set()) == [("m.home", CITY)]
+def test_type_sample_of_the_first_specific_type(kg: Store) -> None:
+    got = type_replacements(kg, _entity(kg, "m.born"), exclude={"m.home"}, seed=0)
+    assert sorted(e.id for e in got) == ["m.far1", "m.far2"]
+    assert type_replacements(kg, _entity(kg, "m.generic"), exclude=set(), seed=0) == []
 
 
-def test_type_sample_when_nothing_nearby_shares_the_type(kg: Store) -> None:
-    # Nothing next to Borntown is left once Hometown is excluded: the seeded sample of
-    # the type gives the far cities, none of them excluded.
-    got = _replacements(kg, "m.born", exclude={"m.home"})
-    assert sorted(got) == [("m.far1", CITY), ("m.far2", CITY)]
-
-
-def test_no_replacement_for_a_unique_or_generic_type(kg: Store) -> None:
-    # A type no other entity has; an entity with only generic types (every entity is a
-    # common.topic: sharing it makes no contradiction).
-    assert _replacements(kg, "m.lonely", exclude=set()) == []
-    assert _replacements(kg, "m.generic", exclude=set()) == []
+def test_closest_by_type_keeps_the_most_alike(kg: Store) -> None:
+    # A city is replaced by a city, never by a person or a thing of a lonely type; an
+    # entity with only generic types (every entity is a common.topic) has no match.
+    pool = [_entity(kg, i) for i in ("m.p", "m.home", "m.lonely", "m.far1")]
+    assert _closest(kg, "m.born", pool) == [("m.home", CITY), ("m.far1", CITY)]
+    assert _closest(kg, "m.lonely", [_entity(kg, "m.home")]) == []
+    assert _closest(kg, "m.generic", pool) == [(e.id, None) for e in pool]
 
 
 # -- the irrelevant edit's walk ---------------------------------------------------------

@@ -175,7 +175,7 @@ def test_one_example_per_present_cell(report: tuple[Path, str],
                 if tag == "article" and "example" in (a.get("class") or "")]
     present = {(s.label, s.complexity) for s in samples}
     assert sorted(examples) == sorted(present)
-    assert len(examples) == len(present) == 15   # single has no partially supportive sample
+    assert len(examples) == len(present) == 16   # single questions have partial samples too
     # each example is drawn: one inline SVG per example, plus the five plots
     assert sum(tag == "svg" for tag, _ in page.tags) == len(examples) + 5
 

@@ -241,3 +241,28 @@ def test_new_domain_on_a_wikidata_store(tmp_path: Path) -> None:
     texts = " ".join(c.text for s in made for c in s.citations)
     assert texts and not re.search(r"\bP\d+\b", texts)
     assert not re.search(r"\bQ\d+\b", texts)
+
+
+def test_caqa_strict_is_recorded_and_part_of_the_resume_check(demo_store: Path,
+                                                              tmp_path: Path) -> None:
+    """``--caqa-strict`` reproduces CAQA §4.3: no partially supportive sample for a
+    single question; it is in stats.json, and the finished strict run is not taken for
+    a run with the other setting (refused without --force)."""
+    out = tmp_path / "bench"
+    strict = generate(demo_store, out, "--questions", QUESTIONS, "--caqa-strict",
+                      "--no-report", "--json")
+    assert strict.returncode == 0, strict.stderr
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["caqa_strict"] is True
+    assert not [s for s in samples(out)
+                if s.label == "partially_supportive" and s.complexity == "single"]
+    refused = generate(demo_store, out, "--questions", QUESTIONS, "--no-report")
+    assert_clean_error(refused)
+    assert "already holds a benchmark" in refused.stderr
+    default = generate(demo_store, out, "--questions", QUESTIONS, "--no-report", "--json",
+                       "--force")
+    assert default.returncode == 0, default.stderr
+    assert json.loads(default.stdout)["already_complete"] is False
+    assert json.loads((out / "stats.json").read_text())["caqa_strict"] is False
+    assert [s for s in samples(out)
+            if s.label == "partially_supportive" and s.complexity == "single"]

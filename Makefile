@@ -26,7 +26,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/store_bench.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check kgstore loaders extension scoring kgbench tests bench
+	$(BIN)/ruff check kgstore loaders llm extension scoring kgbench tests bench
 	$(BIN)/mypy
 
 clean:

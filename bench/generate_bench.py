@@ -3,7 +3,7 @@
 On the store benchmark's synthetic Freebase-like KG (``bench/store_bench.py``; built
 once and reusable with ``--store-dir``, shared with ``bench/extend_bench.py``), draws
 questions of the three CAQA shapes from the store (``extend_bench.make_questions``),
-gives them template question text (:func:`extension.seeds.template_question`) and
+gives them template question text (:func:`extension.text.seed_questions.template_question`) and
 writes them as a JSONL question file. Then, in the same run:
 
 * **baseline** — the structured samples alone (:func:`extension.samples.
@@ -43,8 +43,8 @@ from extension.grounding import Grounder  # noqa: E402
 from extension.heap import PacedCollection  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
 from extension.samples import structured_samples  # noqa: E402
-from extension.seeds import template_question  # noqa: E402
-from extension.verbalize import TemplateVerbalizer  # noqa: E402
+from extension.text.seed_questions import template_question  # noqa: E402
+from extension.text.verbalizer import TemplateVerbalizer  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
 from loaders.kgqa import read_questions  # noqa: E402
 

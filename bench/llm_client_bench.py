@@ -5,7 +5,7 @@ hand-written code. Three transports POST the same chat request to a local server
 
 * ``urllib`` — the client before issue 18 (``urllib.request.urlopen``, a timeout per
   socket read, redirects followed by urllib);
-* ``kgbench`` — :func:`extension.llm_http.post` (``http.client``, a connection per
+* ``kgbench`` — :func:`llm.transport.post` (``http.client``, a connection per
   request, a watchdog for the whole-request deadline, a size cap, same-origin redirects
   only);
 * ``httpx`` — :func:`httpx_post` below: the same contract written on an
@@ -53,7 +53,7 @@ if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
 from bench.load_bench import git_commit, git_dirty  # noqa: E402
-from extension import llm_http  # noqa: E402
+from llm import transport  # noqa: E402
 
 REPLY = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "choices": [
     {"index": 0, "finish_reason": "stop",
@@ -117,7 +117,7 @@ def urllib_post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: fl
 
 def kgbench_post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float,
                  max_bytes: int) -> tuple[int, bytes]:
-    reply = llm_http.post(url, body, headers, timeout_s=timeout_s, max_bytes=max_bytes)
+    reply = transport.post(url, body, headers, timeout_s=timeout_s, max_bytes=max_bytes)
     return reply.status, reply.body
 
 
@@ -126,42 +126,42 @@ _HTTPX: Any = None
 
 def httpx_post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float,
                max_bytes: int) -> tuple[int, bytes]:
-    """:func:`extension.llm_http.post`'s contract on a pooled ``httpx.Client``."""
+    """:func:`llm.transport.post`'s contract on a pooled ``httpx.Client``."""
     import httpx
 
     global _HTTPX
     if _HTTPX is None:
         _HTTPX = httpx.Client(follow_redirects=False)   # it would turn a 302'd POST into GET
     deadline = time.monotonic() + timeout_s
-    for _ in range(llm_http.MAX_REDIRECTS + 1):
+    for _ in range(transport.MAX_REDIRECTS + 1):
         left = deadline - time.monotonic()
         if left <= 0:
-            raise llm_http.DeadlineExceeded(url)
+            raise transport.DeadlineExceeded(url)
         try:
             with _HTTPX.stream("POST", url, content=body, headers=dict(headers),
                                timeout=httpx.Timeout(left)) as response:
                 location = response.headers.get("location")
-                if response.status_code in llm_http.REDIRECT_STATUSES and location:
+                if response.status_code in transport.REDIRECT_STATUSES and location:
                     target = urljoin(url, location)
-                    if llm_http.origin(target) != llm_http.origin(url):
-                        raise llm_http.CrossOriginRedirect(url, response.status_code, location)
+                    if transport.origin(target) != transport.origin(url):
+                        raise transport.CrossOriginRedirect(url, response.status_code, location)
                     url = target
                     continue
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise llm_http.ReplyTooLarge(url, max_bytes, int(declared))
+                    raise transport.ReplyTooLarge(url, max_bytes, int(declared))
                 blocks, total = [], 0
                 for block in response.iter_raw():
                     total += len(block)
                     if total > max_bytes:
-                        raise llm_http.ReplyTooLarge(url, max_bytes, None)
+                        raise transport.ReplyTooLarge(url, max_bytes, None)
                     if time.monotonic() > deadline:   # only between chunks of the body
-                        raise llm_http.DeadlineExceeded(url)
+                        raise transport.DeadlineExceeded(url)
                     blocks.append(block)
                 return response.status_code, b"".join(blocks)
         except httpx.TimeoutException:
-            raise llm_http.DeadlineExceeded(url) from None
-    raise llm_http.TooManyRedirects(url, 0)
+            raise transport.DeadlineExceeded(url) from None
+    raise transport.TooManyRedirects(url, 0)
 
 
 Post = Callable[[str, bytes, Mapping[str, str], float, int], tuple[int, bytes]]
@@ -183,7 +183,7 @@ def statements(*objects: Any) -> int:
 def requests_per_second(post: Post, url: str, n: int) -> float:
     started = time.perf_counter()
     for _ in range(n):
-        status, data = post(url, BODY, HEADERS, 10.0, llm_http.DEFAULT_MAX_RESPONSE_BYTES)
+        status, data = post(url, BODY, HEADERS, 10.0, transport.DEFAULT_MAX_RESPONSE_BYTES)
         assert status == 200 and data == REPLY, (status, data[:100])
     return n / (time.perf_counter() - started)
 
@@ -191,7 +191,7 @@ def requests_per_second(post: Post, url: str, n: int) -> float:
 def drip_seconds(post: Post, url: str) -> tuple[float, str]:
     started = time.monotonic()
     try:
-        post(url, BODY, HEADERS, 2.0, llm_http.DEFAULT_MAX_RESPONSE_BYTES)
+        post(url, BODY, HEADERS, 2.0, transport.DEFAULT_MAX_RESPONSE_BYTES)
         outcome = "returned"
     except Exception as exc:  # what each transport raises is part of the result
         outcome = type(exc).__name__
@@ -234,8 +234,8 @@ def main() -> None:
                 result[name][f"drip_{where}_outcome"] = outcome
         print(name, result[name], file=sys.stderr)
     result["kgbench"]["statements"] = statements(
-        llm_http.post, llm_http._post_once, llm_http._connect, llm_http._read_capped,
-        llm_http._Watchdog)
+        transport.post, transport._post_once, transport._connect, transport._read_capped,
+        transport._Watchdog)
     if "httpx" in result:
         result["httpx"]["statements"] = statements(httpx_post)
     httpd.shutdown()

@@ -4,7 +4,7 @@ Pipeline per question (CAQA §4): parse the logical form and classify it
 (:func:`extension.questions.parse_question`; new-domain seed questions arrive already
 parsed), extend and ground it and edit the subgraph into up to four labelled samples
 (:func:`extension.samples.structured_samples`), verbalize each sample
-(:mod:`extension.verbalize` or :mod:`extension.llm`) and write it as a
+(:mod:`extension.text.verbalizer` or :mod:`extension.prompts.verbalizer`) and write it as a
 :class:`extension.sample_format.BenchmarkSample`.
 
 Reproducibility and scale
@@ -55,7 +55,7 @@ from extension.query_graph import known_mediator_types
 from extension.questions import ParsedQuestion, parse_question
 from extension.sample_format import SchemaViolation, benchmark_sample, iter_schema_violations
 from extension.samples import SampleConfig, SampleFailure, structured_samples
-from extension.verbalize import TemplateVerbalizer, Verbalizer
+from extension.text.verbalizer import TemplateVerbalizer, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
@@ -140,7 +140,7 @@ def make_verbalizer(store: Store, options: TextOptions) -> Verbalizer:
     template = TemplateVerbalizer.from_store(store, overrides_file=options.phrases_file)
     if not options.llm_url:
         return template
-    from extension.llm import verbalizer_from_options  # only LLM runs need it
+    from extension.prompts.verbalizer import verbalizer_from_options  # only LLM runs need it
 
     cache = options.cache_dir or Path(".kgbench-llm-cache")
     return verbalizer_from_options(

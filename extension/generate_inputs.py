@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from extension.generate import GenerateError, Question, source_of_file
-from extension.seeds import SeedSample, sample_seed_questions
+from extension.seed_sampler import SeedSample, sample_seed_questions
 from kgstore import Store
 from loaders.kgqa import FORMATS, ReadIssue, read_questions
 

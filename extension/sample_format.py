@@ -3,7 +3,7 @@
 
 A :class:`BenchmarkSample` is a structured sample (:class:`extension.samples.
 StructuredSample`: query, label, complexity, subgraphs, edit, sub-facts) with its text
-(:class:`extension.verbalize.Verbalization`): the original question q, the extended
+(:class:`extension.text.verbalizer.Verbalization`): the original question q, the extended
 question q̃, the answer statement ã and the citations — one per part of the subgraph
 as in CAQA Table 3 — plus the ``citation`` string people paste into a prompt
 (``[1] … [2] …``) and the train/test ``split``.
@@ -31,7 +31,7 @@ from extension.labels import Complexity, Label, Split
 from extension.samples import AnswerEntity, Edit, SampleQuery, Source, StructuredSample, Triple
 
 if TYPE_CHECKING:   # the sample format does not need the verbalizers, only their output
-    from extension.verbalize import Verbalization
+    from extension.text.verbalizer import Verbalization
 
 SCHEMA_RESOURCE = "sample.schema.json"
 SCHEMA_ID = "https://kgbench.dev/schema/sample.schema.json"

@@ -145,7 +145,7 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
 ]
 _ENGINE_ERRORS = (
     ("extension.generate", "GenerateError"),
-    ("extension.llm", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
+    ("llm.errors", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
     ("extension.parsed_file", "ParsedFileError"),
     ("extension.output_file", "OutputPathError"),  # an --out that is a directory, a device...
 )

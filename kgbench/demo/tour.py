@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from extension.generate import GenerateResult
     from extension.questions import ParsedQuestion
     from extension.sample_format import BenchmarkSample
-    from extension.seeds import SeedSample
+    from extension.seed_sampler import SeedSample
     from kgstore.store import ProgressCallback
     from loaders.into_store import StoreLoad
     from loaders.pipeline import LoadReport
@@ -177,7 +177,7 @@ def generate_domain_benchmark(store_location: Path, out_dir: Path
     """A benchmark with no dataset: :data:`DEMO_DOMAIN_N` seed questions sampled from
     :data:`DEMO_DOMAIN`, replacing ``out_dir``."""
     from extension.generate import GenerateConfig, generate
-    from extension.seeds import sample_seed_questions
+    from extension.seed_sampler import sample_seed_questions
 
     with open_store(str(store_location), read_only=True) as s:
         sampled = sample_seed_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)

@@ -2,7 +2,7 @@
 
 The samples are real: the demo KG is loaded into a LadybugDB store, the demo questions
 are parsed and run through :func:`extension.samples.structured_samples`, verbalized by
-:class:`extension.verbalize.TemplateVerbalizer`, and each becomes a
+:class:`extension.text.verbalizer.TemplateVerbalizer`, and each becomes a
 :class:`BenchmarkSample` with :func:`extension.sample_format.benchmark_sample`.
 :func:`demo_benchmark` builds them once per process; the report and CLI tests reuse it.
 
@@ -40,7 +40,7 @@ from extension.output_file import OutputPathError
 from extension.questions import parse_question
 from extension.sample_format import BenchmarkSample, CitationRecord, benchmark_sample
 from extension.samples import Triple, structured_samples
-from extension.verbalize import TemplateVerbalizer
+from extension.text.verbalizer import TemplateVerbalizer
 from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
 from kgstore import open_store
 from loaders.kgqa import read_kgqa_jsonl

@@ -23,31 +23,37 @@ from typing import Any
 
 import pytest
 
-from extension import llm
-from extension.llm import (
-    ChatClient,
+from extension.prompts.checks import (
+    LENGTH_FACTOR,
+    MIN_LENGTH_LIMIT,
+    check_answer,
+    check_citation,
+    check_question,
+    clean_reply,
+    length_limit,
+)
+from extension.prompts.verbalizer import LLMVerbalizer, verbalizer_from_options
+from extension.samples import StructuredSample
+from extension.text.citations import citation_parts
+from extension.text.verbalizer import TemplateVerbalizer
+from llm.cache import ResponseCache
+from llm.chat import ChatMessage, ChatReply, chat_request_body, parse_chat_completion, request_key
+from llm.client import ChatClient
+from llm.endpoint import (
+    DEFAULT_API_KEY_ENV,
+    MAX_RESPONSE_BYTES_ENV,
     ChatEndpoint,
-    ChatMessage,
-    ChatReply,
+    max_response_bytes,
+)
+from llm.errors import (
     LLMBadResponse,
     LLMConfigError,
     LLMRedirectRefused,
     LLMRejected,
     LLMResponseTooLarge,
     LLMUnavailable,
-    LLMVerbalizer,
-    RateLimiter,
-    ResponseCache,
-    check_answer,
-    check_citation,
-    check_question,
-    clean_reply,
-    parse_retry_after,
-    request_key,
-    verbalizer_from_options,
 )
-from extension.samples import StructuredSample
-from extension.verbalize import TemplateVerbalizer, citation_parts
+from llm.retry import RateLimiter, parse_retry_after
 
 
 @dataclass
@@ -262,7 +268,7 @@ def test_request_carries_model_temperature_zero_and_bearer_key(
 
 def test_no_key_no_authorization_header(server: FakeChatServer,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(llm.DEFAULT_API_KEY_ENV, raising=False)
+    monkeypatch.delenv(DEFAULT_API_KEY_ENV, raising=False)
     ChatClient(endpoint(server)).complete(HELLO)
     assert "Authorization" not in server.received[0].headers
 
@@ -372,7 +378,7 @@ def other() -> Iterator[FakeChatServer]:
 def test_redirect_to_another_port_is_refused_and_the_key_stays_home(
         server: FakeChatServer, other: FakeChatServer, monkeypatch: pytest.MonkeyPatch,
         status: int) -> None:
-    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    monkeypatch.setenv(DEFAULT_API_KEY_ENV, KEY)
     server.redirect = (status, f"{other.url}/chat/completions")
     ep = endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1")
     with pytest.raises(LLMRedirectRefused) as caught:
@@ -399,7 +405,7 @@ def test_redirect_refused_even_with_fallback(server: FakeChatServer, other: Fake
 
 def test_redirect_within_the_origin_is_followed_with_the_same_post(
         server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    monkeypatch.setenv(DEFAULT_API_KEY_ENV, KEY)
     server.redirect = (302, "/v1/chat/completions")
     ep = endpoint(server, url=f"http://127.0.0.1:{server.port}/old/v1")
     assert ChatClient(ep).complete(HELLO).content == HELLO_REPLY
@@ -492,7 +498,7 @@ def test_reply_declaring_a_huge_length_is_refused_unread(server: FakeChatServer)
     assert time.monotonic() - started < 1.5   # refused at the headers, not at the deadline
     message = str(caught.value)
     assert "314,572,800 bytes" in message and "8,388,608" in message
-    assert llm.MAX_RESPONSE_BYTES_ENV in message
+    assert MAX_RESPONSE_BYTES_ENV in message
     assert len(server.received) == 1   # not retried: the same request gets the same reply
 
 
@@ -510,14 +516,14 @@ def test_reply_streaming_past_the_cap_is_cut_off(server: FakeChatServer) -> None
 
 
 def test_max_response_bytes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(llm.MAX_RESPONSE_BYTES_ENV, raising=False)
-    assert llm.max_response_bytes() == 8 * 1024 * 1024
-    monkeypatch.setenv(llm.MAX_RESPONSE_BYTES_ENV, "1000")
-    assert llm.max_response_bytes() == 1000
+    monkeypatch.delenv(MAX_RESPONSE_BYTES_ENV, raising=False)
+    assert max_response_bytes() == 8 * 1024 * 1024
+    monkeypatch.setenv(MAX_RESPONSE_BYTES_ENV, "1000")
+    assert max_response_bytes() == 1000
     for bad in ("0", "-5", "8MB"):
-        monkeypatch.setenv(llm.MAX_RESPONSE_BYTES_ENV, bad)
-        with pytest.raises(LLMConfigError, match=llm.MAX_RESPONSE_BYTES_ENV):
-            llm.max_response_bytes()
+        monkeypatch.setenv(MAX_RESPONSE_BYTES_ENV, bad)
+        with pytest.raises(LLMConfigError, match=MAX_RESPONSE_BYTES_ENV):
+            max_response_bytes()
 
 
 # status -> (retried?, configuration error?)
@@ -549,7 +555,7 @@ HOSTILE_ERROR = {"error": {"message": "model 'x' does not exist\x1b[31m\x1b]0;ow
 
 def test_rejection_quotes_the_server_message_escaped_shortened_and_without_the_key(
         server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    monkeypatch.setenv(DEFAULT_API_KEY_ENV, KEY)
     server.always = "400"
     server.error_body = json.dumps(HOSTILE_ERROR).encode()
     with pytest.raises(LLMRejected) as caught:
@@ -565,7 +571,7 @@ def test_rejection_quotes_the_server_message_escaped_shortened_and_without_the_k
 def test_endpoint_refusing_every_request_stops_the_verbalizer(
         server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    monkeypatch.setenv(DEFAULT_API_KEY_ENV, KEY)
     server.always = "400"
     server.error_body = json.dumps(HOSTILE_ERROR).encode()
     with pytest.raises(LLMRejected) as caught:
@@ -579,7 +585,7 @@ def test_endpoint_refusing_every_request_stops_the_verbalizer(
 def test_endpoint_refusing_every_request_with_fallback_uses_templates(
         server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(llm.DEFAULT_API_KEY_ENV, KEY)
+    monkeypatch.setenv(DEFAULT_API_KEY_ENV, KEY)
     server.always = "400"
     server.error_body = json.dumps(HOSTILE_ERROR).encode()
     text = verbalizer(server, tmp_path, template, on_error="fallback").verbalize(SEQUEL)
@@ -618,10 +624,10 @@ def test_rejections_survive_the_trip_from_a_worker_process() -> None:
 
 def test_json_that_is_not_a_completion_says_what_is_missing() -> None:
     with pytest.raises(LLMBadResponse, match=r"choices.*Field required"):
-        llm.parse_chat_completion(b'{"error": "nope"}', "http://x/v1/chat/completions")
+        parse_chat_completion(b'{"error": "nope"}', "http://x/v1/chat/completions")
     with pytest.raises(LLMBadResponse, match="no choices"):
-        llm.parse_chat_completion(b'{"choices": []}', "http://x/v1/chat/completions")
-    reply = llm.parse_chat_completion(
+        parse_chat_completion(b'{"choices": []}', "http://x/v1/chat/completions")
+    reply = parse_chat_completion(
         b'{"choices": [{"message": {"content": null}, "finish_reason": "length"}]}', "u")
     assert reply == ChatReply("", "length")
 
@@ -694,15 +700,15 @@ def test_endpoint_validation() -> None:
 
 def test_cache_key_covers_model_messages_and_temperature() -> None:
     a = ChatEndpoint(url="http://h/v1", model="a")
-    body = llm.chat_request_body(a, HELLO)
+    body = chat_request_body(a, HELLO)
     assert request_key(body) == request_key(dict(reversed(list(body.items()))))
     assert request_key(body) != request_key({**body, "model": "b"})
     assert request_key(body) != request_key({**body, "temperature": 0.7})
     assert request_key(body) != request_key(
-        llm.chat_request_body(a, [ChatMessage("user", "Say hi.")]))
+        chat_request_body(a, [ChatMessage("user", "Say hi.")]))
     # the URL is not part of the key: the same model elsewhere shares the cache
     b = ChatEndpoint(url="http://other/v1", model="a")
-    assert request_key(llm.chat_request_body(b, HELLO)) == request_key(body)
+    assert request_key(chat_request_body(b, HELLO)) == request_key(body)
 
 
 def test_client_with_cache_sends_each_request_once(server: FakeChatServer,
@@ -1022,5 +1028,5 @@ def test_check_question_and_answer() -> None:
         "is a question, not a statement"
     assert check_answer("Coppola directed it.", answers, max_chars=300) == \
         "does not mention 'Francis Ford Coppola'"
-    assert llm.length_limit("x" * 10) == llm.MIN_LENGTH_LIMIT
-    assert llm.length_limit("x" * 1000) == 1000 * llm.LENGTH_FACTOR
+    assert length_limit("x" * 10) == MIN_LENGTH_LIMIT
+    assert length_limit("x" * 1000) == 1000 * LENGTH_FACTOR

@@ -16,7 +16,7 @@ from extension.sample_format import (
     shipped_schema,
 )
 from extension.samples import Edit, SampleQuery, Source, StructuredSample, SubFact, Triple
-from extension.verbalize import Citation, Verbalization
+from extension.text.verbalizer import Citation, Verbalization
 
 TRIPLE = Triple(s="m.1", p="film.film.directed_by", o="m.2", s_name="Jaws",
                 o_name="Steven Spielberg")

@@ -1,4 +1,4 @@
-"""New-domain seed questions (extension.seeds) on real stores.
+"""New-domain seed questions (extension.seed_sampler, extension.text.seed_questions) on real stores.
 
 * a Wikidata-shaped store: a small JSON dump of humans (Q5) with places, countries,
   universities and works, written here and loaded through ``loaders.wikidata`` with
@@ -23,20 +23,19 @@ from typing import Any
 
 import pytest
 
+from extension.domain_spec import DomainSpec, parse_domain_spec
 from extension.grounding import Grounder
 from extension.query_graph import QueryEdge
 from extension.questions import ParsedQuestion
 from extension.samples import structured_samples
-from extension.seeds import (
-    DomainSpec,
+from extension.seed_sampler import (
     SeedSample,
     is_answerable_literal,
-    parse_domain_spec,
     predicate_specificity,
     sample_seed_questions,
-    template_question,
 )
 from extension.shapes import classify
+from extension.text.seed_questions import template_question
 from extension.vocabulary import is_bookkeeping_predicate
 from kgstore import Entity, Fact, Literal, Store, open_store
 from loaders.wikidata import STATEMENT_TYPE

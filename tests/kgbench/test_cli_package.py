@@ -20,7 +20,7 @@ USE_CASES = [
     "extension/question_parsing.py", "extension/question_grounding.py",
     "extension/extend_file.py", "extension/generate_inputs.py", "kgbench/demo/tour.py",
 ]
-LAYERS = {"kgstore": 0, "loaders": 1, "extension": 2, "kgbench": 3}
+LAYERS = {"kgstore": 0, "loaders": 1, "llm": 1, "extension": 2, "kgbench": 3}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -81,3 +81,13 @@ def test_use_cases_print_nothing_and_respect_the_layers(relative: str) -> None:
     above = {m for m in imported if LAYERS.get(m.split(".")[0], -1) > level
              and not m.startswith("kgbench.demo")}
     assert not above, f"{relative} imports from a higher layer: {sorted(above)}"
+
+
+@pytest.mark.parametrize("relative", sorted(p.relative_to(ROOT).as_posix()
+                                            for p in ROOT.glob("llm/*.py")))
+def test_the_llm_client_imports_no_other_kgbench_package(relative: str) -> None:
+    """``llm`` sits below ``extension`` (its prompts and verbalizer use the client), so it
+    must not reach back up or sideways into any other package of the project."""
+    ours = set(LAYERS) | {"scoring"}
+    imported = {m.split(".")[0] for m in imported_modules(ROOT / relative)}
+    assert not (imported & ours) - {"llm"}, f"{relative} imports {sorted(imported & ours)}"

@@ -3,7 +3,8 @@
 ``kgbench generate --domain SPEC`` needs no KGQA dataset: :func:`sample_seed_questions`
 draws seed queries of the three CAQA logical-query shapes (Hu et al., *CAQA*, §4.1 and
 Appendix B; :mod:`extension.shapes`) from the store, starting from entities that match
-a :class:`DomainSpec`, writes a template question for each (:func:`template_question`)
+a :class:`~extension.domain_spec.DomainSpec`, writes a template question for each
+(:func:`~extension.text.seed_questions.template_question`)
 and returns :class:`~extension.questions.ParsedQuestion` records, the same records a
 parsed KGQA dataset gives, so the rest of the pipeline
 (:func:`extension.samples.structured_samples`) runs unchanged.
@@ -22,8 +23,8 @@ direction, or an n-ary fact through a CVT / Wikidata statement node, which
   other way round: ``x1 —h1→ ?a ←h2— x2`` ("Which entity was born in Honolulu and
   was educated at Columbia University?"); ``d`` is among the answers.
 
-Question text comes from :func:`template_question` with the relation phrases of
-:mod:`extension.verbalize` (shipped table, the store's predicate labels, user
+Question text comes from :func:`~extension.text.seed_questions.template_question` with
+the relation phrases of :mod:`extension.text.relation_phrases` (shipped table, the store's predicate labels, user
 overrides), so seed questions and the verbalized samples word relations alike.
 
 Relations are drawn favouring *specific* predicates, rare over frequent ones
@@ -55,20 +56,17 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Literal as TypingLiteral
 from typing import TypeVar
 
-import networkx as nx
-
+from extension.domain_spec import DomainSpec, parse_domain_spec
 from extension.grounding import Grounder, Grounding
 from extension.query_graph import (
     TYPE_PREDICATE,
-    QueryEdge,
     QueryGraph,
     Term,
     build_query_graph,
@@ -77,7 +75,8 @@ from extension.query_graph import (
 )
 from extension.questions import Answer, ParsedQuestion
 from extension.shapes import classify
-from extension.verbalize import PhraseTable
+from extension.text.relation_phrases import PhraseTable
+from extension.text.seed_questions import template_question
 from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.models import Entity, Literal, Object
 from kgstore.store import Store
@@ -102,7 +101,6 @@ FAILURE_REASONS: dict[str, str] = {
 }
 """Reason code -> meaning, for failed attempts and shape shortfalls (stable keys)."""
 
-_PREFIX_ENDINGS = (".", "/", "#", ":")
 _PER_PREDICATE_SCANS = 10
 """A predicate prefix matching at most this many predicates is sampled one predicate at
 a time (each a filtered scan, ~0.25 s on 1M facts); more share one unfiltered scan
@@ -122,92 +120,6 @@ _TREE_SIDE_CAP = 4
 walk a hub)."""
 _MIN_WEIGHT = 1e-3  # a predicate carried by every fact can still be drawn
 _T = TypeVar("_T")
-
-
-# -- the domain ------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class DomainSpec:
-    """Which entities seed questions start from: instances of a type (``kind="type"``,
-    ``value`` a type id such as ``Q5`` or ``people.person``), or subjects of facts whose
-    predicate matches ``value`` (``kind="predicate_prefix"``: a namespace ending in
-    ``.``, ``/``, ``#`` or ``:`` such as ``film.``, or one whole predicate id)."""
-
-    kind: TypingLiteral["type", "predicate_prefix"]
-    value: str
-
-    def matches_predicate(self, predicate: str) -> bool:
-        """Whether ``predicate`` is in a ``predicate_prefix`` domain (always true for a
-        type domain, which restricts entities, not relations)."""
-        if self.kind == "type":
-            return True
-        return predicate == self.value or (self.value.endswith(_PREFIX_ENDINGS)
-                                           and predicate.startswith(self.value))
-
-    def __str__(self) -> str:
-        return f"{'type' if self.kind == 'type' else 'predicates'} {self.value}"
-
-
-def known_predicate_prefixes(predicates: Sequence[str]) -> dict[str, str]:
-    """Every dotted prefix of the given predicate ids, written with its trailing dot:
-    ``film.film.directed_by`` gives ``film`` and ``film.film`` -> ``film.`` and
-    ``film.film.``; ids without dots (Wikidata ``P57``) give none."""
-    prefixes: dict[str, str] = {}
-    for p in predicates:
-        parts = p.split(".")
-        for i in range(1, len(parts)):
-            head = ".".join(parts[:i])
-            prefixes.setdefault(head, head + ".")
-    return prefixes
-
-
-def parse_domain_spec(spec: str, store: Store) -> DomainSpec:
-    """Parse ``kgbench generate --domain SPEC`` against ``store``.
-
-    In order: a SPEC ending in ``.``/``/``/``#``/``:`` is a predicate prefix; a SPEC
-    that named, non-CVT entities of the store have as a type is a type (``Q5``,
-    ``people.person``); a dotted prefix of the store's predicate ids (``film``,
-    ``film.film``) is a predicate prefix (normalised to end in ``.``), and so is a whole
-    predicate id. Raises ``ValueError`` saying what was expected, with a few of the
-    store's common types and predicate prefixes, when nothing matches.
-    """
-    text = spec.strip()
-    if not text:
-        raise ValueError(_spec_error(store, "an empty domain spec"))
-    predicates = [p.id for p in store.predicates()]
-    if text.endswith(_PREFIX_ENDINGS):
-        domain = DomainSpec("predicate_prefix", text)
-        if any(domain.matches_predicate(p) for p in predicates):
-            return domain
-        raise ValueError(_spec_error(store, f"no predicate of the store starts with {text!r}"))
-    if store.sample_entities(1, seed=0, type_id=text):
-        return DomainSpec("type", text)
-    prefix = known_predicate_prefixes(predicates).get(text)
-    if prefix is not None:
-        return DomainSpec("predicate_prefix", prefix)
-    if text in predicates:
-        return DomainSpec("predicate_prefix", text)
-    raise ValueError(_spec_error(
-        store, f"{text!r} is neither a type of named entities in the store nor a "
-        "predicate prefix"))
-
-
-def _spec_error(store: Store, problem: str) -> str:
-    """The message of a domain spec that matches nothing: the problem, what a spec
-    looks like, and examples from this store."""
-    sample = store.sample_entities(500, seed=0)
-    types = [t for t, _ in Counter(t for e in sample for t in e.types).most_common(8)]
-    type_names = store.entities(types) if types else {}
-    shown = [f"{t} ({type_names[t].name})" if t in type_names and type_names[t].name else t
-             for t in types]
-    counts: Counter[str] = Counter()
-    for p in store.predicates():
-        if p.count and "." in p.id and not is_bookkeeping_predicate(p.id):
-            counts[p.id.split(".")[0] + "."] += p.count
-    prefixes = [p for p, _ in counts.most_common(8)]
-    return (f"{problem}; expected a type (e.g. Q5, people.person) or a predicate prefix "
-            "ending in '.' (e.g. film.). Common types here: "
-            f"{', '.join(shown) or 'none'}; predicate prefixes: {', '.join(prefixes) or 'none'}")
 
 
 # -- informative predicates ------------------------------------------------------------
@@ -233,219 +145,6 @@ def is_answerable_literal(value: Literal) -> bool:
         return True
     return bool(value.datatype and value.datatype.startswith("xsd:")
                 and value.datatype not in ("xsd:string", "xsd:anyURI"))
-
-
-# -- question text -----------------------------------------------------------------------
-
-_HopKind = TypingLiteral["forward", "backward", "cvt_forward", "cvt_backward", "cvt_roles"]
-
-
-@dataclass(frozen=True, slots=True)
-class _TextHop:
-    """One contracted hop read from its known (subject) side toward the unknown:
-
-    * ``forward`` ``E -p-> ?``; ``backward`` ``? -p-> E``;
-    * ``cvt_forward`` ``E -p-> cvt -role-> ?`` (E owns the n-ary fact);
-    * ``cvt_backward`` ``? -p-> cvt -role-> E`` (the unknown owns it);
-    * ``cvt_roles`` ``cvt -role-> E`` and ``cvt -other-> ?`` (two roles of one fact).
-
-    ``noun`` names the CVT's type ("performance", from the role predicate's Freebase
-    domain; ``None`` for Wikidata statement nodes)."""
-
-    kind: _HopKind
-    predicate: str
-    role: str | None = None
-    other: str | None = None
-    noun: str | None = None
-
-
-def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str, str],
-                      phrases: Mapping[str, str] | None = None, *, answer: str = "?a",
-                      cvt_nodes: Collection[str] = ()) -> str:
-    """A template question for a seed query of ``shape`` (single, path or tree).
-
-    ``edges`` are the query graph's edges (no qualifiers), ``answer`` its answer
-    variable and ``cvt_nodes`` its CVT variables, each contracted with the two edges
-    around it into one hop; ``names`` give the subject entities' names (else the id is
-    shown). ``phrases`` are relation phrases read "Subject <phrase> Object" (a
-    :class:`extension.verbalize.PhraseTable`, or overrides of the shipped table; see
-    :func:`extension.verbalize.relation_phrase`): their inverse readings and "has the
-    X" nouns make the questions. Per CAQA's three shapes:
-
-    * single: "What directed Titanic?", "What is the place of birth of Douglas Adams?",
-      "What was born in Honolulu?", "Al Pacino gave a performance with what film?";
-    * path: the single question about the entity the first hop describes: "What is the
-      country of origin of the film of the performance that Al Pacino gave?";
-    * tree: "Which entity <clause 1> and <clause 2>?" ("Which entity was born in
-      Honolulu and was educated at Columbia University?").
-
-    Raises ``ValueError`` when the edges do not form ``shape`` or a CVT hop has both
-    edges pointing into the CVT.
-    """
-    table = phrases if isinstance(phrases, PhraseTable) else PhraseTable(overrides=phrases)
-    branches = _text_branches(edges, answer, frozenset(cvt_nodes))
-    lengths = sorted(len(hops) for _, hops in branches)
-    expected = {"single": [1], "path": [2], "tree": [1, 1]}.get(shape)
-    if expected is None or lengths != expected:
-        raise ValueError(f"edges do not form a {shape} query: branch lengths {lengths}")
-    if shape == "tree":
-        clauses = [_clause(hop, names.get(s, s), table) for s, (hop,) in branches]
-        return _sentence(f"which entity {clauses[0]} and {clauses[1]}?")
-    subject, hops = branches[0]
-    known = names.get(subject, subject)
-    for hop in hops[:-1]:
-        known = _describe(hop, known, table)
-    return _sentence(_ask(hops[-1], known, table))
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _article(noun: str) -> str:
-    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
-
-
-def _noun_of(predicate: str, table: PhraseTable) -> str | None:
-    """The noun X of a "has [the] X" phrase (the relation read as an attribute)."""
-    return table.role(predicate) if table[predicate].startswith("has ") else None
-
-
-def _ask(hop: _TextHop, known: str, table: PhraseTable) -> str:
-    """The question for the unknown end of ``hop`` from the ``known`` one."""
-    phrase = table[hop.predicate]
-    if hop.kind == "forward":
-        inverse, noun = table.inverse(hop.predicate), _noun_of(hop.predicate, table)
-        if inverse:
-            return f"what {inverse} {known}?"
-        if noun:
-            return f"what is the {noun} of {known}?"
-        return _wh_question(phrase, known) or f"{known} {phrase} what?"
-    if hop.kind == "backward":
-        return f"what {phrase} {known}?"
-    if hop.kind == "cvt_backward":
-        return f"what {_clause(hop, known, table)}?"
-    if hop.kind == "cvt_forward" and hop.noun is not None \
-            and _noun_of(hop.predicate, table) is None:
-        return f"{known} {phrase} {_article(hop.noun)} with what {table.role(str(hop.role))}?"
-    return f"what is {_describe(hop, known, table)}?"
-
-
-_WH_PHRASE = re.compile(r"(was|were|is|are) (\w+) (on|at)")
-_WH_WORDS = {"on": "when", "at": "where"}
-
-
-def _wh_question(phrase: str, known: str) -> str | None:
-    """A when/where question for a passive phrase ending in "on" (a date) or "at" (a
-    place): "was born on" -> "when was Hayao Miyazaki born?", "was educated at" ->
-    "where was Douglas Adams educated?"; ``None`` for other phrases. ("in" is left
-    alone: "was released in" takes a year as often as a country.)"""
-    match = _WH_PHRASE.fullmatch(phrase)
-    if match is None:
-        return None
-    aux, verb, preposition = match.groups()
-    return f"{_WH_WORDS[preposition]} {aux} {known} {verb}?"
-
-
-def _describe(hop: _TextHop, known: str, table: PhraseTable) -> str:
-    """A noun phrase for the unknown end of ``hop`` (a path's intermediate entity)."""
-    phrase = table[hop.predicate]
-    if hop.kind == "forward":
-        inverse, noun = table.inverse(hop.predicate), _noun_of(hop.predicate, table)
-        if inverse:
-            return f"the one that {inverse} {known}"
-        if noun:
-            return f"the {noun} of {known}"
-        return f"the one that {known} {phrase}"
-    if hop.kind in ("backward", "cvt_backward"):
-        return f"the one that {_clause(hop, known, table)}"
-    role = table.role(str(hop.role))
-    if hop.kind == "cvt_roles":
-        return f"the {table.role(str(hop.other))} of the {hop.noun or 'fact'} with {role} {known}"
-    attribute = _noun_of(hop.predicate, table)
-    if attribute is not None:   # "has the runtime" through a film cut: "the runtime of X"
-        return f"the {role} of {known}" if attribute == role else \
-            f"the {role} of the {attribute} of {known}"
-    if hop.noun is None:   # a Wikidata statement: the qualifier of a fact
-        return f"the {role} of the fact that {known} {phrase} something"
-    return f"the {role} of the {hop.noun} that {known} {phrase}"
-
-
-def _clause(hop: _TextHop, known: str, table: PhraseTable) -> str:
-    """What the unknown end of ``hop`` does, after "Which entity …" / "the one that …"."""
-    phrase = table[hop.predicate]
-    if hop.kind == "backward":
-        return f"{phrase} {known}"
-    if hop.kind == "cvt_backward":
-        return f"{phrase} {_article(hop.noun) if hop.noun else 'something'} with " \
-               f"{table.role(str(hop.role))} {known}"
-    if hop.kind == "forward":
-        inverse, noun = table.inverse(hop.predicate), _noun_of(hop.predicate, table)
-        if inverse:
-            return f"{inverse} {known}"
-        if noun:
-            return f"is the {noun} of {known}"
-        return f"is the one that {known} {phrase}"
-    return f"is {_describe(hop, known, table)}"
-
-
-def _text_branches(edges: Sequence[QueryEdge], answer: str, cvts: frozenset[str]
-                   ) -> list[tuple[str, list[_TextHop]]]:
-    """Per subject constant (in edge order): its contracted hops toward ``answer``."""
-    graph = nx.MultiGraph()
-    for e in edges:
-        graph.add_edge(e.source, e.target, edge=e)
-    if answer not in graph:
-        raise ValueError(f"the answer {answer} is on no edge")
-    subjects = list(dict.fromkeys(n for e in edges for n in (e.source, e.target)
-                                  if not n.startswith("?")))
-    branches = []
-    for subject in subjects:
-        if not nx.has_path(graph, subject, answer):
-            raise ValueError(f"{subject} is not connected to {answer}")
-        nodes = nx.shortest_path(graph, subject, answer)
-        hops: list[_TextHop] = []
-        i = 0
-        while i < len(nodes) - 1:
-            start, nxt = nodes[i], nodes[i + 1]
-            if nxt in cvts and i + 2 < len(nodes):
-                hops.append(_cvt_text_hop(_edge(graph, start, nxt), _edge(graph, nxt, nodes[i + 2]),
-                                          nxt))
-                i += 2
-            else:
-                e = _edge(graph, start, nxt)
-                hops.append(_TextHop("forward" if e.source == start else "backward", e.predicate))
-                i += 1
-        branches.append((subject, hops))
-    return branches
-
-
-def _edge(graph: nx.MultiGraph, a: str, b: str) -> QueryEdge:
-    data = graph.get_edge_data(a, b)
-    edge: QueryEdge = next(iter(data.values()))["edge"]
-    return edge
-
-
-def _cvt_text_hop(near: QueryEdge, far: QueryEdge, cvt: str) -> _TextHop:
-    """The hop known–``cvt``–unknown (``near`` at the known end, ``far`` at the other).
-    A Wikidata statement's main value (the same predicate into and out of the node)
-    reads as the plain fact."""
-    near_out, far_out = near.source == cvt, far.source == cvt
-    if not near_out and not far_out:
-        raise ValueError(f"CVT {cvt}: both edges point into it; no reading for that hop")
-    outgoing = far if far_out else near
-    domain = predicate_domain(outgoing.predicate)
-    noun = domain.rpartition(".")[2].replace("_", " ") if domain else None
-    if near_out and far_out:
-        return _TextHop("cvt_roles", near.predicate, role=near.predicate,
-                        other=far.predicate, noun=noun)
-    if far_out:   # known -near-> cvt -far-> unknown
-        if near.predicate == far.predicate:
-            return _TextHop("forward", near.predicate)
-        return _TextHop("cvt_forward", near.predicate, role=far.predicate, noun=noun)
-    if near.predicate == far.predicate:   # unknown -far-> cvt -near-> known
-        return _TextHop("backward", far.predicate)
-    return _TextHop("cvt_backward", far.predicate, role=near.predicate, noun=noun)
 
 
 # -- the result ------------------------------------------------------------------------------
@@ -486,8 +185,6 @@ class SeedSample:
                 if r.produced < r.requested}
 
 
-# -- sampling -----------------------------------------------------------------------------------
-
 def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed: int,
                           shapes: Sequence[SeedShape] = SEED_SHAPES, dataset: str = "domain",
                           max_answers: int = DEFAULT_MAX_ANSWERS,
@@ -496,7 +193,7 @@ def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed:
     string for :func:`parse_domain_spec`), balanced over ``shapes`` (``n // len(shapes)``
     each, the remainder to the first shapes), as :class:`ParsedQuestion` records ready
     for :func:`extension.samples.structured_samples`. ``phrases`` override the shipped
-    relation phrases of the question text (:func:`extension.verbalize.load_relation_phrases`
+    relation phrases of the question text (:func:`extension.text.relation_phrases.load_relation_phrases`
     reads a user file); the store's predicate labels (Wikidata property labels) name
     the rest.
 
@@ -572,6 +269,8 @@ def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed:
     return SeedSample(spec=domain, questions=questions, shapes=reports,
                       domain_entities=len(pool), unnamed_entities=len(unnamed))
 
+
+# -- sampling -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class _Hop:
@@ -1001,4 +700,3 @@ class _Sampler:
             else:
                 out.append(Answer(kind="entity", value=v, name=self.name(v)))
         return tuple(out)
-

@@ -11,7 +11,7 @@ Why each bound:
   on (TLS handshake included) a watchdog timer shuts the socket down when the deadline passes, which ends
   whatever read or write is blocked. Only the host name lookup is outside it (``getaddrinfo`` cannot be
   interrupted; a literal IP address or a local resolver makes it instant).
-  :class:`extension.llm.ChatClient` passes each attempt what is left of its request's
+  :class:`llm.client.ChatClient` passes each attempt what is left of its request's
   deadline, so retries fit in ``--llm-timeout`` too.
 * **Size cap.** A chat completion is a few KB. A reply whose ``Content-Length`` is over
   ``max_bytes`` is refused before its body is read, and one without a length is read

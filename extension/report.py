@@ -648,7 +648,8 @@ def _missing_labels(summary: SampleSummary) -> str:
 def _shares_table(summary: SampleSummary) -> str:
     """Our label and complexity shares beside CAQA Table 5's (:mod:`extension.
     caqa_table5`), a label more than the tolerance away in red."""
-    counts = {(lb, c): summary.count(None, lb, c) for lb in LABELS for c in COMPLEXITIES}
+    counts: dict[tuple[str, str], int] = {
+        (lb, c): summary.count(None, lb, c) for lb in LABELS for c in COMPLEXITIES}
     comparison = compare_with_caqa(counts)
     rows = []
     for row in comparison.rows:
@@ -678,7 +679,8 @@ def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
     for kind in kinds:
         if not isinstance(kind, Mapping):
             continue
-        example = kind.get("example") if isinstance(kind.get("example"), Mapping) else {}
+        raw = kind.get("example")
+        example: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         count = _number(kind.get("count")) or 0
         text = str(kind.get("kind", ""))
         meaning = str(kind.get("meaning") or describe_kind(text))

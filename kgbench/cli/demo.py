@@ -38,7 +38,6 @@ from kgstore import Store, open_store, store_exists
 from kgstore.lookup import entity_facts
 
 
-
 def shown_path(path: Path) -> str:
     """``path`` as the copy-paste commands name it: relative to the working directory
     when it lies below it, else absolute."""

@@ -10,6 +10,8 @@ each. Reported (medians of per-question times):
 * the time per stage (``extend`` = rule draw + candidates + grounding, then each edit);
 * store round-trips per question and per sample (calls through the ``Store`` interface);
 * the share of questions that yield each label, and label × complexity counts;
+* each label's and complexity's share of all samples beside CAQA Table 5's
+  (:mod:`extension.caqa_table5`; printed, and kept as ``caqa_table5``);
 * the baseline of the same run: grounding each question's original query only, so the
   ratio says what the four samples cost relative to one grounding;
 * the same questions again on ``--workers`` processes (default 2: both cores), each
@@ -54,6 +56,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
+from extension.caqa_table5 import compare_with_caqa  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
 from extension.heap import PacedCollection  # noqa: E402
 from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
@@ -374,6 +377,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "share_of_questions_with_label": {k: yielded.get(k, 0) / n for k in LABELS},
             "label_complexity": {label: {c: cells.get((label, c), 0) for c in COMPLEXITIES}
                                  for label in LABELS},
+            "caqa_table5": compare_with_caqa(cells).to_json(),
             "failures_by_stage": dict(failures),
             "parallel": parallel,
             "best_questions_per_s": max([n / total_s if total_s else 0.0,
@@ -456,7 +460,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "round_trips_per_question", "round_trips_per_sample", "share_of_questions_with_label",
         "failures_by_stage", "cpu", "parallel", "best_questions_per_s",
         "meets_target")}, indent=2))
+    print("\n".join(compare_with_caqa(label_complexity_counts(record)).lines()))
     return record
+
+
+def label_complexity_counts(record: dict[str, Any]) -> dict[tuple[str, str], int]:
+    """The record's samples per ``(label, complexity)``."""
+    return {(label, c): n for label, row in record["label_complexity"].items()
+            for c, n in row.items()}
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@ writes them as a JSONL question file. Then, in the same run:
   1 and 2. The two outputs are checked to be byte-identical.
 
 Reported: samples/s and questions/s per worker count, the ratio to the baseline (what
-text, files and validation cost), seconds per stage, the report's seconds, and the
-load average (the machine is shared). Target (issue 6): >= 500 samples/s on the
+text, files and validation cost), seconds per stage, the report's seconds, the
+load average (the machine is shared), and the label × complexity counts with each
+label's and complexity's share beside CAQA Table 5's (printed, and kept as
+``caqa_table5``; :mod:`extension.caqa_table5`). Target (issue 6): >= 500 samples/s on the
 2-core machine. Appends to ``bench/results/generate_bench.jsonl`` and writes
 ``generate_bench.png``.
 
@@ -36,11 +38,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.extend_bench import build_store, make_questions  # noqa: E402
+from bench.extend_bench import build_store, label_complexity_counts, make_questions  # noqa: E402
 from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
+from extension.caqa_table5 import compare_with_caqa, counts_of_stats  # noqa: E402
 from extension.generate import GenerateConfig, generate, source_of_file  # noqa: E402
 from extension.grounding import Grounder  # noqa: E402
 from extension.heap import PacedCollection  # noqa: E402
+from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
 from extension.samples import structured_samples  # noqa: E402
 from extension.text.seed_questions import template_question  # noqa: E402
@@ -133,6 +137,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         write_report(out, out / "samples.jsonl", stats)
         report_s = time.perf_counter() - started
+        counts = counts_of_stats(stats)
         best = max(r["samples_per_s"] for r in runs.values())
         record = {
             "benchmark": "generate_bench", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -147,6 +152,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                            for w, r in runs.items()} if base["samples_per_s"] else {},
             "outputs_identical_across_workers": identical,
             "report_seconds": round(report_s, 3),
+            "label_complexity": {label: {c: counts.get((label, c), 0) for c in COMPLEXITIES}
+                                 for label in LABELS},
+            "caqa_table5": compare_with_caqa(counts).to_json(),
             "best_samples_per_s": best,
             "target_samples_per_s": TARGET_SAMPLES_PER_S,
             "meets_target": best >= TARGET_SAMPLES_PER_S,
@@ -217,6 +225,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "questions", "baseline_structured_only", "generate", "ratio_generate_vs_baseline",
         "outputs_identical_across_workers", "report_seconds", "best_samples_per_s",
         "meets_target", "cpu")}, indent=2))
+    print("\n".join(compare_with_caqa(label_complexity_counts(record)).lines()))
     return record
 
 

@@ -23,7 +23,7 @@ Reproducibility and scale
 
 Outputs (``DIR/``): ``samples.jsonl`` (validated against the shipped JSON Schema),
 ``failures.jsonl`` (question, stage, reason), ``stats.json`` (counts by split × label
-× complexity, failures by stage; no timings, so it is reproducible byte for byte),
+× complexity, shares beside CAQA Table 5, failures by stage and by kind; no timings, so it is reproducible byte for byte),
 ``timings.json`` (seconds per stage; samples/s of this run's own work, so a resumed run
 counts only the chunks it made) and ``report.html``.
 """
@@ -45,8 +45,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from extension.caqa_table5 import compare_with_caqa
 from extension.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_TEST_FRACTION, MAX_WORKERS
 from extension.extend import RuleAttempt, union_outcome
+from extension.failure_kinds import FailureKind, group_failures
 from extension.grounding import Grounder
 from extension.heap import PacedCollection
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Split
@@ -362,7 +366,7 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     made = sum(total.samples.values()) - resumed_samples
     rate = round(made / elapsed, 1) if pending and elapsed > 0 else None
     return _finish(out_dir, work, len(chunks), total, config, source, elapsed, rate,
-                   resumed=len(done), processes=processes, report=report)
+                   resumed=len(done), processes=processes, report=report, store=store)
 
 
 def worker_processes(requested: int, chunks: int) -> int:
@@ -495,14 +499,18 @@ def _prepare_work_dir(out_dir: Path, fingerprint: dict[str, Any], force: bool) -
 
 
 def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
-              verbalizer: str) -> dict[str, Any]:
+              verbalizer: str, failure_kinds: Sequence[FailureKind] = ()) -> dict[str, Any]:
     """``stats.json``: the run's counts laid out like CAQA Table 5 (split × label ×
-    complexity) plus failures by stage and, for an LLM run, the samples with template
-    text in place of the LLM's (``llm_fallback_samples``); deterministic (no
-    timings)."""
+    complexity), our label and complexity shares beside CAQA's (``caqa_table5``,
+    :func:`~extension.caqa_table5.compare_with_caqa`), failures by stage and by kind of
+    reason (``failures_by_kind``, :func:`~extension.failure_kinds.group_failures`) and,
+    for an LLM run, the samples with template text in place of the LLM's
+    (``llm_fallback_samples``); deterministic (no timings)."""
     by_split = {split: {label: {c: total.samples.get((split, label, c), 0)
                                 for c in COMPLEXITIES} for label in LABELS}
                 for split in SPLITS}
+    shares = compare_with_caqa(Counter({(label, c): sum(by_split[s][label][c] for s in SPLITS)
+                                        for label in LABELS for c in COMPLEXITIES}))
     llm = {"llm_fallback_samples": total.fallback_samples} if verbalizer != "template" else {}
     return {
         "source": source, "seed": config.seed, "test_fraction": config.test_fraction,
@@ -512,7 +520,9 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
         "questions_by_split": {s: total.questions.get(s, 0) for s in SPLITS},
         "samples": sum(total.samples.values()),
         "by_split": by_split,
+        "caqa_table5": shares.to_json(),
         "failures_by_stage": dict(sorted(total.failures.items())),
+        "failures_by_kind": [k.to_json() for k in failure_kinds],
         "rule_availability": {"union": rule_availability(total.union)},
         **llm,
     }
@@ -532,7 +542,7 @@ def rule_availability(union: Counter[str]) -> dict[str, int]:
 def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
             config: GenerateConfig, source: dict[str, Any], elapsed: float,
             samples_per_s: float | None, *,
-            resumed: int, processes: int, report: bool) -> GenerateResult:
+            resumed: int, processes: int, report: bool, store: str) -> GenerateResult:
     """Concatenate the chunks in order and validate the result, write stats, timings
     and the report, all inside ``.work``; then rename each into ``out_dir`` (``run.json``
     last) and drop ``.work``. A crash anywhere here leaves ``.work`` with every chunk,
@@ -547,7 +557,9 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
         raise GenerateError(f"{len(violations):,} sample line(s) do not match the schema, "
                             f"first: {violations[0]} (see {work / 'samples.jsonl'})")
     verbalizer = f"llm:{config.text.llm_model}" if config.text.llm_url else "template"
-    stats = stats_doc(total, config, source, verbalizer)
+    with (work / "failures.jsonl").open("rb") as lines:
+        kinds = group_failures(orjson.loads(line) for line in lines if line.strip())
+    stats = stats_doc(total, config, source, verbalizer, kinds)
     timings = {"seconds": round(elapsed, 3), "resumed_chunks": resumed,
                "workers": processes, "workers_requested": config.workers,
                "samples_per_s": samples_per_s,
@@ -561,7 +573,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
         # The report shows the run's speed too, so unlike samples/failures/stats it
         # differs between otherwise identical runs.
         write_report(work, work / "samples.jsonl", {**stats, **timings},
-                     examples_seed=config.seed)
+                     examples_seed=config.seed, predicate_labels=predicate_labels(store))
         names.append("report.html")
     shutil.copyfile(work / "run.json", work / "run.json.final")
     for name in names:
@@ -569,6 +581,13 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
     os.replace(work / "run.json.final", out_dir / "run.json")
     shutil.rmtree(work)
     return GenerateResult(out_dir, stats, timings, resumed, violations)
+
+
+def predicate_labels(store: str) -> dict[str, str]:
+    """Predicate id -> label of the store at ``store`` (Wikidata ``P19`` -> "place of
+    birth"): the report names the edges of its drawings by them."""
+    with open_store(store, read_only=True) as s:
+        return {p.id: p.label for p in s.predicates() if p.label}
 
 
 def _file_digest(path: Path) -> str:

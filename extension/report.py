@@ -5,11 +5,18 @@ text kept as text), no scripts, no external assets — with:
 
 * the run's summary from ``stats.json`` (questions, samples, seed, verbalizer, speed);
 * the label × complexity table of CAQA (Hu et al. 2024, Table 5), one block per split
-  and the total, counted from ``samples.jsonl`` itself;
+  and the total, counted from ``samples.jsonl`` itself; a label without samples is
+  named in red above it and its rows are red;
+* each label's and complexity's share of all samples beside CAQA Table 5's, a label
+  more than 5 points away in red (:mod:`extension.caqa_table5`);
+* the failures grouped by stage and kind of reason, with what the kind means and one
+  example each (``stats['failures_by_kind']``, :mod:`extension.failure_kinds`): the
+  stage alone hides the cause (WebQSP on FB15k-237 fails mostly with
+  ``unknown_predicate``);
 * plots: label × complexity bars per split, the supported fraction of the partially
   supportive samples, citations per sample, failures by stage, time per stage;
 * one example per label × complexity cell that has samples: its subgraph drawn with
-  networkx (entity names on nodes, predicate phrases on edges, CVT nodes small and grey,
+  networkx (entity names below their nodes, the store's predicate labels on edges, CVT nodes small and grey,
   triples of G the sample lacks dashed red, a contradictory sample's replacement answer
   in its own colour), the question, extended question, answer statement, numbered
   citations and sub-facts with ✓/✗.
@@ -44,7 +51,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from pydantic import ValidationError
 
+from extension.caqa_table5 import CAQA_TABLE5_SAMPLES, LABEL_TOLERANCE_POINTS, compare_with_caqa
 from extension.export import SamplesFileError
+from extension.failure_kinds import describe_kind
 from extension.labels import COMPLEXITIES, LABELS, SPLITS, Complexity, Label
 from extension.output_file import write_atomic
 from extension.sample_format import BenchmarkSample
@@ -67,6 +76,17 @@ LITERAL_COLOUR = "#F0E442"
 CVT_COLOUR = "#999999"
 DELETED_COLOUR = "#D55E00"
 EDGE_COLOUR = "#444444"
+LEGEND_TEXTS: Mapping[str, str] = {
+    "replacement": "replacement answer", "answer": "answer", "subject": "query subject",
+    "cvt": "CVT node", "literal": "literal value", "entity": "other entity"}
+"""The legend's text for each role a node is drawn in (every role has a colour)."""
+NODE_SIZE = 400
+"""Node area in points² (a 20-point circle); CVT nodes are smaller."""
+CVT_NODE_SIZE = 80
+NAME_FONT_SIZE = 10
+EDGE_FONT_SIZE = 9.5
+LEGEND_FONT_SIZE = 9.5
+"""Font sizes in points of the drawings, which the page shows at about their size."""
 
 _RC: dict[Any, Any] = {"svg.fonttype": "none",   # text stays text: smaller, searchable, escaped by matplotlib
        "text.parse_math": False,  # a '$' in an entity name is not mathtext
@@ -198,12 +218,55 @@ def _svg(figure: Figure, name: str) -> str:
         lambda tag: _SVG_ID.sub(lambda m: f"{m.group(1)}{name}-", tag.group(0)), text)
 
 
-def predicate_phrase(predicate: str) -> str:
-    """A short phrase for an edge label: the last segment of the predicate id with
-    underscores as spaces (``film.film.directed_by`` -> ``directed by``,
-    ``http://…/prop/direct/P19`` -> ``P19``)."""
+def predicate_phrase(predicate: str, labels: Mapping[str, str] | None = None) -> str:
+    """A short phrase for an edge label: the predicate's label in the store when
+    ``labels`` (predicate id -> label, e.g. Wikidata ``P19`` -> "place of birth") has
+    one, else the last segment of the id with underscores as spaces
+    (``film.film.directed_by`` -> ``directed by``, ``http://…/prop/direct/P19`` ->
+    ``P19``)."""
+    label = (labels or {}).get(predicate)
+    if label and label.strip():
+        return label.strip()
     local = predicate.rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
     return local.rsplit(".", 1)[-1].replace("_", " ") or predicate
+
+
+MIN_NODE_DISTANCE = 0.45
+"""Least distance between two nodes of a drawing, as a share of the layout's span
+(spring layouts put nodes with the same neighbours, like an answer and its replacement,
+on top of each other)."""
+
+
+def _spread(pos: Mapping[Any, Any], rounds: int = 60) -> dict[Any, tuple[float, float]]:
+    """``pos`` with nodes closer than :data:`MIN_NODE_DISTANCE` pushed apart, each
+    pair along the line between them (a fixed direction when they coincide);
+    deterministic."""
+    points = {n: [float(x), float(y)] for n, (x, y) in pos.items()}
+    nodes = list(points)
+    xs = [p[0] for p in points.values()]
+    ys = [p[1] for p in points.values()]
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9) if nodes else 1.0
+    least = MIN_NODE_DISTANCE * span
+    for _ in range(rounds):
+        moved = False
+        for i, a in enumerate(nodes):
+            for b in nodes[i + 1:]:
+                pa, pb = points[a], points[b]
+                dx, dy = pb[0] - pa[0], pb[1] - pa[1]
+                distance = math.hypot(dx, dy)
+                if distance >= least:
+                    continue
+                if distance < 1e-9:
+                    dx, dy, distance = 1.0, 0.3, math.hypot(1.0, 0.3)
+                push = (least - distance) / 2 / distance
+                pa[0] -= dx * push
+                pa[1] -= dy * push
+                pb[0] += dx * push
+                pb[1] += dy * push
+                moved = True
+        if not moved:
+            break
+    return {n: (p[0], p[1]) for n, p in points.items()}
 
 
 def _node_key(t: Triple) -> str:
@@ -219,12 +282,16 @@ def _triple_key(t: Triple) -> tuple[str, str, str, bool]:
 
 
 @_styled
-def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph") -> str:
+def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
     """The subgraph of ``sample`` as an inline SVG: its triples plus those of the
     original subgraph G it lacks (dashed red), entity names (or ids) and literal values
-    on nodes, :func:`predicate_phrase` on edges. Subjects of the query are blue,
-    answers green, a contradictory sample's replacement answer orange, CVT nodes small,
-    grey and unlabelled. ``name`` keeps the SVG's element ids unique in a page."""
+    beside their nodes (below each, on a white ground, so no name hides a node's colour),
+    :func:`predicate_phrase` on edges (with ``predicate_labels``, the store's labels).
+    Subjects of the query are blue, answers green, a contradictory sample's replacement
+    answer orange, other entities light grey, literals yellow, CVT nodes small, grey and
+    unlabelled; the legend lists every colour drawn, with the same marker. ``name``
+    keeps the SVG's element ids unique in a page."""
     kept = {_triple_key(t) for t in sample.subgraph}
     deleted_keys = {_triple_key(t) for t in sample.original_subgraph} - kept
     deleted_triples = [t for t in sample.original_subgraph if _triple_key(t) in deleted_keys]
@@ -240,8 +307,9 @@ def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph") -> str:
         graph.add_node(target, literal=triple.literal)
         graph.add_edge(triple.s, target)
         phrases = edge_phrases.setdefault((triple.s, target), [])
-        if (predicate_phrase(triple.p), is_deleted) not in phrases:
-            phrases.append((predicate_phrase(triple.p), is_deleted))
+        phrase = predicate_phrase(triple.p, predicate_labels)
+        if (phrase, is_deleted) not in phrases:
+            phrases.append((phrase, is_deleted))
 
     cvts = set(sample.cvt_nodes)
     subjects = set(sample.query.subjects)
@@ -272,22 +340,25 @@ def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph") -> str:
     nodes = list(graph.nodes)
     roles = {n: role(n) for n in nodes}
     size = len(nodes)
-    width = min(12.0, 5.0 + 0.9 * math.sqrt(size) * 1.6)
-    height = min(8.0, 3.2 + 0.7 * math.sqrt(size) * 1.4)
+    # Drawn at about the page's scale (72 units per inch, the article ~12 inches wide),
+    # so the font sizes below are the sizes read.
+    width = min(11.0, 6.0 + 1.2 * math.sqrt(size))
+    height = min(8.0, 3.6 + 0.9 * math.sqrt(size))
     figure = _figure(width, height, layout=None)   # axes fill the figure: no layout pass
-    ax = figure.add_axes((0.0, 0.07, 1.0, 0.93))   # the bottom strip holds the legend
+    ax = figure.add_axes((0.0, 0.1, 1.0, 0.9))   # the bottom strip holds the legend
     ax.set_axis_off()
     if not nodes:
         ax.text(0.5, 0.5, "empty subgraph", ha="center", va="center")
         return _svg(figure, name)
     # Deterministic layout; k spreads nodes so the edge labels have room.
-    pos = nx.spring_layout(graph, seed=0, k=2.2 / math.sqrt(max(size, 1)), iterations=200)
+    pos = _spread(nx.spring_layout(graph, seed=0, k=2.2 / math.sqrt(max(size, 1)),
+                                   iterations=200))
     for kind in colours:
         members = [n for n in nodes if roles[n] == kind]
         if members:
             nx.draw_networkx_nodes(graph, pos, nodelist=members, ax=ax,
                                    node_color=colours[kind],
-                                   node_size=90 if kind == "cvt" else 900,
+                                   node_size=CVT_NODE_SIZE if kind == "cvt" else NODE_SIZE,
                                    edgecolors="#333333", linewidths=0.6)
     solid = [e for e, ps in edge_phrases.items() if not all(d for _, d in ps)]
     dashed = [e for e, ps in edge_phrases.items() if all(d for _, d in ps)]
@@ -296,33 +367,40 @@ def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph") -> str:
                                  (dashed, DELETED_COLOUR, "dashed")):
         if edges:
             nx.draw_networkx_edges(graph, pos, edgelist=edges, ax=ax, edge_color=colour,
-                                   style=style, width=1.4, arrowsize=12,
-                                   connectionstyle=arc, node_size=900)
-    nx.draw_networkx_labels(
-        graph, pos, ax=ax, font_size=8,
-        labels={n: _short(labels[n]) for n in nodes if roles[n] != "cvt"})
+                                   style=style, width=1.4, arrowsize=14,
+                                   connectionstyle=arc, node_size=NODE_SIZE)
+    # Names below their nodes, on a white ground: over a node they hid its colour and
+    # were unreadable on the dark ones.
+    below = math.sqrt(NODE_SIZE) / 2 + 3   # points from the node's centre
+    for node in nodes:
+        if roles[node] != "cvt":
+            ax.annotate(_short(labels[node], width=22), xy=pos[node], xytext=(0, -below),
+                        textcoords="offset points", ha="center", va="top",
+                        fontsize=NAME_FONT_SIZE, color="#111111", zorder=4,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                              "alpha": 0.85})
     edge_labels = {e: " / ".join(("✗ " if d else "") + p for p, d in ps)
                    for e, ps in edge_phrases.items()}
     nx.draw_networkx_edge_labels(graph, pos, edge_labels=edge_labels, ax=ax,
-                                 font_size=7, font_color="#222222",
+                                 font_size=EDGE_FONT_SIZE, font_color="#222222",
                                  connectionstyle=arc, rotate=False,
-                                 bbox={"boxstyle": "round,pad=0.15", "fc": "white",
-                                       "ec": "none", "alpha": 0.8})
-    ax.margins(0.18)
-    legend = [(kind, text) for kind, text in (
-        ("subject", "query subject"), ("answer", "answer"),
-        ("replacement", "replacement answer"), ("cvt", "CVT node"),
-        ("literal", "literal value")) if kind in roles.values()]
+                                 bbox={"boxstyle": "round,pad=0.2", "fc": "#f4f4f4",
+                                       "ec": "#bbbbbb", "lw": 0.5, "alpha": 0.95})
+    ax.margins(0.16, 0.2)
+    # One entry per colour drawn, each with the marker size of its nodes (markersize is
+    # a diameter in points, node_size an area).
     handles: list[Line2D] = [
-        Line2D([], [], marker="o", linestyle="", markersize=4 if kind == "cvt" else 8,
-               markerfacecolor=colours[kind], markeredgecolor="#333333", label=text)
-        for kind, text in legend]
+        Line2D([], [], marker="o", linestyle="",
+               markersize=math.sqrt(CVT_NODE_SIZE if kind == "cvt" else NODE_SIZE) * 0.7,
+               markerfacecolor=colours[kind], markeredgecolor="#333333",
+               markeredgewidth=0.6, label=LEGEND_TEXTS[kind])
+        for kind in colours if kind in roles.values()]
     if dashed or any(d for ps in edge_phrases.values() for _, d in ps):
-        handles.append(Line2D([], [], color=DELETED_COLOUR, linestyle="--",
+        handles.append(Line2D([], [], color=DELETED_COLOUR, linestyle="--", linewidth=1.4,
                               label="triple of G missing here"))
-    if handles:
-        figure.legend(handles=handles, loc="lower center", fontsize=7, frameon=False,
-                      ncol=len(handles), borderaxespad=0.2)
+    figure.legend(handles=handles, loc="lower center", fontsize=LEGEND_FONT_SIZE,
+                  frameon=False, ncol=len(handles), borderaxespad=0.3, handletextpad=0.3,
+                  columnspacing=1.2)
     return _svg(figure, name)
 
 
@@ -429,6 +507,11 @@ dl.text dt{font-weight:bold;margin-top:.4rem}dl.text dd{margin-left:1rem}
 ul.sub-facts{list-style:none;padding-left:0}li.supported{color:#1b5e20}li.unsupported{color:#a33}
 .warning{background:#fff3cd;padding:.4rem .8rem;border-radius:4px}.empty{color:#888}
 code{font-size:.9em}
+tr.zero th,tr.zero td{color:#b00020;font-weight:bold}
+td.flagged{color:#b00020;font-weight:bold}
+.alert{background:#fde7ea;color:#b00020;padding:.4rem .8rem;border-radius:4px;font-weight:bold}
+table.failure-kinds td.kind,table.failure-kinds td.example{text-align:left}
+table.failure-kinds td.example{font-size:.85rem;color:#555;max-width:34rem}
 """
 
 
@@ -442,7 +525,8 @@ def _counts_table(summary: SampleSummary, split: str | None, caption: str) -> st
     for label in LABELS:
         values = [summary.count(split, label, c) for c in COMPLEXITIES]
         cells = "".join(f"<td>{v:,}</td>" for v in values)
-        rows.append(f'<tr data-label="{label}"><th scope="row">{label}</th>{cells}'
+        zero = ' class="zero" title="no samples of this label"' if not sum(values) else ""
+        rows.append(f'<tr data-label="{label}"{zero}><th scope="row">{label}</th>{cells}'
                     f'<td class="total">{sum(values):,}</td></tr>')
     column_totals = [sum(summary.count(split, lb, c) for lb in LABELS) for c in COMPLEXITIES]
     cells = "".join(f"<td>{v:,}</td>" for v in column_totals)
@@ -522,7 +606,8 @@ def _edit_text(sample: BenchmarkSample) -> str:
     return "swap_subgraph: G replaced by a similar subgraph around the subject over other relations"
 
 
-def _example_html(sample: BenchmarkSample, index: int) -> str:
+def _example_html(sample: BenchmarkSample, index: int,
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
     answers = ", ".join(str(a.name or a.id or a.value) for a in sample.answer_entities)
     citations = "".join(f"<li>{_e(c.text)}</li>" for c in sample.citations)
     sub_facts = "".join(
@@ -536,7 +621,7 @@ def _example_html(sample: BenchmarkSample, index: int) -> str:
         f'<p class="meta"><code>{_e(sample.id)}</code> · split {sample.split} · rule '
         f"{_e(sample.query.rule)} · shape {_e(sample.query.shape)} · supported fraction "
         f"{sample.supported_fraction:.2f} · edit {_e(_edit_text(sample))}</p>"
-        f"<figure>{draw_subgraph(sample, name=f'example-{index}')}"
+        f"<figure>{draw_subgraph(sample, name=f'example-{index}', predicate_labels=predicate_labels)}"
         "<figcaption>The sample's subgraph (what its citations state); dashed red: "
         "triples of the original subgraph G it lacks.</figcaption></figure>"
         '<dl class="text">'
@@ -549,10 +634,76 @@ def _example_html(sample: BenchmarkSample, index: int) -> str:
         f'<dt>Sub-facts of G</dt><dd><ul class="sub-facts">{sub_facts}</ul></dd></dl></article>')
 
 
+def _missing_labels(summary: SampleSummary) -> str:
+    """A red line naming each label without a single sample (a benchmark should have
+    all four: issue 19), or nothing."""
+    missing = [lb for lb in LABELS if not any(summary.count(None, lb, c) for c in COMPLEXITIES)]
+    if not summary.samples or not missing:
+        return ""
+    return (f'<p class="alert missing-labels" data-labels="{" ".join(missing)}">No '
+            f"{_e(' and no '.join(missing))} samples: failures.jsonl says why (see "
+            '<a href="#failures">failures by kind</a>).</p>')
+
+
+def _shares_table(summary: SampleSummary) -> str:
+    """Our label and complexity shares beside CAQA Table 5's (:mod:`extension.
+    caqa_table5`), a label more than the tolerance away in red."""
+    counts: dict[tuple[str, str], int] = {
+        (lb, c): summary.count(None, lb, c) for lb in LABELS for c in COMPLEXITIES}
+    comparison = compare_with_caqa(counts)
+    rows = []
+    for row in comparison.rows:
+        flag = (' class="flagged" title="more than '
+                f'{LABEL_TOLERANCE_POINTS:g} points from CAQA"' if row.flagged else "")
+        rows.append(
+            f'<tr data-group="{row.group}" data-name="{row.name}"'
+            f' data-flagged="{str(row.flagged).lower()}"><th scope="row">{row.group}</th>'
+            f'<th scope="row">{row.name}</th><td>{row.count:,}</td><td>{row.share:.1f}%</td>'
+            f"<td>{row.caqa_share:.1f}%</td><td{flag}>{row.diff_points:+.1f}</td></tr>")
+    return (f'<table class="caqa-shares"><caption>Share of all samples: ours '
+            f"({comparison.samples:,}) and CAQA Table 5 ({CAQA_TABLE5_SAMPLES:,})</caption>"
+            '<thead><tr><th scope="col"></th><th scope="col"></th><th scope="col">samples'
+            '</th><th scope="col">ours</th><th scope="col">CAQA</th>'
+            '<th scope="col">difference (points)</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
+    """``stats['failures_by_kind']`` as a table: stage, kind, what it means, count and
+    one example (question id and full reason)."""
+    kinds = stats.get("failures_by_kind")
+    if not isinstance(kinds, Sequence) or not kinds:
+        return _no_data("no failure reasons recorded" if stats.get("failures_by_stage")
+                        else "no failures")
+    rows = []
+    for kind in kinds:
+        if not isinstance(kind, Mapping):
+            continue
+        raw = kind.get("example")
+        example: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        count = _number(kind.get("count")) or 0
+        text = str(kind.get("kind", ""))
+        meaning = str(kind.get("meaning") or describe_kind(text))
+        rows.append(
+            f'<tr data-stage="{_e(kind.get("stage", ""))}" data-kind="{_e(text)}">'
+            f'<th scope="row">{_e(kind.get("stage", ""))}</th>'
+            f'<td class="kind"><code>{_e(text)}</code>'
+            + (f"<br>{_e(meaning)}" if meaning != text else "")
+            + f"</td><td>{count:,.0f}</td>"
+            f'<td class="example"><code>{_e(example.get("qid", ""))}</code> '
+            f'{_e(example.get("reason", ""))}</td></tr>')
+    return ('<table class="failure-kinds"><thead><tr><th scope="col">stage</th>'
+            '<th scope="col">kind of reason</th><th scope="col">count</th>'
+            '<th scope="col">example</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
 def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
-                  title: str = "kgbench benchmark report") -> str:
+                  title: str = "kgbench benchmark report",
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
     """The report page (see the module docstring) of a summarized samples file and the
-    run's ``stats.json`` mapping (any of its keys may be missing) as one HTML string."""
+    run's ``stats.json`` mapping (any of its keys may be missing) as one HTML string;
+    ``predicate_labels`` (predicate id -> the store's label) name the drawings' edges."""
     failures = _numbers(stats.get("failures_by_stage"))
     stage_seconds = _numbers(stats.get("stage_seconds"))
     warning = _stats_disagreement(summary, stats)
@@ -571,14 +722,15 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
         plot(_citations_figure(summary), "Citations per sample."),
         plot(_barh_figure(failures, "failures", "questions or samples not produced",
                           DELETED_COLOUR, "{0:,.0f}") if failures else _no_data("no failures"),
-             "Failures by stage (failures.jsonl has the reasons)."),
+             "Failures by stage (their reasons: the table above)."),
         plot(_barh_figure(stage_seconds, "stages", "seconds", COMPLEXITY_COLOURS["single"],
                           "{0:,.2f} s ({1:.0%})") if stage_seconds
              else _no_data("no stage times"), "Time per stage."),
     ))
     cells = [cell for cell in present_cells(summary) if cell in summary.examples]
     index = "".join(f'<li><a href="#example-{lb}-{c}">{lb} × {c}</a></li>' for lb, c in cells)
-    examples = "".join(_example_html(summary.examples[cell], i) for i, cell in enumerate(cells))
+    examples = "".join(_example_html(summary.examples[cell], i, predicate_labels)
+                       for i, cell in enumerate(cells))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -589,7 +741,10 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
         f"{_summary_list(summary, stats)}</section>"
         '<section id="distribution"><h2>Samples by label and complexity</h2>'
         + (f'<p class="warning">{_e(warning)}</p>' if warning else "")
-        + f"{tables}</section>"
+        + _missing_labels(summary)
+        + f"{tables}{_shares_table(summary)}</section>"
+        '<section id="failures"><h2>Failures by kind of reason</h2>'
+        f"{_failure_kinds_table(stats)}</section>"
         f'<section id="plots"><h2>Distributions</h2><div class="plots">{plots}</div></section>'
         '<section id="examples"><h2>One example per label × complexity</h2>'
         + (f"<ul>{index}</ul>{examples}" if cells else _no_data("no samples"))
@@ -597,16 +752,18 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
 
 
 def write_report(out_dir: Path, samples_path: Path, stats: Mapping[str, Any], *,
-                 examples_seed: int = 0) -> Path:
+                 examples_seed: int = 0,
+                 predicate_labels: Mapping[str, str] | None = None) -> Path:
     """Write ``out_dir/report.html`` for the samples file ``samples_path`` and the run's
     ``stats`` (the ``stats.json`` mapping of ``kgbench generate``) and return its path.
 
     ``examples_seed`` picks which sample of each label × complexity cell is shown
-    (:func:`summarize_samples`). Written to ``report.html.part`` and renamed
+    (:func:`summarize_samples`); ``predicate_labels`` (predicate id -> the store's
+    label) name the drawings' edges. Written to ``report.html.part`` and renamed
     (:func:`~extension.output_file.write_atomic`), so a failure leaves no partial report. Raises
     :class:`~extension.export.SamplesFileError` for a bad samples line."""
     summary = summarize_samples(samples_path, examples_seed=examples_seed)
-    page = render_report(summary, stats)
+    page = render_report(summary, stats, predicate_labels=predicate_labels)
     return write_atomic(out_dir / REPORT_FILE, page)
 
 

@@ -1,11 +1,14 @@
 """``kgbench demo``: build the bundled film KG and take a guided tour of kgbench.
 
 The steps that read or build something are :mod:`kgbench.demo.tour`; this module
-prints each step with the command a user would type for it.
+prints each step with the command a user would type for it — with every option the
+step used, so that running it reproduces what the step showed (the benchmark steps'
+files byte for byte).
 """
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated
@@ -34,8 +37,19 @@ from kgbench.demo import tour
 from kgstore import Store, open_store, store_exists
 from kgstore.lookup import entity_facts
 
-DEMO_QUESTIONS_HINT = "kgbench/demo/data/questions.jsonl"
-"""The bundled questions as the copy-paste commands name them."""
+
+def shown_path(path: Path) -> str:
+    """``path`` as the copy-paste commands name it: relative to the working directory
+    when it lies below it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def kgbench_command(args: list[str]) -> str:
+    """``kgbench ARGS`` quoted for a POSIX shell, as a user would type it."""
+    return shlex.join(["kgbench", *args])
 
 
 def demo(
@@ -74,8 +88,9 @@ def _step(n: int, title: str, command: str | None = None) -> None:
 
 
 def _tour(store_path: Path, *, fresh: bool) -> None:
-    from kgbench.demo import DEMO_KG
+    from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
 
+    questions = shown_path(DEMO_QUESTIONS)
     started = time.perf_counter()
     sp = str(store_path)
     if not store_path.is_absolute() and not sp.startswith("."):
@@ -115,8 +130,8 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         if featured is None:
             raise CliError("the demo store is empty", "rebuild it with `kgbench demo --fresh`")
         _step(3, f"An entity and its facts: {entity_label(featured, featured.id)}",
-              f"kgbench entity {featured.id}{opt}")
-        doc = entity_facts(s, featured, 8)
+              f"kgbench entity {featured.id} --limit {tour.DEMO_ENTITY_FACTS}{opt}")
+        doc = entity_facts(s, featured, tour.DEMO_ENTITY_FACTS)
         labels.add_facts(doc.facts_out + doc.facts_in)
         print_entity(doc, labels)
 
@@ -147,15 +162,16 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         target = tour.path_target(s, sub, center.id)
         if target is not None:
             _step(5, "Paths between two entities",
-                  f"kgbench paths {center.id} {target} --max-length 2{opt}")
-            found = s.paths(center.id, target, max_length=2, limit=4)
+                  f"kgbench paths {center.id} {target} --max-length 2 "
+                  f"--limit {tour.DEMO_PATHS}{opt}")
+            found = s.paths(center.id, target, max_length=2, limit=tour.DEMO_PATHS)
             labels.add(n for p in found for n in p.nodes)
             for p in found:
                 out.print(path_text(p, labels))
 
         # 6. the demo questions: parsed, classified and grounded
         _step(6, "KGQA questions: parse, classify (CAQA shapes), ground",
-              f"kgbench questions parse {DEMO_QUESTIONS_HINT} --out parsed.jsonl && "
+              f"kgbench questions parse {shlex.quote(questions)} --out parsed.jsonl{opt} && "
               f"kgbench questions ground parsed.jsonl{opt}")
         _print_questions(s, labels)
 
@@ -163,13 +179,11 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
     bench_dir = store_path.parent / "demo-benchmark"
     domain_dir = store_path.parent / "demo-domain-benchmark"
     _step(7, "Generate a benchmark: extend, ground, edit, verbalize (CAQA)",
-          f"kgbench generate{opt} --questions {DEMO_QUESTIONS_HINT} --out {bench_dir} "
-          f"--seed {tour.DEMO_SEED}")
-    _print_generate_step(store_path, bench_dir)
+          kgbench_command(tour.generate_demo_args(sp, questions, str(bench_dir))))
+    _print_generate_step(store_path, bench_dir, Path(questions))
 
     _step(8, "A new domain: seed questions sampled from the KG itself",
-          f"kgbench generate{opt} --domain {tour.DEMO_DOMAIN} --n {tour.DEMO_DOMAIN_N} "
-          f"--out {domain_dir}")
+          kgbench_command(tour.generate_domain_args(sp, str(domain_dir))))
     _print_domain_step(store_path, domain_dir)
 
     with open_store(str(store_path), read_only=True) as s:
@@ -225,9 +239,9 @@ def _print_questions(s: Store, labels: Labels) -> None:
               "Corleone in The Godfather?' is single.[/]")
 
 
-def _print_generate_step(store_path: Path, out_dir: Path) -> None:
+def _print_generate_step(store_path: Path, out_dir: Path, questions: Path) -> None:
     """The demo benchmark: the Table-5 counts and one question's sample per label."""
-    result = tour.generate_demo_benchmark(store_path, out_dir)
+    result = tour.generate_demo_benchmark(store_path, out_dir, questions)
     out.print(table5(result.stats))
     _print_examples(out_dir)
     note(f"{result.stats['samples']:,} samples in {out_dir / 'samples.jsonl'}; "

@@ -28,7 +28,7 @@ from kgbench.cli.options import (
     store_location,
 )
 from kgbench.cli.output import emit_json, err, note, out, progress
-from kgbench.cli.render import table5
+from kgbench.cli.render import caqa_shares, table5
 from kgstore import open_store
 from loaders.kgqa import FORMATS
 
@@ -246,6 +246,7 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
                    "already_complete": result.resumed_chunks == -1})
         return
     out.print(table5(stats))
+    out.print(caqa_shares(stats))
     failures = stats.get("failures_by_stage") or {}
     if failures:
         err.print("failures by stage: " + ", ".join(f"{k} {v:,}" for k, v in failures.items())

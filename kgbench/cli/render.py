@@ -18,7 +18,7 @@ from kgbench.cli.output import field, one_line, out
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
 from kgstore.lookup import EntityFacts
 
-__all__ = ["COMPLEXITY_TITLES", "LABEL_TITLES", "Labels", "cell", "entity_label",
+__all__ = ["COMPLEXITY_TITLES", "LABEL_TITLES", "Labels", "caqa_shares", "cell", "entity_label",
            "entity_table", "fact_line", "path_text", "predicate_table", "print_entity", "table5"]
 
 
@@ -182,4 +182,29 @@ def table5(stats: dict[str, Any]) -> Table:
                           end_section=i == len(LABELS) - 1)
     table.add_row("all", "", *(f"{grand[c]:,}" for c in COMPLEXITIES),
                   f"{sum(grand.values()):,}", style="bold")
+    return table
+
+
+def caqa_shares(stats: dict[str, Any]) -> Table:
+    """Our label and complexity shares beside CAQA Table 5's, with the difference in
+    percentage points; a label more than 5 points away is marked (:mod:`extension.
+    caqa_table5`)."""
+    from extension.caqa_table5 import (
+        CAQA_TABLE5_SAMPLES,
+        LABEL_TOLERANCE_POINTS,
+        compare_with_caqa,
+        counts_of_stats,
+    )
+
+    comparison = compare_with_caqa(counts_of_stats(stats))
+    table = Table(title=f"Share of all samples vs CAQA Table 5 ({CAQA_TABLE5_SAMPLES:,} "
+                  "samples)", box=box.SIMPLE_HEAD)
+    for column in ("", "", "ours", "CAQA", "diff (points)"):
+        table.add_column(column, justify="right" if column else "left")
+    titles = {**LABEL_TITLES, **COMPLEXITY_TITLES}
+    for row in comparison.rows:
+        flag = (f" [red]off by > {LABEL_TOLERANCE_POINTS:g}[/]" if row.flagged else "")
+        table.add_row(row.group, titles.get(row.name, row.name), f"{row.share:.1f}%",
+                      f"{row.caqa_share:.1f}%", f"{row.diff_points:+.1f}{flag}",
+                      end_section=row.name == LABELS[-1])
     return table

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 # The engine is imported inside the steps that run it (as in the commands), so that
 # registering `kgbench demo` keeps `kgbench --help` and the other commands quick.
 
-__all__ = ["DEMO_CYPHER", "DEMO_DOMAIN", "DEMO_DOMAIN_N", "DEMO_SEED", "SHARED_NAME_CANDIDATES",
-           "DemoQuestion", "build_demo_store", "demo_questions", "example_samples",
-           "featured_entity", "first_cvt_fact", "generate_demo_benchmark",
-           "generate_domain_benchmark", "path_target", "shared_names"]
+__all__ = ["DEMO_CYPHER", "DEMO_DOMAIN", "DEMO_DOMAIN_N", "DEMO_ENTITY_FACTS", "DEMO_PATHS",
+           "DEMO_SEED", "DEMO_TEST_FRACTION", "SHARED_NAME_CANDIDATES", "DemoQuestion",
+           "build_demo_store", "demo_questions", "example_samples", "featured_entity",
+           "first_cvt_fact", "generate_demo_args", "generate_demo_benchmark",
+           "generate_domain_args", "generate_domain_benchmark", "path_target",
+           "shared_names"]
 
 SHARED_NAME_CANDIDATES = ("Titanic", "Paris", "John Williams", "Casablanca", "Alien")
 """Names the demo KG gives to several entities, tried in this order."""
@@ -40,8 +42,30 @@ DEMO_CYPHER = (
     "RETURN d.name AS director, count(*) AS films ORDER BY films DESC, director LIMIT 5"
 )
 DEMO_SEED = 3
+DEMO_TEST_FRACTION = 0.3
+"""The demo benchmark's share of questions in the test split (a few of its questions
+land in each split)."""
 DEMO_DOMAIN = "people.person"
 DEMO_DOMAIN_N = 30
+DEMO_ENTITY_FACTS = 8
+"""Facts shown per direction in the tour's entity step (``kgbench entity --limit``)."""
+DEMO_PATHS = 4
+"""Paths listed in the tour's paths step (``kgbench paths --limit``)."""
+
+
+def generate_demo_args(store: str, questions: str, out_dir: str) -> list[str]:
+    """The ``kgbench generate`` arguments equivalent to :func:`generate_demo_benchmark`
+    (every option it sets, so the printed command reproduces its files)."""
+    return ["generate", "--store", store, "--questions", questions, "--format", "jsonl",
+            "--strict", "--out", out_dir, "--seed", str(DEMO_SEED), "--test-fraction",
+            str(DEMO_TEST_FRACTION), "--force"]
+
+
+def generate_domain_args(store: str, out_dir: str) -> list[str]:
+    """The ``kgbench generate`` arguments equivalent to
+    :func:`generate_domain_benchmark`."""
+    return ["generate", "--store", store, "--domain", DEMO_DOMAIN, "--n", str(DEMO_DOMAIN_N),
+            "--out", out_dir, "--seed", str(DEMO_SEED), "--force"]
 
 
 def build_demo_store(location: Path) -> StoreLoad:
@@ -157,35 +181,39 @@ def demo_questions(store: Store) -> list[DemoQuestion]:
     return rows
 
 
-def generate_demo_benchmark(store_location: Path, out_dir: Path) -> GenerateResult:
-    """A benchmark from the bundled questions (seed :data:`DEMO_SEED`), replacing
-    ``out_dir``."""
-    from extension.generate import GenerateConfig, generate, source_of_file
-    from extension.generate_inputs import check_store
-    from loaders.kgqa import read_questions
+def generate_demo_benchmark(store_location: Path, out_dir: Path,
+                            questions: Path = DEMO_QUESTIONS) -> GenerateResult:
+    """A benchmark from the bundled questions ``questions`` (seed :data:`DEMO_SEED`,
+    test fraction :data:`DEMO_TEST_FRACTION`), replacing ``out_dir``: what
+    :func:`generate_demo_args` asks of ``kgbench generate``, read the way it reads
+    them, so that the two write the same files."""
+    from extension.generate import GenerateConfig, generate
+    from extension.generate_inputs import check_store, dataset_questions
 
-    config = GenerateConfig(seed=DEMO_SEED, test_fraction=0.3)
+    config = GenerateConfig(seed=DEMO_SEED, test_fraction=DEMO_TEST_FRACTION)
     with open_store(str(store_location), read_only=True) as s:
-        items = list(read_questions(DEMO_QUESTIONS, "jsonl", strict=True))
         check_store(s, store_location)
-    return generate(str(store_location), items, out_dir, config,
-                    source=source_of_file(DEMO_QUESTIONS, "jsonl"), force=True)
+    read = dataset_questions(questions, "jsonl", strict=True)
+    return generate(str(store_location), read.items, out_dir, config, source=read.source,
+                    force=True)
 
 
 def generate_domain_benchmark(store_location: Path, out_dir: Path
                               ) -> tuple[SeedSample, GenerateResult]:
     """A benchmark with no dataset: :data:`DEMO_DOMAIN_N` seed questions sampled from
-    :data:`DEMO_DOMAIN`, replacing ``out_dir``."""
+    :data:`DEMO_DOMAIN` (seed :data:`DEMO_SEED`), replacing ``out_dir``: what
+    :func:`generate_domain_args` asks of ``kgbench generate``, with the same
+    ``seed_questions.jsonl``."""
     from extension.generate import GenerateConfig, generate
-    from extension.seed_sampler import sample_seed_questions
+    from extension.generate_inputs import domain_questions
+    from extension.output_file import write_atomic
 
     with open_store(str(store_location), read_only=True) as s:
-        sampled = sample_seed_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)
-        facts = s.stats().facts
-    source = {"kind": "domain", "spec": DEMO_DOMAIN, "n": DEMO_DOMAIN_N, "store_facts": facts}
-    result = generate(str(store_location), list(sampled.questions), out_dir,
-                      GenerateConfig(seed=DEMO_SEED), source=source, force=True)
-    return sampled, result
+        drawn = domain_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)
+    result = generate(str(store_location), drawn.items, out_dir,
+                      GenerateConfig(seed=DEMO_SEED), source=drawn.source, force=True)
+    write_atomic(out_dir / "seed_questions.jsonl", drawn.seed_lines)
+    return drawn.sampled, result
 
 
 def example_samples(out_dir: Path) -> dict[str, BenchmarkSample]:

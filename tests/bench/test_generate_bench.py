@@ -15,7 +15,7 @@ def bench():
     return load_bench("generate_bench")
 
 
-def test_quick_benchmark(bench, tmp_path):
+def test_quick_benchmark(bench, tmp_path, capsys):
     out = tmp_path / "out"
     record = bench.main(["--quick", "--seed", "2", "--out", str(out), "--work",
                          str(tmp_path / "work"), "--workers", "1,2"])
@@ -35,3 +35,12 @@ def test_quick_benchmark(bench, tmp_path):
         assert {"extend", "verbalize", "parse"} <= set(run["stage_seconds"])
     assert record["meets_target"] == (record["best_samples_per_s"] >= 500)
     assert not (tmp_path / "work").exists()   # scratch removed without --keep
+    # the label and complexity shares beside CAQA Table 5, recorded and printed
+    shares = record["caqa_table5"]
+    assert shares["samples"] == base["samples"] == sum(
+        n for row in record["label_complexity"].values() for n in row.values())
+    assert set(shares["label"]) == {"supportive", "partially_supportive", "contradictory",
+                                    "irrelevant"}
+    printed = capsys.readouterr().out
+    assert "share of samples vs CAQA Table 5" in printed
+    assert all(f"label {label}" in printed for label in shares["label"])

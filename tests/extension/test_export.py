@@ -26,6 +26,7 @@ import pytest
 from extension.export import (
     ExportError,
     SamplesFileError,
+    answer_only,
     citation_title,
     export_benchmark,
     export_samples,
@@ -127,13 +128,54 @@ def test_caqa_csv_has_the_caqa_columns_and_labels(bench: Path, tmp_path: Path,
     assert [r["label"] for r in rows] == [expected[s.label] for s in samples]
     assert {r["label"] for r in rows} == set(CAQA)
     for row, sample in zip(rows, samples, strict=True):
-        assert row == {"query": sample.question_extended, "answer": sample.answer,
-                       "reference": sample.citation, "label": expected[sample.label]}
-        assert row["reference"].startswith("[1] ")
+        assert row == {"query": sample.question_extended, "answer": answer_only(sample),
+                       "reference": "\n".join(c.text for c in sample.citations),
+                       "label": expected[sample.label]}
     assert report.read == report.written == len(samples)
     assert report.by_label == dict(Counter(r["label"] for r in rows))
     assert list(report.by_label) == [label for label in CAQA if label in report.by_label]
     assert not list(tmp_path.glob("*.part"))
+
+
+def test_caqa_claim_states_the_question_once(bench: Path, tmp_path: Path,
+                                            samples: tuple[BenchmarkSample, ...]) -> None:
+    """CAQA prompts with ``Claim: {query} {answer}``: the answer column is the answer
+    statement alone, so the claim names the question once, and still names every
+    answer the sample's statement gives."""
+    out = tmp_path / "caqa.csv"
+    export_benchmark(bench, out, "caqa")
+    _, rows = read_csv(out)
+    for row, sample in zip(rows, samples, strict=True):
+        claim = f"{row['query']} {row['answer']}"
+        assert claim.count(sample.question_extended) == 1, claim
+        assert sample.question_extended not in row["answer"]
+        assert row["answer"].strip()
+        for entity in sample.answer_entities:
+            if entity.name and entity.name in sample.answer:
+                assert entity.name in row["answer"]
+
+
+def test_answer_only_keeps_a_statement_that_does_not_quote_the_question(
+        samples: tuple[BenchmarkSample, ...]) -> None:
+    declarative = "The group based in Montgomery was the Army of Mississippi."
+    sample = samples[0].model_copy(update={"answer": declarative})
+    assert answer_only(sample) == declarative
+    quoted = samples[0].model_copy(update={
+        "answer": f'The answers to "{samples[0].question_extended}" are A and B.'})
+    assert answer_only(quoted) == "The answers are A and B."
+
+
+def test_caqa_reference_has_one_citation_per_line(bench: Path, tmp_path: Path,
+                                                  samples: tuple[BenchmarkSample, ...]) -> None:
+    """As in CAQA's examples (``Reference: \nDudley is located in the West Midlands.\n
+    Wednesfield is …``): one citation per line, no ``[k]`` numbers."""
+    out = tmp_path / "caqa.csv"
+    export_benchmark(bench, out, "caqa")
+    _, rows = read_csv(out)
+    assert any(len(s.citations) > 1 for s in samples)
+    for row, sample in zip(rows, samples, strict=True):
+        assert row["reference"].split("\n") == [c.text for c in sample.citations]
+        assert not row["reference"].startswith("[1]")
 
 
 def test_attrscore_csv_default_map(bench: Path, tmp_path: Path,
@@ -217,13 +259,14 @@ def test_drop_leaves_a_label_out(bench: Path, tmp_path: Path,
 
 def test_csv_quoting_round_trips(tmp_path: Path, samples: tuple[BenchmarkSample, ...]) -> None:
     tricky = 'He said "yes", then — after a pause —\nleft; ünïcödé, too'
-    edited = [samples[0].model_copy(update={"answer": tricky, "citation": "[1] a,b\r\nc"}),
+    citation = CitationRecord(text="a,b\r\nc", triples=samples[0].citations[0].triples)
+    edited = [samples[0].model_copy(update={"answer": tricky, "citations": (citation,)}),
               *samples[1:3]]
     out = tmp_path / "q.csv"
     export_samples(edited, out, "caqa")
     _, rows = read_csv(out)
     assert rows[0]["answer"] == tricky
-    assert rows[0]["reference"] == "[1] a,b\r\nc"
+    assert rows[0]["reference"] == "a,b\r\nc"
     assert len(rows) == 3
     assert out.read_bytes().startswith(b"query,answer,reference,label\r\n")
 
@@ -241,7 +284,7 @@ def test_alce_json_structure(bench: Path, tmp_path: Path,
         assert set(record) == {"question", "answer", "docs", "id", "label", "complexity",
                                "split"}
         assert record["question"] == sample.question_extended
-        assert record["answer"] == sample.answer
+        assert record["answer"] == answer_only(sample)
         assert (record["id"], record["label"], record["complexity"], record["split"]) == (
             sample.id, sample.label, sample.complexity, sample.split)
         assert [set(d) for d in record["docs"]] == [{"title", "text"}] * len(sample.citations)
@@ -289,7 +332,7 @@ def test_flat_jsonl(bench: Path, tmp_path: Path, samples: tuple[BenchmarkSample,
                                            "citation", "label", "complexity", "split"]
                                           ] * len(samples)
     assert records == [{"id": s.id, "question": s.question,
-                        "question_extended": s.question_extended, "answer": s.answer,
+                        "question_extended": s.question_extended, "answer": answer_only(s),
                         "citation": s.citation, "label": s.label, "complexity": s.complexity,
                         "split": s.split} for s in samples]
 

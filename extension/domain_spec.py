@@ -14,6 +14,8 @@ from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.store import Store
 
 _PREFIX_ENDINGS = (".", "/", "#", ":")
+
+
 @dataclass(frozen=True, slots=True)
 class DomainSpec:
     """Which entities seed questions start from: instances of a type (``kind="type"``,

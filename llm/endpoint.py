@@ -20,6 +20,7 @@ MAX_RESPONSE_BYTES_ENV = "KGBENCH_LLM_MAX_RESPONSE_BYTES"
 """The environment variable that sets the cap on an LLM reply's size, in bytes (default
 :data:`llm.transport.DEFAULT_MAX_RESPONSE_BYTES`, 8 MiB)."""
 
+
 @dataclass(frozen=True, slots=True)
 class ChatEndpoint:
     """An OpenAI-compatible chat endpoint and how to call it.

@@ -84,6 +84,7 @@ Output only the statement."""
 extended question's answers as a sentence ã): the question, the answers separated by
 ``"; "`` and "output only the statement". Filled by :func:`answer_messages`."""
 
+
 def triple_lines(triples: Sequence[Triple], cvt_nodes: Collection[str],
                  phrases: Mapping[str, str]) -> list[str]:
     """``triples`` as prompt lines ``(subject, relation, object)``: entities by name

@@ -5,14 +5,11 @@ one sentence.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from extension.samples import AnswerEntity
 from extension.text import english
 from extension.text.literals import render_literal
 
-if TYPE_CHECKING:
-    pass
 
 def answer_statement(question: str, answers: Sequence[AnswerEntity]) -> str:
     """The answer statement ã (CAQA §4.4): ``question`` and its answers as one

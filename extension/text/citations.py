@@ -11,15 +11,12 @@ Michael Corleone.").
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from extension.samples import StructuredSample, Triple
 from extension.text import english
 from extension.text.literals import render_literal
 from extension.text.relation_phrases import PhraseTable, as_table, type_noun
 
-if TYPE_CHECKING:
-    pass
 
 def _hops(triples: Sequence[Triple], cvts: Collection[str]) -> list[list[int]]:
     """The hops of ``triples`` as lists of indices: a triple without a CVT end is a hop

@@ -7,13 +7,10 @@ extension rule (CAQA Table 4) added, attached to the right mention
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from extension.samples import StructuredSample
 from extension.text.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
-if TYPE_CHECKING:
-    pass
 
 def extended_question(question: str, added: Sequence[Mapping[str, str]],
                       names: Mapping[str, str], phrases: Mapping[str, str] | None,

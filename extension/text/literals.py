@@ -7,11 +7,6 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")

@@ -4,9 +4,6 @@
 curated table (``extension/data/relation_phrases.tsv``, :func:`load_relation_phrases`),
 the predicate's label in the store (Wikidata ``P57`` -> "director"), else words made
 from its id (``film.film.directed_by`` -> "was directed by"). The seed questions and
-
-if TYPE_CHECKING:
-    from kgstore.store import Store
 every verbalizer word relations through here, so they word them alike.
 """
 

@@ -44,6 +44,7 @@ from extension.text.relation_phrases import PhraseTable, load_relation_phrases
 if TYPE_CHECKING:
     from kgstore.store import Store
 
+
 @dataclass(frozen=True, slots=True)
 class Citation:
     """One citation: its ``text`` and the ``triples`` (of the sample's subgraph) it

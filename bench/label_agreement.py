@@ -17,10 +17,10 @@ Two steps, so that the reader never sees the generator, the labels or this code:
     ``--per-label`` samples of each label, spread round-robin over (KG, complexity)
     cells, **at most one sample per source question** (a reader who saw a question's
     four variants could label them by elimination). It writes, *outside the
-    repository* (the texts quote WebQSP), ``WORK/blind_sheet.md`` for the reader and
-    ``WORK/key.json`` with the hidden labels.
+    repository* (the texts quote WebQSP), ``WORK/sheet/blind_sheet.md`` for the reader (the only
+    file the reader is given) and ``WORK/key.json`` with the hidden labels.
 ``score``
-    joins the reader's labels (``WORK/blind_labels.tsv``: ``B001<TAB>label`` per line)
+    joins the reader's labels (``WORK/sheet/blind_labels.tsv``: ``B001<TAB>label`` per line)
     with the key and writes to ``bench/results/``: ``label_agreement.md`` (protocol,
     command, agreement per label / complexity / KG with Wilson 95% intervals,
     confusion matrix, form-only giveaway check), ``label_agreement_samples.tsv``
@@ -30,7 +30,7 @@ Two steps, so that the reader never sees the generator, the labels or this code:
 Run::
 
     python bench/label_agreement.py draw --work /tmp/agree --seed 0 --per-label 55
-    # the reader labels /tmp/agree/blind_sheet.md into /tmp/agree/blind_labels.tsv
+    # the reader labels /tmp/agree/sheet/blind_sheet.md into /tmp/agree/sheet/blind_labels.tsv
     python bench/label_agreement.py score --work /tmp/agree --reader "helper, blind"
 """
 
@@ -136,6 +136,7 @@ def runs(ext: Path) -> list[Run]:
         Run("fb15k237", "fb-domain-film", "fb15k237",
             ("--domain", "film.", "--n", "100", "--no-classes")),
         Run("wikidata", "wd-domain-Q5", "wikidata", ("--domain", "Q5", "--n", "60")),
+        Run("wikidata", "wd-domain-country", "wikidata", ("--domain", "Q6256", "--n", "80")),
     ]
 
 
@@ -205,7 +206,8 @@ def write_sheet(work: Path, drawn: Sequence[dict[str, Any]]) -> None:
         key[bid]["chars"] = len(s["citation"])
         lines += [f"## {bid}", f"QUESTION: {s['question']}", f"ANSWER: {s['answer']}",
                   f"CITATION: {s['citation']}", ""]
-    (work / "blind_sheet.md").write_text("\n".join(lines), encoding="utf-8")
+    (work / "sheet").mkdir(exist_ok=True)
+    (work / "sheet" / "blind_sheet.md").write_text("\n".join(lines), encoding="utf-8")
     (work / "key.json").write_text(json.dumps(key, indent=1, sort_keys=True), encoding="utf-8")
 
 
@@ -293,6 +295,7 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
     confusion = {g: {b: sum(1 for r in rows if r["label"] == g and r["blind"] == b)
                      for b in LABELS} for g in LABELS}
     form = form_only_accuracy(rows)
+    shares, share_lines = share_tables(meta["pool_cells"])
     record = {
         "bench": "label_agreement", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
@@ -300,6 +303,7 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
         "rate": round(overall_k / len(rows), 4), "by_label": by_label,
         "by_complexity": by_complexity, "by_kg": by_kg, "confusion": confusion,
         "form_only_accuracy": round(form, 4), "pool": meta["pool"],
+        "caqa_table5_shares": shares,
         "machine": machine_info(), "load": os.getloadavg(),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -323,7 +327,7 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
         "(commands below) and draws a stratified sample: the same number of samples per "
         "label, spread round-robin over (KG, complexity) cells, at most one sample per "
         "source question.",
-        "2. A reader who has not seen the code labels `WORK/blind_sheet.md`: only q̃, the "
+        "2. A reader who has not seen the code labels `WORK/sheet/blind_sheet.md`: only q̃, the "
         "answer statement and the citation, with CAQA §3.2's four definitions (below), "
         "in a shuffled order with opaque item ids.",
         "3. `python bench/label_agreement.py score --work WORK` joins the labels with the "
@@ -343,6 +347,9 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
         "|---|" + "---:|" * len(LABELS),
         *[f"| {g} | " + " | ".join(str(confusion[g][b]) for b in LABELS) + " |"
           for g in LABELS], "",
+        "## Label and complexity shares beside CAQA Table 5", "",
+        "Every sample the generate commands above made (the pool the draw came from):", "",
+        *share_lines,
         "## Template giveaways", "",
         f"Guessing the label from the form alone (number of citations × citation length "
         f"quartile, leave-one-out): {100 * form:.1f}% (chance 25%).", "",
@@ -353,6 +360,26 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
     ]
     (RESULTS / "label_agreement.md").write_text("\n".join(md), encoding="utf-8")
     return record
+
+
+def share_tables(pool_cells: dict[str, dict[str, int]]) -> tuple[dict[str, Any], list[str]]:
+    """Each KG's and the whole pool's label and complexity shares beside CAQA Table 5."""
+    from extension.caqa_table5 import compare_with_caqa
+
+    groups: dict[str, dict[tuple[str, str], int]] = {}
+    for kg, cells in sorted(pool_cells.items()):
+        groups[kg] = {(k.split("|")[0], k.split("|")[1]): n for k, n in cells.items()}
+    everything: Counter[tuple[str, str]] = Counter()
+    for counts in groups.values():
+        everything.update(counts)
+    groups["all KGs"] = dict(everything)
+    docs: dict[str, Any] = {}
+    lines: list[str] = []
+    for name, counts in groups.items():
+        comparison = compare_with_caqa(counts)
+        docs[name] = comparison.to_json()
+        lines += [f"### {name}", "", "```", *comparison.lines(), "```", ""]
+    return docs, lines
 
 
 def _mean(xs: Sequence[float]) -> float:
@@ -370,9 +397,13 @@ def draw(work: Path, seed: int, per_label: int) -> dict[str, Any]:
     for (kg, label), n in sorted(Counter((s["kg"], s["label"]) for s in pool).items()):
         pool_counts[kg][label] = n
     drawn_counts = Counter((s["kg"], s["label"]) for s in drawn)
+    cells: dict[str, dict[str, int]] = defaultdict(dict)
+    for (kg, label, complexity), n in sorted(
+            Counter((s["kg"], s["label"], s["complexity"]) for s in pool).items()):
+        cells[kg][f"{label}|{complexity}"] = n
     meta = {
         "seed": seed, "per_label": per_label, "commit": git_commit(),
-        "pool": pool_counts,
+        "pool": pool_counts, "pool_cells": cells,
         "drawn": {f"{kg}/{lab}": n for (kg, lab), n in sorted(drawn_counts.items())},
         "commands": [f"kgbench generate --store {r.store} "
                      + " ".join(a.replace(str(ext), "$KGBENCH_EXTERNAL_DATA") for a in r.args)
@@ -392,7 +423,7 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--per-label", type=int, default=55)
     s = sub.add_parser("score", help="join the blind labels with the key, write results")
     s.add_argument("--work", type=Path, required=True)
-    s.add_argument("--labels", type=Path, help="default WORK/blind_labels.tsv")
+    s.add_argument("--labels", type=Path, help="default WORK/sheet/blind_labels.tsv")
     s.add_argument("--reader", default="blind reader (a helper who has not seen the code)")
     args = ap.parse_args(argv)
     if args.work.resolve().is_relative_to(REPO):
@@ -401,9 +432,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.step == "draw":
         meta = draw(args.work, args.seed, args.per_label)
         print(json.dumps({"drawn": meta["drawn"], "pool": meta["pool"]}, indent=1))
-        print(f"sheet: {args.work / 'blind_sheet.md'}")
+        print(f"sheet: {args.work / 'sheet' / 'blind_sheet.md'}")
     else:
-        rec = score(args.work, args.reader, args.labels or args.work / "blind_labels.tsv")
+        rec = score(args.work, args.reader, args.labels or args.work / "sheet" / "blind_labels.tsv")
         for r in rec["by_label"]:
             print(f"{r['label']:<22} {r['agree']}/{r['n']}  {r['rate']}  {r['wilson95']}")
         print(f"overall {rec['agree']}/{rec['n']} = {rec['rate']}; "

@@ -1,0 +1,54 @@
+"""bench/label_agreement.py: the Wilson interval, the stratified blind draw and the
+form-only giveaway check (the texts and the reader are exercised by running the bench)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench import load_bench
+
+
+@pytest.fixture(scope="module")
+def la():
+    return load_bench("label_agreement")
+
+
+def test_wilson_interval_known_values(la):
+    lo, hi = la.wilson(50, 50)
+    assert lo == pytest.approx(0.92865, abs=1e-4) and hi == 1.0
+    lo, hi = la.wilson(49, 50)
+    assert round(lo, 3) == 0.895 and round(hi, 3) == 0.996
+    assert la.wilson(0, 0) == (0.0, 1.0)
+
+
+def _pool(questions: int) -> list[dict]:
+    pool = []
+    for q in range(questions):
+        for label in ("supportive", "partially_supportive", "contradictory", "irrelevant"):
+            pool.append({"kg": "demo" if q % 2 else "fb", "run": "r", "qid": f"q{q}",
+                         "id": f"q{q}:{label}", "label": label,
+                         "complexity": ("single", "concatenation")[q % 3 == 0],
+                         "n_citations": 1, "citation": "x"})
+    return pool
+
+
+def test_draw_takes_one_sample_per_question_and_balances_labels(la):
+    drawn = la.stratified_draw(_pool(100), per_label=20, seed=0)
+    assert len(drawn) == 80
+    assert len({s["qid"] for s in drawn}) == 80          # never two variants of a question
+    assert {s["label"] for s in drawn} == set(la.LABELS)
+    assert all(sum(s["label"] == lab for s in drawn) == 20 for lab in la.LABELS)
+    assert {s["kg"] for s in drawn} == {"demo", "fb"}
+    assert drawn == la.stratified_draw(_pool(100), per_label=20, seed=0)   # seeded
+
+
+def test_form_only_accuracy_sees_a_giveaway(la):
+    def rows(giveaway: bool) -> list[dict]:
+        out = []
+        for i in range(80):
+            label = la.LABELS[i % 4]
+            n = (1 + la.LABELS.index(label)) if giveaway else 1 + (i // 4) % 3
+            out.append({"label": label, "n_citations": n, "chars": 100 + (i * 37) % 50})
+        return out
+    assert la.form_only_accuracy(rows(True)) > 0.9
+    assert la.form_only_accuracy(rows(False)) < 0.5

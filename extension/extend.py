@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal as TypingLiteral
 
@@ -119,6 +119,7 @@ class UnionSubject(BaseModel):
     fact_predicate: str | None = None
     fact_object: str | None = None
     fact_outgoing: bool = True
+    fact_object_name: str | None = None
 
 
 class ExtendedQuery(BaseModel):
@@ -157,12 +158,19 @@ class GroundedExtension:
     truncated: bool
 
 
+Phrasable = Callable[["ExtendedQuery"], str | None]
+"""Why an extended query cannot be asked as a question whose new constraint is needed
+(None: it can), e.g. :func:`extension.text.question_check.question_check`."""
+
+
 def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                  subjects: tuple[str, ...], rng: random.Random,
-                 config: ExtensionConfig = ExtensionConfig()
-                 ) -> GroundedExtension | ExtensionFailure:
+                 config: ExtensionConfig = ExtensionConfig(),
+                 phrasable: Phrasable | None = None) -> GroundedExtension | ExtensionFailure:
     """Extend ``graph`` (classified ``shape`` with ``subjects``) by a seeded CAQA rule
-    and ground the result (see the module docstring)."""
+    and ground the result (see the module docstring). ``phrasable`` vets each
+    candidate's question: a refused candidate is skipped like one without answers, and
+    a rule whose every candidate it refused records the last refusal."""
     base = grounder.ground(graph)
     if base.outcome != "answered":
         return ExtensionFailure(stage="ground_original",
@@ -170,23 +178,41 @@ def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str
     original_answers = set(base.answers)
     attempts: list[RuleAttempt] = []
     for rule in rule_order(shape, rng):
+        def refusal(disjuncts: tuple[QueryGraph, ...], new_subjects: tuple[str, ...],
+                    added: tuple[QueryEdge, ...], union_subjects: tuple[UnionSubject, ...] = (),
+                    rule: Rule = rule) -> str | None:
+            if phrasable is None:
+                return None
+            return phrasable(_extended(graph, shape, rule, disjuncts, new_subjects, added,
+                                       (), union_subjects))
+
         outcome = _try_rule(store, grounder, graph, shape, subjects, rule, base,
-                            original_answers, rng, config)
+                            original_answers, rng, config, refusal)
         if isinstance(outcome, str):
             attempts.append(RuleAttempt(rule=rule, outcome=outcome))
             continue
         disjuncts, new_subjects, added, groundings, union_subjects = outcome
         attempts.append(RuleAttempt(rule=rule, outcome="applied"))
-        shape_out = result_shape(rule, shape)
-        query = ExtendedQuery(
-            original=graph, disjuncts=disjuncts, rule=rule, shape=shape_out,
-            complexity=complexity_of(rule, shape_out), subjects=new_subjects,
-            added=added, attempts=tuple(attempts), union_subjects=union_subjects)
+        query = _extended(graph, shape, rule, disjuncts, new_subjects, added,
+                          tuple(attempts), union_subjects)
         return cap_answers(query, groundings, config.max_answers)
     return ExtensionFailure(stage="extend", reason="no rule of shape "
                             f"{shape!r} applies: " + "; ".join(
                                 f"{a.rule}: {a.outcome}" for a in attempts),
                             attempts=tuple(attempts))
+
+
+def _extended(graph: QueryGraph, shape: str, rule: Rule, disjuncts: tuple[QueryGraph, ...],
+              subjects: tuple[str, ...], added: tuple[QueryEdge, ...],
+              attempts: tuple[RuleAttempt, ...], union_subjects: tuple[UnionSubject, ...]
+              ) -> ExtendedQuery:
+    shape_out = result_shape(rule, shape)
+    return ExtendedQuery(original=graph, disjuncts=disjuncts, rule=rule, shape=shape_out,
+                         complexity=complexity_of(rule, shape_out), subjects=subjects,
+                         added=added, attempts=attempts, union_subjects=union_subjects)
+
+
+_Refusal = Callable[..., str | None]
 
 
 def cap_answers(query: ExtendedQuery, groundings: list[Grounding], most: int
@@ -238,7 +264,7 @@ _Applied = tuple[tuple[QueryGraph, ...], tuple[str, ...], tuple[QueryEdge, ...],
 def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
               subjects: tuple[str, ...], rule: Rule, base: Grounding,
               original_answers: set[Object], rng: random.Random,
-              config: ExtensionConfig) -> _Applied | str:
+              config: ExtensionConfig, refusal: _Refusal) -> _Applied | str:
     """The applied rule (disjuncts, subjects, added edges, groundings) or why not."""
     in_query = {n.id for n in graph.nodes}
     # A new entity must be neither in the query nor bound by it: an answer (or an
@@ -250,11 +276,15 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
     if rule == "none":
         return (graph,), subjects, (), [base], ()
     if rule == "union":
-        return _union(store, grounder, graph, subjects[0], base, config)
+        applied = _union(store, grounder, graph, subjects[0], base, config)
+        if isinstance(applied, str):
+            return applied
+        return refusal(applied[0], applied[1], applied[2], applied[4]) or applied
     # With the original solutions complete, a candidate's grounding follows from them
     # and a few seeded reads (see _way1_grounding, _way2_grounding) instead of a store
     # grounding of the whole extended query; the groundings are the same.
     complete = not base.truncated and len(base.bindings) < grounder.max_bindings
+    refused: str | None = None
     if rule == "intersection_way1":
         order = list(subjects)
         rng.shuffle(order)   # tree: "pick a subject e_k at random"
@@ -264,6 +294,10 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
             for hop in seeded_sample(hops, config.candidates_per_rule, rng):
                 assert isinstance(hop, Hop)
                 extended = prepend_hop(graph, subject, hop)
+                new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
+                if (why := refusal((extended,), new_subjects, (extended.edges[0],))):
+                    refused = why
+                    continue
                 # The derivation proves that the new edge pins the subject alone, so it
                 # stands in for the pin test when that allows one node only (the default).
                 g = _way1_grounding(store, grounder, extended, subject, hop, base,
@@ -273,9 +307,8 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                     continue   # the new edge also pins another node: _pins fails
                 if g.outcome == "answered" and len(g.answers) <= config.max_answers \
                         and _pins(g, extended, subject, config.max_intermediate):
-                    new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
                     return (extended,), new_subjects, (extended.edges[0],), [g], ()
-        return "no prepended hop keeps a bounded, non-empty answer set"
+        return _with_refusal("no prepended hop keeps a bounded, non-empty answer set", refused)
     # intersection_way2
     entity_answers = sorted(a for a in base.answers if isinstance(a, str))
     if not entity_answers:
@@ -289,12 +322,15 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
             assert isinstance(hop, Hop)
             tried += 1
             extended = add_branch(graph, hop)
+            if (why := refusal((extended,), (*subjects, hop.entity), (extended.edges[-1],))):
+                refused = why
+                continue
             g = (_way2_grounding(store, grounder, extended, hop, base) if complete else None) \
                 or grounder.ground(extended)
             if g.outcome == "answered" and set(g.answers) <= original_answers:
                 return (extended,), (*subjects, hop.entity), (extended.edges[-1],), [g], ()
     return ("no entity links to an answer over a new relation" if not tried
-            else "no new branch intersects the answers")
+            else _with_refusal("no new branch intersects the answers", refused))
 
 
 def _union(store: Store, grounder: Grounder, graph: QueryGraph, subject: str, base: Grounding,
@@ -348,9 +384,20 @@ def _union(store: Store, grounder: Grounder, graph: QueryGraph, subject: str, ba
                      fact_predicate=fact.predicate if fact else None,
                      fact_object=(str(fact.object) if fact.subject == i else fact.subject)
                      if fact else None,
-                     fact_outgoing=fact.subject == i if fact else True)
+                     fact_outgoing=fact.subject == i if fact else True,
+                     fact_object_name=_name_of(store, (str(fact.object) if fact.subject == i
+                                                       else fact.subject) if fact else None))
         for i, (matched, predicate), (own_type, fact) in zip(ids, rows, tells, strict=True))
     return disjuncts, tuple(ids), (), groundings, union_subjects
+
+
+def _with_refusal(reason: str, refused: str | None) -> str:
+    return f"{reason} (last refused: {refused})" if refused else reason
+
+
+def _name_of(store: Store, id: str | None) -> str | None:
+    entity = store.entity(id) if id else None
+    return entity.name if entity else None
 
 
 def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subject: str,

@@ -47,6 +47,7 @@ from extension.extend import (
 from extension.grounding import Grounder, compile_query
 from extension.labels import Complexity, Label
 from extension.questions import ParsedQuestion
+from extension.text.question_check import question_check
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
 
@@ -199,7 +200,8 @@ def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestio
     rng = question_rng(seed, question.id)
     with clock("extend"):
         ext = extend_query(store, grounder, question.query, question.shape,
-                           question.topic_entities, rng, config.extension)
+                           question.topic_entities, rng, config.extension,
+                           question_check(store, question.question))
     if isinstance(ext, ExtensionFailure):
         return [], [fail(ext.stage, ext.reason)]
     builder = _Builder(store, question, ext, seed, config)

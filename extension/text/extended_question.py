@@ -1,88 +1,316 @@
 """The extended question q̃: the original question q with the constraint that the
-extension rule (CAQA Table 4) added, attached to the right mention
-(:func:`extended_question`), and the display names that wording needs
-(:func:`question_names`).
+extension rule (CAQA Table 4) added, attached to the right noun, as ONE question
+(:func:`compose_extended_question`), and the display names and nouns that wording
+needs (:func:`question_names`, :func:`question_nouns`).
+
+Composition refuses (:class:`Unphrasable`) rather than write a question whose new
+constraint a reader could skip: a way-1 extension whose old subject q does not name
+(the old text appended ", where X is …" while q still named X, so the citation without
+the new hop still answered it), a union whose namesakes nothing tells apart. The
+extension engine asks first (:mod:`extension.text.question_check`) and tries the next
+candidate, so every extended query that reaches the verbalizer is phrasable.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from extension.samples import StructuredSample
 from extension.text.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
+if TYPE_CHECKING:
+    from extension.samples import StructuredSample
 
-def extended_question(question: str, added: Sequence[Mapping[str, str]],
-                      names: Mapping[str, str], phrases: Mapping[str, str] | None,
-                      rule: str, *, subjects: Sequence[str] = ()) -> str:
-    """The extended question q̃ of CAQA Table 4, composed from the original ``question``
-    and the edges the rule ``added`` (``{source, predicate, target}``, one end a query
-    variable such as ``?v1`` or ``?x``):
+_MEDIATOR_WORDS = frozenset({"node", "gig", "relationship", "tenure", "stint", "membership",
+                             "link", "mapping", "entry", "instance", "record"})
+"""Last words of Freebase type names that are mediators, not things a reader names
+("influence node", "film crew gig", "dog city relationship")."""
+
+
+class Unphrasable(ValueError):
+    """The extended query cannot be written as one question whose every constraint is
+    needed; the message says why (recorded as the rule attempt's outcome)."""
+
+
+@cache
+def _mediator_types() -> frozenset[str]:
+    from extension.query_graph import known_mediator_types
+    return known_mediator_types()
+
+
+def readable_noun(predicate: str) -> str | None:
+    """The noun for a predicate's subject that a reader would use ("film" for
+    ``film.film.language``), None for mediator (CVT) types ("influence node", "film
+    crew gig") and ids that name no type."""
+    noun = type_noun(predicate)
+    if noun is None:
+        return None
+    parts = predicate.strip("<>").rpartition("/")[2].rpartition(":")[2].split(".")
+    if ".".join(parts[-3:-1]) in _mediator_types() or noun.rpartition(" ")[2] in _MEDIATOR_WORDS:
+        return None
+    return noun
+
+
+def question_nouns(original_edges: Sequence[Mapping[str, Any]],
+                   added: Sequence[Mapping[str, Any]], old_subject: str | None
+                   ) -> dict[str, str]:
+    """Readable nouns (:func:`readable_noun`) for the ends the extended question
+    describes or names: the way-1 variable (from the old subject's own outgoing edges in
+    q's query, then the added edge) and each new constant that is the added edge's
+    subject. Keys are the variable or entity id."""
+    nouns: dict[str, str] = {}
+    for edge in added:
+        source, predicate, target = (str(edge["source"]), str(edge["predicate"]),
+                                     str(edge["target"]))
+        var = source if source.startswith("?") else target
+        own = [str(e["predicate"]) for e in original_edges if old_subject
+               and str(e["source"]) == old_subject]
+        if source == var:
+            own.append(predicate)
+        noun = next((n for p in own if (n := readable_noun(p))), None)
+        if noun:
+            nouns[var] = noun
+        del target
+    return nouns
+
+
+def compose_extended_question(question: str, added: Sequence[Mapping[str, Any]],
+                              names: Mapping[str, str], phrases: Mapping[str, str] | None,
+                              rule: str, *, union_subjects: Sequence[Any] = (),
+                              nouns: Mapping[str, str] | None = None) -> str:
+    """The extended question q̃ of CAQA Table 4 (Appendix A, Table 10: one question
+    that uses every relation), from the original ``question`` and the edges the rule
+    ``added`` (``{source, predicate, target}``, one end a variable):
 
     * ``none`` -> ``question`` unchanged;
-    * ``union`` -> q with the same-name ``subjects`` spelt out: "…, for each of the 2
-      entities named John Williams?";
-    * ``intersection_way1`` (``(e1, rn, ?v)`` prepended, ?v the old subject e0): e0's
-      mention in q becomes a description of ?v — "who directed the godfather?" ->
-      "who directed the film whose sequel is The Godfather Part II?"; when q does not
-      spell e0's name, the description is appended ("…, where <e0> is the film whose
-      …?");
-    * ``intersection_way2`` (``(e1, rn, ?a)`` on the answer) -> "<q>, the person who is
-      a citizen of United States of America?".
+    * ``union`` -> the subject's mention becomes the namesakes told apart by
+      ``union_subjects`` (:class:`extension.extend.UnionSubject` or its JSON): "what
+      did John Williams the composer or John Williams the guitarist write?";
+    * ``intersection_way1`` (``(e1, rn, ?v)``, ?v the old subject e0): e0's mention
+      becomes a description of ?v with a readable noun — "who directed the film whose
+      sequel is the film The Godfather Part II?"; refused when q does not name e0 or
+      the new text still does;
+    * ``intersection_way2`` (``(e1, rn, ?a)``): a restriction of the asked noun — "what
+      movies did Ron Howard direct that are in the genre Drama?", "who directed Jaws
+      and is a citizen of United States of America?".
 
-    ``names`` maps ids to display names and may map a variable to the name of the
-    entity it stands for (way 1: ``?v1`` -> e0's name); ``phrases`` as in
-    :func:`hop_sentence`. Raises :class:`ValueError` for an unknown rule."""
+    ``names``: ids (and the way-1 variable, for e0) -> display names; ``nouns``:
+    :func:`question_nouns`. Raises :class:`Unphrasable` (why) when no such question
+    can be written and :class:`ValueError` for an unknown rule."""
     if rule == "none":
         return question
+    if nouns is None:
+        nouns = question_nouns([], added, None)
     if rule == "union":
-        if not subjects:
-            return question
-        name = names.get(subjects[0], subjects[0])
-        return f"{_stem(question)}, for each of the {len(subjects)} entities named {name}?"
+        return _union(question, names, union_subjects, as_table(phrases))
     if rule not in ("intersection_way1", "intersection_way2"):
         raise ValueError(f"unknown extension rule {rule!r}")
     table = as_table(phrases)
     text = question
     for edge in added:
-        source, predicate, target = edge["source"], edge["predicate"], edge["target"]
+        source, predicate, target = str(edge["source"]), str(edge["predicate"]), \
+            str(edge["target"])
         var_is_subject = source.startswith("?")
         var, other = (source, target) if var_is_subject else (target, source)
-        description = _description(var_is_subject, predicate, names.get(other, other), table)
+        other_text = _constant(other, names, nouns)
         if rule == "intersection_way2":
-            text = f"{_stem(text)}, {description}?"
+            text = _restrict(text, var_is_subject, predicate, other_text, table)
             continue
         old = names.get(var)
-        span = _mention(text, old) if old else None
-        if span is not None:
-            start, end = span
-            text = f"{text[:start]}{description}{text[end:]}"
-        elif old:
-            text = f"{_stem(text)}, where {old} is {description}?"
-        else:
-            text = f"{_stem(text)}, for {description}?"
+        if not old:
+            raise Unphrasable("the old subject has no name to find in the question")
+        span = _mention(text, old)
+        if span is None:
+            raise Unphrasable(f"the question does not name {old!r}, so the new hop "
+                              "cannot replace it")
+        description = _description(var_is_subject, predicate, other_text,
+                                   nouns.get(var), table)
+        start, end = span
+        text = f"{text[:start]}{description}{text[end:]}"
+        if _mention(text.replace(other_text, " "), old) is not None:
+            raise Unphrasable(f"the question still names {old!r} after the rewrite")
     return text
+
+
+def extended_question(question: str, added: Sequence[Mapping[str, Any]],
+                      names: Mapping[str, str], phrases: Mapping[str, str] | None,
+                      rule: str, *, subjects: Sequence[str] = (),
+                      union_subjects: Sequence[Any] = (),
+                      nouns: Mapping[str, str] | None = None) -> str:
+    """:func:`compose_extended_question`, for a verbalizer that must write something:
+    an extended query the engine never checked (a file written before the check) that
+    cannot be phrased gets q unchanged with the constraint spelt out after it."""
+    try:
+        return compose_extended_question(question, added, names, phrases, rule,
+                                         union_subjects=union_subjects, nouns=nouns)
+    except Unphrasable:
+        pass
+    if rule == "union":
+        name = names.get(subjects[0], subjects[0]) if subjects else ""
+        return f"{_stem(question)}, for each entity named {name}?" if name else question
+    table = as_table(phrases)
+    parts = []
+    for edge in added:
+        source, predicate, target = str(edge["source"]), str(edge["predicate"]), \
+            str(edge["target"])
+        var_is_subject = source.startswith("?")
+        other = target if var_is_subject else source
+        parts.append(_description(var_is_subject, predicate, names.get(other, other),
+                                  None, table))
+    return f"{_stem(question)}, for {' and '.join(parts)}?" if parts else question
 
 
 def _stem(text: str) -> str:
     return text.strip().rstrip("?").rstrip()
 
 
-def _description(var_is_subject: bool, predicate: str, other: str, table: PhraseTable) -> str:
-    """A noun phrase for a variable by its one edge to ``other``."""
+def _constant(entity: str, names: Mapping[str, str], nouns: Mapping[str, str]) -> str:
+    """A new constant as q̃ names it: its name (the engine refuses a constant whose
+    name other entities of the store share, :mod:`extension.text.question_check`)."""
+    return names.get(entity, entity)
+
+
+def _description(var_is_subject: bool, predicate: str, other: str, noun: str | None,
+                 table: PhraseTable) -> str:
+    """A noun phrase for the way-1 variable by its one new edge to ``other``."""
+    kind = noun or "one"
     phrase = table[predicate]
-    noun = has_noun(phrase)
+    has = has_noun(phrase)
     if var_is_subject:
-        kind = type_noun(predicate) or "one"
-        if noun:
-            return f"the {kind} whose {noun} is {other}"
+        if has:
+            return f"the {kind} whose {has} is {other}"
         return f"the {kind} {'who' if kind == 'person' else 'that'} {phrase} {other}"
     inverse = table.inverse(predicate)
     if inverse:
-        return f"the one that {inverse} {other}"
-    if noun:
-        return f"the {noun} of {other}"
-    return f"the one that {other} {phrase}"
+        return f"the {kind} {'who' if kind == 'person' else 'that'} {inverse} {other}"
+    if has:
+        return f"the {has} of {other}"
+    return f"the {kind} that {other} {phrase}"
+
+
+_SUBJECT_WH = re.compile(r"^(who|what|which)\s+(\S+)", re.IGNORECASE)
+_AUXILIARIES = frozenset({"did", "does", "do", "can", "could", "will", "would", "should",
+                          "has", "have", "had"})
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have"}
+
+
+def _restrict(question: str, var_is_subject: bool, predicate: str, other: str,
+              table: PhraseTable) -> str:
+    """``question`` with a restriction of its answer (way 2) as one question: a
+    subject question ("who directed Jaws") gets "and <verb phrase>", any other a
+    relative clause on the asked noun, agreeing with it ("what movies did Ron Howard
+    direct that are in the genre Drama")."""
+    phrase = table[predicate]
+    if var_is_subject:
+        has = has_noun(phrase)
+        vp = f"has the {has} {other}" if has and not phrase.startswith("has the ") \
+            else f"{phrase} {other}"
+    else:
+        inverse = table.inverse(predicate)
+        has = has_noun(phrase)
+        if inverse:
+            vp = f"{inverse} {other}"
+        elif has:
+            vp = f"is the {has} of {other}"
+        else:
+            raise Unphrasable(f"no phrase reads {predicate!r} from its object")
+    stem = _stem(question)
+    words = stem.lower().split()
+    # A subject question: "who directed …", "which entity gave …" (not "which films
+    # directed by …", a participle, nor "which state was X born in", an object one).
+    verb_second = len(words) > 2 and not _plural_noun(stem) and words[1] not in _AUXILIARIES \
+        and (_is_verb(words[2]) or words[2] in ("has", "had")
+             or words[2] in _COPULAS and words[1] in ("entity", "person", "one")) \
+        and (len(words) == 3 or words[3] != "by")
+    if _SUBJECT_WH.match(stem) and len(words) > 1 and words[1] not in _AUXILIARIES and (
+            words[1] in _COPULAS or _is_verb(words[1]) or verb_second):
+        return f"{stem} and {vp}?"
+    if words and words[0] == "where":
+        return f"{stem}, in a place that {vp}?"
+    if _plural_noun(stem):
+        first, _, rest = vp.partition(" ")
+        vp = f"{_PLURAL_VERBS.get(first, first)} {rest}"
+    pronoun = "who" if stem.lower().startswith(("who", "whom")) else "that"
+    return f"{stem} {pronoun} {vp}?"
+
+
+def _is_verb(word: str) -> bool:
+    """A rough test for a finite verb after the wh-word ("who directed", "which entity
+    gave"): a past form or a common verb; good enough to pick "and" over "that"."""
+    return word.endswith("ed") or word in {"plays", "played", "won", "wrote", "made", "sang",
+                                           "led", "founded", "invented", "owns", "runs", "gave",
+                                           "did", "does", "wins", "writes", "makes"}
+
+
+def _plural_noun(stem: str) -> bool:
+    """Whether the noun after "what"/"which" is plural ("what movies", "which
+    countries"): the word after the wh-word ends in "s" but not "ss"/"us"."""
+    found = re.match(r"^(?:what|which)\s+(\S+)", stem, re.IGNORECASE)
+    if not found:
+        return False
+    word = found.group(1).lower()
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _union(question: str, names: Mapping[str, str], union_subjects: Sequence[Any],
+           table: PhraseTable) -> str:
+    """q with the subject's mention replaced by every namesake, each told apart."""
+    rows = [u if isinstance(u, Mapping) else u.model_dump() for u in union_subjects]
+    if len(rows) < 2:
+        raise Unphrasable("a union needs its namesakes told apart")
+    name = rows[0].get("name") or names.get(str(rows[0]["entity"]))
+    if not name:
+        raise Unphrasable("the union subject has no name")
+    span = _mention(question, name)
+    if span is None:
+        raise Unphrasable(f"the question does not name {name!r}")
+    described: list[str | None] = []
+    for r in rows:
+        try:
+            described.append(_namesake(str(r.get("name") or name), r, names, table))
+        except Unphrasable:
+            described.append(None)
+    if described.count(None) == 1:   # the others told apart, it is "the other" one
+        described[described.index(None)] = f"the other {name}"
+    if None in described or len(set(described)) < len(described):
+        raise Unphrasable(f"nothing tells the entities named {name!r} apart")
+    other = f"the other {name}"
+    described = [d for d in described if d != other] + [d for d in described if d == other]
+    start, end = span
+    either = ", ".join(str(d) for d in described[:-1]) + f" or {described[-1]}"
+    return f"{question[:start]}{either}{question[end:]}"
+
+
+def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
+              table: PhraseTable) -> str:
+    """"John Williams the composer" (a readable type), "the John Williams who has the
+    profession Guitarist" (a fact none of the others has)."""
+    own_type = row.get("type")
+    if own_type:
+        words = str(own_type).strip("<>").rpartition("/")[2].rpartition(".")[2]
+        words = words.replace("_", " ").strip()
+        if words and not re.fullmatch(r"[QP]\d+|m\..*", words) \
+                and words.rpartition(" ")[2] not in _MEDIATOR_WORDS:
+            return f"{name} the {words}"
+    fact_predicate, fact_object = row.get("fact_predicate"), row.get("fact_object")
+    if fact_predicate and fact_object:
+        obj = row.get("fact_object_name") or names.get(str(fact_object))
+        if not obj:
+            raise Unphrasable(f"what tells a {name!r} apart has no name")
+        phrase = table[str(fact_predicate)]
+        if row.get("fact_outgoing", True):
+            return f"the {name} that {phrase} {obj}"
+        inverse = table.inverse(str(fact_predicate))
+        if inverse:
+            return f"the {name} that {inverse} {obj}"
+        has = has_noun(phrase)
+        if has:
+            return f"the {name} that is the {has} of {obj}"
+        return f"the {name} that {obj} {phrase}"
+    raise Unphrasable(f"nothing tells the entities named {name!r} apart")
 
 
 def _mention(text: str, name: str) -> tuple[int, int] | None:
@@ -121,16 +349,18 @@ def question_names(sample: StructuredSample) -> dict[str, str]:
         source, target = str(edge["source"]), str(edge["target"])
         other = target if source.startswith("?") else source
         wanted.setdefault(other, []).append(other)
-    if query.rule == "intersection_way1" and query.extended and query.added:
-        extended_ids = {n.get("id") for n in _json_nodes(query.extended[0])}
-        old = [str(n["id"]) for n in _json_nodes(query.original)
-               if n.get("kind") == "entity" and n.get("id") not in extended_ids]
-        if old:
-            for edge in query.added:
-                source = str(edge["source"])
-                var = source if source.startswith("?") else str(edge["target"])
-                wanted.setdefault(old[0], []).append(var)
+    old = _old_subject(query.original, query.extended) \
+        if query.rule == "intersection_way1" and query.added else None
+    if old:
+        for edge in query.added:
+            source = str(edge["source"])
+            var = source if source.startswith("?") else str(edge["target"])
+            wanted.setdefault(old, []).append(var)
     names: dict[str, str] = {}
+    for row in query.union_subjects:
+        row = row if isinstance(row, Mapping) else row.model_dump()
+        if row.get("fact_object") and row.get("fact_object_name"):
+            names[str(row["fact_object"])] = str(row["fact_object_name"])
 
     def give(id: str, name: str | None) -> None:
         if name and id in wanted:
@@ -157,4 +387,34 @@ def _json_nodes(graph: object) -> list[dict[str, object]]:
     return [n for n in nodes if isinstance(n, dict)]
 
 
-__all__ = ["extended_question"]
+def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None) -> str:
+    """q̃ of a structured sample (:func:`extended_question` with the sample's names,
+    nouns and union namesakes)."""
+    query = sample.query
+    names = question_names(sample)
+    old = _old_subject(query.original, query.extended)
+    edges = _json_edges(query.original)
+    nouns = question_nouns(edges, [dict(e) for e in query.added], old)
+    return extended_question(sample.source.question, query.added, names, phrases, query.rule,
+                             subjects=query.subjects, union_subjects=query.union_subjects,
+                             nouns=nouns)
+
+
+def _old_subject(original: object, extended: Sequence[object]) -> str | None:
+    """The way-1 subject the new hop replaced: the original's entity the extended query
+    no longer has (None for other rules)."""
+    if not extended:
+        return None
+    kept = {n.get("id") for n in _json_nodes(extended[0])}
+    old = [str(n["id"]) for n in _json_nodes(original)
+           if n.get("kind") == "entity" and n.get("id") not in kept]
+    return old[0] if old else None
+
+
+def _json_edges(graph: object) -> list[dict[str, object]]:
+    edges = graph.get("edges", []) if isinstance(graph, Mapping) else []
+    return [e for e in edges if isinstance(e, dict)]
+
+
+__all__ = ["Unphrasable", "compose_extended_question", "extended_question", "question_names",
+           "question_nouns", "readable_noun", "sample_question"]

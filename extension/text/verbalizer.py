@@ -38,7 +38,7 @@ from extension.text.citations import (
     part_hops,
     sub_fact_hop,
 )
-from extension.text.extended_question import extended_question, question_names
+from extension.text.extended_question import sample_question
 from extension.text.relation_phrases import PhraseTable, load_relation_phrases
 
 if TYPE_CHECKING:
@@ -129,9 +129,7 @@ class TemplateVerbalizer:
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
                                for s in sample.sub_facts)
-        question = extended_question(sample.source.question, sample.query.added,
-                                     question_names(sample), table, sample.query.rule,
-                                     subjects=sample.query.subjects)
+        question = sample_question(sample, table)
         return Verbalization(question_extended=question,
                              answer=answer_statement(question, sample.answer_entities),
                              citations=tuple(citations), sub_fact_texts=sub_fact_texts,

@@ -176,11 +176,16 @@ def grounder(kg: Store) -> Grounder:
     return Grounder(kg)
 
 
-def parsed(qid: str, graph: QueryGraph) -> ParsedQuestion:
-    """A parsed question of ``graph``, classified as the parser would."""
+def parsed(qid: str, graph: QueryGraph, store: Store | None = None) -> ParsedQuestion:
+    """A parsed question of ``graph``, classified as the parser would; with ``store``
+    its text names the subjects, as a real question does (the extension's question
+    check refuses a way-1 hop or a union on a subject the text does not name)."""
     c = classify(graph)
     assert c.supported, c
-    return ParsedQuestion(id=qid, dataset="test", question=f"question {qid}?", shape=c.shape,
+    records = [store.entity(s) for s in c.subjects] if store is not None else []
+    named = [e.name.strip() for e in records if e is not None and e.name]
+    text = f"question {qid} about {' and '.join(named)}?" if named else f"question {qid}?"
+    return ParsedQuestion(id=qid, dataset="test", question=text, shape=c.shape,
                           query=graph, topic_entities=c.subjects, hops=c.hops)
 
 
@@ -321,7 +326,7 @@ def check_all(store: Store, samples: list[StructuredSample], *, classes: bool = 
 def samples_of(store: Store, grounder: Grounder, qid: str, graph: QueryGraph, rule: str,
                config: SampleConfig = DEFAULT_SAMPLES, skip: int = 0
                ) -> tuple[list[StructuredSample], list]:
-    q = parsed(qid, graph)
+    q = parsed(qid, graph, store)
     seed = seed_drawing(q.shape, rule, qid, skip)
     samples, failures = structured_samples(store, grounder, q, seed=seed, config=config)
     check_all(store, samples, classes=config.classes)
@@ -651,7 +656,7 @@ def test_an_answer_without_same_type_alternative(kg: Store, grounder: Grounder) 
     stages = {f.stage: f for f in failures}
     assert stages["contradictory"].reason.startswith("no entity fills the role of m.unique")
     assert stages["contradictory"].qid == "unique"
-    assert stages["contradictory"].question == "question unique?"
+    assert stages["contradictory"].question == "question unique about Solo?"
 
 
 def test_capped_answers_are_flagged(kg: Store) -> None:
@@ -690,7 +695,7 @@ def test_unsupported_question_fails_at_parse(kg: Store, grounder: Grounder) -> N
 
 
 def test_same_seed_same_samples_and_seeds_change_the_draw(kg: Store, grounder: Grounder) -> None:
-    questions = [parsed(qid, g) for qid, g in
+    questions = [parsed(qid, g, kg) for qid, g in
                  (("u", Q_UNION), ("w1", Q_WAY1), ("w2", Q_WAY2), ("c", Q_CVT))]
     rules: dict[str, set[str]] = {q.id: set() for q in questions}
     for seed in range(8):

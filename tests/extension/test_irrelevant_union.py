@@ -100,10 +100,11 @@ def test_union_over_a_same_name_entity_with_a_relation_of_the_same_family(
     assert q.union_subjects == (
         UnionSubject(entity="m.t_film", name="Titanic", matched="subject",
                      predicate=FILM_DIRECTED, type="film.film", fact_predicate=GENRE,
-                     fact_object="m.romance", fact_outgoing=True),
+                     fact_object="m.romance", fact_outgoing=True, fact_object_name="Romance"),
         UnionSubject(entity="m.t_episode", name="Titanic", matched="name",
                      predicate=EPISODE_DIRECTED, type="tv.tv_episode",
-                     fact_predicate=SERIES, fact_object="m.stories", fact_outgoing=True))
+                     fact_predicate=SERIES, fact_object="m.stories", fact_outgoing=True,
+                     fact_object_name="Ocean Stories"))
 
 
 def test_union_samples_carry_the_subjects_distinctions(kg: Store, grounder: Grounder) -> None:

@@ -1,0 +1,85 @@
+"""q̃ composition and the question check (issue 19, items 2, 8 and 9): an extension
+whose new constraint a reader could skip, or whose text does not pin its constants,
+is refused; the constraint attaches to the asked noun, as one question."""
+
+from __future__ import annotations
+
+import pytest
+
+from extension.text.extended_question import (
+    Unphrasable,
+    compose_extended_question,
+    question_nouns,
+)
+
+WAY1_EDGE = {"source": "?v1", "predicate": "people.person.places_lived", "target": "m.paris"}
+
+
+def test_way1_refused_when_question_does_not_name_the_subject() -> None:
+    """Item 2: "what jobs did ben franklin do, where Benjamin Franklin is …" left the
+    subject named; composition refuses instead."""
+    with pytest.raises(Unphrasable):
+        compose_extended_question("what jobs did ben franklin do?", [WAY1_EDGE],
+                                  {"?v1": "Benjamin Franklin", "m.paris": "Paris"}, None,
+                                  "intersection_way1")
+
+
+def test_way1_uses_a_readable_noun_not_a_mediator_type() -> None:
+    """Item 8: "the influence node that …" became "the one that …"; a film's own
+    predicate gives "the film"."""
+    edge = {"source": "?v1", "predicate": "influence.influence_node.influenced_by",
+            "target": "m.cb"}
+    nouns = question_nouns([], [edge], None)
+    text = compose_extended_question("what did Baudelaire do?", [edge],
+                                     {"?v1": "Baudelaire", "m.cb": "Charles Baudelaire"},
+                                     None, "intersection_way1", nouns=nouns)
+    assert "influence node" not in text and text.startswith("what did the one ")
+    film = {"source": "?v1", "predicate": "film.film.sequel", "target": "m.g2"}
+    nouns = question_nouns([{"source": "m.g", "predicate": "film.film.directed_by",
+                             "target": "?x"}], [film], "m.g")
+    assert compose_extended_question(
+        "who directed the godfather?", [film], {"?v1": "The Godfather",
+                                                "m.g2": "The Godfather Part II"},
+        None, "intersection_way1", nouns=nouns) == \
+        "who directed the film whose sequel is The Godfather Part II?"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("what movies did Ron Howard direct?",
+     "what movies did Ron Howard direct that are in the genre Drama?"),
+    ("who directed Jaws?", "who directed Jaws and is in the genre Drama?"),
+    ("Which entity is a citizen of France?",
+     "Which entity is a citizen of France and is in the genre Drama?"),
+])
+def test_way2_restricts_the_asked_noun_in_one_question(question: str, expected: str) -> None:
+    """Item 8: not "…, the film that is in the genre Drama?" appended after a comma."""
+    edge = {"source": "?x", "predicate": "film.film.genre", "target": "m.drama"}
+    text = compose_extended_question(question, [edge], {"m.drama": "Drama"},
+                                     {"film.film.genre": "is in the genre"},
+                                     "intersection_way2")
+    assert text == expected
+
+
+def test_union_names_what_tells_the_namesakes_apart() -> None:
+    """Item 9: not "for each of the 2 entities named John Williams"."""
+    rows = [{"entity": "m.jw1", "name": "John Williams", "matched": "subject",
+             "predicate": "p", "type": "music.composer"},
+            {"entity": "m.jw2", "name": "John Williams", "matched": "name", "predicate": "p",
+             "fact_predicate": "people.person.profession", "fact_object": "m.g",
+             "fact_object_name": "Guitarist"}]
+    text = compose_extended_question("what did john williams compose?", [], {}, None,
+                                     "union", union_subjects=rows)
+    assert text == ("what did John Williams the composer or the John Williams that has the "
+                    "profession Guitarist compose?")
+    with pytest.raises(Unphrasable):
+        compose_extended_question("what did john williams compose?", [], {}, None, "union",
+                                  union_subjects=[rows[0], {**rows[0], "entity": "m.jw2"}])
+
+
+def test_union_calls_the_one_namesake_without_a_distinction_the_other() -> None:
+    rows = [{"entity": "m.p1", "name": "Paris", "fact_predicate": "location.location.country",
+             "fact_object": "m.fr", "fact_object_name": "France"},
+            {"entity": "m.p2", "name": "Paris"}]
+    assert compose_extended_question("who is the mayor of paris?", [], {}, None, "union",
+                                     union_subjects=rows) == \
+        "who is the mayor of the Paris that has country France or the other Paris?"

@@ -24,6 +24,22 @@ when three things hold, and this module makes sure they do:
    director, not by any person. A value the slot's entity already has in the store is
    refused, and so is an edit one of whose new facts is in the store
    (:func:`true_in_store`).
+
+**When no answer slot holds one value, a constraint is contradicted instead**
+(:func:`constraint_slots`), a deliberate extension of §4.3, which only replaces the
+answer. "Which films were directed by the person born in Denver?" asks about films, a
+many-valued slot, but one constraint is single-valued: a person has one place of birth.
+Replacing the constant ``c`` (Denver) by ``c'`` (Chicago) in every fact of ``G`` where
+``c`` sits in that slot makes the citation say "David Fincher was born in Chicago",
+which infers a different answer statement than the one that says the films' director
+was born in Denver (CAQA §3.2's *contradictory*). The slot qualifies when the predicate
+is functional in the direction from the other end ``n`` to ``c`` (``n`` can have only
+one such ``c``: a place of birth, a film's director); ``n`` may be an answer ("Batman
+Begins was directed by Steven Spielberg" contradicts "Nolan directed Batman Begins").
+``c'`` is chosen as an answer's replacement is (3. above), refusing a value any ``n``
+already has. The edited ``G`` must derive none of the answers, and derive all of them
+once the query says ``c'`` (:func:`with_constant`): the citation states the same
+answers under the other constraint. ``--caqa-strict`` turns the fallback off.
 """
 
 from __future__ import annotations
@@ -34,11 +50,15 @@ from dataclasses import dataclass
 
 from extension import candidates as cand
 from extension.functionality import functionality
+from extension.query_graph import QueryGraph
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
 
 _TRUE_VALUES_LIMIT = 1_000
 """Most facts of one slot read to refuse replacements that are true there."""
+_THROUGH_CVT = ".."
+"""What joins the two predicates of a relation path through a CVT in FB15k-237's ids
+(``award.award_category.winners..award.award_honor.award_winner``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +187,71 @@ def true_in_store(store: Store, original: Sequence[Fact], edited: Sequence[Fact]
                                                     limit=_TRUE_VALUES_LIMIT):
             return f
     return None
+
+
+def constraint_slots(store: Store, facts: Sequence[Fact], constants: Iterable[Object],
+                     cvts: Collection[str]) -> list[tuple[Object, list[Slot]]] | str:
+    """Each query constant ``c`` of ``constants`` with the facts of ``facts`` where it
+    sits in one slot that holds one value (same predicate, same side; the other ends
+    ``n`` have one such ``c`` each), in a fixed order; or why there is none. A
+    :class:`Slot` here has ``c`` where an answer's slot has the answer. An ``n`` that
+    is a CVT is refused: a reader does not see which n-ary fact is meant, so "Janet
+    Leigh gave a performance in Reservoir Dogs" does not contradict "Michael Madsen
+    gave a performance in Reservoir Dogs", nor "Obama won the Nobel Prize in
+    Literature" his Peace Prize (and on a sparse store the links that would pin the
+    CVT look single-valued when they are not). So is a predicate that runs through a
+    CVT (FB15k-237's ``a..b``: "Master's Degree has student Taft" does not contradict
+    his Bachelor of Laws)."""
+    found: list[tuple[Object, list[Slot]]] = []
+    reasons = []
+    for c in sorted(set(constants), key=_key):
+        groups: dict[tuple[str, bool], list[Slot]] = {}
+        for f in sorted(facts, key=_fact_key):
+            if f.object == c and f.subject != c:
+                groups.setdefault((f.predicate, True), []).append(Slot(f, answer_is_object=True))
+            elif f.subject == c and f.object != c:
+                groups.setdefault((f.predicate, False), []).append(Slot(f, answer_is_object=False))
+        for (predicate, c_is_object), slots in sorted(groups.items()):
+            if not functionality(store, predicate).single_valued(answer_is_object=c_is_object):
+                reasons.append(f"{_key(c)} in {predicate}")
+            elif _THROUGH_CVT in predicate or any(s.other in cvts for s in slots):
+                reasons.append(f"{_key(c)} in {predicate} on an n-ary fact")
+            else:
+                found.append((c, slots))
+    if found:
+        return found
+    return ("no constraint of the query sits in a slot that holds one value: "
+            f"{', '.join(reasons) or 'the query has no constant in G'}")
+
+
+def replace_in_slots(facts: Sequence[Fact], slots: Collection[Slot], replacement: Object
+                     ) -> list[Fact]:
+    """``facts`` with the constant end of each of ``slots`` replaced by ``replacement``."""
+    edited = {s.fact: (Fact(s.fact.subject, s.fact.predicate, replacement) if s.answer_is_object
+                       else Fact(str(replacement), s.fact.predicate, s.fact.object))
+              for s in slots}
+    return [edited.get(f, f) for f in facts]
+
+
+def with_constant(graph: QueryGraph, old: Object, new: Object) -> QueryGraph:
+    """``graph`` with the constant ``old`` saying ``new`` instead: the question the
+    constraint-contradicting citation answers. An entity constant's node id is the
+    entity id (:func:`extension.grounding.compile_query`), so its edges follow it."""
+    if isinstance(old, str) and isinstance(new, str):
+        def rename(id: str) -> str:
+            return new if id == old else id
+        nodes = tuple(n.model_copy(update={"id": new, "value": new, "name": None})
+                      if n.kind == "entity" and n.id == old else n for n in graph.nodes)
+        edges = tuple(e.model_copy(update={"source": rename(e.source), "target": rename(e.target)})
+                      for e in graph.edges)
+        pairs = tuple((rename(x), rename(y)) for x, y in graph.not_equal)
+        return graph.model_copy(update={"nodes": nodes, "edges": edges, "not_equal": pairs})
+    if isinstance(old, Literal) and isinstance(new, Literal):
+        nodes = tuple(n.model_copy(update={"value": new.value, "datatype": new.datatype,
+                                           "lang": new.lang})
+                      if n.kind == "literal" and n.literal() == old else n for n in graph.nodes)
+        return graph.model_copy(update={"nodes": nodes})
+    raise ValueError(f"cannot replace {old!r} by {new!r}: an entity by a literal")
 
 
 def _key(value: Object) -> str:

@@ -103,7 +103,10 @@ class Replacement(_Frozen):
 class Edit(_Frozen):
     """What turned ``original_subgraph`` into ``subgraph``. A contradictory edit lists
     every replaced answer in ``replacements``; ``replaced``, ``replacement``,
-    ``shared_type`` and ``replacement_basis`` repeat the first of them."""
+    ``shared_type`` and ``replacement_basis`` repeat the first of them. ``contradicts``
+    says which slot it replaced: ``"answer"``, or ``"constraint"`` where no answer slot
+    holds one value and a query constant was replaced instead (one replacement; see
+    :mod:`extension.contradiction`)."""
 
     kind: TypingLiteral["none", "delete_triple", "delete_path", "replace_answer", "swap_subgraph"]
     deleted: tuple[Triple, ...] = ()
@@ -113,6 +116,7 @@ class Edit(_Frozen):
     replacement_basis: ReplacementBasis | None = None
     replacements: tuple[Replacement, ...] = ()
     subject: str | None = None
+    contradicts: TypingLiteral["answer", "constraint"] | None = None
 
 
 class Source(_Frozen):
@@ -346,11 +350,21 @@ def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
     """Contradictory (CAQA §4.3): the answers replaced by non-answers that fill the same
     role, on a slot that holds one value, making facts the store does not hold
     (:mod:`extension.contradiction`). Every answer is replaced, so the citation supports
-    none of them; under ``--caqa-strict`` a union replaces one (§4.3)."""
-    q = b.ext.query
-    facts = list(b.ext.facts)
+    none of them; under ``--caqa-strict`` a union replaces one (§4.3). Where no answer
+    slot holds one value, a constraint of the query is contradicted instead
+    (:func:`_contradict_constraint`; not under ``--caqa-strict``)."""
     if b.ext.truncated:
         return "the answers are capped: a replacement could be an answer beyond the cap"
+    outcome = _contradict_answers(b, rng)
+    if not isinstance(outcome, str) or b.config.caqa_strict:
+        return outcome
+    fallback = _contradict_constraint(b, rng)
+    return fallback if not isinstance(fallback, str) else f"{outcome}; {fallback}"
+
+
+def _contradict_answers(b: _Builder, rng: random.Random) -> _Outcome:
+    q = b.ext.query
+    facts = list(b.ext.facts)
     targets = contradiction.answers_to_replace(b.ext.answers, union=q.rule == "union",
                                                strict=b.config.caqa_strict, rng=rng)
     in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
@@ -379,13 +393,70 @@ def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
     true = contradiction.true_in_store(b.store, facts, edited)
     if true is not None:
         return f"the edited fact ({true.subject}, {true.predicate}, {true.object_key}) is true"
+    return edited, _replace_edit(b, choices, "answer")
+
+
+def _contradict_constraint(b: _Builder, rng: random.Random) -> _Outcome:
+    """A query constant ``c`` replaced by ``c'`` in the facts of ``G`` where ``c`` sits
+    in a slot that holds one value ("David Fincher was born in Chicago" for "… by the
+    person born in Denver"). The edited ``G`` derives none of the answers, and all of
+    them once the query says ``c'``; the first constant and slot (in a fixed order)
+    that passes is used."""
+    q = b.ext.query
+    facts = list(b.ext.facts)
+    constants = [n.literal() if n.kind == "literal" else n.id
+                 for d in q.disjuncts for n in d.nodes if n.kind in ("entity", "literal")]
+    in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
+    cvts = {n for n in in_graph if (e := b.entities.get(n)) is not None and e.is_cvt}
+    found = contradiction.constraint_slots(
+        b.store, facts, [c for c in constants if c not in b.answers], cvts)
+    if isinstance(found, str):
+        return found
+    reasons = []
+    for constant, slots in found:
+        entity = None if isinstance(constant, Literal) else b.entities.get(constant)
+        # a value one of the other ends already has would be true there, not a contradiction
+        true = set().union(*(contradiction.true_values(b.store, s) for s in slots[1:]))
+        choice = contradiction.choose_replacement(
+            b.store, slots[0], constant, entity, exclude=set(b.answers) | in_graph | true,
+            seed=b.seed, rng=rng)
+        if isinstance(choice, str):
+            reasons.append(choice)
+            continue
+        edited = contradiction.replace_in_slots(facts, slots, choice.replacement)
+        if derived_answers(q.disjuncts, edited) & b.answers:
+            reasons.append(f"replacing {_key(constant)} leaves an answer derivable")
+            continue
+        moved = [contradiction.with_constant(d, constant, choice.replacement)
+                 for d in q.disjuncts]
+        if not b.answers <= derived_answers(moved, edited):
+            reasons.append(f"{_key(constant)} in other facts of G: the edit is not one constraint")
+            continue
+        stated = contradiction.true_in_store(b.store, facts, edited)
+        if stated is not None:
+            reasons.append(f"the edited fact ({stated.subject}, {stated.predicate}, "
+                           f"{stated.object_key}) is true")
+            continue
+        if choice.entity is not None:
+            b.entities[choice.entity.id] = choice.entity
+        return edited, _replace_edit(b, [choice], "constraint")
+    return "no constraint could be contradicted: " + "; ".join(reasons)
+
+
+def _replace_edit(b: _Builder, choices: Sequence[contradiction.Choice],
+                  contradicts: TypingLiteral["answer", "constraint"]) -> Edit:
     replacements = tuple(Replacement(replaced=b.answer(c.replaced),
                                      replacement=b.answer(c.replacement), basis=c.basis,
                                      shared_type=c.shared_type) for c in choices)
     first = replacements[0]
-    return edited, Edit(kind="replace_answer", replaced=first.replaced,
-                        replacement=first.replacement, shared_type=first.shared_type,
-                        replacement_basis=first.basis, replacements=replacements)
+    return Edit(kind="replace_answer", replaced=first.replaced,
+                replacement=first.replacement, shared_type=first.shared_type,
+                replacement_basis=first.basis, replacements=replacements,
+                contradicts=contradicts)
+
+
+def _key(value: Object) -> str:
+    return value.key if isinstance(value, Literal) else value
 
 
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from extension import contradiction
+from extension.edits import derived_answers
 from extension.grounding import Grounder
-from extension.query_graph import build_query_graph
+from extension.query_graph import QueryGraph, build_query_graph
 from extension.samples import SampleConfig
 from kgstore import Entity, Fact, Store, open_store
 from tests.extension.test_extend import by_label, samples_of
@@ -101,7 +102,7 @@ def typeless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     store.close()
 
 
-STRICT = SampleConfig(caqa_strict=True)
+STRICT, DEFAULT = SampleConfig(caqa_strict=True), SampleConfig()
 Q_DIRECTOR = build_query_graph([("m.f1", DIRECTED, "?a")], answer="a")
 Q_PROFESSIONS = build_query_graph([("m.d1", PROFESSION, "?a")], answer="a")
 Q_BORN = build_query_graph([("m.d1", BORN, "?a")], answer="a")
@@ -217,3 +218,57 @@ def test_a_single_question_with_one_triple_has_no_partial_sample(typed: Store) -
     samples, failures = samples_of(typed, Grounder(typed), "director", Q_DIRECTOR, "none")
     assert "partially_supportive" not in by_label(samples)
     assert "partially_supportive" not in {f.stage for f in failures}
+
+
+# -- item 4: where no answer slot holds one value, a constraint is contradicted ------------
+
+
+def _professions_of_the_person_born_in_paris(store: Store, config: SampleConfig = DEFAULT
+                                             ) -> tuple[list, list]:
+    """Director 1's professions (several values), asked as "… of the person born in
+    Paris" (way 1 rewrites Director 1 by his place of birth, which is single-valued)."""
+    grounder = Grounder(store)
+    for skip in range(20):
+        samples, failures = samples_of(store, grounder, "prof", Q_PROFESSIONS,
+                                       "intersection_way1", config, skip=skip)
+        if any(e["predicate"] == BORN for e in samples[0].query.added):
+            return samples, failures
+    raise AssertionError("no seed rewrites Director 1 by his place of birth")
+
+
+def test_a_functional_constraint_is_contradicted_when_the_answers_are_many(
+        typed: Store) -> None:
+    samples, _ = _professions_of_the_person_born_in_paris(typed)
+    sample = by_label(samples)["contradictory"]
+    edit = sample.edit
+    assert edit.contradicts == "constraint" and edit.replaced.id == "m.paris"
+    assert edit.replacement.id in {"m.lyon", "m.nice"}   # a city, not the state of Georgia
+    assert edit.shared_type == "location.citytown" and edit.replacement_basis == "same_role"
+    # the citation says Director 1 was born elsewhere, and still has his professions
+    edited = [t.fact() for t in sample.subgraph]
+    assert Fact("m.d1", BORN, edit.replacement.id) in edited
+    assert {f.object for f in edited if f.predicate == PROFESSION} == {"m.prof0", "m.prof1"}
+    # …so it derives none of the answers of the question about the person born in Paris
+    disjuncts = [QueryGraph.model_validate(d) for d in sample.query.extended]
+    assert derived_answers(disjuncts, edited) == set()
+
+
+def test_the_answer_slot_comes_first_and_caqa_strict_contradicts_no_constraint(
+        typed: Store) -> None:
+    _, failures = _professions_of_the_person_born_in_paris(typed, STRICT)
+    reason = {f.stage: f.reason for f in failures}["contradictory"]
+    assert "holds one value" in reason and PROFESSION in reason
+    grounder = Grounder(typed)
+    for skip in range(4):   # a single-valued answer slot: the answer is replaced, as before
+        samples, _ = samples_of(typed, grounder, "born", Q_BORN, "none", skip=skip)
+        edit = by_label(samples)["contradictory"].edit
+        assert edit.contradicts == "answer" and edit.replaced.id == "m.paris"
+
+
+def test_a_constant_of_an_n_ary_fact_is_not_contradicted(typed: Store) -> None:
+    """Actor One's character in Film 1 replaced would say "Actor Two played Character
+    One", which does not contradict Actor One playing it: the CVT is refused."""
+    slots = contradiction.constraint_slots(
+        typed, [Fact("m.c1", ACTOR, "m.a1"), Fact("m.c1", CHARACTER, "m.ch1")],
+        ["m.ch1"], cvts={"m.c1"})
+    assert isinstance(slots, str) and "n-ary fact" in slots

@@ -29,6 +29,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from extension import contradiction
 from extension.candidates import hop_candidates, pinned_elsewhere, same_name_entities
 from extension.edits import derived_answers, fact_pattern
 from extension.extend import (
@@ -278,6 +279,17 @@ def check_sample(store: Store, sample: StructuredSample, *, classes: bool = True
             edit.replacements[0].basis)
         olds = [answer_value(r.replaced) for r in edit.replacements]
         news = [answer_value(r.replacement) for r in edit.replacements]
+        if edit.contradicts == "constraint":   # a query constant replaced, not the answers
+            (old,), (new,) = olds, news
+            assert old in {n.literal() if n.kind == "literal" else n.id for d in disjuncts
+                           for n in d.nodes if not n.is_variable}
+            assert not derived_answers(disjuncts, edited) & answers
+            moved = [contradiction.with_constant(d, old, new) for d in disjuncts]
+            assert answers <= derived_answers(moved, edited)
+            assert not any(in_store(store, f) for f in set(edited) - set(g))
+            assert edited != g and len(edited) == len(g)
+            return
+        assert edit.contradicts == "answer"
         # every answer replaced (one, for a union under --caqa-strict), each by its own
         assert set(olds) == answers or (rule == "union" and len(olds) == 1)
         assert len(set(news)) == len(news)

@@ -132,7 +132,7 @@ class TemplateVerbalizer:
                                      question_names(sample), table, sample.query.rule,
                                      subjects=sample.query.subjects)
         return Verbalization(question_extended=question,
-                             answer=answer_statement(question, sample.answer_entities),
+                             answer=answer_statement(sample, table),
                              citations=tuple(citations), sub_fact_texts=sub_fact_texts,
                              backend=self.name)
 

@@ -20,6 +20,7 @@ from extension.questions import parse_question
 from extension.samples import (
     AnswerEntity,
     Edit,
+    Replacement,
     SampleConfig,
     SampleQuery,
     Source,
@@ -29,7 +30,7 @@ from extension.samples import (
     structured_samples,
 )
 from extension.text.answers import answer_statement
-from extension.text.citations import citation_parts, hop_sentence
+from extension.text.citations import citation_parts, hop_sentence, part_hops
 from extension.text.extended_question import extended_question
 from extension.text.literals import render_literal
 from extension.text.relation_phrases import PhraseTable, load_relation_phrases, relation_phrase
@@ -201,14 +202,40 @@ def test_part_counts_of_the_demo_samples(
     assert set(checked) == {"single", "union", "intersection", "concatenation"}
 
 
-def test_irrelevant_demo_samples_keep_the_branch_count(
+def test_irrelevant_demo_samples_have_as_many_citations_as_their_supportive_sample(
         demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
-    """An irrelevant intersection sample has no answer node; the node its branches meet
-    at stands in, so it has as many parts as the query has subjects."""
-    irrelevant = [(s, t) for s, t in demo_texts
-                  if s.label == "irrelevant" and s.complexity == "intersection"]
+    """No template giveaway: the irrelevant subgraph comes from a walk elsewhere and may
+    have more or fewer hops, but its citations are merged or split to the supportive
+    sample's count wherever its hops allow (one hop cannot become two citations)."""
+    supportive = {(s.source.qid, s.seed): len(t.citations) for s, t in demo_texts
+                  if s.label == "supportive"}
+    irrelevant = [(s, t) for s, t in demo_texts if s.label == "irrelevant"
+                  and (s.source.qid, s.seed) in supportive]
     assert irrelevant
-    assert all(len(t.citations) == len(s.query.subjects) for s, t in irrelevant)
+    for s, t in irrelevant:
+        wanted = supportive[(s.source.qid, s.seed)]
+        hops = len(part_hops(s.model_copy(update={"label": "supportive"})))
+        assert len(t.citations) == min(wanted, max(hops, len(t.citations))), s.id
+
+
+def test_an_irrelevant_sample_takes_the_supportive_part_count() -> None:
+    """A concatenation's irrelevant walk that left three pieces reads as two citations,
+    as its supportive sample (two hops) does; one with a single piece of two hops is
+    split into two."""
+    original = [tr("m.gf", SEQUEL, "m.gf2"), tr("m.gf2", DIRECTED, "m.ffc")]
+    pieces = [tr("m.gf", "film.film.language", "m.italian"),
+              tr("m.gf2", "film.film.language", "m.italian2"),
+              tr("m.shining", "film.film.music", "m.carlos")]
+    s = sample(pieces, original=original, complexity="concatenation", label="irrelevant",
+               subjects=["m.gf"], answers=[answer("m.ffc")])
+    assert citation_parts(s) == [[pieces[0]], [pieces[1], pieces[2]]]
+    one_piece = [tr("m.gf", "film.film.language", "m.italian"),
+                 tr("m.italian", "language.human_language.main_country", "m.usa")]
+    t = sample(one_piece, original=original, complexity="intersection", label="irrelevant",
+               subjects=["m.gf", "m.ffc"], answers=[answer("m.ffc")])
+    assert len(citation_parts(t)) == len(citation_parts(
+        sample(original, complexity="intersection", subjects=["m.gf", "m.ffc"],
+               answers=[answer("m.ffc")])))
 
 
 def test_sub_fact_texts_follow_the_sub_facts(
@@ -236,7 +263,7 @@ def test_questions_and_answers_of_the_demo_samples(
             assert name and name in q_ext, (s.id, q_ext)
         if s.query.rule == "union":
             assert f"each of the {len(s.query.subjects)} entities named" in q_ext
-        assert f'"{q_ext}"' in text.answer
+        assert q_ext not in text.answer
         for a in s.answer_entities:
             assert (a.name or render_literal(a.value or "", a.datatype)) in text.answer
         for part in (q_ext, text.answer, *text.sub_fact_texts):
@@ -263,8 +290,8 @@ def test_known_demo_texts(demo_texts: list[tuple[StructuredSample, Verbalization
     assert [c.text for c in godfather.citations] == [
         "The Godfather has the sequel The Godfather Part II.",
         "The Godfather was directed by Francis Ford Coppola."]
-    assert godfather.answer == ('The answer to "who directed the film whose sequel is The '
-                                'Godfather Part II?" is Francis Ford Coppola.')
+    assert godfather.answer == \
+        "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
     inception = by_id[("demo-008:supportive", 0)]
     assert [c.text for c in inception.citations] == ["Inception was released on 16 July 2010."]
 
@@ -751,15 +778,70 @@ def test_verbalize_names_the_old_subject_of_way_1_from_the_subgraph() -> None:
         "The Godfather was directed by Francis Ford Coppola."]
 
 
-def test_answer_statement() -> None:
-    q = "who directed the godfather?"
-    assert answer_statement(q, [answer("m.ffc")]) == \
-        'The answer to "who directed the godfather?" is Francis Ford Coppola.'
-    assert answer_statement(q, [answer("m.gf"), answer("m.gf2"), AnswerEntity(id="m.0x")]) == \
-        'The answers to "who directed the godfather?" are The Godfather, The Godfather Part II and m.0x.'
-    assert answer_statement("when?", [AnswerEntity(value="2010-07-16", datatype="xsd:date")]) == \
-        'The answer to "when?" is 16 July 2010.'
-    assert answer_statement("when?", []) == 'The question "when?" has no answer.'
+GODFATHER_EXTENDED = {
+    "nodes": [{"id": "?v1", "kind": "variable"}, {"id": "?x", "kind": "answer"},
+              {"id": "m.gf2", "kind": "entity", "name": "The Godfather Part II"}],
+    "edges": [{"source": "?v1", "predicate": SEQUEL, "target": "m.gf2"},
+              {"source": "?v1", "predicate": "film.film.directed_by", "target": "?x"}],
+    "answer": "?x"}
+
+
+def test_answer_statement_states_the_extended_query_with_the_answer_filled_in() -> None:
+    """CAQA Table 11: a declarative sentence with every constraint of q̃ and the answer,
+    the intermediate variable described, never the question quoted (its typos neither)."""
+    s = sample([tr("m.gf", SEQUEL, "m.gf2"), tr("m.gf", "film.film.directed_by", "m.ffc")],
+               complexity="concatenation", rule="intersection_way1", subjects=["m.gf2"],
+               question="who direcetd teh godfather?", answers=[answer("m.ffc")],
+               extended=[GODFATHER_EXTENDED])
+    assert answer_statement(s) == \
+        "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
+
+
+def test_answer_statement_lists_every_answer_and_says_include_when_capped() -> None:
+    graph = {"nodes": [{"id": "?x", "kind": "answer"}, {"id": "m.usa", "kind": "entity"},
+                       {"id": "m.gf", "kind": "entity"}],
+             "edges": [{"source": "?x", "predicate": "film.film.directed_by",
+                        "target": "m.ffc"},
+                       {"source": "?x", "predicate": "film.film.country", "target": "m.usa"}],
+             "answer": "?x"}
+    films = [answer("m.gf"), answer("m.gf2")]
+    base = sample([tr("m.gf", "film.film.directed_by", "m.ffc"),
+                   tr("m.gf", "film.film.country", "m.usa")], complexity="intersection",
+                  subjects=["m.ffc", "m.usa"], answers=films, query_original=graph)
+    assert answer_statement(base) == (
+        "The films that were directed by Francis Ford Coppola and that were produced in "
+        "United States are The Godfather and The Godfather Part II.")
+    capped = base.model_copy(update={"answers_capped": True})
+    assert answer_statement(capped) == (
+        "The films that were directed by Francis Ford Coppola and that were produced in "
+        "United States include The Godfather and The Godfather Part II.")
+
+
+def test_answer_statement_reads_a_mediator_by_its_roles() -> None:
+    graph = {"nodes": [{"id": "m.gf", "kind": "entity"}, {"id": "?c", "kind": "variable",
+                                                         "is_cvt": True},
+                       {"id": "?x", "kind": "answer"}],
+             "edges": [{"source": "m.gf", "predicate": "film.film.starring", "target": "?c"},
+                       {"source": "?c", "predicate": ACTOR, "target": "?x"}],
+             "answer": "?x"}
+    s = sample([tr("m.gf", "film.film.starring", "m.perf"), tr("m.perf", ACTOR, "m.pacino")],
+               cvts=["m.perf"], answers=[answer("m.pacino")], query_original=graph)
+    assert answer_statement(s) == "The actor in the performance of The Godfather is Al Pacino."
+
+
+def test_demo_answer_statements_never_quote_and_match_across_labels(
+        demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
+    """ã depends on the query and answers only: one statement for the four samples of a
+    question, so its form gives no label away; it never quotes q or q̃ and names every
+    answer."""
+    by_question: dict[tuple[str, int], set[str]] = {}
+    for s, text in demo_texts:
+        by_question.setdefault((s.source.qid, s.seed), set()).add(text.answer)
+        assert '"' not in text.answer and text.question_extended not in text.answer
+        assert not text.answer.startswith("The answer")
+        for a in s.answer_entities:
+            assert (a.name or a.id or "") in text.answer, (text.answer, a)
+    assert all(len(statements) == 1 for statements in by_question.values()), by_question
 
 
 # -- external: WebQSP questions on the FB15k-237 slice ----------------------------------------
@@ -798,3 +880,23 @@ def test_webqsp_samples_verbalize_with_every_name(tmp_path: Path) -> None:
                     assert_names_in(c.text, c.triples, set(s.cvt_nodes))
                     assert " has has " not in c.text and "  " not in c.text
     assert produced >= len(questions)
+
+
+def test_every_replacement_of_a_contradictory_edit_is_an_answer_node() -> None:
+    """An edit that replaces several answers (``edit.replacements``): each replacement
+    stands where its answer stood, so no branch runs on through the second one and takes
+    over the other branch's hop."""
+    first = Replacement(replaced=answer("m.michigan"), replacement=answer("m.usa"),
+                        basis="type")
+    second = Replacement(replaced=answer("m.ohio"), replacement=answer("m.scott"),
+                         basis="type")
+    long_branch = [tr("m.ffc", BORN, "m.detroit"),
+                   tr("m.detroit", "location.location.containedby", "m.scott")]
+    usa = tr("m.ffc", "people.person.nationality", "m.usa")
+    short = tr("m.annarbor", "location.location.containedby", "m.scott")
+    s = sample([short, *long_branch, usa], complexity="intersection", label="contradictory",
+               subjects=["m.annarbor", "m.ffc"],
+               answers=[answer("m.michigan"), answer("m.ohio")],
+               edit=Edit(kind="replace_answer", replaced=first.replaced,
+                         replacement=first.replacement, replacements=(first, second)))
+    assert citation_parts(s) == [[short], [long_branch[0], usa, long_branch[1]]]

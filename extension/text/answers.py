@@ -63,7 +63,7 @@ def answer_text(a: AnswerEntity) -> str:
     id where there is none)."""
     if a.value is not None:
         return render_literal(a.value, a.datatype, a.lang)
-    return a.name or a.id or ""
+    return english.display_name(a.name) or a.id or ""
 
 
 def _edges(graph: Any) -> list[Edge]:
@@ -78,12 +78,12 @@ def _names(sample: StructuredSample) -> dict[str, str]:
     names: dict[str, str] = {}
     for t in sample.original_subgraph:
         if t.s_name:
-            names.setdefault(t.s, t.s_name)
+            names.setdefault(t.s, english.display_name(t.s_name) or t.s)
         if t.o_name and not t.literal:
-            names.setdefault(t.o, t.o_name)
+            names.setdefault(t.o, english.display_name(t.o_name) or t.o)
     for a in sample.answer_entities:
         if a.id and a.name:
-            names.setdefault(a.id, a.name)
+            names.setdefault(a.id, answer_text(a))
     return names
 
 
@@ -101,7 +101,8 @@ class _Describer:
             if isinstance(node, Mapping) and "id" in node:
                 self.nodes[str(node["id"])] = node
                 if isinstance(node.get("name"), str) and node["name"]:
-                    self.names.setdefault(str(node["id"]), node["name"])
+                    self.names.setdefault(str(node["id"]),
+                                          english.display_name(node["name"]) or node["name"])
         self.root = str(graph.get("answer") or "?x")
         self.used: set[int] = set()
 
@@ -149,6 +150,7 @@ class _Describer:
         self.used.update(mine)
         if self.is_cvt(var):
             return self.describe_cvt(var, mine)
+        many = self.plural and var == self.root
         head = None
         for i in mine:   # "the <noun> of <subject>" reads best as the head
             s, p, o = self.edges[i]
@@ -156,16 +158,13 @@ class _Describer:
                 noun = self.table.role(p) if self.is_cvt(s) else has_noun(self.table[p])
                 if noun:
                     joiner = "in" if self.is_cvt(s) else "of"
-                    head = f"the {noun} {joiner} {self.ref(s)}"
                     mine.remove(i)
+                    head = f"the {english.plural(noun) if many else noun} {joiner} {self.ref(s)}"
                     break
-        many = self.plural and var == self.root
         if head is None:
             kinds = (type_noun(p) for s, p, _ in (self.edges[i] for i in mine) if s == var)
             noun = next((k for k in kinds if k), "one")
             head = f"the {english.plural(noun) if many else noun}"
-        elif many:
-            head = "the " + english.plural(head[4:])
         clauses = [self.clause(var, self.edges[i]) for i in mine]
         if many:
             clauses = [english.plural_clause(c) for c in clauses]

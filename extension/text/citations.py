@@ -69,11 +69,13 @@ def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) 
 
 
 def _subject_text(t: Triple) -> str:
-    return t.s_name or t.s
+    return english.display_name(t.s_name) or t.s
 
 
 def _object_text(t: Triple) -> str:
-    return render_literal(t.o, t.datatype, t.lang) if t.literal else (t.o_name or t.o)
+    if t.literal:
+        return render_literal(t.o, t.datatype, t.lang)
+    return english.display_name(t.o_name) or t.o
 
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:

@@ -4,7 +4,10 @@ statement punctuate alike."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+_LOCALE_SUFFIX = re.compile(r"-(?:GB|US)$")
 
 
 def join(items: Sequence[str]) -> str:
@@ -35,7 +38,9 @@ def plural(noun: str) -> str:
     "countries", "actress" -> "actresses"; "one" -> "ones". Regular forms only: a
     phrase that already ends in "s" is left as it is."""
     head, space, last = noun.rpartition(" ")
-    if last.endswith(("ss", "sh", "ch", "x")):
+    if last in _IRREGULAR_PLURALS:
+        last = _IRREGULAR_PLURALS[last]
+    elif last.endswith(("ss", "sh", "ch", "x")):
         last += "es"
     elif last.endswith("s"):
         pass
@@ -45,6 +50,8 @@ def plural(noun: str) -> str:
         last += "s"
     return f"{head}{space}{last}"
 
+
+_IRREGULAR_PLURALS = {"person": "people", "man": "men", "woman": "women", "child": "children"}
 
 _PLURAL_VERBS = {"is": "are", "was": "were", "has": "have"}
 
@@ -64,4 +71,18 @@ def plural_clause(clause: str) -> str:
         verb = verb[:-1]   # "contains" -> "contain", "features" -> "feature"
     else:
         return clause
+    article, _, rest = tail.partition(" ")
+    if verb == "are" and article in ("a", "an") and rest:
+        noun, space2, after = rest.partition(" ")   # "are a citizen of" -> "are citizens of"
+        tail = f"{plural(noun)}{space2}{after}"
     return f"{rel} {verb}{space}{tail}"
+
+
+def display_name(name: str | None) -> str | None:
+    """An entity's name as the text shows it: FB15k-237's ``entity2text.txt`` marks some
+    names with the locale of the label they came from ("Inventor-GB", "50th Annual
+    Grammy Awards-US"); the suffix is no part of the name and is dropped here, in the
+    text layer, so the store keeps the names exactly as loaded."""
+    if name is None:
+        return None
+    return _LOCALE_SUFFIX.sub("", name) or name

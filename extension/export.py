@@ -225,20 +225,6 @@ def resolve_label_map(fmt: ExportFormat, overrides: Mapping[str, str] | None = N
 # ----------------------------------------------------------------------------------
 
 
-def answer_only(sample: BenchmarkSample) -> str:
-    """The answer statement ã of ``sample`` without the question: evaluators prompt
-    with ``Claim: {query} {answer}`` (CAQA's ``prompts.json``), so an ``answer`` that
-    quotes q̃ states the question twice. A statement of the form 'The answer(s) to "q̃"
-    is/are X.' or 'The question "q̃" has no answer.' loses its quotation ('The answer
-    is X.'); any other statement (one that does not quote q̃) is kept as it is."""
-    answer = sample.answer
-    for question in dict.fromkeys((sample.question_extended, sample.question)):
-        for quoted, replacement in ((f' to "{question}"', ""), (f' "{question}"', "")):
-            if question and quoted in answer:
-                return answer.replace(quoted, replacement, 1)
-    return answer
-
-
 def reference_lines(sample: BenchmarkSample) -> str:
     """The citations one per line, unnumbered, as the references of CAQA's examples
     (``CAQA-Benchmark_prompts.json``: "Reference: \nDudley is located in the West
@@ -249,9 +235,9 @@ def reference_lines(sample: BenchmarkSample) -> str:
 def claim_reference_row(sample: BenchmarkSample, label: str) -> dict[str, str]:
     """The CAQA / AttrScore CSV row of ``sample``: ``{"query", "answer", "reference",
     "label"}`` (see the module docstring): the extended question q̃, the answer
-    statement ã without the question (:func:`answer_only`), the citations one per line
+    statement ã (which never quotes the question), the citations one per line
     (:func:`reference_lines`) and ``label`` as given."""
-    return {"query": sample.question_extended, "answer": answer_only(sample),
+    return {"query": sample.question_extended, "answer": sample.answer,
             "reference": reference_lines(sample), "label": label}
 
 
@@ -281,7 +267,7 @@ def alce_record(sample: BenchmarkSample, label: str) -> dict[str, Any]:
     our ``id``, ``label`` (as given), ``complexity`` and ``split``."""
     docs = [{"title": citation_title(c, k, sample.cvt_nodes), "text": c.text}
             for k, c in enumerate(sample.citations, 1)]
-    return {"question": sample.question_extended, "answer": answer_only(sample), "docs": docs,
+    return {"question": sample.question_extended, "answer": sample.answer, "docs": docs,
             "id": sample.id, "label": label, "complexity": sample.complexity,
             "split": sample.split}
 
@@ -290,7 +276,7 @@ def flat_record(sample: BenchmarkSample, label: str) -> dict[str, Any]:
     """The flat JSONL record of ``sample``: the fields of :data:`FLAT_FIELDS`, with
     ``question`` the original question q and ``label`` as given."""
     return {"id": sample.id, "question": sample.question,
-            "question_extended": sample.question_extended, "answer": answer_only(sample),
+            "question_extended": sample.question_extended, "answer": sample.answer,
             "citation": sample.citation, "label": label, "complexity": sample.complexity,
             "split": sample.split}
 

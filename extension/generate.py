@@ -59,7 +59,7 @@ from extension.query_graph import known_mediator_types
 from extension.questions import ParsedQuestion, parse_question
 from extension.sample_format import SchemaViolation, benchmark_sample, iter_schema_violations
 from extension.samples import SampleConfig, SampleFailure, structured_samples
-from extension.text.verbalizer import TemplateVerbalizer, Verbalizer
+from extension.text.verbalizer import TemplateVerbalizer, UnreadableFact, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
@@ -255,7 +255,14 @@ class QuestionGenerator:
                 stats.add_seconds(stage, spent)
             started = time.perf_counter()
             for sample in structured:
-                record = benchmark_sample(sample, self.verbalizer.verbalize(sample), split)
+                try:
+                    text = self.verbalizer.verbalize(sample)
+                except UnreadableFact as exc:   # a fact no reader could read: no sample
+                    failed.append(SampleFailure(qid=sample.source.qid, stage="verbalize",
+                                                question=sample.source.question,
+                                                reason=f"{exc} ({sample.label} sample)"))
+                    continue
+                record = benchmark_sample(sample, text, split)
                 samples.append(record.model_dump_json())
                 stats.samples[(split, record.label, record.complexity)] += 1
                 stats.fallback_samples += bool(record.fallbacks)

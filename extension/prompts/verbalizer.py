@@ -31,7 +31,6 @@ from extension.prompts.checks import (
 )
 from extension.prompts.messages import answer_messages, citation_messages, question_messages
 from extension.samples import StructuredSample, Triple
-from extension.text.answers import answer_statement
 from extension.text.verbalizer import Citation, TemplateVerbalizer, Verbalization, Verbalizer
 from llm.cache import ResponseCache
 from llm.chat import ChatMessage, ChatReply
@@ -138,11 +137,10 @@ class LLMVerbalizer:
                 template.question_extended,
                 lambda text, finish, limit: check_question(
                     text, required, max_chars=limit, finish_reason=finish))
-        answer_template = (template.answer if question == template.question_extended
-                           else answer_statement(question, sample.answer_entities))
+        # The template ã is built from the query, not from q̃'s wording: it fits any q̃.
         answer = use(
             "answer", answer_messages(question, sample.answer_entities, sample.answers_capped),
-            answer_template,
+            template.answer,
             lambda text, finish, limit: check_answer(
                 text, sample.answer_entities, max_chars=limit, finish_reason=finish))
         return Verbalization(question_extended=question, answer=answer,

@@ -66,11 +66,13 @@ def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) 
 
 
 def _subject_text(t: Triple) -> str:
-    return t.s_name or t.s
+    return english.display_name(t.s_name) or t.s
 
 
 def _object_text(t: Triple) -> str:
-    return render_literal(t.o, t.datatype, t.lang) if t.literal else (t.o_name or t.o)
+    if t.literal:
+        return render_literal(t.o, t.datatype, t.lang)
+    return english.display_name(t.o_name) or t.o
 
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:
@@ -191,7 +193,41 @@ def citation_parts(sample: StructuredSample) -> list[list[Triple]]:
 
 
 def part_hops(sample: StructuredSample) -> list[list[list[int]]]:
-    """The parts of :func:`citation_parts` as hops of subgraph indices."""
+    """The parts of :func:`citation_parts` as hops of subgraph indices. An irrelevant
+    sample's parts are then merged or split to as many as its supportive sample has
+    (:func:`_like_supportive`): its subgraph comes from a walk elsewhere in the graph,
+    and a reader must not tell the label from the number of citations."""
+    parts = _natural_part_hops(sample)
+    if sample.label == "irrelevant" and sample.original_subgraph:
+        supportive = sample.model_copy(update={
+            "subgraph": sample.original_subgraph, "label": "supportive",
+            "edit": sample.edit.model_copy(update={
+                "kind": "none", "replaced": None, "replacement": None, "replacements": ()})})
+        parts = _like_supportive(parts, len(_natural_part_hops(supportive)))
+    return parts
+
+
+def _like_supportive(parts: list[list[list[int]]], wanted: int) -> list[list[list[int]]]:
+    """``parts`` brought to ``wanted`` parts where the hops allow it: surplus parts join
+    the last kept one (in order, so each citation still reads as connected sentences);
+    too few parts are split, the part with most hops giving up its last hop, until each
+    part is one hop. Every hop stays in exactly one part, in the same order."""
+    if wanted < 1:
+        return parts
+    parts = [list(p) for p in parts]
+    if len(parts) > wanted:
+        merged = [hop for part in parts[wanted - 1:] for hop in part]
+        parts = [*parts[:wanted - 1], merged]
+    while len(parts) < wanted:
+        widest = max(range(len(parts)), key=lambda i: (len(parts[i]), -i))
+        if len(parts[widest]) < 2:
+            break
+        last = parts[widest].pop()
+        parts.insert(widest + 1, [last])
+    return parts
+
+
+def _natural_part_hops(sample: StructuredSample) -> list[list[list[int]]]:
     triples = sample.subgraph
     if not triples:
         return []
@@ -211,8 +247,12 @@ def part_hops(sample: StructuredSample) -> list[list[list[int]]]:
                        key=lambda h: (found[h][1] if h in found else len(hops), hops[h][0]))
         return [[hops[h]] for h in order]
     answers = {a.id for a in sample.answer_entities if a.id}
-    if sample.edit.replacement is not None and sample.edit.replacement.id:
-        answers.add(sample.edit.replacement.id)
+    # A contradictory edit may replace several answers (``edit.replacements``): each
+    # replacement stands where its answer stood, so every one is a hub of the branches.
+    replacements = [r.replacement for r in sample.edit.replacements]
+    if sample.edit.replacement is not None:
+        replacements.append(sample.edit.replacement)
+    answers.update(r.id for r in replacements if r.id)
     hubs = frozenset(a for a in answers if a in incident) or _guess_hub(incident, subjects)
     found = _spread(subjects, incident, ends, blocked=hubs)
     parts: list[list[list[int]]] = [[] for _ in subjects]

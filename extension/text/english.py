@@ -4,7 +4,10 @@ statement punctuate alike."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+_LOCALE_SUFFIX = re.compile(r"-(?:GB|US)$")
 
 
 def join(items: Sequence[str]) -> str:
@@ -28,3 +31,58 @@ def capitalized(text: str) -> str:
     """``text`` with its first letter upper-cased and the rest untouched (``str.capitalize``
     would lower-case the names inside)."""
     return text[:1].upper() + text[1:]
+
+
+def plural(noun: str) -> str:
+    """The plural of a noun phrase's last word: "film" -> "films", "country" ->
+    "countries", "actress" -> "actresses"; "one" -> "ones". Regular forms only: a
+    phrase that already ends in "s" is left as it is."""
+    head, space, last = noun.rpartition(" ")
+    if last in _IRREGULAR_PLURALS:
+        last = _IRREGULAR_PLURALS[last]
+    elif last.endswith(("ss", "sh", "ch", "x")):
+        last += "es"
+    elif last.endswith("s"):
+        pass
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        last = last[:-1] + "ies"
+    elif last:
+        last += "s"
+    return f"{head}{space}{last}"
+
+
+_IRREGULAR_PLURALS = {"person": "people", "man": "men", "woman": "women", "child": "children"}
+
+_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have"}
+
+
+def plural_clause(clause: str) -> str:
+    """A relative clause about several things: "that was directed by X" -> "that were
+    directed by X", "that has music by" -> "that have music by", "that contains" ->
+    "that contain"; "whose …" clauses unchanged."""
+    rel, _, rest = clause.partition(" ")
+    verb, space, tail = rest.partition(" ")
+    if rel != "that":
+        return clause
+    if verb in _PLURAL_VERBS:
+        verb = _PLURAL_VERBS[verb]
+    elif verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3 and verb.isalpha() \
+            and verb.islower() and tail:
+        verb = verb[:-1]   # "contains" -> "contain", "features" -> "feature"
+    else:
+        return clause
+    article, _, rest = tail.partition(" ")
+    if verb == "are" and article in ("a", "an") and rest:
+        noun, space2, after = rest.partition(" ")   # "are a citizen of" -> "are citizens of"
+        tail = f"{plural(noun)}{space2}{after}"
+    return f"{rel} {verb}{space}{tail}"
+
+
+def display_name(name: str | None) -> str | None:
+    """An entity's name as the text shows it: FB15k-237's ``entity2text.txt`` marks some
+    names with the locale of the label they came from ("Inventor-GB", "50th Annual
+    Grammy Awards-US"); the suffix is no part of the name and is dropped here, in the
+    text layer, so the store keeps the names exactly as loaded."""
+    if name is None:
+        return None
+    return _LOCALE_SUFFIX.sub("", name) or name

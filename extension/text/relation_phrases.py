@@ -4,7 +4,11 @@
 curated table (``extension/data/relation_phrases.tsv``, :func:`load_relation_phrases`),
 the predicate's label in the store (Wikidata ``P57`` -> "director"), else words made
 from its id (``film.film.directed_by`` -> "was directed by"). The seed questions and
-every verbalizer word relations through here, so they word them alike.
+every verbalizer word relations through here, so they word them alike. The words of a
+label or id become a phrase by grammar, not by a list of known predicates (see
+:func:`_phrase_from_words`); a predicate whose only name is an id (a Wikidata ``P646``
+without a label) has no readable phrase (:func:`is_readable`), and a fact with it is not
+put into a citation.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
+
+from extension.text import english
 
 PHRASES_RESOURCE = "relation_phrases.tsv"
 """The shipped relation-phrase table, in ``extension/data``."""
@@ -69,6 +75,10 @@ def relation_phrase(predicate: str, label: str | None = None,
             phrase = _lookup(table, predicate)
             if phrase:
                 return phrase
+    if not (label and label.strip()):
+        mediated = _mediated_phrase(_local_name(predicate))
+        if mediated is not None:
+            return mediated
     return _phrase_from_words(_predicate_words(predicate, label))
 
 
@@ -99,6 +109,10 @@ class PhraseTable(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._phrases)
+
+    def readable(self, predicate: str) -> bool:
+        """Whether ``predicate``'s phrase reads as English (:func:`is_readable`)."""
+        return is_readable(self[predicate])
 
     def inverse(self, predicate: str) -> str | None:
         """The curated inverse phrase ("Object <phrase> Subject"), or None."""
@@ -148,6 +162,15 @@ _PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "f
                            "near", "via"})
 
 
+_IRREGULAR_PARTICIPLES = frozenset({
+    "born", "written", "made", "known", "held", "given", "built", "taken", "shown", "drawn",
+    "won", "sung", "done", "seen", "led", "set", "run", "sold", "told", "found", "brought",
+    "bought", "taught", "fought", "sent", "kept", "left", "met", "paid", "heard", "spoken",
+    "chosen", "broken", "driven", "eaten", "grown", "thrown", "begun", "struck", "bound",
+    "played", "buried", "hit", "shot", "put", "read", "worn", "spun", "split"})
+"""Past participles that do not end in "-ed": "born in" reads "was born in"."""
+
+
 @cache
 def _predicate_words(predicate: str, label: str | None) -> str:
     """The words a predicate's phrase is made of: its label, else its id's last part."""
@@ -159,28 +182,66 @@ def _predicate_words(predicate: str, label: str | None) -> str:
         return words
     local = _local_name(predicate)
     if "." in local:   # Freebase domain.type.property: the property names the relation
-        local = local.rpartition(".")[2]
-        if local.endswith("_s"):   # Freebase's plural marker: spouse_s, adjoin_s
-            local = local[:-2]
+        local = _property_words(local.rpartition(".")[2])
     elif any(c.islower() for c in local):   # camelCase "birthPlace"; keep ids like "P57"
         local = _CAMEL.sub(" ", local).lower()
     return " ".join(local.replace("_", " ").split()) or predicate
 
 
+def _property_words(segment: str) -> str:
+    """A Freebase property segment as words: "spouse_s" -> "spouse" (Freebase's plural
+    marker), "directed_by" -> "directed by"."""
+    if segment.endswith("_s"):
+        segment = segment[:-2]
+    return " ".join(segment.replace("_", " ").split())
+
+
 def _phrase_from_words(words: str) -> str:
-    """"directed by" -> "was directed by", "capital of" -> "is capital of", "contains"
-    -> "contains", anything else ("estimated budget": an adjective, as no preposition
-    follows) -> "has <words>"."""
+    """A phrase from a predicate's words, by their grammar: a verb stays as it is
+    ("contains"); a past participle before a preposition is passive ("directed by" ->
+    "was directed by", "born in" -> "was born in"); a noun ending in "of" is what the
+    subject is ("member of" -> "is a member of"); any other noun is what the subject has
+    ("profession" -> "has the profession", "place of birth" -> "has the place of
+    birth")."""
     if not words:
         return "is related to"
     first, _, rest = words.partition(" ")
     if first in _VERB_STARTS:
         return words
-    if first.endswith("ed") and rest.partition(" ")[0] in _PREPOSITIONS:
-        return f"was {words}"   # a past participle: "directed by", "educated at"
+    last = words.rpartition(" ")[2]
+    participle = first.endswith("ed") or first in _IRREGULAR_PARTICIPLES
+    if participle and rest and (rest.partition(" ")[0] in _PREPOSITIONS
+                                or last in _PREPOSITIONS):
+        return f"was {words}"   # "directed by", "educated at", "nominated for"
     if words.endswith(" of"):
-        return f"is {words}"
-    return f"has {words}"
+        return f"is {english.article(words)}"
+    if last in _PREPOSITIONS:
+        return f"has {words}"   # "music by", "film art direction by": no article
+    return f"has the {words}"
+
+
+def _mediated_phrase(local: str) -> str | None:
+    """A FB15k-237 path through a mediator (CVT), ``d.t.p..d.cvt_type.role``, read
+    through the mediator's type: "people.person.spouse_s..people.marriage.type_of_union"
+    -> "has a marriage with the type of union", "award.award_nomination.nominated_for"
+    as the role -> "has an award nomination for". None for any other id."""
+    first, sep, second = local.partition("..")
+    parts = second.split(".")
+    if not sep or len(parts) < 3 or first.count(".") < 2:
+        return None
+    cvt_type = parts[-2].replace("_", " ").strip()
+    role = _property_words(parts[-1])
+    if not cvt_type or not role:
+        return None
+    head = f"has {english.article(cvt_type)}"
+    role_first, _, role_rest = role.partition(" ")
+    role_last = role.rpartition(" ")[2]
+    if role_last in _PREPOSITIONS and (role_first.endswith("ed")
+                                       or role_first in _IRREGULAR_PARTICIPLES):
+        return f"{head} {role_last}"   # "nominated for" -> "has an award nomination for"
+    if role_first in _VERB_STARTS:
+        return f"{head} that {role}"
+    return f"{head} with the {role}"
 
 
 def has_noun(phrase: str) -> str | None:
@@ -188,6 +249,8 @@ def has_noun(phrase: str) -> str | None:
     if not phrase.startswith("has "):
         return None
     noun = phrase[4:]
+    if noun.startswith(("a ", "an ")) and " with the " in noun:
+        noun = noun.partition(" with the ")[2]   # a mediated path: its role
     for article in ("the ", "a ", "an "):
         if noun.startswith(article):
             noun = noun[len(article):]
@@ -202,11 +265,22 @@ def type_noun(predicate: str) -> str | None:
     """The subject's type named by a Freebase id: ``film.film.sequel`` -> "film",
     ``film.film_character.portrayed_in_films`` -> "film character"; None for other ids
     and for the catch-all types ``common.topic`` and ``type.object``."""
-    parts = _local_name(predicate).split(".")
+    parts = _local_name(predicate).partition("..")[0].split(".")
     if len(parts) < 3:
         return None
     noun = parts[-2].replace("_", " ").strip()
     return None if not noun or noun in ("topic", "object") else noun
+
+
+_ID_LIKE = re.compile(r"\b(?:[PQLM]\d+|[mg]\.[0-9a-z_]+)\b|_|\w\.\w+\.\w|^/m/|^\d+$")
+"""What no reader can read: a Wikidata id (P57, Q42), a Freebase MID (m.0abc), an
+underscore, a dotted path (film.film.directed_by), a bare number."""
+
+
+def is_readable(text: str | None) -> bool:
+    """Whether ``text`` (a relation phrase or an entity's display name) reads as English:
+    not empty and without an id, MID, underscore or dotted path (:data:`_ID_LIKE`)."""
+    return bool(text and text.strip()) and _ID_LIKE.search(text or "") is None
 
 
 @cache
@@ -222,4 +296,4 @@ def as_table(phrases: Mapping[str, str] | None) -> PhraseTable:
     return PhraseTable(overrides=phrases)
 
 
-__all__ = ["PhraseTable", "load_relation_phrases", "relation_phrase"]
+__all__ = ["PhraseTable", "is_readable", "load_relation_phrases", "relation_phrase"]

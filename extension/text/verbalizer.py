@@ -39,10 +39,34 @@ from extension.text.citations import (
     sub_fact_hop,
 )
 from extension.text.extended_question import sample_question
-from extension.text.relation_phrases import PhraseTable, load_relation_phrases
+from extension.text.relation_phrases import PhraseTable, is_readable, load_relation_phrases
 
 if TYPE_CHECKING:
     from kgstore.store import Store
+
+class UnreadableFact(ValueError):
+    """A fact of a sample's subgraph that no reader could read: its predicate has no
+    readable phrase (a Wikidata property without a label in the store: "has P646") or
+    an entity end has no readable name (only its id). A citation that skipped the fact
+    would no longer carry the sample's label, so the sample fails instead; the message
+    starts with the failure code ``unreadable_fact:``."""
+
+
+def check_readable(sample: StructuredSample, table: PhraseTable) -> None:
+    """Raise :class:`UnreadableFact` for the first fact of ``sample.subgraph`` whose
+    predicate or non-CVT entity end is not readable (:func:`is_readable`)."""
+    cvts = frozenset(sample.cvt_nodes)
+    for t in sample.subgraph:
+        if not table.readable(t.p):
+            raise UnreadableFact(
+                f"unreadable_fact: predicate {t.p} reads {table[t.p]!r}; give it a phrase "
+                f"in a --phrases file (predicate<TAB>phrase) or load its label")
+        ends = ((t.s, t.s_name),) if t.literal else ((t.s, t.s_name), (t.o, t.o_name))
+        for node, name in ends:
+            if node not in cvts and not is_readable(english.display_name(name)):
+                raise UnreadableFact(
+                    f"unreadable_fact: entity {node} has no readable name "
+                    f"({name!r}) in fact ({t.s}, {t.p}, {t.o}); load names for it")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +127,11 @@ class TemplateVerbalizer:
         return cls(labels, overrides)
 
     def verbalize(self, sample: StructuredSample) -> Verbalization:
-        """The text of ``sample`` (see :class:`Verbalization`)."""
+        """The text of ``sample`` (see :class:`Verbalization`). Raises
+        :class:`UnreadableFact` when a fact of its subgraph cannot be put into words."""
         cvts = frozenset(sample.cvt_nodes)
         table = self.phrases
+        check_readable(sample, table)
         context = (*sample.original_subgraph, *sample.subgraph)
         hints = cvt_type_hints(context, cvts)
         # A plain fact reads the same in a citation and as a sub-fact: render it once.
@@ -131,9 +157,10 @@ class TemplateVerbalizer:
                                for s in sample.sub_facts)
         question = sample_question(sample, table)
         return Verbalization(question_extended=question,
-                             answer=answer_statement(question, sample.answer_entities),
+                             answer=answer_statement(sample, table),
                              citations=tuple(citations), sub_fact_texts=sub_fact_texts,
                              backend=self.name)
 
 
-__all__ = ["Citation", "TemplateVerbalizer", "Verbalization", "Verbalizer"]
+__all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",
+           "check_readable"]

@@ -26,7 +26,6 @@ import pytest
 from extension.export import (
     ExportError,
     SamplesFileError,
-    answer_only,
     citation_title,
     export_benchmark,
     export_samples,
@@ -128,7 +127,7 @@ def test_caqa_csv_has_the_caqa_columns_and_labels(bench: Path, tmp_path: Path,
     assert [r["label"] for r in rows] == [expected[s.label] for s in samples]
     assert {r["label"] for r in rows} == set(CAQA)
     for row, sample in zip(rows, samples, strict=True):
-        assert row == {"query": sample.question_extended, "answer": answer_only(sample),
+        assert row == {"query": sample.question_extended, "answer": sample.answer,
                        "reference": "\n".join(c.text for c in sample.citations),
                        "label": expected[sample.label]}
     assert report.read == report.written == len(samples)
@@ -153,16 +152,6 @@ def test_caqa_claim_states_the_question_once(bench: Path, tmp_path: Path,
         for entity in sample.answer_entities:
             if entity.name and entity.name in sample.answer:
                 assert entity.name in row["answer"]
-
-
-def test_answer_only_keeps_a_statement_that_does_not_quote_the_question(
-        samples: tuple[BenchmarkSample, ...]) -> None:
-    declarative = "The group based in Montgomery was the Army of Mississippi."
-    sample = samples[0].model_copy(update={"answer": declarative})
-    assert answer_only(sample) == declarative
-    quoted = samples[0].model_copy(update={
-        "answer": f'The answers to "{samples[0].question_extended}" are A and B.'})
-    assert answer_only(quoted) == "The answers are A and B."
 
 
 def test_caqa_reference_has_one_citation_per_line(bench: Path, tmp_path: Path,
@@ -284,7 +273,7 @@ def test_alce_json_structure(bench: Path, tmp_path: Path,
         assert set(record) == {"question", "answer", "docs", "id", "label", "complexity",
                                "split"}
         assert record["question"] == sample.question_extended
-        assert record["answer"] == answer_only(sample)
+        assert record["answer"] == sample.answer
         assert (record["id"], record["label"], record["complexity"], record["split"]) == (
             sample.id, sample.label, sample.complexity, sample.split)
         assert [set(d) for d in record["docs"]] == [{"title", "text"}] * len(sample.citations)
@@ -332,7 +321,7 @@ def test_flat_jsonl(bench: Path, tmp_path: Path, samples: tuple[BenchmarkSample,
                                            "citation", "label", "complexity", "split"]
                                           ] * len(samples)
     assert records == [{"id": s.id, "question": s.question,
-                        "question_extended": s.question_extended, "answer": answer_only(s),
+                        "question_extended": s.question_extended, "answer": s.answer,
                         "citation": s.citation, "label": s.label, "complexity": s.complexity,
                         "split": s.split} for s in samples]
 

@@ -82,4 +82,4 @@ def test_union_calls_the_one_namesake_without_a_distinction_the_other() -> None:
             {"entity": "m.p2", "name": "Paris"}]
     assert compose_extended_question("who is the mayor of paris?", [], {}, None, "union",
                                      union_subjects=rows) == \
-        "who is the mayor of the Paris that has country France or the other Paris?"
+        "who is the mayor of the Paris that has the country France or the other Paris?"

@@ -75,8 +75,9 @@ from extension.query_graph import (
 )
 from extension.questions import Answer, ParsedQuestion
 from extension.shapes import classify
+from extension.text.extended_question import reads_as_mediator
 from extension.text.relation_phrases import PhraseTable
-from extension.text.seed_questions import template_question
+from extension.text.seed_questions import PERSON_NOUNS, Unphrasable, template_question
 from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.models import Entity, Literal, Object
 from kgstore.store import Store
@@ -96,6 +97,8 @@ FAILURE_REASONS: dict[str, str] = {
     "unnamed_answer": "an answer is an entity without a name (e.g. not in the loaded data)",
     "duplicate": "the same query was drawn before",
     "shape_mismatch": "the query graph classifies as another shape",
+    "unreadable_text": "a subject or relation has no readable name, so the question would "
+                       "show an id",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }
@@ -373,6 +376,7 @@ class _Sampler:
         self.entities: dict[str, Entity] = {}
         self.relations: dict[tuple[str, int], list[_Choice]] = {}
         self.tried: dict[tuple[object, ...], str | None] = {}
+        self._type_counts: dict[str, int] | None = None
         self.phrases = PhraseTable(
             labels={p: label for p, label in self.labels.items() if label},
             overrides=phrases)
@@ -669,15 +673,63 @@ class _Sampler:
         self.tried[signature] = reason
         if reason is not None or grounding is None:
             return _Outcome(reason=reason or "no_answers")
-        names = {s: self.name(s) or s for s in classification.subjects}
-        text = template_question(shape, graph.edges, names, self.phrases,
-                                 answer=graph.answer,
-                                 cvt_nodes=[n.id for n in graph.nodes if n.is_cvt])
+        names = {s: name for s in classification.subjects if (name := self.name(s))}
+        noun = self.answer_noun(answers)
+        try:
+            text = template_question(shape, graph.edges, names, self.phrases,
+                                     answer=graph.answer,
+                                     cvt_nodes=[n.id for n in graph.nodes if n.is_cvt],
+                                     nouns={graph.answer: noun} if noun else None)
+        except Unphrasable:
+            self.tried[signature] = "unreadable_text"
+            return _Outcome(reason="unreadable_text")
         return _Outcome(ParsedQuestion(
             id=qid, dataset=self.dataset, question=text, shape=classification.shape,
             query=graph, topic_entities=classification.subjects,
             qualifiers=classification.qualifiers, hops=classification.hops,
             answers=answers))
+
+    def answer_noun(self, answers: Sequence[Answer]) -> str | None:
+        """The noun a question asks its answers by: "person" when every answer is one,
+        else the most specific readable type they all share (fewest entities in the
+        store); None for values and untyped stores (the template then names it from
+        its relations)."""
+        ids = [str(a.value) for a in answers if a.kind == "entity"]
+        if not ids or len(ids) < len(answers):
+            return None
+        shared = set.intersection(*(set(e.types) if (e := self.entities.get(i)) else set()
+                                    for i in ids))
+        nouns = {t: n for t in shared if (n := self.type_noun(t))}
+        if not nouns:
+            return None
+        if any(n in PERSON_NOUNS for n in nouns.values()):
+            return "person"
+        counts = self.type_counts()
+        return nouns[min(nouns, key=lambda t: (counts.get(t, 0), t))]
+
+    def type_noun(self, type_id: str) -> str | None:
+        """A type's readable noun: a Freebase ``film.director`` -> "director", a
+        Wikidata class by its name; None for mediator, catch-all and nameless types."""
+        if type_id in self.base_cvt_types:
+            return None
+        if "." in type_id and not type_id.startswith(("Q", "<")):
+            domain, _, local = type_id.partition(".")
+            if domain in ("common", "type", "base", "user", "freebase") or "." in local:
+                return None
+            noun = local.replace("_", " ").strip()
+        else:
+            noun = (self.name(type_id) or "").strip().lower()
+        if not noun or reads_as_mediator(noun) or not noun.replace(" ", "").isalpha():
+            return None
+        return noun
+
+    def type_counts(self) -> dict[str, int]:
+        """Entities per type (read once): how specific a type is."""
+        if self._type_counts is None:
+            rows = self.store.cypher("MATCH (e:Entity) UNWIND e.types AS t "
+                                     "RETURN t, count(*) AS n").rows
+            self._type_counts = {str(t): int(n) for t, n in rows}
+        return self._type_counts
 
     def _answer_problem(self, grounding: Grounding, subjects: tuple[str, ...]) -> str | None:
         if grounding.outcome != "answered":

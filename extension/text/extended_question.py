@@ -34,6 +34,12 @@ class Unphrasable(ValueError):
     needed; the message says why (recorded as the rule attempt's outcome)."""
 
 
+def reads_as_mediator(noun: str) -> bool:
+    """Whether a type's noun names a mediator rather than a thing ("influence node",
+    "dog city relationship"), by its last word."""
+    return noun.rpartition(" ")[2] in _MEDIATOR_WORDS
+
+
 @cache
 def _mediator_types() -> frozenset[str]:
     from extension.query_graph import known_mediator_types
@@ -48,7 +54,7 @@ def readable_noun(predicate: str) -> str | None:
     if noun is None:
         return None
     parts = predicate.strip("<>").rpartition("/")[2].rpartition(":")[2].split(".")
-    if ".".join(parts[-3:-1]) in _mediator_types() or noun.rpartition(" ")[2] in _MEDIATOR_WORDS:
+    if ".".join(parts[-3:-1]) in _mediator_types() or reads_as_mediator(noun):
         return None
     return noun
 
@@ -417,4 +423,4 @@ def _json_edges(graph: object) -> list[dict[str, object]]:
 
 
 __all__ = ["Unphrasable", "compose_extended_question", "extended_question", "question_names",
-           "question_nouns", "readable_noun", "sample_question"]
+           "question_nouns", "readable_noun", "reads_as_mediator", "sample_question"]

@@ -20,12 +20,15 @@ direction, or an n-ary fact through a CVT / Wikidata statement node, which
   (``d -r0-> ?c -r1-> ?v`` is one hop after contraction, so it takes the second hop
   ``?v —h1→ ?a`` to make a path);
 * **tree** two relations of ``d`` to distinct named entities ``x1``, ``x2``, asked the
-  other way round: ``x1 —h1→ ?a ←h2— x2`` ("Which entity was born in Honolulu and
-  was educated at Columbia University?"); ``d`` is among the answers.
+  other way round: ``x1 —h1→ ?a ←h2— x2`` ("Who was born in Honolulu and was
+  educated at Columbia University?"); ``d`` is among the answers.
 
 Question text comes from :func:`~extension.text.seed_questions.template_question` with
 the relation phrases of :mod:`extension.text.relation_phrases` (shipped table, the store's predicate labels, user
-overrides), so seed questions and the verbalized samples word relations alike.
+overrides), so seed questions and the verbalized samples word relations alike. The
+answer is asked by its most specific readable type that every answer has
+(:meth:`_Sampler.answer_noun`); a seed whose text would show an id is refused
+(``unreadable_text``).
 
 Relations are drawn favouring *specific* predicates, rare over frequent ones
 (:func:`predicate_specificity`, an IDF over the store's fact counts): the idea of

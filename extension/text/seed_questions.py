@@ -116,8 +116,8 @@ def _check_readable(edges: Sequence[QueryEdge], branches: Sequence[tuple[str, li
     without a name, a relation (or CVT role) whose phrase is made of an id."""
     for subject, _ in branches:
         name = names.get(subject)
-        if not name or name == subject:
-            raise Unphrasable(f"the subject {subject} has no name")
+        if not name or name == subject or _ID.fullmatch(name):
+            raise Unphrasable(f"the subject {subject} has no name ({name!r})")
     roles = {r for _, hops in branches for h in hops for r in (h.role, h.other) if r}
     for e in edges:
         words_used = [table[e.predicate]]

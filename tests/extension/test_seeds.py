@@ -16,6 +16,7 @@ its subjects, no bookkeeping predicate is asked about, and its text names its su
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +30,14 @@ from extension.query_graph import QueryEdge
 from extension.questions import ParsedQuestion
 from extension.samples import structured_samples
 from extension.seed_sampler import (
+    FAILURE_REASONS,
     SeedSample,
     is_answerable_literal,
     predicate_specificity,
     sample_seed_questions,
 )
 from extension.shapes import classify
+from extension.text.extended_question import Unphrasable
 from extension.text.seed_questions import template_question
 from extension.vocabulary import is_bookkeeping_predicate
 from kgstore import Entity, Fact, Literal, Store, open_store
@@ -508,51 +511,52 @@ def edge(s: str, p: str, o: str) -> QueryEdge:
 
 NAMES = {"e0": "Douglas Adams", "e1": "Honolulu", "e2": "Columbia University", "f": "Titanic"}
 # Made-up ids (not in the shipped table), so only these phrases apply; ``^p`` is the
-# inverse reading, ``t.performance.*`` makes the CVT noun "performance".
-PHRASES = {"t.p.birth": "was born in", "^t.p.birth": "is the birthplace of",
-           "t.p.country": "has the country", "t.p.edu": "was educated at",
-           "t.p.born_on": "was born on",
-           "t.f.produced": "was produced in", "t.a.acted": "gave",
+# inverse reading, ``t.performance.*`` makes the CVT noun "performance"; two-part ids
+# name no type, so their questions ask "what" / "which entity".
+PHRASES = {"tp.birth": "was born in", "^tp.birth": "is the birthplace of",
+           "tp.country": "has the country", "tp.edu": "was educated at",
+           "tp.born_on": "was born on",
+           "tf.produced": "was produced in", "ta.acted": "gave",
            "t.performance.film": "has the film", "t.performance.actor": "has the actor",
-           "t.f.starring": "features", "t.f.cut": "has the runtime",
+           "tf.starring": "features", "tf.cut": "has the runtime",
            "t.film_cut.runtime": "has the runtime", "W1": "was educated at",
            "W2": "has the start time"}
 
 
 @pytest.mark.parametrize(("edges", "text"), [
-    ([edge("e0", "t.p.birth", "?a")], "What is the birthplace of Douglas Adams?"),
-    ([edge("e0", "t.p.country", "?a")], "What is the country of Douglas Adams?"),
-    ([edge("f", "t.f.produced", "?a")], "Titanic was produced in what?"),
-    ([edge("?a", "t.p.birth", "e1")], "What was born in Honolulu?"),
+    ([edge("e0", "tp.birth", "?a")], "What is the birthplace of Douglas Adams?"),
+    ([edge("e0", "tp.country", "?a")], "What is the country of Douglas Adams?"),
+    ([edge("f", "tf.produced", "?a")], "Titanic was produced in what?"),
+    ([edge("?a", "tp.birth", "e1")], "What was born in Honolulu?"),
     # passive phrases ending in "on" (dates) and "at" (places) ask when / where
-    ([edge("e0", "t.p.born_on", "?a")], "When was Douglas Adams born?"),
-    ([edge("e0", "t.p.edu", "?a")], "Where was Douglas Adams educated?"),
+    ([edge("e0", "tp.born_on", "?a")], "When was Douglas Adams born?"),
+    ([edge("e0", "tp.edu", "?a")], "Where was Douglas Adams educated?"),
 ])
 def test_template_single(edges: list[QueryEdge], text: str) -> None:
     assert template_question("single", edges, NAMES, PHRASES) == text
 
 
 def test_template_path_and_tree() -> None:
-    path = [edge("e0", "t.p.birth", "?v"), edge("?v", "t.p.country", "?a")]
+    path = [edge("e0", "tp.birth", "?v"), edge("?v", "tp.country", "?a")]
     assert template_question("path", path, NAMES, PHRASES) == \
-        "What is the country of the one that is the birthplace of Douglas Adams?"
-    backward = [edge("?v", "t.p.birth", "e1"), edge("?v", "t.p.edu", "?a")]
+        "What is the country of the birthplace of Douglas Adams?"
+    backward = [edge("?v", "tp.birth", "e1"), edge("?v", "tp.edu", "?a")]
     assert template_question("path", backward, NAMES, PHRASES) == \
         "Where was the one that was born in Honolulu educated?"
-    tree = [edge("?a", "t.p.birth", "e1"), edge("?a", "t.p.edu", "e2")]
+    tree = [edge("?a", "tp.birth", "e1"), edge("?a", "tp.edu", "e2")]
     assert template_question("tree", tree, NAMES, PHRASES) == \
         "Which entity was born in Honolulu and was educated at Columbia University?"
 
 
 @pytest.mark.parametrize(("shape", "edges", "text"), [
-    ("single", [edge("e0", "t.a.acted", "?c"), edge("?c", "t.performance.film", "?a")],
+    ("single", [edge("e0", "ta.acted", "?c"), edge("?c", "t.performance.film", "?a")],
      "Douglas Adams gave a performance with what film?"),
-    ("tree", [edge("?a", "t.f.starring", "?c"), edge("?c", "t.performance.actor", "e0"),
-              edge("?a", "t.p.birth", "e1")],
+    ("tree", [edge("?a", "tf.starring", "?c"), edge("?c", "t.performance.actor", "e0"),
+              edge("?a", "tp.birth", "e1")],
      "Which entity features a performance with actor Douglas Adams and was born in Honolulu?"),
     ("single", [edge("?c", "t.performance.actor", "e0"), edge("?c", "t.performance.film", "?a")],
      "What is the film of the performance with actor Douglas Adams?"),
-    ("single", [edge("f", "t.f.cut", "?c"), edge("?c", "t.film_cut.runtime", "?a")],
+    ("single", [edge("f", "tf.cut", "?c"), edge("?c", "t.film_cut.runtime", "?a")],
      "What is the runtime of Titanic?"),
     # Wikidata statement nodes: the main value reads as the fact, a qualifier as its own
     ("single", [edge("e0", "W1", "?c"), edge("?c", "W1", "?a")],
@@ -565,17 +569,101 @@ def test_template_cvt_hops(shape: str, edges: list[QueryEdge], text: str) -> Non
 
 
 def test_template_fallbacks_and_errors() -> None:
-    # no phrase given: derived from the id; no name: the id itself
-    assert template_question("single", [edge("Q1", "P9", "?a")], {}, {}) == \
-        "What is the P9 of Q1?"
+    # no phrase given: derived from the id
+    assert template_question("single", [edge("Q1", "tp.height", "?a")], {"Q1": "Ada"}, {}) == \
+        "What is the height of Ada?"
     with pytest.raises(ValueError, match="path"):
-        template_question("path", [edge("e0", "t.p.birth", "?a")], NAMES, PHRASES)
+        template_question("path", [edge("e0", "tp.birth", "?a")], NAMES, PHRASES)
     with pytest.raises(ValueError, match="tree"):
-        template_question("tree", [edge("e0", "t.p.birth", "?v"), edge("?v", "t.p.country", "?a")],
+        template_question("tree", [edge("e0", "tp.birth", "?v"), edge("?v", "tp.country", "?a")],
                           NAMES, PHRASES)
     with pytest.raises(ValueError, match="both edges point into it"):
-        template_question("single", [edge("e0", "t.a.acted", "?c"), edge("?a", "t.f.starring", "?c")],
+        template_question("single", [edge("e0", "ta.acted", "?c"), edge("?a", "tf.starring", "?c")],
                           NAMES, PHRASES, cvt_nodes={"?c"})
+
+
+# Issue 19, item 8: one natural English question, a readable noun for what is asked and
+# for a path's intermediate, no id ever. Real Freebase ids (their types give the nouns)
+# with hand phrases, so the test does not depend on the shipped phrase table.
+FB_PHRASES = {"film.film.release_region": "was released in", "film.film.language": "is in",
+              "film.film.nominated_for": "was nominated for",
+              "film.film.directed_by": "was directed by",
+              "people.person.place_of_birth": "was born in",
+              "people.person.nationality": "has the country of citizenship",
+              "^people.person.nationality": "is the country of citizenship of",
+              "location.country.adjoins": "shares a border with",
+              "influence.influence_node.influencer": "has the influencer",
+              "influence.influence_node.influenced": "has the influenced person"}
+FB_NAMES = {"es": "Spain", "en": "English", "bafta": "BAFTA Award for Best Actor in a "
+            "Supporting Role", "den": "Denver", "e0": "Douglas Adams"}
+
+
+def test_template_tree_is_one_question_with_a_noun() -> None:
+    """Was: "Which entity has film release region Spain and is in English Language, the
+    one that …": the noun from the relations, three constraints coordinated."""
+    tree = [edge("?a", "film.film.release_region", "es"), edge("?a", "film.film.language", "en"),
+            edge("?a", "film.film.nominated_for", "bafta")]
+    assert template_question("tree", tree, FB_NAMES, FB_PHRASES) == \
+        "Which film was released in Spain, is in English and was nominated for BAFTA Award " \
+        "for Best Actor in a Supporting Role?"
+    # the store's type of the answers wins; a person is asked with "who"
+    born = [edge("?a", "people.person.place_of_birth", "den"),
+            edge("?a", "film.film.directed_by", "e0")]
+    assert template_question("tree", born, FB_NAMES, FB_PHRASES,
+                             nouns={"?a": "person"}).startswith("Who was born in Denver and ")
+
+
+def test_template_path_names_the_intermediate() -> None:
+    """Was: "What was directed by the one that was born in Denver?", "What shares a
+    border with the one that is the country of citizenship of …"."""
+    directed = [edge("?v", "people.person.place_of_birth", "den"),
+                edge("?a", "film.film.directed_by", "?v")]
+    assert template_question("path", directed, FB_NAMES, FB_PHRASES) == \
+        "Which film was directed by the person who was born in Denver?"
+    border = [edge("e0", "people.person.nationality", "?v"),
+              edge("?a", "location.country.adjoins", "?v")]
+    assert template_question("path", border, FB_NAMES, FB_PHRASES) == \
+        "Which country shares a border with the country of citizenship of Douglas Adams?"
+
+
+def test_template_never_names_a_mediator_type() -> None:
+    """Was: "… of the influence node with influencer Douglas Adams?"."""
+    influence = [edge("?c", "influence.influence_node.influencer", "e0"),
+                 edge("?c", "influence.influence_node.influenced", "?a")]
+    text = template_question("single", influence, FB_NAMES, FB_PHRASES, cvt_nodes={"?c"})
+    assert "node" not in text and text.endswith("with influencer Douglas Adams?"), text
+
+
+def test_template_refuses_ids() -> None:
+    """Was: "What is the P551 of London?", "What is the birthplace of Q42?"."""
+    with pytest.raises(Unphrasable, match="P551"):
+        template_question("single", [edge("Q84", "P551", "?a")], {"Q84": "London"}, {})
+    with pytest.raises(Unphrasable, match="Q42"):
+        template_question("single", [edge("Q42", "tp.birth", "?a")], {}, PHRASES)
+    with pytest.raises(Unphrasable, match="m.0abc"):
+        template_question("single", [edge("e0", "tp.birth", "?a")], {"e0": "m.0abc"}, PHRASES)
+
+
+def test_sampler_refuses_unreadable_relations(tmp_path: Path) -> None:
+    """A relation the store gives no label and whose id has no words: the seed is refused
+    with the reason ``unreadable_text`` (the old text was "What is the P9999 of Thing 0?")."""
+    things = [Entity(f"t{i}", f"Thing {i}", types=("x.odd",)) for i in range(5)]
+    others = [Entity(f"o{i}", f"Other {i}") for i in range(5)]
+    with open_store(tmp_path / "store", create=True) as s:
+        s.ingest([*things, *others], [Fact(f"t{i}", "P9999", f"o{i}") for i in range(5)])
+        sample = sample_seed_questions(s, "x.odd", 2, seed=0, shapes=("single",))
+    assert sample.questions == []
+    assert set(sample.shapes[0].failures) == {"unreadable_text"}
+    assert "unreadable_text" in FAILURE_REASONS
+
+
+def test_sampled_questions_ask_by_type_and_show_no_id(demo: Store, film_sample: SeedSample,
+                                                      people_sample: SeedSample) -> None:
+    texts = [q.question for q in (*film_sample.questions, *people_sample.questions)]
+    assert not [t for t in texts if re.search(r"\b(?:[PQ]\d+|m\.[0-9a-z_]+)\b", t)]
+    assert not [t for t in texts if "the one that is" in t or t.startswith("Which entity")], texts
+    assert any(t.startswith("Who ") for t in texts)
+    assert any(t.startswith("Which film ") for t in texts)
 
 
 # -- real Wikidata sample entities ------------------------------------------------------------------

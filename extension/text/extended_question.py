@@ -229,11 +229,12 @@ def _restrict(question: str, var_is_subject: bool, predicate: str, other: str,
     # directed by …", a participle, nor "which state was X born in", an object one).
     verb_second = len(words) > 2 and not _plural_noun(stem) and words[1] not in _AUXILIARIES \
         and (_is_verb(words[2]) or words[2] in ("has", "had")
-             or words[2] in _COPULAS and words[1] in ("entity", "person", "one")) \
+             or words[2] in _COPULAS and (words[1] in ("entity", "person", "one")
+                                          or _predicative(words[3:]))) \
         and (len(words) == 3 or words[3] != "by")
     if _SUBJECT_WH.match(stem) and len(words) > 1 and words[1] not in _AUXILIARIES and (
             words[1] in _COPULAS or _is_verb(words[1]) or verb_second):
-        return f"{stem} and {vp}?"
+        return f"{_series(stem)} and {vp}?"
     if words and words[0] == "where":
         return f"{stem}, in a place that {vp}?"
     if _plural_noun(stem):
@@ -243,12 +244,33 @@ def _restrict(question: str, var_is_subject: bool, predicate: str, other: str,
     return f"{stem} {pronoun} {vp}?"
 
 
+def _series(stem: str) -> str:
+    """A subject question whose stem already joins two verb phrases with "and" gets a
+    comma there, so a third reads "A, B and C" (the "and" before a name's own words,
+    "Pride and Prejudice", is left alone: only one before a verb is replaced)."""
+    found = [m for m in re.finditer(r" and (\w+)", stem)
+             if m.group(1) in _COPULAS or m.group(1) in ("has", "had") or _is_verb(m.group(1))]
+    if not found:
+        return stem
+    last = found[-1]
+    return f"{stem[:last.start()]}, {stem[last.start() + 5:]}"
+
+
+def _predicative(rest: Sequence[str]) -> bool:
+    """Whether the words after "which <noun> is/was" are a predicate of the asked noun
+    ("which film is the sequel of …", "… was directed by …", "… is in English"), not a
+    new subject ("which state was Obama born in")."""
+    return bool(rest) and (rest[0] in ("the", "a", "an", "in", "on", "at", "of", "from")
+                           or rest[0].endswith("ed") and rest[1:2] == ["by"])
+
+
 def _is_verb(word: str) -> bool:
     """A rough test for a finite verb after the wh-word ("who directed", "which entity
     gave"): a past form or a common verb; good enough to pick "and" over "that"."""
     return word.endswith("ed") or word in {"plays", "played", "won", "wrote", "made", "sang",
                                            "led", "founded", "invented", "owns", "runs", "gave",
-                                           "did", "does", "wins", "writes", "makes"}
+                                           "did", "does", "wins", "writes", "makes", "features",
+                                           "includes", "contains", "shares"}
 
 
 def _plural_noun(stem: str) -> bool:

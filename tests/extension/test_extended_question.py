@@ -50,6 +50,16 @@ def test_way1_uses_a_readable_noun_not_a_mediator_type() -> None:
     ("who directed Jaws?", "who directed Jaws and is in the genre Drama?"),
     ("Which entity is a citizen of France?",
      "Which entity is a citizen of France and is in the genre Drama?"),
+    # seed trees ask by noun and coordinate (issue 19, item 8): a third constraint joins
+    # the series, not a "that" clause on the last name
+    ("Which film was directed by Peter Jackson and features a performance with character "
+     "Frodo Baggins?",
+     "Which film was directed by Peter Jackson, features a performance with character "
+     "Frodo Baggins and is in the genre Drama?"),
+    ("Which film is the sequel of Batman Begins?",
+     "Which film is the sequel of Batman Begins and is in the genre Drama?"),
+    ("Which film features Pride and Prejudice?",
+     "Which film features Pride and Prejudice and is in the genre Drama?"),
 ])
 def test_way2_restricts_the_asked_noun_in_one_question(question: str, expected: str) -> None:
     """Item 8: not "…, the film that is in the genre Drama?" appended after a comma."""

@@ -74,7 +74,7 @@ def assert_interrupted(proc: subprocess.CompletedProcess[str], line: str) -> Non
 def test_ctrl_c_during_generate_says_so_and_the_rerun_resumes(
         demo_store: Path, tmp_path: Path, workers: int) -> None:
     server = FakeChatServer()
-    server.always, server.slow_s = "slow", 0.3   # keeps the run busy for ~20 s
+    server.always, server.slow_s = "slow", 0.8   # keeps the run busy for ~30 s
     try:
         out = tmp_path / "bench"
         command: list[str | Path] = ["generate", "--store", demo_store, "--out", out, "--questions", QUESTIONS,

@@ -17,6 +17,7 @@ from extension.candidates import (
     type_replacements,
 )
 from kgstore import Entity, Fact, Store, open_store
+from tests.extension.stores import read_only_store
 
 DIRECTED, FAVOURITE, BORN, LIVES = ("film.film.directed_by", "film.director.favourite",
                                    "people.person.place_of_birth", "people.person.lives_in")
@@ -54,11 +55,7 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    path: Path = tmp_path_factory.mktemp("candidates") / "store"
-    with open_store(path, create=True) as s:
-        s.ingest(ENTITIES, FACTS)
-    with open_store(path, read_only=True) as s:
-        yield s
+    yield from read_only_store(tmp_path_factory, "candidates", ENTITIES, FACTS)
 
 
 def _closest(kg: Store, id: str, pool: list[Entity]) -> list[tuple[str, str | None]]:

@@ -23,6 +23,7 @@ from extension.generate import GenerateConfig, generate
 from extension.grounding import Grounder
 from extension.query_graph import build_query_graph
 from kgstore import Entity, Fact, Literal, Store, open_store
+from tests.extension.stores import read_only_store
 from tests.extension.test_extend import (
     applied,
     check_all,
@@ -60,11 +61,7 @@ Q_DIRECTED = build_query_graph([("m.t_film", FILM_DIRECTED, "?a")], answer="a")
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    path: Path = tmp_path_factory.mktemp("item6") / "store"
-    with open_store(path, create=True) as s:
-        s.ingest(ENTITIES, FACTS)
-    with open_store(path, read_only=True) as s:
-        yield s
+    yield from read_only_store(tmp_path_factory, "item6", ENTITIES, FACTS)
 
 
 @pytest.fixture(scope="module")

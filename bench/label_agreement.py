@@ -282,43 +282,88 @@ def table(rows: Sequence[dict[str, Any]], field: str) -> list[str]:
     return lines
 
 
-def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
+def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
+    """Cohen's kappa of two readers' labels of the same items (Cohen 1960)."""
+    n = len(a)
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    ca, cb = Counter(a), Counter(b)
+    expected = sum(ca[lab] * cb[lab] for lab in LABELS) / (n * n)
+    return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def reader_result(rows: Sequence[dict[str, Any]], kgs: Sequence[str]) -> dict[str, Any]:
+    """One reader's agreement with the generated labels: per label, complexity and KG
+    (Wilson 95%), overall, and the confusion matrix."""
+    k = sum(r["label"] == r["blind"] for r in rows)
+    lo, hi = wilson(k, len(rows))
+    return {
+        "n": len(rows), "agree": k, "rate": round(k / len(rows), 4),
+        "wilson95": [round(lo, 4), round(hi, 4)],
+        "by_label": agreement_rows(rows, "label", LABELS),
+        "by_complexity": agreement_rows(rows, "complexity", COMPLEXITIES),
+        "by_kg": agreement_rows(rows, "kg", kgs),
+        "confusion": {g: {b: sum(1 for r in rows if r["label"] == g and r["blind"] == b)
+                          for b in LABELS} for g in LABELS},
+    }
+
+
+def reader_lines(name: str, result: dict[str, Any]) -> list[str]:
+    confusion = result["confusion"]
+    return [
+        f"### Reader: {name}", "",
+        f"Overall: {result['agree']}/{result['n']} = {100 * result['rate']:.1f}% "
+        f"(Wilson 95% {100 * result['wilson95'][0]:.1f}–{100 * result['wilson95'][1]:.1f}%).",
+        "", *table(result["by_label"], "label"), "",
+        *table(result["by_complexity"], "complexity"), "", *table(result["by_kg"], "kg"), "",
+        "Confusion (rows generated, columns blind):", "",
+        "| generated \\ blind | " + " | ".join(LABELS) + " |",
+        "|---|" + "---:|" * len(LABELS),
+        *[f"| {g} | " + " | ".join(str(confusion[g][b]) for b in LABELS) + " |"
+          for g in LABELS], "",
+    ]
+
+
+def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
+    """Join each reader's labels with the key; the first reader is the primary one."""
     key = json.loads((work / "key.json").read_text(encoding="utf-8"))
     meta = json.loads((work / "draw.json").read_text(encoding="utf-8"))
-    blind = read_blind(labels_file, key)
-    rows = [{**key[b], "bid": b, "blind": blind[b]} for b in sorted(key)]
-    kgs = sorted({r["kg"] for r in rows})
-    by_label = agreement_rows(rows, "label", LABELS)
-    by_complexity = agreement_rows(rows, "complexity", COMPLEXITIES)
-    by_kg = agreement_rows(rows, "kg", kgs)
-    overall_k = sum(r["label"] == r["blind"] for r in rows)
-    confusion = {g: {b: sum(1 for r in rows if r["label"] == g and r["blind"] == b)
-                     for b in LABELS} for g in LABELS}
-    form = form_only_accuracy(rows)
+    blinds = [(name, read_blind(path, key)) for name, path in readers]
+    kgs = sorted({v["kg"] for v in key.values()})
+    results = {}
+    for name, blind in blinds:
+        rows = [{**key[b], "bid": b, "blind": blind[b]} for b in sorted(key)]
+        results[name] = reader_result(rows, kgs)
+    primary_rows = [{**key[b], "bid": b, "blind": blinds[0][1][b]} for b in sorted(key)]
+    form = form_only_accuracy(primary_rows)
+    between: dict[str, Any] | None = None
+    if len(blinds) > 1:
+        a, b = (blinds[0][1][i] for i in sorted(key)), (blinds[1][1][i] for i in sorted(key))
+        la, lb = list(a), list(b)
+        same = sum(x == y for x, y in zip(la, lb, strict=True))
+        between = {"readers": [blinds[0][0], blinds[1][0]], "agree": same, "n": len(la),
+                   "rate": round(same / len(la), 4), "cohen_kappa": round(cohen_kappa(la, lb), 4)}
     shares, share_lines = share_tables(meta["pool_cells"])
     record = {
         "bench": "label_agreement", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
-        "reader": reader, "n": len(rows), "agree": overall_k,
-        "rate": round(overall_k / len(rows), 4), "by_label": by_label,
-        "by_complexity": by_complexity, "by_kg": by_kg, "confusion": confusion,
+        "readers": results, "between_readers": between,
         "form_only_accuracy": round(form, 4), "pool": meta["pool"],
-        "caqa_table5_shares": shares,
-        "machine": machine_info(), "load": os.getloadavg(),
+        "caqa_table5_shares": shares, "machine": machine_info(), "load": os.getloadavg(),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     with open(RESULTS / "label_agreement.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, sort_keys=True) + "\n")
     with open(RESULTS / "label_agreement_samples.tsv", "w", encoding="utf-8") as fh:
-        fh.write("item\tkg\trun\tsample_id\tcomplexity\tgenerated\tblind\n")
-        for r in rows:
-            fh.write(f"{r['bid']}\t{r['kg']}\t{r['run']}\t{r['id']}\t{r['complexity']}\t"
-                     f"{r['label']}\t{r['blind']}\n")
-    lo, hi = wilson(overall_k, len(rows))
+        fh.write("item\tkg\trun\tsample_id\tcomplexity\tgenerated\t"
+                 + "\t".join(f"blind:{name}" for name, _ in blinds) + "\n")
+        for b in sorted(key):
+            k = key[b]
+            fh.write(f"{b}\t{k['kg']}\t{k['run']}\t{k['id']}\t{k['complexity']}\t{k['label']}\t"
+                     + "\t".join(blind[b] for _, blind in blinds) + "\n")
     md = [
         "# Blind label agreement (issue 19)", "",
-        f"Commit `{meta.get('commit')}`, seed {meta['seed']}, reader: {reader}, "
-        f"{time.strftime('%Y-%m-%d')}.", "",
+        f"Commit `{meta.get('commit')}`, seed {meta['seed']}, "
+        f"readers: {', '.join(name for name, _ in blinds)}, {time.strftime('%Y-%m-%d')}.", "",
         "## Protocol", "",
         "1. `python bench/label_agreement.py draw --work WORK --seed "
         f"{meta['seed']} --per-label {meta['per_label']}` builds three stores (demo KG; "
@@ -327,26 +372,27 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
         "(commands below) and draws a stratified sample: the same number of samples per "
         "label, spread round-robin over (KG, complexity) cells, at most one sample per "
         "source question.",
-        "2. A reader who has not seen the code labels `WORK/sheet/blind_sheet.md`: only q̃, the "
-        "answer statement and the citation, with CAQA §3.2's four definitions (below), "
-        "in a shuffled order with opaque item ids.",
-        "3. `python bench/label_agreement.py score --work WORK` joins the labels with the "
-        "hidden key. Agreement of a label = share of the samples generated with that "
-        "label that the reader gave the same label; intervals are Wilson 95%.", "",
-        "Definitions given to the reader:", "", "```", DEFINITIONS.strip(), "```", "",
+        "2. Readers who have not seen the code label `WORK/sheet/blind_sheet.md` "
+        "independently: only q̃, the answer statement and the citation, with CAQA §3.2's "
+        "four definitions (below), in a shuffled order with opaque item ids; they are told "
+        "the labels need not be balanced.",
+        "3. `python bench/label_agreement.py score --work WORK --labels A.tsv --reader A "
+        "[--labels B.tsv --reader B]` joins the labels with the hidden key. Agreement of a "
+        "label = share of the samples generated with that label that the reader gave the "
+        "same label; intervals are Wilson 95%.", "",
+        "Definitions given to the readers:", "", "```", DEFINITIONS.strip(), "```", "",
         "Generate commands (the texts are not kept here: they quote WebQSP):", "",
         *[f"- `{c}`" for c in meta["commands"]], "",
-        f"Pool: {json.dumps(meta['pool'])}", "",
+        f"Samples drawn per KG and label: {json.dumps(meta.get('drawn', {}))}", "",
+        f"Pool (every sample the runs made): {json.dumps(meta['pool'])}", "",
         "## Agreement", "",
-        f"Overall: {overall_k}/{len(rows)} = {100 * overall_k / len(rows):.1f}% "
-        f"(Wilson 95% {100 * lo:.1f}–{100 * hi:.1f}%).", "",
-        *table(by_label, "label"), "", *table(by_complexity, "complexity"), "",
-        *table(by_kg, "kg"), "",
-        "Confusion (rows generated, columns blind):", "",
-        "| generated \\ blind | " + " | ".join(LABELS) + " |",
-        "|---|" + "---:|" * len(LABELS),
-        *[f"| {g} | " + " | ".join(str(confusion[g][b]) for b in LABELS) + " |"
-          for g in LABELS], "",
+    ]
+    for name, result in results.items():
+        md += reader_lines(name, result)
+    if between is not None:
+        md += [f"Between the two readers: {between['agree']}/{between['n']} = "
+               f"{100 * between['rate']:.1f}%, Cohen's kappa {between['cohen_kappa']:.3f}.", ""]
+    md += [
         "## Label and complexity shares beside CAQA Table 5", "",
         "Every sample the generate commands above made (the pool the draw came from):", "",
         *share_lines,
@@ -354,8 +400,9 @@ def score(work: Path, reader: str, labels_file: Path) -> dict[str, Any]:
         f"Guessing the label from the form alone (number of citations × citation length "
         f"quartile, leave-one-out): {100 * form:.1f}% (chance 25%).", "",
         "| label | mean citations | mean citation chars |", "|---|---:|---:|",
-        *[f"| {lab} | {_mean([r['n_citations'] for r in rows if r['label'] == lab]):.2f} | "
-          f"{_mean([r['chars'] for r in rows if r['label'] == lab]):.0f} |" for lab in LABELS],
+        *[f"| {lab} | {_mean([r['n_citations'] for r in primary_rows if r['label'] == lab]):.2f} | "
+          f"{_mean([r['chars'] for r in primary_rows if r['label'] == lab]):.0f} |"
+          for lab in LABELS],
         "",
     ]
     (RESULTS / "label_agreement.md").write_text("\n".join(md), encoding="utf-8")
@@ -423,8 +470,11 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--per-label", type=int, default=55)
     s = sub.add_parser("score", help="join the blind labels with the key, write results")
     s.add_argument("--work", type=Path, required=True)
-    s.add_argument("--labels", type=Path, help="default WORK/sheet/blind_labels.tsv")
-    s.add_argument("--reader", default="blind reader (a helper who has not seen the code)")
+    s.add_argument("--labels", type=Path, action="append",
+                   help="a reader's labels (repeat for a second reader); "
+                        "default WORK/sheet/blind_labels.tsv")
+    s.add_argument("--reader", action="append",
+                   help="the reader's name, one per --labels, in the same order")
     args = ap.parse_args(argv)
     if args.work.resolve().is_relative_to(REPO):
         raise SystemExit("label_agreement: --work must be outside the repository "
@@ -434,12 +484,20 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps({"drawn": meta["drawn"], "pool": meta["pool"]}, indent=1))
         print(f"sheet: {args.work / 'sheet' / 'blind_sheet.md'}")
     else:
-        rec = score(args.work, args.reader, args.labels or args.work / "sheet" / "blind_labels.tsv")
-        for r in rec["by_label"]:
-            print(f"{r['label']:<22} {r['agree']}/{r['n']}  {r['rate']}  {r['wilson95']}")
-        print(f"overall {rec['agree']}/{rec['n']} = {rec['rate']}; "
-              f"form-only {rec['form_only_accuracy']}")
-
+        files = args.labels or [args.work / "sheet" / "blind_labels.tsv"]
+        names = args.reader or []
+        if len(names) > len(files):
+            raise SystemExit("label_agreement: give one --labels file per --reader")
+        names += [f"reader {i + 1}" for i in range(len(names), len(files))]
+        rec = score(args.work, list(zip(names, files, strict=True)))
+        for name, result in rec["readers"].items():
+            print(name)
+            for r in result["by_label"]:
+                print(f"  {r['label']:<22} {r['agree']}/{r['n']}  {r['rate']}  {r['wilson95']}")
+            print(f"  overall {result['agree']}/{result['n']} = {result['rate']}")
+        if rec["between_readers"]:
+            print(f"between readers: {rec['between_readers']}")
+        print(f"form-only {rec['form_only_accuracy']}")
 
 if __name__ == "__main__":
     main()

@@ -52,3 +52,40 @@ def test_form_only_accuracy_sees_a_giveaway(la):
         return out
     assert la.form_only_accuracy(rows(True)) > 0.9
     assert la.form_only_accuracy(rows(False)) < 0.5
+
+
+def test_score_writes_tables_for_two_readers(la, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    work = tmp_path / "work"
+    (work / "sheet").mkdir(parents=True)
+    key, cells = {}, {"demo": {}}
+    for i in range(8):
+        label = la.LABELS[i % 4]
+        key[f"B{i + 1:03d}"] = {"kg": "demo", "run": "r", "id": f"q{i}:{label}", "label": label,
+                                "complexity": "single", "n_citations": 1, "chars": 40 + i}
+        cells["demo"][f"{label}|single"] = cells["demo"].get(f"{label}|single", 0) + 1
+    (work / "key.json").write_text(json.dumps(key))
+    (work / "draw.json").write_text(json.dumps({
+        "seed": 0, "per_label": 2, "commit": "x", "pool": {}, "pool_cells": cells,
+        "commands": ["kgbench generate …"]}))
+    a = "".join(f"{b}\t{k['label']}\tok\n" for b, k in key.items())
+    b = a.replace("B001\tsupportive", "B001\tpartially_supportive")
+    (work / "a.tsv").write_text(a)
+    (work / "b.tsv").write_text(b)
+    la.main(["score", "--work", str(work), "--labels", str(work / "a.tsv"), "--reader", "A",
+             "--labels", str(work / "b.tsv"), "--reader", "B"])
+    record = json.loads((tmp_path / "results" / "label_agreement.jsonl").read_text())
+    assert record["readers"]["A"]["rate"] == 1.0
+    assert record["readers"]["B"]["by_label"][0] == {
+        "label": "supportive", "n": 2, "agree": 1, "rate": 0.5,
+        "wilson95": [round(x, 4) for x in la.wilson(1, 2)]}
+    assert record["between_readers"]["agree"] == 7
+    md = (tmp_path / "results" / "label_agreement.md").read_text()
+    assert "### Reader: A" in md and "### Reader: B" in md and "CAQA Table 5" in md
+    header = (tmp_path / "results" / "label_agreement_samples.tsv").read_text().splitlines()[0]
+    assert header.endswith("generated\tblind:A\tblind:B")
+    (work / "bad.tsv").write_text("B001\tmaybe\n")
+    with pytest.raises(SystemExit, match="bad.tsv:1"):
+        la.main(["score", "--work", str(work), "--labels", str(work / "bad.tsv")])

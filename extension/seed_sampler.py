@@ -729,9 +729,7 @@ class _Sampler:
     def type_counts(self) -> dict[str, int]:
         """Entities per type (read once): how specific a type is."""
         if self._type_counts is None:
-            rows = self.store.cypher("MATCH (e:Entity) UNWIND e.types AS t "
-                                     "RETURN t, count(*) AS n").rows
-            self._type_counts = {str(t): int(n) for t, n in rows}
+            self._type_counts = self.store.type_counts()
         return self._type_counts
 
     def _answer_problem(self, grounding: Grounding, subjects: tuple[str, ...]) -> str | None:

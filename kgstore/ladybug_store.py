@@ -631,6 +631,10 @@ class LadybugStore(Store):
             query += " " + _limit(limit)
         return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(query, params)]
 
+    def type_counts(self) -> dict[str, int]:
+        rows = self._rows("MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*)", {})
+        return {str(t): int(n) for t, n in rows}
+
     # -- facts ----------------------------------------------------------------------
     # Each direction/target table is its own labelled query: LadybugDB answers a
     # labelled one-table expansion in ~0.15 ms, while one query over the Entity|Literal

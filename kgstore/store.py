@@ -177,6 +177,11 @@ class Store(ABC):
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         """Predicates with their fact counts, most frequent first."""
 
+    @abstractmethod
+    def type_counts(self) -> dict[str, int]:
+        """Entities per type (``Entity.types``), for every type in the store: how
+        specific a type is (the fewer members, the more specific)."""
+
     # -- facts ----------------------------------------------------------------------
     @abstractmethod
     def facts_out(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:

@@ -993,3 +993,9 @@ def test_cvt_types_recorded_and_applied(store: Store) -> None:
     assert roster is not None and roster.is_cvt
     store.ingest(cvt_types=["people.marriage"])
     assert store.cvt_types() == {"sports.sports_team_roster", "people.marriage"}
+
+
+def test_type_counts(film_store: Store, film_kg: KG) -> None:
+    expected = Counter(t for e in film_kg.entities for t in e.types)
+    assert film_store.type_counts() == dict(expected)
+    assert expected["film.film"] >= 2

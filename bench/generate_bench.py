@@ -47,6 +47,7 @@ from extension.heap import PacedCollection  # noqa: E402
 from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
 from extension.questions import ParsedQuestion  # noqa: E402
 from extension.samples import structured_samples  # noqa: E402
+from extension.text.extended_question import Unphrasable  # noqa: E402
 from extension.text.seed_questions import template_question  # noqa: E402
 from extension.text.verbalizer import TemplateVerbalizer  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
@@ -58,20 +59,27 @@ OUTPUTS = ("samples.jsonl", "failures.jsonl", "stats.json")
 
 def write_question_file(store: Store, questions: list[ParsedQuestion], path: Path) -> int:
     """The questions as generic JSONL (``triples`` logical forms, template text), the
-    input ``kgbench generate --format jsonl`` reads. Returns how many were written."""
+    input ``kgbench generate --format jsonl`` reads; a question whose template cannot
+    be written (a nameless subject: :class:`Unphrasable`) is left out, as the seed
+    sampler leaves it out. Returns how many were written."""
     phrases = TemplateVerbalizer.from_store(store).phrases
     subjects = sorted({s for q in questions for s in q.topic_entities})
     names = {i: e.name for i, e in store.entities(subjects).items() if e.name}
+    written = 0
     with path.open("w", encoding="utf-8") as sink:
         for q in questions:
             assert q.query is not None
             edges = q.query.edges
-            text = template_question(q.shape, edges, names, phrases, answer=q.query.answer)
+            try:
+                text = template_question(q.shape, edges, names, phrases, answer=q.query.answer)
+            except Unphrasable:
+                continue
+            written += 1
             sink.write(json.dumps({
                 "id": q.id, "question": text, "topic_entities": list(q.topic_entities),
                 "triples": [[e.source, e.predicate, e.target] for e in edges],
             }) + "\n")
-    return len(questions)
+    return written
 
 
 def baseline(store: Store, questions: list[ParsedQuestion], seed: int) -> dict[str, Any]:

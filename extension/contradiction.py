@@ -190,7 +190,8 @@ def true_in_store(store: Store, original: Sequence[Fact], edited: Sequence[Fact]
 
 
 def constraint_slots(store: Store, facts: Sequence[Fact], constants: Iterable[Object],
-                     cvts: Collection[str]) -> list[tuple[Object, list[Slot]]] | str:
+                     cvts: Collection[str], answers: Collection[Object]
+                     ) -> list[tuple[Object, list[Slot]]] | str:
     """Each query constant ``c`` of ``constants`` with the facts of ``facts`` where it
     sits in one slot that holds one value (same predicate, same side; the other ends
     ``n`` have one such ``c`` each), in a fixed order; or why there is none. A
@@ -201,7 +202,15 @@ def constraint_slots(store: Store, facts: Sequence[Fact], constants: Iterable[Ob
     Literature" his Peace Prize (and on a sparse store the links that would pin the
     CVT look single-valued when they are not). So is a predicate that runs through a
     CVT (FB15k-237's ``a..b``: "Master's Degree has student Taft" does not contradict
-    his Bachelor of Laws)."""
+    his Bachelor of Laws).
+
+    The other end ``n`` must be an answer: the citation then says of the answer itself
+    something the answer statement denies ("Thal is in Brittany" against "the
+    birthplace … in Styria"). Where ``n`` is an intermediate entity of a path ("Richard
+    Marquand was born in Montbéliard" for "the film directed by the person born in
+    Cardiff"), two blind readers split between *contradictory* and *partially
+    supportive* (the chain from the question's constant looks merely missing), so such
+    a slot is not used."""
     found: list[tuple[Object, list[Slot]]] = []
     reasons = []
     for c in sorted(set(constants), key=_key):
@@ -216,6 +225,8 @@ def constraint_slots(store: Store, facts: Sequence[Fact], constants: Iterable[Ob
                 reasons.append(f"{_key(c)} in {predicate}")
             elif _THROUGH_CVT in predicate or any(s.other in cvts for s in slots):
                 reasons.append(f"{_key(c)} in {predicate} on an n-ary fact")
+            elif any(s.other not in answers for s in slots):
+                reasons.append(f"{_key(c)} in {predicate} of an entity that is no answer")
             else:
                 found.append((c, slots))
     if found:

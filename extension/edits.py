@@ -28,7 +28,8 @@ Derivation on a subgraph uses :func:`kgstore.patterns.match_facts` (in memory).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import networkx as nx
 
@@ -50,11 +51,13 @@ def derived_answers(disjuncts: Sequence[QueryGraph], facts: Iterable[Fact]) -> s
 
 
 def delete_triple_edit(facts: Sequence[Fact], disjuncts: Sequence[QueryGraph],
-                       answers: set[Object], rng: random.Random) -> tuple[list[Fact], Fact] | None:
+                       answers: set[Object], rng: random.Random,
+                       allowed: Callable[[Fact], bool] | None = None,
+                       ) -> tuple[list[Fact], Fact] | None:
     """Partial support for a path: remove one triple of ``G`` (seeded) among those whose
-    removal loses at least one answer (:func:`losing_facts`). ``None`` when no single
-    triple does that."""
-    losing = losing_facts(facts, disjuncts, answers)
+    removal loses at least one answer (:func:`losing_facts`) and that ``allowed``
+    accepts. ``None`` when no single triple does that."""
+    losing = [f for f in losing_facts(facts, disjuncts, answers) if allowed is None or allowed(f)]
     if not losing:
         return None
     deleted = rng.choice(sorted(losing, key=_fact_key))
@@ -197,6 +200,24 @@ def verify_irrelevant(original: Sequence[Fact], candidate: Sequence[Fact], subje
         return "shares an entity besides the subject"
     if derived_answers(disjuncts, candidate) & answers:
         return "derives an answer"
+    return None
+
+
+def name_words(name: str) -> set[str]:
+    """The content words of a name as a reader matches them: lower case, at least four
+    letters, cut to their first five ("Presidential" and "President" meet)."""
+    return {w[:5] for w in re.findall(r"[^\W\d_]+", name.lower()) if len(w) >= 4}
+
+
+def echoes_an_answer(candidate_names: Iterable[str], answer_names: Iterable[str]) -> str | None:
+    """The first name of an irrelevant candidate that shares a content word with an
+    answer's name (:func:`name_words`), or None. A citation naming "President" beside
+    the answer "Presidential system" hints at it, and blind readers took it for
+    partially supportive, so an irrelevant citation must not echo an answer."""
+    wanted = set().union(*(name_words(a) for a in answer_names))
+    for name in candidate_names:
+        if name_words(name) & wanted:
+            return name
     return None
 
 

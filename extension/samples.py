@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +33,7 @@ from extension.edits import (
     delete_path_edit,
     delete_triple_edit,
     derived_answers,
+    echoes_an_answer,
     replace_answers_edit,
     sub_facts,
     verify_irrelevant,
@@ -321,15 +322,25 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
     partial example: the actor stars in the film, that he plays Patrick is missing), or
     one fact per answer. As a deliberate extension of §4.3, such a ``G`` loses one
     triple whose removal loses an answer (:func:`delete_triple_edit`): one triple of the
-    n-ary fact the question constrains or asks, or one answer's fact; ``sub_facts``
-    marks what is kept. A single ``G`` of one triple gets no partial sample, and
-    ``--caqa-strict`` gives none for any single query."""
+    n-ary fact the question constrains, or one answer's fact; ``sub_facts`` marks what
+    is kept. With one answer the deleted triple is a constraint of the n-ary fact —
+    neither the answer's triple nor the topic entity's link to the fact: "Roberto
+    Rossellini had a marriage." (the spouse deleted) or "A marriage has spouse Ingrid
+    Bergman." (the link deleted) read as irrelevant to blind readers, "The Godfather
+    features a performance with actor Al Pacino." (the character deleted) as partial. A
+    single ``G`` without such a triple gets no partial sample, and ``--caqa-strict``
+    gives none for any single query."""
     q = b.ext.query
     facts = list(b.ext.facts)
     if q.complexity == "single" and (b.config.caqa_strict or len(facts) < 2):
         return None
     if q.complexity == "single" or (q.shape == "path" and q.rule != "union"):
-        result = delete_triple_edit(facts, q.disjuncts, b.answers, rng)
+        allowed = None
+        if q.complexity == "single":
+            allowed = _single_partial_filter(facts, b.answers, set(q.subjects))
+        result = delete_triple_edit(facts, q.disjuncts, b.answers, rng, allowed)
+        if result is None and q.complexity == "single":
+            return None   # no constraint to drop: like a one-triple G, no partial sample
         if result is None:
             return "no single triple removal loses an answer"
         kept, deleted = result
@@ -344,6 +355,16 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
         return "removing a subject's path leaves every answer derivable"
     return kept, Edit(kind="delete_path", deleted=tuple(b.triple(f) for f in dropped),
                       subject=subject)
+
+
+def _single_partial_filter(facts: Sequence[Fact], answers: set[Object], subjects: set[str]
+                           ) -> Callable[[Fact], bool]:
+    """Which triples a single query's partial sample may delete (see :func:`_partial`):
+    with several answers, one answer's fact; with one, a triple touching neither the
+    answer nor a subject entity (a constraint of the n-ary fact)."""
+    if len(answers) > 1:
+        return lambda f: f.object in answers or f.subject in answers
+    return lambda f: not ({f.subject, f.object} & (answers | subjects))
 
 
 def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
@@ -409,7 +430,7 @@ def _contradict_constraint(b: _Builder, rng: random.Random) -> _Outcome:
     in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
     cvts = {n for n in in_graph if (e := b.entities.get(n)) is not None and e.is_cvt}
     found = contradiction.constraint_slots(
-        b.store, facts, [c for c in constants if c not in b.answers], cvts)
+        b.store, facts, [c for c in constants if c not in b.answers], cvts, b.answers)
     if isinstance(found, str):
         return found
     reasons = []
@@ -483,4 +504,11 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
                                 template, any_leaf_kind=match.relaxed)
     if problem is not None:
         return f"candidate rejected: {problem}"
+    b.remember(match.facts)
+    shown = [n for f in match.facts for e in (f.subject, f.object_key)
+             if e != match.anchor and (n := b.name(e))]
+    answer_names = [a.name or a.value or "" for a in map(b.answer, b.ext.answers)]
+    echo = echoes_an_answer(shown, answer_names)
+    if echo is not None:
+        return f"candidate rejected: it names {echo!r}, which echoes an answer"
     return match.facts, Edit(kind="swap_subgraph", subject=match.anchor)

@@ -102,6 +102,9 @@ FAILURE_REASONS: dict[str, str] = {
     "shape_mismatch": "the query graph classifies as another shape",
     "unreadable_text": "a subject or relation has no readable name, so the question would "
                        "show an id",
+    "same_fact_twice": "path: both hops go through n-ary facts of one kind (the "
+                       "character of a film's performance, then that character's "
+                       "performances), so the question restates one fact",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }
@@ -292,6 +295,18 @@ class _Hop:
     via: str | None = None
     exit: str | None = None
     loops_back: bool = False
+
+
+def same_kind_of_fact(h0: _Hop, h1: _Hop) -> bool:
+    """Both hops of a path go through n-ary facts of one type (their exits share the
+    CVT type: ``film.performance.character`` then ``film.performance.actor``). Such a
+    path walks into a film's performance and back out of one ("the character of the
+    performance the film features was portrayed with what actor?"): a blind reader
+    found its partial citation still told every answer, since one performance already
+    names the character and the actor."""
+    if h0.via is None or h1.via is None or not h0.exit or not h1.exit:
+        return False
+    return h0.exit.rpartition(".")[0] == h1.exit.rpartition(".")[0]
 
 
 def _weighted_order(items: Sequence[_T], weights: Sequence[float], rng: random.Random
@@ -566,6 +581,9 @@ class _Sampler:
                     continue
                 h1 = self.draw_hop(second, rng, entity_end=False)
                 if h1 is None:
+                    continue
+                if same_kind_of_fact(h0, h1):
+                    reason = "same_fact_twice"
                     continue
                 outcome = self.finish("path", _draft([(h0, d, "?v"), (h1, "?v", "?a")], (d,)),
                                       qid)

@@ -314,3 +314,14 @@ def test_losing_facts_equal_removing_each_fact(facts: list[Fact], which: str,
         brute = [f for f in facts
                  if not answers <= derived_answers(disjuncts, (g for g in facts if g != f))]
         assert losing_facts(facts, disjuncts, answers) == brute
+
+
+def test_an_irrelevant_citation_must_not_echo_an_answer() -> None:
+    """Issue 19: "President has a government position … Nigeria" beside the answer
+    "Presidential system" read as partially supportive to a blind reader."""
+    from extension.edits import echoes_an_answer, name_words
+
+    assert name_words("Presidential system") == {"presi", "syste"}
+    assert echoes_an_answer(["Nigeria", "President"], ["Presidential system"]) == "President"
+    assert echoes_an_answer(["Avatar"], ["Composer"]) is None
+    assert echoes_an_answer(["Ann Arbor"], ["1979"]) is None   # short words and numbers

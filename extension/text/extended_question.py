@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from extension.text import english
 from extension.text.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 if TYPE_CHECKING:
@@ -341,9 +342,35 @@ def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
     raise Unphrasable(f"nothing tells the entities named {name!r} apart")
 
 
+_TITLES = ("sir", "dame", "president", "dr.", "dr", "king", "queen", "pope", "prince",
+           "princess", "lord", "lady", "saint", "general", "mr.", "mr", "mrs.", "mrs")
+"""Words a question puts before a person's name that the store's name leaves out ("sir
+isaac newton", "president lincoln"): part of the mention a rewrite replaces."""
+
+_PLACE_QUALIFIER = re.compile(
+    r",?\s+(al|ak|az|ar|ca|co|ct|fl|ga|ia|id|il|ks|ky|md|mi|mn|mo|ms|mt|nc|nd|ne|nh|nj|nm|nv|"
+    r"ny|oh|ok|pa|ri|sc|sd|tn|tx|ut|va|vt|wa|wi|wv|wy|uk|usa|u\.s\.)(?![\w.])")
+"""A state or country abbreviation a question writes after a place's name ("naples
+fl", "london uk"), which the store's name leaves out. "in", "or", "me" and "hi" are
+left out: after a name they are words, not states."""
+
+
+def _widened(lowered: str, start: int, end: int) -> tuple[int, int]:
+    """A mention ``[start, end)`` with a title before it and a place qualifier after it,
+    so that a rewrite leaves neither behind ("what area of science did sir … study?")."""
+    for title in _TITLES:
+        if lowered[:start].endswith(title + " ") and (
+                start == len(title) + 1 or not lowered[start - len(title) - 2].isalnum()):
+            start -= len(title) + 1
+            break
+    qualifier = _PLACE_QUALIFIER.match(lowered, end)
+    return start, qualifier.end() if qualifier else end
+
+
 def _mention(text: str, name: str) -> tuple[int, int] | None:
     """Where ``name`` occurs in ``text`` as whole words (ignoring case), with a "the "
-    before it included; tries the name without its own leading "The " too."""
+    before it included, and a title before or a place qualifier after it
+    (:func:`_widened`); tries the name without its own leading "The " too."""
     lowered = text.lower()
     candidates = [name.lower()]
     if candidates[0].startswith("the "):
@@ -356,7 +383,7 @@ def _mention(text: str, name: str) -> tuple[int, int] | None:
                     (end == len(lowered) or not lowered[end].isalnum()):
                 if lowered[:start].endswith("the ") and not wanted.startswith("the "):
                     start -= 4
-                return start, end
+                return _widened(lowered, start, end)
             start = lowered.find(wanted, start + 1)
     return None
 
@@ -393,7 +420,7 @@ def question_names(sample: StructuredSample) -> dict[str, str]:
     def give(id: str, name: str | None) -> None:
         if name and id in wanted:
             for key in wanted.pop(id):
-                names[key] = name
+                names[key] = english.display_name(name) or name
 
     for t in (*sample.original_subgraph, *sample.subgraph):
         if not wanted:

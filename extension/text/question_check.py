@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from extension.text import english
 from extension.text.extended_question import (
     Unphrasable,
     compose_extended_question,
@@ -83,12 +84,12 @@ def _names(store: Store, query: ExtendedQuery) -> dict[str, str]:
             if node.kind != "entity" or node.id in names:
                 continue
             if node.name:
-                names[node.id] = node.name
+                names[node.id] = english.display_name(node.name) or node.name
             else:
                 missing.append(node.id)
     for id, entity in store.entities(missing).items():
         if entity.name:
-            names[id] = entity.name
+            names[id] = english.display_name(entity.name) or entity.name
     return names
 
 
@@ -101,12 +102,19 @@ def _old_subject(query: ExtendedQuery) -> str | None:
 
 
 def _shared_name(store: Store, entity: str, name: str | None) -> bool:
-    """Whether another named, non-CVT entity of the store has ``name`` (aliases aside)."""
-    if not name:
+    """Whether another named, non-CVT entity of the store has ``entity``'s name as the
+    text shows it (aliases aside; :func:`english.display_name` on both sides)."""
+    stored = store.entity(entity)
+    raw = stored.name if stored is not None and stored.name else name
+    if not raw:
         return False
-    key = normalize_name(name)
-    return any(o.id != entity and not o.is_cvt and o.name and normalize_name(o.name) == key
-               for o in store.find_by_name(name, limit=10))
+
+    def key(n: str) -> str:
+        return normalize_name(english.display_name(n) or n)
+
+    wanted = key(raw)
+    return any(o.id != entity and not o.is_cvt and o.name and key(o.name) == wanted
+               for o in store.find_by_name(raw, limit=10))
 
 
 __all__ = ["QuestionCheck", "question_check"]

@@ -93,3 +93,20 @@ def test_union_calls_the_one_namesake_without_a_distinction_the_other() -> None:
     assert compose_extended_question("who is the mayor of paris?", [], {}, None, "union",
                                      union_subjects=rows) == \
         "who is the mayor of the Paris that has the country France or the other Paris?"
+
+
+@pytest.mark.parametrize(("question", "old", "left_behind"), [
+    ("what timezone is sarasota fl in?", "Sarasota", " fl"),
+    ("what time zone is cincinnati oh in?", "Cincinnati", " oh"),
+    ("what area of science did sir isaac newton study?", "Isaac Newton", "sir "),
+    ("what is president abraham lincoln known for?", "Abraham Lincoln", "president "),
+])
+def test_way1_rewrite_takes_titles_and_place_qualifiers_with_the_name(
+        question: str, old: str, left_behind: str) -> None:
+    """Blind reading: "what is the location of Fred Durst fl timezone?", "what area of
+    science did sir the person who … study?" kept a word of the old mention."""
+    edge = {"source": "?v1", "predicate": "people.person.places_lived", "target": "m.x"}
+    text = compose_extended_question(question, [edge], {"?v1": old, "m.x": "Someone"}, None,
+                                     "intersection_way1")
+    assert left_behind not in text and "Someone" in text, text
+

@@ -372,10 +372,11 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
         "(commands below) and draws a stratified sample: the same number of samples per "
         "label, spread round-robin over (KG, complexity) cells, at most one sample per "
         "source question.",
-        "2. Readers who have not seen the code label `WORK/sheet/blind_sheet.md` "
-        "independently: only q̃, the answer statement and the citation, with CAQA §3.2's "
-        "four definitions (below), in a shuffled order with opaque item ids; they are told "
-        "the labels need not be balanced.",
+        "2. Readers who have not seen the code (helpers with a fresh context, told to open "
+        "nothing but the sheet) label `WORK/sheet/blind_sheet.md` independently: only q̃, "
+        "the answer statement and the citation, with CAQA §3.2's four definitions (below), "
+        "in a shuffled order with opaque item ids; they are told the labels need not be "
+        "balanced, and write a note per item.",
         "3. `python bench/label_agreement.py score --work WORK --labels A.tsv --reader A "
         "[--labels B.tsv --reader B]` joins the labels with the hidden key. Agreement of a "
         "label = share of the samples generated with that label that the reader gave the "
@@ -392,8 +393,18 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     if between is not None:
         md += [f"Between the two readers: {between['agree']}/{between['n']} = "
                f"{100 * between['rate']:.1f}%, Cohen's kappa {between['cohen_kappa']:.3f}.", ""]
+    md += ["## Every run so far", "",
+           "| when | commit | seed | reader | n | " + " | ".join(LABELS) + " |",
+           "|---|---|---:|---|---:|" + "---:|" * len(LABELS)]
+    for past in history():
+        for name, result in past["readers"].items():
+            rates = {r["label"]: r for r in result["by_label"]}
+            md.append(f"| {past['when'][:16]} | `{(past.get('commit') or '?')[:10]}` | "
+                      f"{past['seed']} | {name} | {result['n']} | "
+                      + " | ".join(f"{rates[lab]['agree']}/{rates[lab]['n']}" for lab in LABELS)
+                      + " |")
     md += [
-        "## Label and complexity shares beside CAQA Table 5", "",
+        "", "## Label and complexity shares beside CAQA Table 5", "",
         "Every sample the generate commands above made (the pool the draw came from):", "",
         *share_lines,
         "## Template giveaways", "",
@@ -429,6 +440,15 @@ def share_tables(pool_cells: dict[str, dict[str, int]]) -> tuple[dict[str, Any],
     return docs, lines
 
 
+def history() -> list[dict[str, Any]]:
+    """Every scored run in ``bench/results/label_agreement.jsonl``, oldest first."""
+    path = RESULTS / "label_agreement.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
 def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
@@ -453,7 +473,8 @@ def draw(work: Path, seed: int, per_label: int) -> dict[str, Any]:
         "pool": pool_counts, "pool_cells": cells,
         "drawn": {f"{kg}/{lab}": n for (kg, lab), n in sorted(drawn_counts.items())},
         "commands": [f"kgbench generate --store {r.store} "
-                     + " ".join(a.replace(str(ext), "$KGBENCH_EXTERNAL_DATA") for a in r.args)
+                     + " ".join(a.replace(str(ext), "$KGBENCH_EXTERNAL_DATA")
+                                .replace(str(REPO) + "/", "") for a in r.args)
                      + f" --seed {seed}" for r in runs(ext)],
     }
     (work / "draw.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")

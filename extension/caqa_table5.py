@@ -79,12 +79,13 @@ class Table5Comparison:
 
     def lines(self) -> list[str]:
         """The comparison as plain text lines (what the bench scripts print)."""
+        width = max(len(f"{r.group} {r.name}") for r in self.rows) + 1
         out = [f"share of samples vs CAQA Table 5 ({self.samples:,} samples; CAQA "
                f"{CAQA_TABLE5_SAMPLES:,}):",
-               f"  {'':<22}{'ours':>8}{'CAQA':>8}{'diff':>8}"]
+               f"  {'':<{width}}{'ours':>8}{'CAQA':>8}{'diff':>8}"]
         for row in self.rows:
             flag = f"  off by more than {LABEL_TOLERANCE_POINTS:g} points" if row.flagged else ""
-            out.append(f"  {row.group + ' ' + row.name:<22}{row.share:>7.1f}%"
+            out.append(f"  {row.group + ' ' + row.name:<{width}}{row.share:>7.1f}%"
                        f"{row.caqa_share:>7.1f}%{row.diff_points:>+8.1f}{flag}")
         return out
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from extension.grounding import Grounder, compile_query
 from extension.labels import Complexity, Label
 from extension.questions import ParsedQuestion
 from extension.text.question_check import question_check
+from extension.text.relation_phrases import PhraseTable
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
 
@@ -480,6 +482,25 @@ def _key(value: Object) -> str:
     return value.key if isinstance(value, Literal) else value
 
 
+_UNREADABLE: weakref.WeakKeyDictionary[Store, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def unreadable_predicates(store: Store) -> frozenset[str]:
+    """The store's predicates whose phrase would show an id (a Wikidata ``P2163``
+    without a label in the store; :meth:`PhraseTable.readable`), read once per store.
+    The irrelevant walk avoids them: a citation with such a fact cannot be written
+    (:class:`extension.text.verbalizer.UnreadableFact`), and the walk has other
+    relations to take (on the Wikidata sample store 1 irrelevant sample of 27 was made
+    before). Phrases from a user's ``--phrases`` file are not consulted here."""
+    found = _UNREADABLE.get(store)
+    if found is None:
+        predicates = store.predicates()
+        table = PhraseTable({p.id: p.label for p in predicates if p.label})
+        found = _UNREADABLE[store] = frozenset(
+            p.id for p in predicates if not table.readable(p.id))
+    return found
+
+
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     q = b.ext.query
     facts = list(b.ext.facts)
@@ -495,7 +516,8 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     cvts = {n for n in nodes if (e := b.entities.get(n)) is not None and e.is_cvt}
     match = cand.irrelevant_subgraph(
         b.store, template, anchors, avoid_entities=nodes,
-        avoid_predicates={f.predicate for f in facts}, cvt_nodes=cvts, rng=rng,
+        avoid_predicates={f.predicate for f in facts} | unreadable_predicates(b.store),
+        cvt_nodes=cvts, rng=rng,
         limit=b.config.extension.limits.facts_per_node,
         first_window=b.config.extension.limits.walk_window)
     if match is None:

@@ -138,3 +138,17 @@ def test_union_outcome_reads_attempts_and_failure_reasons() -> None:
     assert union_outcome(None, "union has more than 3 answers") is None
     assert union_outcome([RuleAttempt(rule="union", outcome="union has more than 3 answers")]
                          ) == "other"
+
+
+def test_the_irrelevant_walk_avoids_predicates_that_read_as_ids(tmp_path: Path) -> None:
+    """Issue 19: on the Wikidata sample store the walk took unlabelled properties
+    ("has P2163"), whose citations cannot be written: 1 irrelevant sample of 27."""
+    from extension.samples import unreadable_predicates
+    from kgstore.models import Predicate
+
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([Entity("Q1", "Alpha"), Entity("Q2", "Beta")],
+                     [Fact("Q1", "P2163", "Q2"), Fact("Q1", "P57", "Q2"),
+                      Fact("Q1", "film.film.genre", "Q2")],
+                     predicates=[Predicate("P57", "director")])
+        assert unreadable_predicates(store) == frozenset({"P2163"})

@@ -316,8 +316,8 @@ _Outcome = tuple[list[Fact], Edit] | str | None
 
 
 def _partial(b: _Builder, rng: random.Random) -> _Outcome:
-    """Partially supportive (CAQA §4.3): a path loses one triple, a tree or a union the
-    path of one subject entity.
+    """Partially supportive (CAQA §4.3): a path loses one triple (with a CVT, the whole
+    n-ary fact the triple belongs to), a tree or a union the path of one subject entity.
 
     §4.3 deletes nothing for single-triple queries. kgbench's single queries contract
     CVTs, so their ``G`` may hold an n-ary fact of several triples (CAQA Table 2's own
@@ -346,6 +346,17 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
         if result is None:
             return "no single triple removal loses an answer"
         kept, deleted = result
+        if q.complexity != "single":
+            # A path's hop through a CVT is one fact to a reader: losing one of its
+            # triples left "John Williams received an education." or "An education has
+            # institution USC." (nobody's); the hop goes whole, and the chain reads as
+            # missing a link.
+            cvt = next((n for n in (deleted.subject, deleted.object_key)
+                        if (e := b.entities.get(n)) is not None and e.is_cvt), None)
+            if cvt is not None:
+                hop = [f for f in facts if cvt in (f.subject, f.object_key)]
+                kept = [f for f in facts if f not in hop]
+                return kept, Edit(kind="delete_triple", deleted=tuple(map(b.triple, hop)))
         return kept, Edit(kind="delete_triple", deleted=(b.triple(deleted),))
     # tree or union: the whole path of one subject entity
     index = rng.randrange(len(q.disjuncts)) if q.rule == "union" else 0

@@ -78,6 +78,7 @@ from extension.query_graph import (
 )
 from extension.questions import Answer, ParsedQuestion
 from extension.shapes import classify
+from extension.text import english
 from extension.text.extended_question import reads_as_mediator
 from extension.text.relation_phrases import PhraseTable
 from extension.text.seed_questions import PERSON_NOUNS, Unphrasable, template_question
@@ -742,7 +743,7 @@ class _Sampler:
             noun = (self.name(type_id) or "").strip().lower()
         if not noun or reads_as_mediator(noun) or not noun.replace(" ", "").isalpha():
             return None
-        return noun
+        return english.type_word(noun)
 
     def type_counts(self) -> dict[str, int]:
         """Entities per type (read once): how specific a type is."""

@@ -86,3 +86,13 @@ def display_name(name: str | None) -> str | None:
     if name is None:
         return None
     return _LOCALE_SUFFIX.sub("", name) or name
+
+
+_TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county"}
+"""Freebase type names that are no English noun, and the noun a reader would use."""
+
+
+def type_word(noun: str) -> str:
+    """A type's name as a noun a reader knows: Freebase's ``location.citytown`` reads
+    "citytown", which a question shows as "city" ("Which city contains …?")."""
+    return _TYPE_WORDS.get(noun, noun)

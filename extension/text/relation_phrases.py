@@ -269,7 +269,7 @@ def type_noun(predicate: str) -> str | None:
     if len(parts) < 3:
         return None
     noun = parts[-2].replace("_", " ").strip()
-    return None if not noun or noun in ("topic", "object") else noun
+    return None if not noun or noun in ("topic", "object") else english.type_word(noun)
 
 
 _ID_LIKE = re.compile(r"\b(?:[PQLM]\d+|[mg]\.[0-9a-z_]+)\b|_|\w\.\w+\.\w|^/m/|^\d+$")

@@ -266,8 +266,12 @@ def check_sample(store: Store, sample: StructuredSample, *, classes: bool = True
         assert edited == [f for f in g if f not in set(deleted)]
         assert edit.kind == ("delete_triple" if shape == "path" or sample.complexity == "single"
                              else "delete_path")
-        if edit.kind == "delete_triple":
-            assert len(deleted) == 1
+        if edit.kind == "delete_triple" and len(deleted) > 1:
+            # a path's hop through a CVT goes whole: every triple of G at that CVT
+            assert sample.complexity != "single"
+            (cvt,) = set.intersection(*({f.subject, f.object_key} for f in deleted)) \
+                & set(sample.cvt_nodes)
+            assert set(deleted) == {f for f in g if cvt in (f.subject, f.object_key)}
         derived = derived_answers(disjuncts, edited) & answers
         assert derived < answers   # strictly fewer answers
         assert 0 <= sample.supported_fraction < 1

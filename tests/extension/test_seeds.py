@@ -711,3 +711,12 @@ def test_a_path_through_one_kind_of_n_ary_fact_twice_is_refused() -> None:
                  exit="award.award_honor.award")
     assert same_kind_of_fact(into, back)
     assert not same_kind_of_fact(into, onward) and not same_kind_of_fact(into, award)
+
+
+def test_sampled_questions_say_city_not_citytown(people_sample: SeedSample) -> None:
+    """Blind reading: "Which citytown contains the institution …?"."""
+    from extension.text.english import type_word
+
+    assert type_word("citytown") == "city" and type_word("film") == "film"
+    texts = [q.question for q in people_sample.questions]
+    assert not any("citytown" in t.lower() for t in texts), texts

@@ -1015,3 +1015,19 @@ def test_every_wikidata_predicate_is_readable_or_refused(tmp_path: Path) -> None
             with pytest.raises(UnreadableFact):
                 verbalizer.verbalize(sample([t]))
     assert readable
+
+
+def test_a_path_partial_never_leaves_half_an_n_ary_fact(
+        demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
+    """Blind reading (issue 19): a path's partial citation said "John Williams received
+    an education." or "An education has institution …" — one triple of a CVT hop gone,
+    the rest left without its point. The whole hop goes instead."""
+    checked = 0
+    for s, text in demo_texts:
+        if s.label != "partially_supportive" or s.complexity != "concatenation":
+            continue
+        gone = {n for t in s.edit.deleted for n in (t.s, t.o)} & set(s.cvt_nodes)
+        for cvt in gone:
+            checked += 1
+            assert not any(cvt in (t.s, t.o) for t in s.subgraph), (s.id, text.citations)
+    assert checked

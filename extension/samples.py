@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import time
-import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from extension.grounding import Grounder, compile_query
 from extension.labels import Complexity, Label
 from extension.questions import ParsedQuestion
 from extension.text.question_check import question_check
-from extension.text.relation_phrases import PhraseTable
+from extension.text.relation_phrases import store_phrase_table
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
 
@@ -493,23 +492,15 @@ def _key(value: Object) -> str:
     return value.key if isinstance(value, Literal) else value
 
 
-_UNREADABLE: weakref.WeakKeyDictionary[Store, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
 def unreadable_predicates(store: Store) -> frozenset[str]:
     """The store's predicates whose phrase would show an id (a Wikidata ``P2163``
-    without a label in the store; :meth:`PhraseTable.readable`), read once per store.
-    The irrelevant walk avoids them: a citation with such a fact cannot be written
+    without a label in the store; :meth:`PhraseTable.readable`). The irrelevant walk
+    avoids them: a citation with such a fact cannot be written
     (:class:`extension.text.verbalizer.UnreadableFact`), and the walk has other
     relations to take (on the Wikidata sample store 1 irrelevant sample of 27 was made
     before). Phrases from a user's ``--phrases`` file are not consulted here."""
-    found = _UNREADABLE.get(store)
-    if found is None:
-        predicates = store.predicates()
-        table = PhraseTable({p.id: p.label for p in predicates if p.label})
-        found = _UNREADABLE[store] = frozenset(
-            p.id for p in predicates if not table.readable(p.id))
-    return found
+    table = store_phrase_table(store)
+    return frozenset(p.id for p in store.predicates() if not table.readable(p.id))
 
 
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:

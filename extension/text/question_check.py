@@ -27,7 +27,7 @@ from extension.text.extended_question import (
     compose_extended_question,
     question_nouns,
 )
-from extension.text.relation_phrases import PhraseTable
+from extension.text.relation_phrases import as_table, store_phrase_table
 from kgstore.models import normalize_name
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def question_check(store: Store, question: str,
                    phrases: Mapping[str, str] | None = None) -> QuestionCheck:
     """The check for one original ``question`` (see the module docstring); its
     refusals read "question: <why>"."""
-    table = phrases if phrases is not None else PhraseTable()
+    table = as_table(phrases) if phrases is not None else store_phrase_table(store)
 
     def check(query: ExtendedQuery) -> str | None:
         if query.rule == "none":
@@ -52,6 +52,10 @@ def question_check(store: Store, question: str,
         if old and old in names:
             for edge in query.added:
                 names[edge.source if edge.source.startswith("?") else edge.target] = names[old]
+        for edge in query.added:
+            if not table.readable(edge.predicate):
+                return (f"question: relation {edge.predicate} has no readable phrase "
+                        f"({table[edge.predicate]!r})")
         added = [e.model_dump() for e in query.added]
         nouns = question_nouns([e.model_dump() for e in query.original.edges], added, old)
         try:

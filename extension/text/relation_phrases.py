@@ -14,12 +14,14 @@ put into a citation.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from extension.text import english
+from kgstore.store import Store
 
 PHRASES_RESOURCE = "relation_phrases.tsv"
 """The shipped relation-phrase table, in ``extension/data``."""
@@ -281,6 +283,20 @@ def is_readable(text: str | None) -> bool:
     """Whether ``text`` (a relation phrase or an entity's display name) reads as English:
     not empty and without an id, MID, underscore or dotted path (:data:`_ID_LIKE`)."""
     return bool(text and text.strip()) and _ID_LIKE.search(text or "") is None
+
+
+_STORE_TABLES: weakref.WeakKeyDictionary[Store, PhraseTable] = weakref.WeakKeyDictionary()
+
+
+def store_phrase_table(store: Store) -> PhraseTable:
+    """The phrase table of ``store``'s predicate labels (Wikidata ``P57`` -> "director"),
+    read once per store: what the checks made before any text is written (is this
+    relation readable?) consult."""
+    table = _STORE_TABLES.get(store)
+    if table is None:
+        table = _STORE_TABLES[store] = PhraseTable(
+            {p.id: p.label for p in store.predicates() if p.label})
+    return table
 
 
 @cache

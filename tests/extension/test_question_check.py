@@ -79,3 +79,17 @@ def test_extend_query_records_the_refusal_and_tries_other_candidates(kg: Store) 
             assert "question:" in result.reason
             continue
         assert result.query.rule in ("none", "intersection_way2", "union")
+
+
+def test_a_hop_over_a_relation_without_a_readable_phrase_is_refused(tmp_path: Path) -> None:
+    """The Wikidata sample store lost whole questions at verbalization ("has the
+    P190"): the extension now refuses the hop and tries another candidate."""
+    from kgstore.models import Predicate
+
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest(ENTITIES, [*FACTS, Fact("m.g2", "P190", "m.g"), Fact("m.g2", "P57", "m.g")],
+                     predicates=[Predicate("P57", "follows")])
+        check = question_check(store, "who directed the godfather?")
+        refused = check(way1("m.g2", "P190", True))
+        assert refused is not None and "P190" in refused
+        assert check(way1("m.g2", "P57", True)) is None   # labelled in the store: readable

@@ -13,6 +13,7 @@ same for the four samples (labels) of a question, so it gives no label away.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
         fact = _Describer(graphs[0], names, table, plural).as_fact()
         if fact is not None and texts:
+            if fact.endswith(" on") and all(_YEARS.fullmatch(t) for t in texts):
+                fact = fact[:-3] + " in"   # "was released on 1960" -> "… in 1960"
             listed = english.join(texts)
             if sample.answers_capped:
                 listed = f"answers including {listed}"
@@ -56,6 +59,10 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     else:
         verb = "are" if plural else "is"
     return english.sentence(english.capitalized(f"{subject} {verb} {english.join(texts)}"))
+
+
+_YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
+"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
 def answer_text(a: AnswerEntity) -> str:
@@ -159,12 +166,13 @@ class _Describer:
                 if noun:
                     joiner = "in" if self.is_cvt(s) else "of"
                     mine.remove(i)
-                    head = f"the {english.plural(noun) if many else noun} {joiner} {self.ref(s)}"
+                    noun = english.plural(noun) if many else english.singular(noun)
+                    head = f"the {noun} {joiner} {self.ref(s)}"
                     break
         if head is None:
             kinds = (type_noun(p) for s, p, _ in (self.edges[i] for i in mine) if s == var)
             noun = next((k for k in kinds if k), "one")
-            head = f"the {english.plural(noun) if many else noun}"
+            head = f"the {english.plural(noun) if many else english.singular(noun)}"
         clauses = [self.clause(var, self.edges[i]) for i in mine]
         if many:
             clauses = [english.plural_clause(c) for c in clauses]

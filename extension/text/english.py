@@ -34,12 +34,18 @@ def capitalized(text: str) -> str:
 
 
 def plural(noun: str) -> str:
-    """The plural of a noun phrase's last word: "film" -> "films", "country" ->
-    "countries", "actress" -> "actresses"; "one" -> "ones". Regular forms only: a
-    phrase that already ends in "s" is left as it is."""
+    """The plural of a noun phrase's head: its last word ("film" -> "films", "country"
+    -> "countries", "actress" -> "actresses"; "one" -> "ones"), or the word before an
+    "of" ("form of government" -> "forms of government"). Regular forms only: a head
+    that already ends in "s" is left as it is."""
+    before, of, after = noun.partition(" of ")
+    if of and before:
+        return f"{plural(before)}{of}{after}"
     head, space, last = noun.rpartition(" ")
     if last in _IRREGULAR_PLURALS:
         last = _IRREGULAR_PLURALS[last]
+    elif last in _IRREGULAR_SINGULARS:
+        pass   # already plural: "people"
     elif last.endswith(("ss", "sh", "ch", "x")):
         last += "es"
     elif last.endswith("s"):
@@ -51,7 +57,33 @@ def plural(noun: str) -> str:
     return f"{head}{space}{last}"
 
 
+def singular(noun: str) -> str:
+    """The singular of a noun phrase whose head a label gives in the plural
+    ("production companies" -> "production company", "languages" -> "language",
+    "films of" heads likewise); words that end in "s" in the singular are kept
+    ("series", "status", "address")."""
+    before, of, after = noun.partition(" of ")
+    if of and before:
+        return f"{singular(before)}{of}{after}"
+    head, space, last = noun.rpartition(" ")
+    if last in _IRREGULAR_SINGULARS:
+        last = _IRREGULAR_SINGULARS[last]
+    elif last in _SINGULAR_S or last.endswith(("ss", "us", "is")) or len(last) < 4:
+        pass
+    elif last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("sses", "shes", "ches", "xes")):
+        last = last[:-2]
+    elif last.endswith("s"):
+        last = last[:-1]
+    return f"{head}{space}{last}"
+
+
+_SINGULAR_S = frozenset({"series", "species", "news", "physics", "mathematics", "politics",
+                         "economics", "athletics", "gymnastics", "lens", "alias", "canvas"})
+
 _IRREGULAR_PLURALS = {"person": "people", "man": "men", "woman": "women", "child": "children"}
+_IRREGULAR_SINGULARS = {v: k for k, v in _IRREGULAR_PLURALS.items()}
 
 _PLURAL_VERBS = {"is": "are", "was": "were", "has": "have"}
 

@@ -98,6 +98,8 @@ def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str
                 "tree": len(lengths) >= 2 and set(lengths) == {1}}.get(shape)
     if not expected:
         raise ValueError(f"edges do not form a {shape} query: branch lengths {lengths}")
+    # names as the text shows them (FB15k-237's "Comedy-GB" reads "Comedy")
+    names = {k: english.display_name(v) or v for k, v in names.items()}
     _check_readable(edges, branches, names, table)
     nouns = {**_relation_nouns(edges, frozenset(cvt_nodes)), **(nouns or {})}
     if shape == "tree":

@@ -720,3 +720,11 @@ def test_sampled_questions_say_city_not_citytown(people_sample: SeedSample) -> N
     assert type_word("citytown") == "city" and type_word("film") == "film"
     texts = [q.question for q in people_sample.questions]
     assert not any("citytown" in t.lower() for t in texts), texts
+
+
+def test_template_shows_names_without_the_locale_suffix() -> None:
+    """Blind reading: "… is in the genre Comedy-GB …" in a seed question (FB15k-237's
+    entity2text.txt suffix)."""
+    names = {**NAMES, "e0": "Douglas Adams-GB"}
+    assert template_question("single", [edge("e0", "tp.birth", "?a")], names, PHRASES) == \
+        "What is the birthplace of Douglas Adams?"

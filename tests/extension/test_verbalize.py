@@ -1031,3 +1031,33 @@ def test_a_path_partial_never_leaves_half_an_n_ary_fact(
             checked += 1
             assert not any(cvt in (t.s, t.o) for t in s.subgraph), (s.id, text.citations)
     assert checked
+
+
+def test_answer_statement_grammar_of_years_and_number() -> None:
+    """Blind reading (issue 19): "La Dolce Vita was released on 1960.", "The form of
+    governments of Australia are …", "The production companies of … is Columbia
+    Pictures."."""
+    from extension.text.english import plural, singular
+
+    released = {"nodes": [{"id": "m.gf", "kind": "entity"}, {"id": "?x", "kind": "answer"}],
+                "edges": [{"source": "m.gf", "predicate": "film.film.initial_release_date",
+                           "target": "?x"}], "answer": "?x"}
+    year = AnswerEntity(value="1972", datatype="xsd:gYear")
+    s = sample([tr("m.gf", "film.film.initial_release_date", Literal("1972", "xsd:gYear"))],
+               answers=[year], query_original=released)
+    assert answer_statement(s) == "The Godfather was released in 1972."
+    day = AnswerEntity(value="1972-03-24", datatype="xsd:date")
+    s = sample([tr("m.gf", "film.film.initial_release_date", Literal("1972-03-24", "xsd:date"))],
+               answers=[day], query_original=released)
+    assert answer_statement(s) == "The Godfather was released on 24 March 1972."
+    assert plural("form of government") == "forms of government"
+    assert plural("people") == "people" and plural("country") == "countries"
+    assert singular("production companies") == "production company"
+    assert singular("series") == "series" and singular("status") == "status"
+    companies = {"nodes": [{"id": "m.gf", "kind": "entity"}, {"id": "?x", "kind": "answer"}],
+                 "edges": [{"source": "m.gf", "predicate": "film.film.production_companies",
+                            "target": "?x"}], "answer": "?x"}
+    s = sample([tr("m.gf", "film.film.production_companies", "m.usa")],
+               answers=[answer("m.usa")], query_original=companies)
+    text = answer_statement(s)
+    assert "companies" not in text and "production company" in text, text

@@ -235,6 +235,17 @@ def _mediated_phrase(local: str) -> str | None:
     role = _property_words(parts[-1])
     if not cvt_type or not role:
         return None
+    if _bookkeeping_type(cvt_type):
+        # "has a dated money value with the currency" says nothing a reader can use;
+        # the outer property does: "has a net worth with the currency".
+        outer = _property_words(re.sub(r"_s$", "", first.rpartition(".")[2]))
+        noun = english.singular(outer) if outer else ""
+        last = noun.rpartition(" ")[2]
+        if noun and last not in _PREPOSITIONS and not last.endswith("ed") and \
+                noun != english.singular(role):   # not "has a sibling with the sibling"
+            cvt_type = noun
+        else:   # "film film distributor relationship" -> "film distributor relationship"
+            cvt_type = re.sub(r"\b(\w+) \1\b", r"\1", cvt_type)
     head = f"has {english.article(cvt_type)}"
     role_first, _, role_rest = role.partition(" ")
     role_last = role.rpartition(" ")[2]
@@ -244,6 +255,16 @@ def _mediated_phrase(local: str) -> str | None:
     if role_first in _VERB_STARTS:
         return f"{head} that {role}"
     return f"{head} with the {role}"
+
+
+def _bookkeeping_type(cvt_type: str) -> bool:
+    """A mediator type named for how Freebase stores a value, not for what it is
+    ("dated money value", "dated integer", "film film distributor relationship",
+    "phone sandbox", "film regional release date")."""
+    words = cvt_type.split()
+    return (len(words) != len(set(words)) or words[0] in ("dated", "adjusted")
+            or words[-1] in ("relationship", "sandbox", "value")
+            or cvt_type == "film regional release date")
 
 
 def has_noun(phrase: str) -> str | None:

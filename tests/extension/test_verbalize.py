@@ -1061,3 +1061,23 @@ def test_answer_statement_grammar_of_years_and_number() -> None:
                answers=[answer("m.usa")], query_original=companies)
     text = answer_statement(s)
     assert "companies" not in text and "production company" in text, text
+
+
+@pytest.mark.parametrize(("predicate", "phrase"), [
+    ("base.schemastaging.person_extra.net_worth..measurement_unit.dated_money_value.currency",
+     "has a net worth with the currency"),
+    ("film.film.release_date_s..film.film_regional_release_date.film_release_region",
+     "has a release date with the film release region"),
+    ("film.film.distributors..film.film_film_distributor_relationship.region",
+     "has a distributor with the region"),
+    ("film.film_distributor.films_distributed..film.film_film_distributor_relationship.film",
+     "has a film distributor relationship with the film"),
+    ("people.person.sibling_s..people.sibling_relationship.sibling",
+     "has a sibling relationship with the sibling"),
+    ("people.person.spouse_s..people.marriage.spouse", "has a marriage with the spouse"),
+])
+def test_a_bookkeeping_mediator_reads_through_the_outer_property(predicate: str,
+                                                                 phrase: str) -> None:
+    """Blind reading (issue 19): "has a dated money value with the currency", "has a
+    film film distributor relationship with …", "film regional release date"."""
+    assert relation_phrase(predicate) == phrase

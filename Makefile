@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean venv
+.PHONY: demo test bench lint clean venv neo4j-up neo4j-down
 
 venv: $(STAMP)
 
@@ -29,5 +29,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check kgstore loaders llm extension scoring kgbench tests bench
 	$(BIN)/mypy
 
+# A throwaway Neo4j 5.26 (community, in-process from Maven Central: no Docker) for the Neo4j
+# backend's tests, on bolt://127.0.0.1:$(NEO4J_PORT) (loopback only), auth neo4j/kgbench-dev
+# (KGBENCH_NEO4J_AUTH overrides the password). Its data is thrown away by neo4j-down.
+# The build downloads ~160 MB into ~/.m2 once (~30 s), then only reruns when the launcher changes.
+JDK17 ?= /usr/lib/jvm/java-17-openjdk-amd64
+NEO4J_PORT ?= 7687
+NEO4J_SERVER := tools/neo4j-test-server
+NEO4J_CLASSPATH := $(NEO4J_SERVER)/target/classpath.txt
+
+$(NEO4J_CLASSPATH): $(NEO4J_SERVER)/pom.xml $(NEO4J_SERVER)/src/main/java/kgbench/neo4j/TestServer.java
+	cd $(NEO4J_SERVER) && JAVA_HOME=$(JDK17) mvn -B -q -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+	@touch $@  # the plugin leaves an unchanged file's date alone
+
+neo4j-up: $(STAMP) $(NEO4J_CLASSPATH)
+	@$(BIN)/python $(NEO4J_SERVER)/ctl.py up --java $(JDK17)/bin/java --port $(NEO4J_PORT)
+
+neo4j-down: $(STAMP)
+	@$(BIN)/python $(NEO4J_SERVER)/ctl.py down
+
 clean:
-	rm -rf $(VENV) kgbench-data
+	rm -rf $(VENV) kgbench-data $(NEO4J_SERVER)/target

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal as TypingLiteral
 
+from extension.functionality import predicate_sample
 from extension.rules import Hop
 from extension.vocabulary import is_bookkeeping_predicate
 from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
@@ -259,17 +260,17 @@ ReplacementBasis = TypingLiteral["same_role", "sibling", "type"]
 * ``type``: the store's seeded sample of the answer's most specific type (typed
   stores only; scans the type, slow on large stores)."""
 
-ROLE_SAMPLE = 200
 """Facts of the answer's predicate sampled for ``same_role`` replacements."""
 
 
 def role_replacements(store: Store, predicate: str, *, answer_is_object: bool,
-                      exclude: Collection[str], seed: int, sample: int = ROLE_SAMPLE
-                      ) -> list[Entity]:
+                      exclude: Collection[str]) -> list[Entity]:
     """Named, non-CVT entities outside ``exclude`` that fill the answer's slot of
-    ``predicate`` in other facts: objects of a seeded sample of its facts when
-    ``answer_is_object``, else subjects; sorted by id."""
-    facts = store.sample_facts(sample, seed=seed, predicate=predicate)
+    ``predicate`` in other facts: objects of the predicate's fixed sample of facts
+    (:func:`extension.functionality.predicate_sample`, shared with the functionality
+    measure and read once per store) when ``answer_is_object``, else subjects; sorted by
+    id. Which of them replaces an answer is the question's seeded draw."""
+    facts = predicate_sample(store, predicate)
     ends = {(f.object if answer_is_object else f.subject) for f in facts}
     ids = sorted(e for e in ends if isinstance(e, str) and e not in exclude)
     records = store.entities(ids)

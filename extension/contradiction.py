@@ -165,7 +165,7 @@ def choose_replacement(store: Store, slot: Slot, answer: Object, entity: Entity 
     for basis in bases:
         if basis == "same_role":
             pool = cand.role_replacements(store, predicate, answer_is_object=slot.answer_is_object,
-                                          exclude=ids, seed=seed)
+                                          exclude=ids)
         elif basis == "sibling":
             pool = cand.sibling_replacements(store, entity, exclude=ids)
         else:

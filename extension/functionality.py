@@ -9,17 +9,12 @@ new fact may well be true. Which slots hold one value is a property of the data,
 is measured here rather than listed by hand (a list would not cover every KG).
 
 The **functionality** of a predicate is the share of its subjects that have exactly one
-object over it; its **inverse functionality** the share of its objects that have exactly
-one subject. Both are estimated from a seeded sample of the predicate's facts
-(:meth:`~kgstore.Store.sample_facts`) whose subjects (objects) are then read in full
-(:meth:`~kgstore.Store.facts_many`). Sampling facts draws an end with ``c`` facts ``c``
-times as often as one with a single fact, so each sampled end is weighted by ``1/c``
-(an inverse-probability estimate of the share of *ends*, not of facts).
-
-Measures are cached per store object and predicate: one measure costs one scan of the
-predicate's facts, and a run asks about the same few predicates again and again. The
-sample's seed is fixed (not the run's ``--seed``), so a store gives the same table in
-every run and in every worker process.
+object over it; its **inverse functionality** the share of its (entity) objects that
+have exactly one subject. Both are counted exactly, for every predicate at once, by
+:meth:`~kgstore.Store.predicate_ends` (two grouped scans of the facts: 8 s on a 5M-fact
+store, against 0.47 s per predicate for a sampled estimate, which made a 5M-fact run
+with 300 predicates spend most of its time measuring), and cached per store object, so
+a store gives the same table in every run and in every worker process.
 """
 
 from __future__ import annotations
@@ -27,6 +22,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
+from kgstore.models import Fact
 from kgstore.store import Store
 
 FUNCTIONAL_SHARE = 0.9
@@ -38,11 +34,8 @@ the FB15k-237 dev+test slice (38,001 facts): ``people.person.gender`` 1.00,
 functional (``film.director.film`` 0.91, ``people.person.nationality`` 0.98): the
 measure can only know the store it is given."""
 SAMPLE_FACTS = 200
-"""Facts sampled per predicate: enough for a share within a few points."""
+"""Facts sampled per predicate for same-role replacements (:func:`predicate_sample`)."""
 SAMPLE_SEED = 0
-_READ_LIMIT = 20_000
-"""Most facts read for the sampled ends of one predicate; a measure that hits it counts
-the ends read so far (hubs are the ends it leaves out, and they are not functional)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,39 +55,30 @@ class Functionality:
 
 
 _CACHE: weakref.WeakKeyDictionary[Store, dict[str, Functionality]] = weakref.WeakKeyDictionary()
+_SAMPLES: weakref.WeakKeyDictionary[Store, dict[str, list[Fact]]] = weakref.WeakKeyDictionary()
 
 
-def functionality(store: Store, predicate: str) -> Functionality:
-    """The measured :class:`Functionality` of ``predicate`` in ``store`` (cached)."""
-    table = _CACHE.setdefault(store, {})
+def predicate_sample(store: Store, predicate: str) -> list[Fact]:
+    """A fixed sample of ``predicate``'s facts (:data:`SAMPLE_FACTS`, seed
+    :data:`SAMPLE_SEED`), read once per store: the measure below and the contradictory
+    edit's same-role replacements (:func:`extension.candidates.role_replacements`) both
+    draw from it. Sampling one predicate scans the store's facts (0.47 s on a 5M-fact
+    store), and a run comes back to the same predicates question after question."""
+    table = _SAMPLES.setdefault(store, {})
     found = table.get(predicate)
     if found is None:
-        found = table[predicate] = _measure(store, predicate)
+        found = table[predicate] = store.sample_facts(SAMPLE_FACTS, seed=SAMPLE_SEED,
+                                                      predicate=predicate)
     return found
 
 
-def _measure(store: Store, predicate: str) -> Functionality:
-    facts = store.sample_facts(SAMPLE_FACTS, seed=SAMPLE_SEED, predicate=predicate)
-    subjects = sorted({f.subject for f in facts})
-    objects = sorted({f.object for f in facts if isinstance(f.object, str)})
-    forward = _share_single(store, subjects, predicate, outgoing=True)
-    inverse = _share_single(store, objects, predicate, outgoing=False) if objects else 0.0
-    return Functionality(forward=forward, inverse=inverse)
-
-
-def _share_single(store: Store, ends: list[str], predicate: str, *, outgoing: bool) -> float:
-    """Weighted share of ``ends`` with exactly one ``predicate`` fact on that side."""
-    if not ends:
-        return 0.0
-    found, _ = store.facts_many(ends, predicate=predicate, outgoing=outgoing,
-                                limit=_READ_LIMIT)
-    single = total = 0.0
-    for end in ends:
-        facts = found.get(end)
-        if not facts:
-            continue   # beyond the read limit: left out of the estimate
-        weight = 1.0 / len(facts)
-        total += weight
-        if len(facts) == 1:
-            single += weight
-    return single / total if total else 0.0
+def functionality(store: Store, predicate: str) -> Functionality:
+    """The measured :class:`Functionality` of ``predicate`` in ``store`` (every
+    predicate's, read in one pass on first use and cached per store)."""
+    table = _CACHE.get(store)
+    if table is None:
+        table = _CACHE[store] = {
+            p: Functionality(forward=single / subjects if subjects else 0.0,
+                             inverse=single_o / objects if objects else 0.0)
+            for p, (subjects, single, objects, single_o) in store.predicate_ends().items()}
+    return table.get(predicate, Functionality(forward=0.0, inverse=0.0))

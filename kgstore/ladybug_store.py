@@ -631,6 +631,20 @@ class LadybugStore(Store):
             query += " " + _limit(limit)
         return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(query, params)]
 
+    def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
+        # Two grouped scans of the fact table (3.9 s each on 5M facts), instead of one
+        # filtered scan per predicate (0.47 s each, 300 predicates).
+        ends: dict[str, list[int]] = {}
+        for column, target, at in (("s.id", "(o)", 0), ("o.id", "(o:Entity)", 2)):
+            rows = self._rows(
+                f"MATCH (s:Entity)-[f:Fact]->{target} WITH f.predicate AS p, {column} AS e, "
+                "count(*) AS c RETURN p, count(*) AS n_ends, "
+                "sum(CASE WHEN c = 1 THEN 1 ELSE 0 END) AS n_single", {}, scan=True)
+            for p, n, single in rows:
+                row = ends.setdefault(str(p), [0, 0, 0, 0])
+                row[at], row[at + 1] = int(n), int(single)
+        return {p: (a, b, c, d) for p, (a, b, c, d) in ends.items()}
+
     def type_counts(self) -> dict[str, int]:
         rows = self._rows("MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*)", {})
         return {str(t): int(n) for t, n in rows}

@@ -178,6 +178,12 @@ class Store(ABC):
         """Predicates with their fact counts, most frequent first."""
 
     @abstractmethod
+    def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
+        """For every predicate, in one pass over the facts: ``(subjects, subjects with
+        exactly one fact over it, entity objects, entity objects with exactly one fact
+        over it)`` — how functional the predicate is, in both directions."""
+
+    @abstractmethod
     def type_counts(self) -> dict[str, int]:
         """Entities per type (``Entity.types``), for every type in the store: how
         specific a type is (the fewer members, the more specific)."""

@@ -72,9 +72,9 @@ def _entity(kg: Store, id: str) -> Entity:
 
 def test_same_role_is_the_other_fillers_of_the_predicate(kg: Store) -> None:
     # Other objects of lives_in; not the CVT or the nameless film of directed_by.
-    got = role_replacements(kg, LIVES, answer_is_object=True, exclude={"m.home"}, seed=0)
+    got = role_replacements(kg, LIVES, answer_is_object=True, exclude={"m.home"})
     assert [e.id for e in got] == ["m.far2", "m.generic", "m.lonely"]
-    films = role_replacements(kg, DIRECTED, answer_is_object=False, exclude={"m.f1"}, seed=0)
+    films = role_replacements(kg, DIRECTED, answer_is_object=False, exclude={"m.f1"})
     assert [e.id for e in films] == ["m.f2", "m.f3", "m.f4"]
 
 

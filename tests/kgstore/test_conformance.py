@@ -999,3 +999,15 @@ def test_type_counts(film_store: Store, film_kg: KG) -> None:
     expected = Counter(t for e in film_kg.entities for t in e.types)
     assert film_store.type_counts() == dict(expected)
     assert expected["film.film"] >= 2
+
+
+def test_predicate_ends(film_store: Store, film_kg: KG) -> None:
+    facts = set(film_kg.facts)
+    expected: dict[str, tuple[int, int, int, int]] = {}
+    for p in {f.predicate for f in facts}:
+        subj = Counter(f.subject for f in facts if f.predicate == p)
+        obj = Counter(f.object for f in facts
+                      if f.predicate == p and isinstance(f.object, str))
+        expected[p] = (len(subj), sum(c == 1 for c in subj.values()),
+                       len(obj), sum(c == 1 for c in obj.values()))
+    assert film_store.predicate_ends() == expected

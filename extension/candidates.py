@@ -2,8 +2,8 @@
 
 This is the only module of the extension engine that talks to the store, and it does
 so through the :class:`~kgstore.Store` interface only (each backend runs its own
-parameterized Cypher; :func:`kgstore.expansion.match_by_expansion`, used for the
-seeded joins below, is itself written against that interface). Every function returns
+parameterized Cypher; the seeded joins below are :meth:`~kgstore.store.Store.try_match`,
+which a backend may decline where a hub would make them costly). Every function returns
 candidates in a deterministic order; the caller draws from them with its seeded RNG.
 
 Degenerate picks are filtered here: candidates are named, non-CVT entities other than
@@ -27,7 +27,6 @@ from typing import Literal as TypingLiteral
 from extension.functionality import predicate_sample
 from extension.rules import Hop
 from extension.vocabulary import is_bookkeeping_predicate
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
 from kgstore.models import Adjacency, Entity, Fact, Literal, Object, normalize_name
 from kgstore.patterns import Binding, PatternQuery, TriplePattern, Var
 from kgstore.store import Store
@@ -190,7 +189,7 @@ def branch_links(store: Store, hop: Hop, values: Sequence[Object]) -> set[Object
     a fact ``(entity, predicate, v)`` when ``hop.entity_is_subject``, else ``(v,
     predicate, entity)``. A way-2 branch ``(e1, rn, ?a)`` keeps exactly the answers it
     links to, so this replaces grounding the extended query. One seeded join
-    (:func:`~kgstore.expansion.match_by_expansion`), which reads the smaller side: the
+    (:meth:`~kgstore.store.Store.try_match`), which reads the smaller side: the
     values' facts or the entity's. ``None`` when the join declines (a hub over the
     expansion caps)."""
     var = Var("v")
@@ -201,8 +200,8 @@ def branch_links(store: Store, hop: Hop, values: Sequence[Object]) -> set[Object
         seeds = [v for v in values if isinstance(v, str)]
     if not seeds:
         return set()
-    result = match_by_expansion(store, PatternQuery((pattern,)),
-                                seeds=[{var.name: v} for v in dict.fromkeys(seeds)])
+    result = store.try_match(PatternQuery((pattern,)),
+                             seeds=[{var.name: v} for v in dict.fromkeys(seeds)])
     return None if result is None else {b[var.name] for b in result.bindings}
 
 
@@ -224,7 +223,7 @@ def pinned_elsewhere(store: Store, hop: Hop, subject: str, rest: PatternQuery, v
     after a small join. ``None`` when a join declines, or when the entity has more
     than the expansion limit of such facts and no window had a solution."""
     read = store.facts_out if hop.entity_is_subject else store.facts_in
-    cap = min(max_fanout, EXPANSION_LIMIT)
+    cap = min(max_fanout, store.expansion_limit)
     facts = read(hop.entity, predicate=hop.predicate, limit=cap + 1)
     over = len(facts) > cap
     if over and cap == max_fanout:
@@ -233,8 +232,8 @@ def pinned_elsewhere(store: Store, hop: Hop, subject: str, rest: PatternQuery, v
     nodes = [x for x in dict.fromkeys(ends) if isinstance(x, str) and x != subject]
     start, window = 0, FIRST_WINDOW
     while start < len(nodes):
-        result = match_by_expansion(store, rest, seeds=[{var: x} for x in nodes[start:window]],
-                                    exists=keep)
+        result = store.try_match(rest, seeds=[{var: x} for x in nodes[start:window]],
+                                 exists=keep)
         if result is None:
             return None
         if result.bindings:

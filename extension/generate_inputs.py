@@ -29,7 +29,7 @@ class GenerateInputError(GenerateError):
         self.hint = hint
 
 
-def check_store(store: Store, location: str | Path) -> None:
+def check_store(store: Store, location: str) -> None:
     """A store with no facts or no names cannot make readable samples: say so early."""
     if store.stats().facts == 0:
         raise GenerateInputError(f"the store at {location} has no facts",

@@ -63,7 +63,7 @@ def open_store(location: str, *, create: bool = False, read_only: bool = False) 
     saying what to do.
     """
     path = local_store_path(location)
-    from kgstore.ladybug_store import LadybugStore
+    from kgstore.backends.ladybug import LadybugStore
 
     return LadybugStore(path, create=create, read_only=read_only)
 
@@ -73,8 +73,7 @@ def store_exists(location: str) -> bool:
     URI: no backend that could answer is available; :class:`StoreNotADirectoryError`
     for a file, :class:`StorePermissionError` for a directory this user may not read)."""
     path = local_store_path(location)
-    from kgstore.ladybug_store import MARKER
-    from kgstore.store_directory import has_marker
+    from kgstore.backends.ladybug import MARKER, has_marker
 
     return has_marker(path, MARKER)
 
@@ -83,7 +82,7 @@ def remove_store(location: str) -> None:
     """Delete the store at ``location`` (``--force`` rebuilds); refuses a directory that
     is not a store, and a URI."""
     path = local_store_path(location)
-    from kgstore.ladybug_store import remove_store as remove_directory_store
+    from kgstore.backends.ladybug import remove_store as remove_directory_store
 
     remove_directory_store(path)
 

@@ -26,7 +26,7 @@ class ReadOnlyQueryError(StoreError):
 
 class QueryTooLargeError(ReadOnlyQueryError):
     """A passthrough query is longer or nests deeper than the engine survives (see
-    :mod:`kgstore.cypher_guard`); it is refused before the engine sees it."""
+    :mod:`kgstore.cypher.guard`); it is refused before the engine sees it."""
 
 
 class QueryError(StoreError):
@@ -35,7 +35,7 @@ class QueryError(StoreError):
 
 class QueryParameterError(QueryError):
     """A query parameter is missing, or is a value the backend cannot take (see
-    :mod:`kgstore.cypher_params`)."""
+    :mod:`kgstore.cypher.params`)."""
 
 
 class QueryTimeoutError(QueryError):
@@ -74,14 +74,14 @@ class DiskFullError(StoreError):
 
 class DamagedStoreError(StoreError):
     """The store's files were recovered into a state that answers wrongly (see
-    :mod:`kgstore.ladybug_recovery`); it must be rebuilt."""
+    :mod:`kgstore.backends.ladybug.recovery`); it must be rebuilt."""
 
 
 class StoreNotADirectoryError(StoreError):
     """The store's location, or a folder on its path, is a file: no store can be read
-    or created there (see :mod:`kgstore.store_directory`)."""
+    or created there (see :mod:`kgstore.backends.ladybug.directory`)."""
 
 
 class StorePermissionError(StoreError):
     """The operating system refuses to let this user create, read or write the store's
-    directory (see :mod:`kgstore.store_directory`)."""
+    directory (see :mod:`kgstore.backends.ladybug.directory`)."""

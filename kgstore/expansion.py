@@ -59,6 +59,7 @@ from kgstore.patterns import (
     PatternQuery,
     TriplePattern,
     Var,
+    check_seeds,
     constraint_holds,
 )
 from kgstore.store import Store
@@ -82,7 +83,7 @@ def join_order(patterns: Sequence[TriplePattern]) -> list[int]:
     """Pattern indexes in a static evaluation order: first a pattern with the most
     constants (entity/literal ends and a fixed predicate), then repeatedly one that
     shares a variable with those already placed (most constants first). The compiled
-    single-query path uses it (:func:`kgstore.ladybug_store._compile_match`)."""
+    single-query path uses it (:func:`kgstore.cypher.compile.compile_match`)."""
     def constants(p: TriplePattern) -> int:
         return sum(not isinstance(t, Var) for t in (p.subject, p.object)) * 2 + \
             (not isinstance(p.predicate, Var))
@@ -221,11 +222,9 @@ def match_by_expansion(store: Store, query: PatternQuery, *,
     rows: list[Binding] = [{}]
     bound: set[str] = set()
     if seeds is not None:
+        check_seeds(query, seeds)
         rows = [dict(b) for b in seeds]
         bound = set(rows[0]) if rows else set()
-        known = {v.name for v in query.variables()}
-        if any(set(b) != bound for b in rows) or not bound <= known:
-            raise ValueError("seeds must all bind the same variables of the query")
     remaining = list(range(len(query.patterns)))
     pending: list[Constraint] = [c for c in query.constraints
                                  if isinstance(c, NotEqual | NotIn | IsEntity)]

@@ -3,7 +3,7 @@
 A :class:`PatternQuery` is a conjunction of triple patterns ``(s, p, o)`` where each
 position is a constant or a :class:`Var`, plus constraints on variables. It is what
 query grounding and query extension compile to; each backend turns it into
-parameterized Cypher (see ``kgstore.ladybug_store``).
+parameterized Cypher (see :mod:`kgstore.cypher.compile`).
 
 Semantics (SPARQL basic graph pattern with filters):
 
@@ -18,8 +18,8 @@ Semantics (SPARQL basic graph pattern with filters):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from kgstore.models import Entity, Fact, Literal, Object
 
@@ -197,6 +197,44 @@ class MatchResult:
             v = b[name]
             seen.setdefault(v.key if isinstance(v, Literal) else v, v)
         return list(seen.values())
+
+
+def check_seeds(query: PatternQuery, seeds: Sequence[Binding]) -> None:
+    """``ValueError`` unless every seed binds the same variables, all of ``query``'s."""
+    bound = set(seeds[0]) if seeds else set()
+    known = {v.name for v in query.variables()}
+    if any(set(b) != bound for b in seeds) or not bound <= known:
+        raise ValueError("seeds must all bind the same variables of the query")
+
+
+def unrestricted(query: PatternQuery) -> PatternQuery:
+    """``query`` selecting every variable, without a limit: what
+    :func:`seeded_solutions` filters."""
+    return replace(query, select=None, limit=None)
+
+
+def seeded_solutions(query: PatternQuery, full: MatchResult,
+                     seeds: Sequence[Binding]) -> MatchResult:
+    """The solutions of ``query`` that extend one of ``seeds`` (as SPARQL's ``VALUES``),
+    from ``full``, the solutions of :func:`unrestricted` ``(query)``: projected on
+    ``query``'s selected variables, distinct, in ``full``'s order, cut to its limit.
+    What a seeded :meth:`~kgstore.store.Store.match` returns where a backend has no
+    better way than to filter."""
+    check_seeds(query, seeds)
+
+    def key(value: Object) -> str:
+        return "l:" + value.key if isinstance(value, Literal) else "e:" + value
+
+    names = sorted(seeds[0]) if seeds else []
+    wanted = {tuple(key(b[n]) for n in names) for b in seeds}
+    selected = [v.name for v in query.selected()]
+    kept: dict[tuple[str, ...], Binding] = {}
+    for b in full.bindings:
+        if tuple(key(b[n]) for n in names) in wanted:
+            kept.setdefault(tuple(key(b[n]) for n in selected), {n: b[n] for n in selected})
+    bindings = list(kept.values())
+    truncated = query.limit is not None and len(bindings) > query.limit
+    return MatchResult(selected, bindings[:query.limit] if truncated else bindings, truncated)
 
 
 def match_facts(query: PatternQuery, facts: Iterable[Fact],

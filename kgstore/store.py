@@ -13,6 +13,7 @@ so an interrupted import is finished by running it again.
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,7 @@ from kgstore.models import (
     StoreStats,
     Subgraph,
 )
-from kgstore.patterns import MatchResult, PatternQuery
+from kgstore.patterns import Binding, MatchResult, PatternQuery, unrestricted
 from kgstore.staging import StageWriter
 
 SCHEMA_VERSION = 1
@@ -111,6 +112,13 @@ class Store(ABC):
     @abstractmethod
     def record_source(self, source: SourceRecord) -> None:
         """Insert or replace the record of one source (keyed by file + checksum)."""
+
+    def staging_dir(self) -> Path | None:
+        """The folder where the loaders stage this store's inputs and keep a stage
+        between runs (a re-run after a failed import reuses it), or ``None``: the
+        backend keeps no stages, so each load stages into a temporary folder that is
+        removed after it. Whatever is staged here is the backend's to clean up."""
+        return None
 
     # -- ingest ---------------------------------------------------------------------
     @abstractmethod
@@ -287,8 +295,39 @@ class Store(ABC):
 
     # -- pattern matching -----------------------------------------------------------
     @abstractmethod
-    def match(self, query: PatternQuery) -> MatchResult:
-        """All solutions of a triple-pattern query (see :mod:`kgstore.patterns`)."""
+    def match(self, query: PatternQuery, *,
+              seeds: Sequence[Binding] | None = None) -> MatchResult:
+        """All solutions of a triple-pattern query (see :mod:`kgstore.patterns`).
+
+        ``seeds`` restricts them to those that extend one of these partial solutions,
+        as SPARQL's ``VALUES`` block does (:func:`kgstore.patterns.seeded_solutions`
+        says exactly what comes back): every seed binds the same variables of the
+        query, else ``ValueError``. A backend starts the join from the seeds where it
+        can, so a few known nodes do not cost a match of the whole query."""
+
+    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
+                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
+        """:meth:`match` with ``seeds``, or ``None`` where the backend declines the join
+        as too costly (a hub with more facts than :attr:`expansion_limit` on the way):
+        for callers that can do without the answer rather than wait for it.
+
+        ``exists`` asks only whether a solution passing it exists (SPARQL ``ASK``; it is
+        given every variable of a solution, selected or not): the result then holds one
+        such solution, whichever is found first, or none. This default never declines:
+        it filters :meth:`match`."""
+        if exists is None:
+            return self.match(query, seeds=seeds)
+        solutions = self.match(unrestricted(query), seeds=seeds)
+        found = next((b for b in solutions.bindings if exists(b)), None)
+        selected = [v.name for v in query.selected()]
+        return MatchResult(selected, [] if found is None else [{n: found[n] for n in selected}])
+
+    @property
+    def expansion_limit(self) -> int:
+        """Most facts of one node over one predicate that :meth:`try_match` reads
+        before it declines; a caller reading such facts itself reads no more. No limit
+        where the backend never declines."""
+        return sys.maxsize
 
     # -- sampling -------------------------------------------------------------------
     @abstractmethod
@@ -308,11 +347,11 @@ class Store(ABC):
     def cypher(self, query: str, params: dict[str, Any] | None = None, *,
                max_rows: int | None = None, timeout_s: float | None = None) -> CypherResult:
         """Run one read-only Cypher query (what that allows:
-        :mod:`kgstore.cypher_guard`). Anything else raises
+        :mod:`kgstore.cypher.guard`). Anything else raises
         :class:`~kgstore.errors.ReadOnlyQueryError` and runs nothing.
 
         ``params`` must give every ``$name`` the query uses, with values the backend can
-        take (:mod:`kgstore.cypher_params`), else :class:`~kgstore.errors.QueryParameterError`.
+        take (:mod:`kgstore.cypher.params`), else :class:`~kgstore.errors.QueryParameterError`.
         Whoever runs users' queries (the CLI, a service) bounds them: at most
         ``max_rows`` rows are returned (``truncated`` says whether there were more; the
         rest are never turned into Python objects), and a query still running after

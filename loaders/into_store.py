@@ -43,7 +43,7 @@ def check_inputs(paths: Sequence[Path]) -> None:
         check_readable(p)
 
 
-def load_into_store(location: str | Path, inputs: Sequence[Path], load: LoadFunction, *,
+def load_into_store(location: str, inputs: Sequence[Path], load: LoadFunction, *,
                     force: bool = False, progress: ProgressCallback | None = None
                     ) -> StoreLoad:
     """Check ``inputs``, with ``force`` delete the store at ``location``, open (or
@@ -52,7 +52,6 @@ def load_into_store(location: str | Path, inputs: Sequence[Path], load: LoadFunc
     A :class:`~loaders.errors.LoaderError` (strict mode, unreadable data) imports
     nothing: a store this call created is removed again before the error propagates.
     """
-    location = str(location)
     check_inputs(inputs)
     removed = False
     if force and store_exists(location):
@@ -70,22 +69,22 @@ def load_into_store(location: str | Path, inputs: Sequence[Path], load: LoadFunc
         raise
 
 
-def store_totals(location: str | Path) -> StoreStats | None:
+def store_totals(location: str) -> StoreStats | None:
     """The store's counts after a load, or ``None`` when it cannot be read now."""
     with contextlib.suppress(StoreError):
-        with open_store(str(location), read_only=True) as s:
+        with open_store(location, read_only=True) as s:
             return s.stats()
     return None
 
 
-def load_report_doc(report: LoadReport, location: str | Path, *,
+def load_report_doc(report: LoadReport, location: str, *,
                     totals: StoreStats | None = None) -> dict[str, Any]:
     """The JSON document of a load (``--json`` and ``--report FILE``): the full report,
     ``totals`` (lines, triples, malformed), ``summary`` (:meth:`LoadReport.summary`:
     dropped by reason, top predicates, store changes), malformed examples and the
     store's totals after the load."""
     doc: dict[str, Any] = {
-        "store": str(location), "report": report,
+        "store": location, "report": report,
         "totals": {"lines": report.lines, "triples": report.triples,
                    "malformed": report.malformed},
         "summary": report.summary(),

@@ -4,8 +4,9 @@ Each input format plugs in a *stager*: a callable that streams one file into a
 :class:`~kgstore.staging.StageWriter` (see :class:`Stager`). :func:`run_load` does the
 rest, identically for every format:
 
-1. *stage* every input file into its own stage directory: ``<store>/staging/<file>-
-   <hash>`` for a local store (kept after a failure, so a re-run reuses it), else a
+1. *stage* every input file into its own stage directory: ``<file>-<hash>`` in the
+   store's staging folder where its backend keeps one (``Store.staging_dir()``, e.g.
+   ``<store>/staging/``; kept after a failure, so a re-run reuses it), else a
    temporary directory. A complete stage made from the same file content (SHA-256)
    with the same settings (:meth:`LoadOptions.stage_key`, the format and the stager's
    ``stage_version``) is reused instead of parsing again (``FileReport.reused_stage``).
@@ -62,7 +63,6 @@ from typing import Any, Protocol
 
 from kgstore.diskspace import disk_full_error
 from kgstore.errors import StagingError
-from kgstore.location import is_uri
 from kgstore.models import SourceRecord
 from kgstore.staging import StageWriter, read_manifest, verify_stage
 from kgstore.store import ImportReport, ProgressCallback, Store
@@ -518,20 +518,20 @@ def now_iso() -> str:
 def stage_location(
     store: Store, path: Path, checksum: str, taken: set[Path]
 ) -> tuple[Path, Path | None]:
-    """Where to stage ``path``: ``(stage_dir, temp_root)``. Inside the store for a local
-    store (``temp_root`` None: kept after a failed import so a re-run can reuse it),
-    else in a fresh temporary directory ``temp_root`` that is always removed. The name
-    is derived from the file name and content (so a re-run finds it), avoiding the
-    directories in ``taken`` (files with the same name and content in one load)."""
-    # A URI (a server's store) has no directory of its own to stage in.
-    location = None if is_uri(store.location) else Path(store.location)
-    if location is not None and location.is_dir():
+    """Where to stage ``path``: ``(stage_dir, temp_root)``. In the store's own staging
+    folder where its backend keeps one (:meth:`~kgstore.store.Store.staging_dir`;
+    ``temp_root`` None: kept after a failed import so a re-run can reuse it), else in a
+    fresh temporary directory ``temp_root`` that is always removed. The name is derived
+    from the file name and content (so a re-run finds it), avoiding the directories in
+    ``taken`` (files with the same name and content in one load)."""
+    staging = store.staging_dir()
+    if staging is not None:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", path.name)
-        stage = location / "staging" / f"{safe}-{checksum[:12]}"
+        stage = staging / f"{safe}-{checksum[:12]}"
         n = 1
         while stage in taken:
             n += 1
-            stage = location / "staging" / f"{safe}-{checksum[:12]}-{n}"
+            stage = staging / f"{safe}-{checksum[:12]}-{n}"
         return stage, None
     root = Path(tempfile.mkdtemp(prefix="kgbench-stage-"))
     return root / "stage", root

@@ -1,7 +1,7 @@
 """``kgbench cypher``: a read-only Cypher query against the store, as a table or JSON.
 
 The store is opened read-only and its guard refuses anything but reading
-(:mod:`kgstore.cypher_guard`); this module parses ``--param`` and prints the result.
+(:mod:`kgstore.cypher.guard`); this module parses ``--param`` and prints the result.
 
 A query is bounded twice: at most ``--limit-rows`` rows are printed (the store makes
 Python objects of no more), and the engine stops a query still running after
@@ -29,8 +29,8 @@ from kgbench.cli.errors import CliError, print_error
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
 from kgbench.cli.output import emit_json, note, out
 from kgbench.cli.render import cell
-from kgstore.cypher_guard import assert_read_only, parameter_names
-from kgstore.cypher_params import MAX_PARAMETER_DEPTH, check_parameters, json_nesting
+from kgstore.cypher.guard import assert_read_only, parameter_names
+from kgstore.cypher.params import MAX_PARAMETER_DEPTH, check_parameters, json_nesting
 from kgstore.errors import QueryParameterError, QueryTimeoutError, QueryTooLargeError
 
 DEFAULT_LIMIT_ROWS = 10_000
@@ -76,7 +76,7 @@ def _parse_value(name: str, text: str) -> Any:
 
 def parse_params(raw: Sequence[str]) -> dict[str, Any]:
     """``--param NAME=VALUE`` options as query parameters (VALUE as JSON, else text),
-    checked as the store will (:mod:`kgstore.cypher_params`); a malformed one, or a
+    checked as the store will (:mod:`kgstore.cypher.params`); a malformed one, or a
     value the engine cannot take, is a usage error."""
     params: dict[str, Any] = {}
     for item in raw:

@@ -98,7 +98,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
     opt = f" --store {sp}"
     if fresh or not store_exists(str(store_path)):   # a file, or no access: one line
         note(f"building the demo store at {sp} from {DEMO_KG.name} ...")
-        imp = tour.build_demo_store(store_path).report.import_report
+        imp = tour.build_demo_store(str(store_path)).report.import_report
         note(f"loaded {imp.facts_new:,} facts about {imp.entities_new:,} entities "
              f"in {time.perf_counter() - started:.1f}s")
     else:
@@ -241,7 +241,7 @@ def _print_questions(s: Store, labels: Labels) -> None:
 
 def _print_generate_step(store_path: Path, out_dir: Path, questions: Path) -> None:
     """The demo benchmark: the Table-5 counts and one question's sample per label."""
-    result = tour.generate_demo_benchmark(store_path, out_dir, questions)
+    result = tour.generate_demo_benchmark(str(store_path), out_dir, questions)
     out.print(table5(result.stats))
     _print_examples(out_dir)
     note(f"{result.stats['samples']:,} samples in {out_dir / 'samples.jsonl'}; "
@@ -252,7 +252,7 @@ def _print_domain_step(store_path: Path, out_dir: Path) -> None:
     """Seed questions drawn from the KG's people, and the benchmark made from them."""
     from extension.labels import COMPLEXITIES, LABELS, SPLITS
 
-    sampled, result = tour.generate_domain_benchmark(store_path, out_dir)
+    sampled, result = tour.generate_domain_benchmark(str(store_path), out_dir)
     questions = sampled.questions
     by_shape = {r.shape: r.produced for r in sampled.shapes}
     out.print(f"{len(questions)} seed questions sampled from {tour.DEMO_DOMAIN} ("

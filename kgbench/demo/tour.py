@@ -68,7 +68,7 @@ def generate_domain_args(store: str, out_dir: str) -> list[str]:
             "--out", out_dir, "--seed", str(DEMO_SEED), "--force"]
 
 
-def build_demo_store(location: Path) -> StoreLoad:
+def build_demo_store(location: str) -> StoreLoad:
     """Load the bundled demo KG into a fresh store at ``location`` (replacing one)."""
     from loaders.into_store import load_into_store
     from loaders.triples import load_triples
@@ -181,7 +181,7 @@ def demo_questions(store: Store) -> list[DemoQuestion]:
     return rows
 
 
-def generate_demo_benchmark(store_location: Path, out_dir: Path,
+def generate_demo_benchmark(store_location: str, out_dir: Path,
                             questions: Path = DEMO_QUESTIONS) -> GenerateResult:
     """A benchmark from the bundled questions ``questions`` (seed :data:`DEMO_SEED`,
     test fraction :data:`DEMO_TEST_FRACTION`), replacing ``out_dir``: what
@@ -191,14 +191,14 @@ def generate_demo_benchmark(store_location: Path, out_dir: Path,
     from extension.generate_inputs import check_store, dataset_questions
 
     config = GenerateConfig(seed=DEMO_SEED, test_fraction=DEMO_TEST_FRACTION)
-    with open_store(str(store_location), read_only=True) as s:
+    with open_store(store_location, read_only=True) as s:
         check_store(s, store_location)
     read = dataset_questions(questions, "jsonl", strict=True)
-    return generate(str(store_location), read.items, out_dir, config, source=read.source,
+    return generate(store_location, read.items, out_dir, config, source=read.source,
                     force=True)
 
 
-def generate_domain_benchmark(store_location: Path, out_dir: Path
+def generate_domain_benchmark(store_location: str, out_dir: Path
                               ) -> tuple[SeedSample, GenerateResult]:
     """A benchmark with no dataset: :data:`DEMO_DOMAIN_N` seed questions sampled from
     :data:`DEMO_DOMAIN` (seed :data:`DEMO_SEED`), replacing ``out_dir``: what
@@ -208,9 +208,9 @@ def generate_domain_benchmark(store_location: Path, out_dir: Path
     from extension.generate_inputs import domain_questions
     from extension.output_file import write_atomic
 
-    with open_store(str(store_location), read_only=True) as s:
+    with open_store(store_location, read_only=True) as s:
         drawn = domain_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)
-    result = generate(str(store_location), drawn.items, out_dir,
+    result = generate(store_location, drawn.items, out_dir,
                       GenerateConfig(seed=DEMO_SEED), source=drawn.source, force=True)
     write_atomic(out_dir / "seed_questions.jsonl", drawn.seed_lines)
     return drawn.sampled, result

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from kgbench.cli.cypher import DEFAULT_LIMIT_ROWS
-from kgstore.cypher_guard import MAX_CASE_NESTING, MAX_NESTING, MAX_TOKENS
+from kgstore.cypher.guard import MAX_CASE_NESTING, MAX_NESTING, MAX_TOKENS
 
 CLI = [sys.executable, "-m", "kgbench.cli"]
 FACTS = "/m/01\t/film/film/directed_by\t/m/02\n/m/01\t/film/film/starring\t/m/03\n"

@@ -149,7 +149,7 @@ def test_reads_still_work(store: Path) -> None:
 def test_cypher_help_lists_what_the_guard_allows() -> None:
     """The help names every read clause and catalogue function the guard accepts, so a
     user learns the allow-list before hitting a refusal."""
-    from kgstore.cypher_guard import CATALOGUE, READ_CLAUSES
+    from kgstore.cypher.guard import CATALOGUE, READ_CLAUSES
 
     proc = subprocess.run([sys.executable, "-m", "kgbench.cli", "cypher", "--help"],
                           capture_output=True, text=True, timeout=60,

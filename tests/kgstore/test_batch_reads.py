@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from kgstore import Entity, Fact, Store, ladybug_store, open_store
-from kgstore.ladybug_store import _BATCH, _MANY_MIN
+from kgstore import Entity, Fact, Store, open_store
+from kgstore.backends.ladybug import store as ladybug_store
+from kgstore.backends.ladybug.store import _BATCH, _MANY_MIN
 from tests.kgstore.kgdata import KG, NATIONALITY, RELEASE, STARRING
 
 

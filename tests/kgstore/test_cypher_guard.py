@@ -20,8 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgstore import Entity, Fact, QueryError, ReadOnlyQueryError, ladybug_store, open_store
-from kgstore.cypher_guard import (
+from kgstore import Entity, Fact, QueryError, ReadOnlyQueryError, open_store
+from kgstore.backends.ladybug import store as ladybug_store
+from kgstore.backends.ladybug.schema import DB_FILE
+from kgstore.cypher.guard import (
     CATALOGUE,
     MAX_CASE_NESTING,
     MAX_NESTING,
@@ -30,7 +32,7 @@ from kgstore.cypher_guard import (
     check_identifier,
     parameter_names,
 )
-from kgstore.cypher_lexer import LADYBUG, NEO4J, Kind, LexError, tokenise
+from kgstore.cypher.lexer import LADYBUG, NEO4J, Kind, LexError, tokenise
 from kgstore.errors import QueryTooLargeError
 
 # -- LadybugDB ---------------------------------------------------------------------------
@@ -497,7 +499,7 @@ def engine_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(engine_store: Path) -> lb.Connection:
-    db = lb.Database(str(engine_store / ladybug_store.DB_FILE), read_only=True)
+    db = lb.Database(str(engine_store / DB_FILE), read_only=True)
     return lb.Connection(db)
 
 
@@ -549,7 +551,7 @@ def test_what_the_lexer_cannot_read_the_engine_rejects(engine: lb.Connection,
 def test_the_engine_runs_what_the_limits_allow(engine: lb.Connection, query: str,
                                                rows: list[list[object]]) -> None:
     """At the bounds the engine answers, quickly (beyond them it crashed or took
-    minutes; the measurements are in kgstore.cypher_guard)."""
+    minutes; the measurements are in kgstore.cypher.guard)."""
     assert_read_only(query)
     started = time.perf_counter()
     assert engine.execute(query).get_all() == rows

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kgstore import Entity, Fact, open_store
-from kgstore.cypher_params import (
+from kgstore.cypher.params import (
     MAX_PARAMETER_DEPTH,
     check_parameters,
     json_nesting,

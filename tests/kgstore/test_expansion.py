@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgstore import Entity, Fact, Literal, Store
+from kgstore.backends.ladybug import LadybugStore
 from kgstore.expansion import join_order, match_by_expansion
-from kgstore.ladybug_store import LadybugStore
 from kgstore.patterns import (
     HasType,
     IsCvt,
@@ -57,22 +57,7 @@ QUERIES = {
 
 
 def _single_query(store: LadybugStore, query: PatternQuery):
-    from kgstore.ladybug_store import _compile_match, _object_from_cols
-
-    cypher, params, columns = _compile_match(query)
-    rows = store._rows(cypher, params)
-    out = []
-    for row in rows[: query.limit] if query.limit else rows:
-        b, i = {}, 0
-        for name, kind in columns:
-            if kind == "object":
-                b[name] = _object_from_cols(*row[i:i + 5])
-                i += 5
-            else:
-                b[name] = row[i]
-                i += 1
-        out.append(b)
-    return out
+    return store._compiled_match(query).bindings
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))

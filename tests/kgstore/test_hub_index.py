@@ -10,7 +10,8 @@ import ladybug as lb
 import pytest
 
 from kgstore import Fact, Literal, Store, open_store
-from kgstore.ladybug_store import DB_FILE, LadybugStore
+from kgstore.backends.ladybug import LadybugStore
+from kgstore.backends.ladybug.schema import DB_FILE
 from kgstore.staging import StageWriter
 
 HUB = "hub"

@@ -14,11 +14,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import kgstore.ladybug_store as ladybug_store
 from kgstore import Literal, open_store
-from kgstore.ladybug_store import LadybugStore
+from kgstore.backends.ladybug import LadybugStore, engine
 from kgstore.models import NORMALIZE_NAME_SQL
 from kgstore.staging import StageWriter
+from kgstore.staging.diff import NAME_KEY_SQL
 from tests.kgstore.test_ladybug_store import Child, _dump, _new, _write_big_stage
 from tests.kgstore.test_models import HOSTILE
 
@@ -35,7 +35,7 @@ def test_import_name_key_equals_normalize_name_sql() -> None:
                        for _ in range(50_000)]
     con = duckdb.connect()
     con.execute(f"CREATE MACRO slow(x) AS {NORMALIZE_NAME_SQL.format(x='x')}")
-    con.execute(f"CREATE MACRO fast(x) AS {ladybug_store._NAME_KEY_SQL}")
+    con.execute(f"CREATE MACRO fast(x) AS {NAME_KEY_SQL}")
     con.execute("CREATE TABLE t AS SELECT unnest(?::VARCHAR[]) AS x", [texts])
     # Every branch of the macro is exercised.
     for where in ("contains(x, '  ')", "contains(x, chr(13))", "starts_with(x, ' ')",
@@ -86,13 +86,13 @@ def test_batch_size_follows_the_buffer_pool(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("KGBENCH_BUFFER_POOL_MB", "2048")
     share = (2048 << 20) * 2 / 3
     # 2/3 of a 2 GiB pool: 9.4M facts with 26-character predicates (14M fit in one COPY).
-    assert ladybug_store._copy_batch_rows("rel", 26.0) == int(share / 152) == 9_418_787
-    assert ladybug_store._copy_batch_rows("rel", 60.0) == int(share / 220)
-    assert ladybug_store._copy_batch_rows("node") == int(share / 130)
+    assert engine.copy_batch_rows("rel", 26.0) == int(share / 152) == 9_418_787
+    assert engine.copy_batch_rows("rel", 60.0) == int(share / 220)
+    assert engine.copy_batch_rows("node") == int(share / 130)
     monkeypatch.setenv("KGBENCH_BUFFER_POOL_MB", "1")
-    assert ladybug_store._copy_batch_rows("rel") == ladybug_store._MIN_COPY_ROWS
+    assert engine.copy_batch_rows("rel") == engine.MIN_COPY_ROWS
     monkeypatch.setenv("KGBENCH_COPY_BATCH_ROWS", "123")
-    assert ladybug_store._copy_batch_rows("rel") == 123
+    assert engine.copy_batch_rows("rel") == 123
 
 
 # 2000 rows: 7-15 batches a table (one partitioned export each); 12000: 2-3 (one
@@ -171,7 +171,7 @@ def test_batched_merge_of_a_second_source(
 
 IMPORT_PRINTING_WRITES = """
 import sys
-import kgstore.ladybug_store as L
+import kgstore.backends.ladybug.store as L
 from kgstore import open_store
 real = L.LadybugStore._rows
 def rows(self, query, params=None, **options):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import kgstore.ladybug_store as ladybug_store
+import kgstore.backends.ladybug.store as ladybug_store
 from kgstore import (
     SCHEMA_VERSION,
     Entity,
@@ -30,7 +30,8 @@ from kgstore import (
     StoreNotFoundError,
     open_store,
 )
-from kgstore.ladybug_store import DB_FILE, MARKER, LadybugStore, remove_store
+from kgstore.backends.ladybug import MARKER, LadybugStore, remove_store
+from kgstore.backends.ladybug.schema import DB_FILE
 from kgstore.staging import StageWriter
 from tests.kgstore.kgdata import KG, snapshot
 

@@ -25,8 +25,8 @@ from kgstore import (
     remove_store,
     store_exists,
 )
-from kgstore.ladybug_store import LadybugStore
-from kgstore.ladybug_store import remove_store as remove_directory_store
+from kgstore.backends.ladybug import LadybugStore
+from kgstore.backends.ladybug import remove_store as remove_directory_store
 
 NEO4J_URIS = [
     "bolt://127.0.0.1:7687", "bolt+s://db.example.org:7687", "bolt+ssc://db:7687",

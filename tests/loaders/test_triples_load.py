@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from kgstore.location import is_uri
 from kgstore.models import Literal, SourceRecord
 from kgstore.staging import TABLES, StageWriter, read_manifest
 from kgstore.store import ImportReport
@@ -293,6 +294,10 @@ class FakeStore:
     def location(self) -> str:
         return self._location
 
+    def staging_dir(self) -> Path | None:
+        """A directory store's own folder; a server's store keeps no stages."""
+        return None if is_uri(self._location) else Path(self._location) / "staging"
+
     def record_source(self, source: SourceRecord) -> None:
         self.calls.append(("record", replace(source, counts=dict(source.counts))))
 
@@ -495,7 +500,7 @@ def test_default_namespaces_are_extended_not_replaced(tmp_path: Path) -> None:
 # -- end to end with the LadybugDB store -------------------------------------------------
 @pytest.fixture
 def open_store():
-    pytest.importorskip("kgstore.ladybug_store")
+    pytest.importorskip("kgstore.backends.ladybug")
     from kgstore import open_store as _open
 
     return _open

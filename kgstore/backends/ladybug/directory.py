@@ -5,7 +5,7 @@ may not write would otherwise fail inside :mod:`pathlib` or the engine with
 ``NotADirectoryError`` or ``PermissionError``: a traceback that names neither the
 option to change nor what to change it to. Every opener of a directory store (the CLI's
 load, read and demo commands, the engine's worker processes, library callers) goes
-through :class:`~kgstore.ladybug_store.LadybugStore` or :func:`kgstore.store_exists`,
+through :class:`~kgstore.backends.ladybug.store.LadybugStore` or :func:`kgstore.store_exists`,
 which call these functions, so each of them gets the same one-line
 :class:`~kgstore.errors.StoreNotADirectoryError` or
 :class:`~kgstore.errors.StorePermissionError`.
@@ -13,13 +13,16 @@ which call these functions, so each of them gets the same one-line
 
 from __future__ import annotations
 
+import shutil
 import stat
 from pathlib import Path
 
-from kgstore.errors import StoreNotADirectoryError, StorePermissionError
+from kgstore.backends.ladybug.schema import MARKER
+from kgstore.errors import StoreError, StoreNotADirectoryError, StorePermissionError
+from kgstore.location import local_store_path
 
 __all__ = ["file_in_the_way", "has_marker", "holds_files", "make_directory",
-           "permission_denied"]
+           "permission_denied", "remove_store"]
 
 
 def file_in_the_way(path: Path) -> Path | None:
@@ -87,3 +90,15 @@ def make_directory(path: Path) -> None:
         # A file appeared on the path since has_marker looked (or a folder above is
         # a file that file_in_the_way could not stat).
         raise _not_a_directory(path, file_in_the_way(path) or path) from None
+
+
+def remove_store(path: str | Path) -> None:
+    """Delete a store directory (used by ``--force`` rebuilds); refuses non-stores, and
+    a URI folded into a path (``bolt:/host``)."""
+    p = local_store_path(path)
+    if not has_marker(p, MARKER):
+        raise StoreError(f"{p} is not a kgbench store; refusing to delete it")
+    try:
+        shutil.rmtree(p)
+    except PermissionError:
+        raise permission_denied(p, "remove") from None

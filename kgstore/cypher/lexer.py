@@ -1,6 +1,6 @@
 """Splitting a Cypher query into tokens the way its engine does.
 
-The read-only guard (:mod:`kgstore.cypher_guard`) decides on tokens, so it must see
+The read-only guard (:mod:`kgstore.cypher.guard`) decides on tokens, so it must see
 comments, strings and backquoted names exactly where the engine sees them: a guard that
 ends a comment where the engine does not checks text the engine ignores and misses text
 the engine runs (issue 18: ``/* **/ ' */ COPY (...) TO '/tmp/x.csv'`` wrote a file).

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from kgstore.errors import DamagedStoreError, QueryError
 
 if TYPE_CHECKING:
-    from kgstore.ladybug_store import LadybugStore
+    from kgstore.backends.ladybug.store import LadybugStore
 
 CHECKPOINT_FILES = (".shadow", ".wal.checkpoint")
 """Suffixes of the files a running checkpoint keeps next to the database file."""

@@ -7,7 +7,7 @@ a file), ``LOAD '<lib.so>'`` (loads native code), ``LOAD FROM '<file>'`` (reads 
 and ``UNINSTALL`` inside one (issue 18). So the check is an allow-list that fails closed:
 
 * the query is split into tokens with the engine's own comment, string and name rules
-  (:mod:`kgstore.cypher_lexer`); text the lexer cannot read with certainty is refused;
+  (:mod:`kgstore.cypher.lexer`); text the lexer cannot read with certainty is refused;
 * it must be ONE statement (a trailing ``;`` is fine) that starts with a read clause;
 * every keyword outside strings, backquoted names, property names (after ``.``), labels
   (after ``:``) and map keys (before ``:``) must be a read keyword (:data:`READ_CLAUSES`
@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NoReturn
 
-from kgstore.cypher_lexer import LADYBUG, NEO4J, Kind, LexError, LexRules, Token, tokenise
+from kgstore.cypher.lexer import LADYBUG, NEO4J, Kind, LexError, LexRules, Token, tokenise
 from kgstore.errors import QueryTooLargeError, ReadOnlyQueryError
 
 Dialect = Literal["ladybug", "neo4j"]

@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from kgstore.cypher_guard import Dialect, parameter_names
+from kgstore.cypher.guard import Dialect, parameter_names
 from kgstore.errors import QueryParameterError
 
 MAX_PARAMETER_DEPTH = 32
@@ -204,7 +204,7 @@ def parameters_for(query: str, params: Mapping[str, Any] | None,
     """The parameters ``query`` uses, checked (:func:`check_parameters`); raise
     :class:`QueryParameterError` for a ``$name`` of the query that ``params`` lacks
     (the engine would read it as null). Parameters the query does not use are left
-    out. Check the query with :func:`~kgstore.cypher_guard.assert_read_only` first."""
+    out. Check the query with :func:`~kgstore.cypher.guard.assert_read_only` first."""
     used = parameter_names(query, dialect)
     given = dict(params or {})
     missing = sorted(used - given.keys())

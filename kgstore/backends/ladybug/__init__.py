@@ -1,0 +1,19 @@
+"""The embedded LadybugDB backend: a store is a directory on disk.
+
+:mod:`~kgstore.backends.ladybug.store` (the :class:`LadybugStore` reads and writes),
+:mod:`~kgstore.backends.ladybug.schema` (directory layout, marker, graph schema),
+:mod:`~kgstore.backends.ladybug.importer` (bulk import with ``COPY``),
+:mod:`~kgstore.backends.ladybug.hub_index` (one predicate of a hub's incoming facts),
+:mod:`~kgstore.backends.ladybug.cache` (what a read-only store keeps),
+:mod:`~kgstore.backends.ladybug.engine` (buffer pool and batch sizes),
+:mod:`~kgstore.backends.ladybug.directory` (checks of the store's directory, removal),
+:mod:`~kgstore.backends.ladybug.recovery` (a store whose checkpoint was interrupted).
+"""
+
+from __future__ import annotations
+
+from kgstore.backends.ladybug.directory import has_marker, remove_store
+from kgstore.backends.ladybug.schema import MARKER
+from kgstore.backends.ladybug.store import LadybugStore
+
+__all__ = ["MARKER", "LadybugStore", "has_marker", "remove_store"]

@@ -345,8 +345,9 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
         if result is None:
             return "no single triple removal loses an answer"
         kept, deleted = result
-        if q.complexity != "single":
-            # A path's hop through a CVT is one fact to a reader: losing one of its
+        if q.complexity != "single" or len(b.answers) > 1:
+            # A path's hop through a CVT is one fact to a reader (so is one answer's
+            # n-ary fact among several answers: "8½ features a performance."): losing one of its
             # triples left "John Williams received an education." or "An education has
             # institution USC." (nobody's); the hop goes whole, and the chain reads as
             # missing a link.
@@ -354,8 +355,10 @@ def _partial(b: _Builder, rng: random.Random) -> _Outcome:
                         if (e := b.entities.get(n)) is not None and e.is_cvt), None)
             if cvt is not None:
                 hop = [f for f in facts if cvt in (f.subject, f.object_key)]
-                kept = [f for f in facts if f not in hop]
-                return kept, Edit(kind="delete_triple", deleted=tuple(map(b.triple, hop)))
+                rest = [f for f in facts if f not in hop]
+                # a single query keeps some answer (else the citation supports none of it)
+                if q.complexity != "single" or derived_answers(q.disjuncts, rest) & b.answers:
+                    return rest, Edit(kind="delete_triple", deleted=tuple(map(b.triple, hop)))
         return kept, Edit(kind="delete_triple", deleted=(b.triple(deleted),))
     # tree or union: the whole path of one subject entity
     index = rng.randrange(len(q.disjuncts)) if q.rule == "union" else 0

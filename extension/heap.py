@@ -2,7 +2,7 @@
 
 A loop that extends thousands of questions keeps a large heap alive: the parsed
 questions, the read-only store's caches of neighbourhoods, expansions and entity
-records (:mod:`kgstore.backends.ladybug.cache`), the grounder's compiled queries. CPython's
+records (:mod:`kgstore.readcache`), the grounder's compiled queries. CPython's
 collector scans that whole heap at every full (generation 2) collection, and it starts
 one each time a quarter as many objects again have survived the younger generations;
 with the caches filling, those scans came every few seconds. Measured on the extension

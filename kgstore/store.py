@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -341,6 +341,20 @@ class Store(ABC):
     @abstractmethod
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         """A reproducible sample of ``k`` facts, optionally of one predicate."""
+
+    # -- whole-store scans (copy between backends, offline export, checksums) ----------
+    @abstractmethod
+    def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
+        """Every entity of the store (placeholders and CVTs too), in batches of at most
+        ``batch``, in id order (the engine's string order). For whole-store copies and
+        exports, not for lookups: a backend may hold a read open while the caller
+        consumes the batches."""
+
+    @abstractmethod
+    def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
+        """Every fact of the store (literal objects with their value, datatype and
+        language), in batches of at most ``batch``, ordered by subject id, predicate and
+        object key. See :meth:`iter_entities`."""
 
     # -- power users ----------------------------------------------------------------
     @abstractmethod

@@ -865,7 +865,7 @@ def test_way1_and_way2_groundings_derived_from_the_original_equal_store_groundin
        seed=st.integers(0, 10_000))
 def test_a_read_only_store_gives_the_same_samples(kg_data: tuple[list[Entity], list[Fact]],
                                                   picks: list[int], seed: int) -> None:
-    """Stores opened read-only keep what they read (kgstore.backends.ladybug.cache); the samples
+    """Stores opened read-only keep what they read (kgstore.readcache); the samples
     must not depend on it."""
     entities, facts = kg_data
     graphs = [g for kind, pick in zip(("single", "path", "tree"), picks, strict=True)

@@ -4,7 +4,6 @@
 :mod:`~kgstore.backends.ladybug.schema` (directory layout, marker, graph schema),
 :mod:`~kgstore.backends.ladybug.importer` (bulk import with ``COPY``),
 :mod:`~kgstore.backends.ladybug.hub_index` (one predicate of a hub's incoming facts),
-:mod:`~kgstore.backends.ladybug.cache` (what a read-only store keeps),
 :mod:`~kgstore.backends.ladybug.engine` (buffer pool and batch sizes),
 :mod:`~kgstore.backends.ladybug.directory` (checks of the store's directory, removal),
 :mod:`~kgstore.backends.ladybug.recovery` (a store whose checkpoint was interrupted).

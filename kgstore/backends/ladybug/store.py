@@ -6,7 +6,7 @@ secondary indexes); ``InSlot`` nodes do the same for one predicate of a hub's in
 facts (:mod:`~kgstore.backends.ladybug.hub_index`). A store opened read-only cannot
 change while it is open, so it keeps its recent reads (neighbourhoods, single-predicate
 expansions, entity records, type samples) in bounded least-recently-used caches
-(:mod:`~kgstore.backends.ladybug.cache`): graph walks and the extension engine come back
+(:mod:`~kgstore.readcache`): graph walks and the extension engine come back
 to the same hubs question after question. Bulk import merges a staged directory with
 DuckDB and loads it with ``COPY`` (:mod:`~kgstore.backends.ladybug.importer`).
 """
@@ -28,7 +28,6 @@ from typing import Any
 import ladybug as lb
 import pyarrow as pa
 
-from kgstore.backends.ladybug.cache import Lru, adjacency_prefix
 from kgstore.backends.ladybug.directory import (
     has_marker,
     holds_files,
@@ -76,6 +75,7 @@ from kgstore.patterns import (
     seeded_solutions,
     unrestricted,
 )
+from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
@@ -847,6 +847,37 @@ class LadybugStore(Store):
             params, scan=True,
         )
         return [Fact(r[0], r[1], _object_from_cols(*r[2:7])) for r in rows]
+
+    # -- whole-store scans ------------------------------------------------------------
+    def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
+        yield from self._scan_batches(
+            f"MATCH (e:Entity) RETURN {_ENTITY_COLS} ORDER BY e.id", batch, _entity_from_row)
+
+    def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
+        yield from self._scan_batches(
+            f"MATCH (s:Entity)-[f:Fact]->(o) RETURN s.id, f.predicate, {_OBJECT_COLS} "
+            "ORDER BY s.id, f.predicate, o.id", batch,
+            lambda r: Fact(r[0], r[1], _object_from_cols(*r[2:7])))
+
+    def _scan_batches(self, query: str, batch: int,
+                      record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:
+        """The rows of a whole-table ``query`` made into records, ``batch`` at a time:
+        the engine holds the sorted result, Python objects are made one batch at a time."""
+        if self._conn is None:
+            raise StoreError("store is closed")
+        with self._threads(0):
+            result = self._conn.execute(query)
+        assert not isinstance(result, list)
+        try:
+            while True:
+                rows = []
+                while len(rows) < batch and result.has_next():
+                    rows.append(record(result.get_next()))
+                if not rows:
+                    return
+                yield rows
+        finally:
+            result.close()
 
     # -- power users ----------------------------------------------------------------
     def cypher(self, query: str, params: dict[str, Any] | None = None, *,

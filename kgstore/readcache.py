@@ -1,4 +1,4 @@
-"""The reads a read-only embedded store keeps: it cannot change while it is open, and
+"""The reads a read-only store keeps (every backend): it cannot change while it is open, and
 graph walks and the extension engine come back to the same hubs question after question.
 """
 

@@ -23,6 +23,7 @@ from kgstore.errors import (
 from kgstore.location import (
     NEO4J_SCHEMES,
     StoreLocationError,
+    checked_location,
     is_neo4j,
     is_uri,
     local_store_path,
@@ -111,7 +112,7 @@ __all__ = [
     "NEO4J_SCHEMES", "NotEqual", "NotIn", "PatternQuery", "Predicate", "QueryError",
     "ReadOnlyQueryError", "SourceRecord", "StagingError", "Store", "StoreError",
     "StoreLocationError", "StoreLockedError", "StoreNotADirectoryError", "StoreNotFoundError",
-    "StorePermissionError", "StoreStats", "Subgraph",
+    "StorePermissionError", "StoreStats", "Subgraph", "checked_location",
     "TriplePattern", "Var", "is_neo4j", "is_uri", "local_store_path", "location_scheme", "normalize_name",
     "open_store", "remove_store", "store_exists", "to_jsonable",
 ]

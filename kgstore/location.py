@@ -56,7 +56,8 @@ def local_store_path(location: str | os.PathLike[str]) -> Path:
             f"{text}: a Neo4j location needs two slashes ({scheme}://host:7687); a "
             f"directory of that name is ./{text}")
     if scheme in NEO4J_SCHEMES:
-        raise StoreLocationError(f"{text} is a Neo4j database, not a directory")
+        raise StoreLocationError(f"{text} is a Neo4j database; this needs a directory "
+                                 "(an embedded store), e.g. --store ./kg")
     raise StoreLocationError(
         f"{text}: no backend reads {scheme}:// locations; use a directory path for the "
         f"embedded store (e.g. --store ./kg; a directory of that name: ./{text}) or a "
@@ -75,3 +76,17 @@ def is_neo4j(location: str | os.PathLike[str]) -> bool:
         return True
     local_store_path(text)   # raises: what is wrong with it
     return False
+
+
+def checked_location(location: str) -> str:
+    """``location`` when some backend can open it: a directory path, or a Neo4j URI
+    without credentials in it; :class:`StoreLocationError` (one line, nothing created)
+    otherwise. The CLI checks ``--store`` with this before anything runs."""
+    if is_neo4j(location):
+        from kgstore.backends.neo4j.connection import parse_location
+
+        try:
+            parse_location(location)
+        except StoreError as exc:
+            raise StoreLocationError(str(exc)) from None
+    return location

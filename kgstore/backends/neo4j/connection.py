@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -113,6 +114,11 @@ def connect(location: Neo4jLocation, *, pool_size: int) -> neo4j.Driver:
     return driver
 
 
+def _reason(exc: BaseException) -> str:
+    """Why a connection failed, without the driver's resolver details."""
+    return re.sub(r"\s*\(resolved to .*$", "", _first_line(exc)).rstrip(":") or "no answer"
+
+
 def _first_line(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return str(text).strip().splitlines()[0][:300]
@@ -132,7 +138,7 @@ def translated_errors(location: Neo4jLocation, *, timeout_s: float | None = None
     except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired,
             neo4j_errors.IncompleteCommit, ConnectionError, OSError) as exc:
         raise StoreUnavailableError(
-            f"{location.text}: cannot reach Neo4j ({_first_line(exc)}); check that the "
+            f"{location.text}: cannot reach Neo4j ({_reason(exc)}); check that the "
             "server runs and the host and port (`make neo4j-up` starts a local test "
             "server); rerunning the command resumes") from None
     except neo4j_errors.ClientError as exc:

@@ -26,12 +26,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.errors import CliError, print_error
-from kgbench.cli.options import JsonOpt, StoreOpt, reading
+from kgbench.cli.options import JsonOpt, StoreOpt, reading, store_location
 from kgbench.cli.output import emit_json, note, out
 from kgbench.cli.render import cell
-from kgstore.cypher.guard import assert_read_only, parameter_names
+from kgstore.cypher.guard import Dialect, assert_read_only, parameter_names
 from kgstore.cypher.params import MAX_PARAMETER_DEPTH, check_parameters, json_nesting
 from kgstore.errors import QueryParameterError, QueryTimeoutError, QueryTooLargeError
+from kgstore.location import is_neo4j
 
 DEFAULT_LIMIT_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -91,10 +92,11 @@ def parse_params(raw: Sequence[str]) -> dict[str, Any]:
         raise _usage_error(f"--param: {exc}") from None
 
 
-def used_params(query: str, params: Mapping[str, Any]) -> dict[str, Any]:
+def used_params(query: str, params: Mapping[str, Any],
+                dialect: Dialect = "ladybug") -> dict[str, Any]:
     """The parameters ``query`` uses; a ``$name`` without a value is a usage error, and
     a value the query does not use gets a note (it is left out)."""
-    used = parameter_names(query)
+    used = parameter_names(query, dialect)
     missing = sorted(used - params.keys())
     if missing:
         name = _shown(missing[0])
@@ -153,22 +155,30 @@ def cypher(
 
     Exactly one query made of read clauses is accepted: MATCH, OPTIONAL MATCH, WHERE,
     WITH, UNWIND, RETURN, ORDER BY, SKIP, LIMIT, UNION, and CALL of the catalogue
-    functions show_tables, table_info, show_connection, show_functions, db_version.
-    Anything else (CREATE, SET, DELETE, COPY, LOAD, settings, a second statement) is
-    refused with the clause named, and the store is opened read-only besides. So is a
-    query beyond the engine's limits (4,000 tokens, brackets 32 deep, CASE 4 deep).
-    Every $NAME the query uses needs a --param. With --json, NaN and Infinity are null.
-    Schema: (:Entity {id, name, aliases, types, is_cvt, description})
-    -[:Fact {predicate}]-> (:Entity) or (:Literal {value, datatype, lang});
-    (:Predicate {id, label, count}).
+    functions (embedded: show_tables, table_info, show_connection, show_functions,
+    db_version; Neo4j: db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*,
+    dbms.components). Anything else (CREATE, SET, DELETE, COPY, LOAD, settings, a
+    second statement, apoc.*) is refused with the clause named, and the query runs in a
+    read-only transaction besides. So is a query beyond the engine's limits (4,000
+    tokens, brackets 32 deep, CASE 4 deep). Every $NAME the query uses needs a --param.
+    With --json, NaN and Infinity are null.
+
+    Schema, the same on both backends (a query ports between them):
+    (:Entity {id, name, aliases, types, is_cvt, description})
+    -[:Fact {predicate}]-> (:Entity) or (:Literal {value, datatype, lang, num, date});
+    (:Name {key})-[:NAMES]->(:Entity) with lower-cased names and aliases;
+    (:Predicate {id, label, count}). A label or property outside it is an error on
+    both. Functions differ: list_contains(e.types, 'x') embedded, 'x' IN e.types on
+    Neo4j (--store bolt://host:7687).
 
     Example: kgbench cypher "MATCH (e:Entity) WHERE e.name = $n RETURN e.id" -p n=Titanic
     """
+    dialect = "neo4j" if is_neo4j(store_location(ctx, store)) else "ladybug"
     try:
-        assert_read_only(query)
+        assert_read_only(query, dialect)
     except QueryTooLargeError as exc:
         raise CliError(str(exc)) from None  # not a write: the read-only hint would mislead
-    params = used_params(query, parse_params(param or []))
+    params = used_params(query, parse_params(param or []), dialect)
     stopped = (f"the query ran past --timeout {timeout:g} s; narrow it (a LIMIT, a WHERE "
                "on e.id) or raise --timeout")
     with reading(ctx, store) as s:

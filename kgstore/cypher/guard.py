@@ -29,9 +29,8 @@ process (a segfault, no error) and a large one takes seconds to compile, time th
 engine's query timeout does not cover. The bounds are far above hand-written queries;
 long lists belong in a parameter (``WHERE e.id IN $ids``), where they cost nothing.
 
-Queries that pass may still be wrong; the engine reports those. The ``neo4j`` dialect is
-ready for the Neo4j backend (which will run queries with ``execute_read``) and is
-tested lexically until that backend lands.
+Queries that pass may still be wrong; the engine reports those. The ``neo4j`` dialect
+checks what the Neo4j backend runs (in ``execute_read`` transactions).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ printed: messages name the variable, not its value.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -23,6 +24,11 @@ import neo4j
 from kgstore.errors import QueryError, QueryTimeoutError, StoreError
 
 neo4j_errors = neo4j.exceptions
+
+# The driver logs every server notification at WARNING; without a handler Python prints
+# them to stderr. The store asks for none except in `cypher`, which turns the ones that
+# matter (an unknown label, type or property) into its error message.
+logging.getLogger("neo4j.notifications").addHandler(logging.NullHandler())
 
 __all__ = ["AUTH_ENVS", "Neo4jLocation", "StoreUnavailableError", "connect", "credentials",
            "parse_location", "translated_errors"]

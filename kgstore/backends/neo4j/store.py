@@ -721,7 +721,8 @@ class Neo4jStore(Store):
         try:
             with translated_errors(self._location, timeout_s=timeout_s), self._driver.session(
                     database=self._location.database, default_access_mode=neo4j.READ_ACCESS,
-                    notifications_min_severity="WARNING") as session:
+                    notifications_min_severity="WARNING",
+                    warn_notification_severity="OFF") as session:
                 return session.execute_read(work)
         except QueryError as exc:
             if "write" in str(exc).lower() and "read" in str(exc).lower():

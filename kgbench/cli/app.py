@@ -22,7 +22,7 @@ from typing import Annotated
 import typer
 import typer.core
 
-from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions
+from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions, store
 from kgbench.cli.errors import (
     INTERRUPTED_EXIT,
     Interrupted,
@@ -110,6 +110,7 @@ app.command("export")(export.export_cmd)
 app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
 app.add_typer(questions.questions_app, name="questions")
+app.add_typer(store.store_app, name="store")
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

@@ -222,9 +222,11 @@ def test_checksum_does_not_depend_on_order(tmp_path: Path) -> None:
         random.Random(seed).shuffle(records)
         content_hash = ContentHash()
         for record in records:
-            if isinstance(record, Entity):
+            if isinstance(record, Entity) and seed % 2:   # lists in another order too
                 content_hash.entity(replace(record, aliases=tuple(reversed(record.aliases)),
                                             types=tuple(reversed(record.types))))
+            elif isinstance(record, Entity):
+                content_hash.entity(record)
             elif isinstance(record, Fact):
                 content_hash.fact(record)
             elif isinstance(record, Predicate):

@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/kgbench demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
 
 bench: $(STAMP)
 	$(BIN)/python bench/store_bench.py

@@ -1,9 +1,10 @@
 """kgstore: one ``Store`` interface over graph-database backends.
 
 ``open_store(location)`` picks the backend from the location, a string: a filesystem
-path opens (or with ``create=True`` creates) an embedded LadybugDB store; a URI
-(``bolt://``, ``neo4j://``: a Neo4j database) is refused with one clear error until
-that backend lands (:mod:`kgstore.location`).
+path opens (or with ``create=True`` creates) an embedded LadybugDB store; a Neo4j URI
+(``bolt://host:7687``, ``neo4j://``, ``neo4j+s://``, optionally ``/database``) opens a
+database on a Neo4j 5 server (:mod:`kgstore.backends.neo4j`; credentials from
+``KGBENCH_NEO4J_AUTH``, see :mod:`kgstore.location`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from kgstore.errors import (
 from kgstore.location import (
     NEO4J_SCHEMES,
     StoreLocationError,
+    checked_location,
+    is_neo4j,
     is_uri,
     local_store_path,
     location_scheme,
@@ -52,16 +55,23 @@ from kgstore.patterns import (
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, Store
 
 
-def open_store(location: str, *, create: bool = False, read_only: bool = False) -> Store:
-    """Open the store at ``location`` (a directory path; a URI is refused, see
-    :func:`kgstore.location.local_store_path`).
+def open_store(location: str, *, create: bool = False, read_only: bool = False,
+               pool_size: int = 4) -> Store:
+    """Open the store at ``location``: a directory path (embedded LadybugDB) or a Neo4j
+    URI (:func:`kgstore.location.is_neo4j`).
 
     ``create=True`` makes a new empty store if none exists there. ``read_only=True``
-    opens without taking the write lock (several readers may share a store).
+    opens without taking the write lock (several readers may share a store); on Neo4j
+    it reads in read transactions only. ``pool_size``: Bolt connections a Neo4j store
+    may hold (one per worker thread that shares it).
     Raises :class:`StoreNotFoundError`, :class:`StoreLockedError`,
     :class:`IncompatibleStoreError` or :class:`StoreLocationError` with a message
     saying what to do.
     """
+    if is_neo4j(location):
+        from kgstore.backends.neo4j import Neo4jStore
+
+        return Neo4jStore(location, create=create, read_only=read_only, pool_size=pool_size)
     path = local_store_path(location)
     from kgstore.backends.ladybug import LadybugStore
 
@@ -72,6 +82,10 @@ def store_exists(location: str) -> bool:
     """Whether ``location`` holds a kgbench store (:class:`StoreLocationError` for a
     URI: no backend that could answer is available; :class:`StoreNotADirectoryError`
     for a file, :class:`StorePermissionError` for a directory this user may not read)."""
+    if is_neo4j(location):
+        from kgstore.backends.neo4j import neo4j_store_exists
+
+        return neo4j_store_exists(location)
     path = local_store_path(location)
     from kgstore.backends.ladybug import MARKER, has_marker
 
@@ -81,6 +95,11 @@ def store_exists(location: str) -> bool:
 def remove_store(location: str) -> None:
     """Delete the store at ``location`` (``--force`` rebuilds); refuses a directory that
     is not a store, and a URI."""
+    if is_neo4j(location):
+        from kgstore.backends.neo4j import remove_neo4j_store
+
+        remove_neo4j_store(location)
+        return
     path = local_store_path(location)
     from kgstore.backends.ladybug import remove_store as remove_directory_store
 
@@ -93,7 +112,7 @@ __all__ = [
     "NEO4J_SCHEMES", "NotEqual", "NotIn", "PatternQuery", "Predicate", "QueryError",
     "ReadOnlyQueryError", "SourceRecord", "StagingError", "Store", "StoreError",
     "StoreLocationError", "StoreLockedError", "StoreNotADirectoryError", "StoreNotFoundError",
-    "StorePermissionError", "StoreStats", "Subgraph",
-    "TriplePattern", "Var", "is_uri", "local_store_path", "location_scheme", "normalize_name",
+    "StorePermissionError", "StoreStats", "Subgraph", "checked_location",
+    "TriplePattern", "Var", "is_neo4j", "is_uri", "local_store_path", "location_scheme", "normalize_name",
     "open_store", "remove_store", "store_exists", "to_jsonable",
 ]

@@ -1,5 +1,5 @@
 """Store locations: a directory path (the embedded LadybugDB store) or a URI with a
-scheme (``bolt://host:7687``: a Neo4j database, once that backend lands).
+scheme (``bolt://host:7687[/database]``: a Neo4j database).
 
 A location is a ``str`` everywhere above the backends, never a ``Path``: ``Path``
 folds ``bolt://host:7687`` into ``bolt:/host:7687``, which then reads as a relative
@@ -44,18 +44,49 @@ def is_uri(location: str) -> bool:
 
 def local_store_path(location: str | os.PathLike[str]) -> Path:
     """The directory of an embedded store at ``location``; :class:`StoreLocationError`
-    for a URI, before anything is created (no backend serves URIs yet). Takes a
-    ``Path`` too, for the embedded backend's own callers: one folded from a URI
-    (``bolt:/host``) is refused all the same."""
+    for a URI, before anything is created. Takes a ``Path`` too, for the embedded
+    backend's own callers: one folded from a URI (``bolt:/host``) is refused all the
+    same."""
     text = os.fspath(location)
     scheme = location_scheme(text)
     if scheme is None:
         return Path(text)
-    if scheme in NEO4J_SCHEMES:
+    if scheme in NEO4J_SCHEMES and "://" not in text:
         raise StoreLocationError(
-            f"{text}: the Neo4j backend is not available yet; use a directory path for "
-            "the embedded store (e.g. --store ./kg)")
+            f"{text}: a Neo4j location needs two slashes ({scheme}://host:7687); a "
+            f"directory of that name is ./{text}")
+    if scheme in NEO4J_SCHEMES:
+        raise StoreLocationError(f"{text} is a Neo4j database; this needs a directory "
+                                 "(an embedded store), e.g. --store ./kg")
     raise StoreLocationError(
-        f"{text}: the Neo4j backend is not available yet and no backend reads "
-        f"{scheme}:// locations; use a directory path for the embedded store "
-        f"(e.g. --store ./kg; a directory of that name: ./{text})")
+        f"{text}: no backend reads {scheme}:// locations; use a directory path for the "
+        f"embedded store (e.g. --store ./kg; a directory of that name: ./{text}) or a "
+        "Neo4j URI (bolt://host:7687, neo4j://host:7687, neo4j+s://host)")
+
+
+def is_neo4j(location: str | os.PathLike[str]) -> bool:
+    """Whether ``location`` names a Neo4j database (``bolt://``, ``neo4j+s://``, ...):
+    :class:`StoreLocationError` for any other URI, and for the folded form a ``Path``
+    makes of one (``bolt:/host``)."""
+    text = os.fspath(location)
+    scheme = location_scheme(text)
+    if scheme is None:
+        return False
+    if scheme in NEO4J_SCHEMES and text[len(scheme):].startswith("://"):
+        return True
+    local_store_path(text)   # raises: what is wrong with it
+    return False
+
+
+def checked_location(location: str) -> str:
+    """``location`` when some backend can open it: a directory path, or a Neo4j URI
+    without credentials in it; :class:`StoreLocationError` (one line, nothing created)
+    otherwise. The CLI checks ``--store`` with this before anything runs."""
+    if is_neo4j(location):
+        from kgstore.backends.neo4j.connection import parse_location
+
+        try:
+            parse_location(location)
+        except StoreError as exc:
+            raise StoreLocationError(str(exc)) from None
+    return location

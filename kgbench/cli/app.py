@@ -85,8 +85,10 @@ def _root(
     store: Annotated[
         str,
         typer.Option(
-            "--store", envvar=STORE_ENV, metavar="PATH",
-            help="Store directory (created by `kgbench load`).",
+            "--store", envvar=STORE_ENV, metavar="STORE",
+            help="Store: a directory (embedded LadybugDB, created by `kgbench load`) or a "
+            "Neo4j 5 database, bolt://host:7687[/database] (credentials in "
+            "$KGBENCH_NEO4J_AUTH=user/password, never in the URI).",
         ),
     ] = DEFAULT_STORE,
 ) -> None:

@@ -3,9 +3,9 @@ command, else ``$KGBENCH_STORE``, else :data:`DEFAULT_STORE`) and ``--json``.
 
 A store location is a string, never a :class:`~pathlib.Path`, from the command line to
 :func:`kgstore.open_store`: ``Path`` would turn ``bolt://host:7687`` into
-``bolt:/host:7687``. Until a network backend exists, :func:`local_store` refuses a
-location with a URI scheme before anything touches the file system, so no command
-creates a folder such as ``./bolt:``.
+``bolt:/host:7687``. :func:`store_location` checks it before anything touches the file
+system (a Neo4j URI, or a directory; any other URI is refused, so no command creates a
+folder such as ``./bolt:``); :func:`local_store` wants a directory (the demo).
 
 Input files are checked by the commands, not by Click: every ``Path`` parameter that
 names an input says ``readable=False``, because Click's own check (Typer turns it on by
@@ -27,11 +27,11 @@ from typing import Annotated
 import typer
 
 from kgstore import Store, open_store
-from kgstore.location import local_store_path
+from kgstore.location import checked_location, local_store_path
 from loaders.errors import InputFileError
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "State", "StoreOpt",
-           "finite_number", "local_store", "readable_input", "reading", "store_location"]
+           "any_store", "finite_number", "local_store", "readable_input", "reading", "store_location"]
 
 DEFAULT_STORE = "kgbench-data/store"
 DEMO_STORE = "kgbench-data/demo-store"
@@ -48,8 +48,9 @@ class State:
 StoreOpt = Annotated[
     str | None,
     typer.Option(
-        "--store", metavar="PATH", show_default=False,
-        help=f"Store directory; overrides the global --store / ${STORE_ENV} "
+        "--store", metavar="STORE", show_default=False,
+        help=f"Store: a directory (embedded) or a Neo4j URI (bolt://host:7687[/db], "
+        f"credentials in $KGBENCH_NEO4J_AUTH); overrides the global --store / ${STORE_ENV} "
         f"(default {DEFAULT_STORE}).",
     ),
 ]
@@ -66,13 +67,19 @@ def local_store(location: str) -> str:
     return location
 
 
+def any_store(location: str) -> str:
+    """``location`` when a backend can open it (a directory or a Neo4j URI, see
+    :func:`kgstore.location.checked_location`); one line and nothing created otherwise."""
+    return checked_location(location)
+
+
 def store_location(ctx: typer.Context, store: str | None) -> str:
     """The store a command uses: its own ``--store``, else the global one (which
-    Typer fills from ``$KGBENCH_STORE`` or the default), checked by :func:`local_store`."""
+    Typer fills from ``$KGBENCH_STORE`` or the default), checked by :func:`any_store`."""
     if store is None:
         state = ctx.obj if isinstance(ctx.obj, State) else None
         store = state.store if state else (os.environ.get(STORE_ENV) or DEFAULT_STORE)
-    return local_store(store)
+    return any_store(store)
 
 
 @contextmanager

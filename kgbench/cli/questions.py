@@ -22,7 +22,7 @@ from kgbench.cli.errors import NOTHING_WRITTEN, CliError, on_interrupt
 from kgbench.cli.options import (
     JsonOpt,
     StoreOpt,
-    local_store,
+    any_store,
     readable_input,
     reading,
     store_location,
@@ -104,7 +104,7 @@ def parse_cmd(
         output_target(out_path, option="--out", inputs=[file])
     store_types: frozenset[str] = frozenset()
     if store is not None:
-        with open_store(local_store(store), read_only=True) as s:
+        with open_store(any_store(store), read_only=True) as s:
             store_types = s.cvt_types()
     target = out_path or _default_out(file, "parsed")
     with on_interrupt(NOTHING_WRITTEN), progress() as display:

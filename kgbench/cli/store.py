@@ -1,13 +1,16 @@
-"""``kgbench store copy|checksum``: whole stores, whatever their backend.
+"""``kgbench store ...``: whole stores, whatever their backend: ``copy`` (to another
+location or backend, verified), ``checksum`` (of the content) and ``export-neo4j`` (the
+input of Neo4j's offline import tool).
 
-:func:`kgstore.transfer.copy_store` does the copy and its verification and
-:func:`kgstore.checksum.content_checksum` the checksum; this module is the options, the
-progress display and the tables around them.
+The work is in :mod:`kgstore.transfer`, :mod:`kgstore.checksum` and
+:mod:`kgstore.backends.neo4j.admin_export`; this module is the options, the progress
+display and the tables around them.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -19,12 +22,13 @@ from kgbench.cli.options import JsonOpt
 from kgbench.cli.output import ProgressReporter, emit_json, field, note, out, progress
 
 if TYPE_CHECKING:
+    from kgstore.backends.neo4j.admin_export import Neo4jExportReport
     from kgstore.transfer import CopyReport
 
 store_app = typer.Typer(
     help=(
-        "Whole stores: copy one to another location or backend, or checksum its "
-        "content.\n\n"
+        "Whole stores: copy one to another location or backend, checksum its content, "
+        "or export it for Neo4j's offline import tool.\n\n"
         "Example: kgbench store copy kgbench-data/store /data/kg-backup"
     ),
     no_args_is_help=True,
@@ -148,3 +152,79 @@ def _print_copy(report: CopyReport) -> None:
     out.print(f"[green]copied:[/] {field(report.source)} -> {field(report.destination)}  "
               f"[dim](next: kgbench stats --store {field(report.destination)})[/]",
               soft_wrap=True)
+
+
+@store_app.command("export-neo4j")
+def export_neo4j_cmd(
+    source: Annotated[
+        str, typer.Argument(metavar="STORE_OR_STAGE", show_default=False,
+                            help="A store directory (written by `kgbench load`) or a "
+                            "complete stage directory (Parquet with a manifest.json).")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                           help="New folder for the CSV files, their headers, import.sh "
+                           "and export.json (must be absent or empty).")],
+    database: Annotated[
+        str, typer.Option("--database", metavar="NAME",
+                          help="The Neo4j database the command imports into.")
+    ] = "neo4j",
+    nameless_cvt: Annotated[
+        bool, typer.Option("--nameless-cvt/--no-nameless-cvt",
+                           help="For a stage: mark nameless fact subjects as CVTs, as "
+                           "`kgbench load` does for N-Triples, RDF and Freebase stages.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace what --out holds (once the new "
+                           "export is complete).")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a store (or a stage) as the CSV input of Neo4j's offline bulk importer.
+
+    For a KG too big to load over Bolt: writes node and relationship CSV files with
+    separate header files (`id:ID(Entity)`, `:LABEL`, `aliases:string[]`,
+    `:START_ID(Entity)`, `:END_ID(Literal)`, `:TYPE`, ...) in the Neo4j store's graph
+    schema, and import.sh with the exact `neo4j-admin database import full` command,
+    which is also printed. Array elements are separated by a control character the
+    data does not contain (`--array-delimiter=U+001E`), not `;`. The folder appears
+    only when complete (it is written beside --out and renamed).
+
+    After the import, start Neo4j and open the database once with kgbench: that
+    creates the constraints and indexes the store needs, which the tool does not.
+
+    Example: kgbench store export-neo4j kgbench-data/store --out /data/kg-import
+    && NEO4J_ADMIN=$NEO4J_HOME/bin/neo4j-admin sh /data/kg-import/import.sh
+    """
+    from kgstore.backends.neo4j.admin_export import export_for_neo4j_admin
+
+    with on_interrupt(NOTHING_WRITTEN), progress() as display:
+        reporter = ProgressReporter(display)
+        report = export_for_neo4j_admin(source, out_dir, database=database, force=force,
+                                        nameless_is_cvt=nameless_cvt, progress=reporter)
+        reporter.finish()
+    if as_json:
+        emit_json(report.to_json())
+        return
+    _print_report(report)
+
+
+def _print_report(report: Neo4jExportReport) -> None:
+    table = Table(title=f"Exported for neo4j-admin to {field(report.out)}",
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("file")
+    table.add_column("label / type")
+    table.add_column("rows", justify="right")
+    for f in report.files:
+        table.add_row(field(f"{f.name}.csv"), f.label, f"{f.rows:,}")
+    out.print(table)
+    rate = report.facts / report.seconds if report.seconds else 0.0
+    note(f"{report.facts:,} facts in {report.seconds:.1f} s ({rate:,.0f} facts/s)")
+    note("Run it (Neo4j stopped; import.sh holds the same command):")
+    out.print(report.command_line, soft_wrap=True, markup=False)
+    note(_after_import())
+
+
+def _after_import() -> str:
+    from kgstore.backends.neo4j.admin_export import AFTER_IMPORT
+
+    return AFTER_IMPORT

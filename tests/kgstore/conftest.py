@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kgstore import Store, open_store
+from tests import neo4j_server
 from tests.kgstore.kgdata import FILM_ENTITIES, FILM_FACTS, FILM_PREDICATES, KG
 
 # Small buffer pools keep the many short-lived test databases cheap to open (read when a
@@ -25,11 +26,24 @@ def _new_ladybug(directory: Path) -> Store:
     return open_store(directory / "store", create=True)
 
 
-# backend name -> function(scratch directory) returning a fresh, empty Store.
-# "neo4j" joins when its backend lands (e.g. a function that empties a test database
-# on a local server and opens it).
+def _new_neo4j(directory: Path) -> Store:
+    """The test server's database, emptied, as a new store; loads stage under
+    ``directory`` (the backend's local work folder, :mod:`kgstore.backends.neo4j.workdir`)."""
+    assert neo4j_server.URI is not None
+    neo4j_server.wipe()
+    os.environ["KGBENCH_NEO4J_WORK"] = str(directory / "neo4j-work")
+    _NEO4J_HOLDER.clear()
+    return open_store(neo4j_server.URI, create=True)
+
+
+# Which fixture's content the one Neo4j test database holds now (see film_store).
+_NEO4J_HOLDER: list[object] = []
+
+# backend name -> function(scratch directory) returning a fresh, empty Store. Neo4j runs
+# when KGBENCH_NEO4J_URI names a server (CI always; `make neo4j-up` starts one).
 BACKEND_FACTORIES: dict[str, Callable[[Path], Store]] = {
     "ladybug": _new_ladybug,
+    **({"neo4j": _new_neo4j} if neo4j_server.URI else {}),
 }
 BACKENDS = list(BACKEND_FACTORIES)
 
@@ -81,14 +95,42 @@ def film_kg() -> KG:
     return KG(list(FILM_ENTITIES), list(FILM_FACTS), list(FILM_PREDICATES))
 
 
+class _FilmStore:
+    """A module's film-KG store, loaded again when another test emptied the one Neo4j
+    test database since (a fresh ``store`` there empties it)."""
+
+    def __init__(self, backend: str, film_kg: KG, directory: Path) -> None:
+        self.backend, self.film_kg, self.directory = backend, film_kg, directory
+        self.store: Store | None = None
+
+    def get(self) -> Store:
+        if self.store is not None and (self.backend != "neo4j" or _NEO4J_HOLDER == [self]):
+            return self.store
+        self.close()
+        self.store = BACKEND_FACTORIES[self.backend](self.directory)
+        self.film_kg.load(self.store)
+        if self.backend == "neo4j":
+            _NEO4J_HOLDER.append(self)
+        return self.store
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+
 @pytest.fixture(scope="module")
-def film_store(
+def _film_stores(
     backend: str, film_kg: KG, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Store]:
+) -> Iterator[_FilmStore]:
+    kept = _FilmStore(backend, film_kg, tmp_path_factory.mktemp(f"film-{backend}"))
+    yield kept
+    kept.close()
+
+
+@pytest.fixture
+def film_store(_film_stores: _FilmStore) -> Store:
     """A store holding the film KG, shared by a module's tests: do not modify it."""
-    s = BACKEND_FACTORIES[backend](tmp_path_factory.mktemp(f"film-{backend}"))
-    film_kg.load(s)
-    yield s
-    s.close()
+    return _film_stores.get()
 
 

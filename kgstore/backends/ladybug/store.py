@@ -870,9 +870,9 @@ class LadybugStore(Store):
         assert not isinstance(result, list)
         try:
             while True:
-                rows = []
+                rows: list[Any] = []
                 while len(rows) < batch and result.has_next():
-                    rows.append(record(result.get_next()))
+                    rows.append(record(list(result.get_next())))
                 if not rows:
                     return
                 yield rows

@@ -31,10 +31,18 @@ loaded by ``neo4j-admin database import`` creates them too).
 
 from __future__ import annotations
 
-__all__ = ["CONSTRAINTS", "INDEXES", "LABELS", "META_LABEL"]
+__all__ = ["CONSTRAINTS", "INDEXES", "LABELS", "META_LABEL", "PROPERTY_KEYS", "REL_TYPES"]
 
 LABELS = ("Entity", "Literal", "Name", "Predicate", "Meta", "Source", "InSlot", "Hub")
 """Every node label a kgbench store writes (a database holding others is not ours)."""
+REL_TYPES = ("Fact", "NAMES", "IN_SLOT")
+PROPERTY_KEYS = frozenset((
+    "id", "name", "aliases", "types", "is_cvt", "description", "value", "datatype", "lang",
+    "num", "date", "predicate", "key", "label", "count", "file", "checksum", "format",
+    "counts", "loaded_at", "status"))
+"""Every property the schema above has. A user query naming another is refused, as the
+embedded store's binder refuses it (Neo4j itself only warns and reads null), so a typo
+is an error on both backends; a schema property that no node holds yet is not."""
 
 META_LABEL = "Meta"
 

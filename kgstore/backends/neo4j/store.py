@@ -1,0 +1,772 @@
+"""The Neo4j backend: a store is one database on a Neo4j 5 server, reached over Bolt.
+
+Every method is one explicit transaction (``execute_read`` / ``execute_write``, with
+the driver's managed retries) of parameterized queries; several reads that one method
+needs go in one transaction, since each transaction costs a few network round trips
+(about 3 ms on loopback against 0.1 ms for an embedded lookup). The batched primitives
+(:meth:`Neo4jStore.entities`, :meth:`Neo4jStore.facts_many`) are one query per batch.
+
+**Order.** Neo4j returns a node's relationships in no defined order, while the embedded
+store returns them in the order its import wrote them. Seeded generation must give the
+same bytes on both backends, so every read here orders explicitly, in the embedded
+store's order: a node's outgoing facts by (predicate, object id), entity objects before
+literals; its incoming facts by (subject id, predicate); windows (``LIMIT``) are
+prefixes of those orders. Samples are ordered by the same salted md5 of the id as on
+the embedded store, computed here (Cypher has no hash function).
+
+A store opened read-only keeps what it reads (:mod:`kgstore.readcache`), as the
+embedded store does: nothing it reads can change while generation runs read-only, by
+contract with the user (a shared Neo4j written to during a run is not detected).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import neo4j
+
+from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR
+from kgstore.backends.neo4j.connection import (
+    Neo4jLocation,
+    connect,
+    parse_location,
+    translated_errors,
+)
+from kgstore.backends.neo4j.schema import (
+    CONSTRAINTS,
+    INDEXES,
+    LABELS,
+    PROPERTY_KEYS,
+    REL_TYPES,
+)
+from kgstore.backends.neo4j.workdir import staging_folder
+from kgstore.cypher.compile import CypherDialect, compile_match
+from kgstore.cypher.guard import assert_read_only
+from kgstore.cypher.params import parameters_for
+from kgstore.errors import (
+    IncompatibleStoreError,
+    QueryError,
+    ReadOnlyQueryError,
+    StoreError,
+    StoreNotFoundError,
+)
+from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
+from kgstore.models import (
+    ENTITY_DETAILS,
+    Adjacency,
+    Entity,
+    EntityDetail,
+    Fact,
+    Literal,
+    Predicate,
+    SourceRecord,
+    StoreStats,
+    normalize_name,
+)
+from kgstore.patterns import (
+    Binding,
+    MatchResult,
+    PatternQuery,
+    check_seeds,
+    seeded_solutions,
+    unrestricted,
+)
+from kgstore.readcache import Lru, adjacency_prefix
+from kgstore.staging import read_manifest
+from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+
+__all__ = ["NEO4J", "Neo4jStore"]
+
+NEO4J = CypherDialect(
+    has_type=lambda node, param: f"{param} IN {node}.types",
+    has_label=lambda node, label: f"{node}:{label}",
+    label_of=lambda node: f"head(labels({node}))",
+)
+"""Neo4j's spelling of what :func:`kgstore.cypher.compile.compile_match` writes."""
+
+_ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
+# Records of a neighbour at each detail (:data:`~kgstore.models.EntityDetail`); Neo4j
+# wants distinct column names.
+_DETAIL_COLS = {
+    "full": _ENTITY_COLS,
+    "lean": "e.id, e.name, NULL AS aliases, e.types, e.is_cvt, NULL AS description",
+    "brief": "e.id, e.name, NULL AS aliases, NULL AS types, e.is_cvt, NULL AS description",
+}
+# Ids per UNWIND query of a batch lookup.
+_BATCH = 2_000
+# What a read-only store keeps (as the embedded store: about 20 + 20 + 10 MB).
+_ADJACENCY_CACHE_FACTS = 100_000
+_EXPANSION_CACHE_ROWS = 200_000
+_ENTITY_CACHE_RECORDS = 50_000
+_SAMPLE_CACHE_KEYS = 8
+_NAME_MATCH_CAP = 100_000
+
+
+def _entity(row: Sequence[Any]) -> Entity:
+    return Entity(id=row[0], name=row[1], aliases=tuple(row[2] or ()),
+                  types=tuple(row[3] or ()), is_cvt=bool(row[4]), description=row[5])
+
+
+def _salted(key: str, salt: str) -> str:
+    """The embedded store's sample order key: ``md5(key || salt)`` in hex."""
+    return hashlib.md5((key + salt).encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """Bolt values -> JSON-friendly Python, shaped as the embedded store's rows."""
+    if isinstance(value, neo4j.graph.Node):
+        return {"_LABEL": next(iter(sorted(value.labels)), None), **_plain(dict(value))}
+    if isinstance(value, neo4j.graph.Relationship):
+        return {"_LABEL": value.type, **_plain(dict(value))}
+    if isinstance(value, neo4j.graph.Path):
+        return [_plain(r) for r in value.relationships]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if isinstance(value, _dt.date | _dt.datetime | _dt.time):
+        return value.isoformat()
+    if isinstance(value, _dt.timedelta):
+        return str(value)
+    return value
+
+
+# GQL status of Neo4j's warnings about a label, relationship type or property key that
+# the database does not know, and how each names it.
+_UNKNOWN = {"01N50": "label", "01N51": "relationship type", "01N52": "property"}
+_UNKNOWN_NAME = re.compile(r"`((?:[^`]|``)*)`")
+
+
+def _unknown_names(summary: neo4j.ResultSummary) -> str | None:
+    """"property 'x'" for the first name of a user query that is not in the kgbench
+    schema (:data:`~kgstore.backends.neo4j.schema.PROPERTY_KEYS`), else ``None``."""
+    known = {"label": set(LABELS), "relationship type": set(REL_TYPES),
+             "property": PROPERTY_KEYS}
+    for status in summary.gql_status_objects:
+        kind = _UNKNOWN.get(status.gql_status)
+        found = _UNKNOWN_NAME.search(status.status_description) if kind else None
+        if kind and found:
+            name = found.group(1).replace("``", "`")
+            if name not in known[kind]:
+                return f"{kind} {name!r}"
+    return None
+
+
+class Neo4jStore(Store):
+    """A store in one database of a Neo4j 5 server."""
+
+    backend = "neo4j"
+
+    def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
+                 pool_size: int = 4) -> None:
+        self._location = parse_location(location)
+        self.read_only = read_only
+        self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
+        self._session: neo4j.Session | None = None
+        self._adjacency_cache = Lru(_ADJACENCY_CACHE_FACTS)
+        self._expansion_cache = Lru(_EXPANSION_CACHE_ROWS)
+        self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
+        self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
+        self._hubs: frozenset[str] | None = None
+        try:
+            self._open(create)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, create: bool) -> None:
+        version = self._read("MATCH (m:Meta {key: 'schema_version'}) RETURN m.value")
+        if not version:
+            if not create:
+                raise StoreNotFoundError(
+                    f"no kgbench store in {self._location.text}: load data first (`kgbench "
+                    f"load triples FILE --store {self._location.text}`) or pass another --store")
+            if self.read_only:
+                raise StoreNotFoundError(
+                    f"no kgbench store in {self._location.text} to open read-only")
+            foreign = self._read("MATCH (n) RETURN labels(n) LIMIT 1")
+            if foreign:
+                raise StoreError(
+                    f"{self._location.text} holds data that is not a kgbench store (nodes "
+                    f"labelled {foreign[0][0]}); use an empty database for --store")
+            self._ensure_schema()
+            now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+            self._write_meta({"created_at": now, "cvt_types": "[]", "backend": self.backend})
+            # Last: a database with the version is a store (see store_exists).
+            self._write_meta({"schema_version": str(SCHEMA_VERSION)})
+            return
+        stored = int(version[0][0])
+        if stored != SCHEMA_VERSION:
+            raise IncompatibleStoreError(
+                f"{self._location.text} holds a kgbench store of schema version {stored}, "
+                f"this kgbench reads version {SCHEMA_VERSION}; load the data into another "
+                "database or use the kgbench release that wrote it")
+        if not self.read_only:
+            # A database loaded by `neo4j-admin database import` has no constraints yet.
+            self._ensure_schema()
+
+    def _ensure_schema(self) -> None:
+        for ddl in (*CONSTRAINTS, *INDEXES):
+            self._autocommit(ddl)
+        self._autocommit("CALL db.awaitIndexes(600)")
+
+    # -- lifecycle ------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return self._location.text
+
+    @property
+    def neo4j_location(self) -> Neo4jLocation:
+        return self._location
+
+    def staging_dir(self) -> Path:
+        return staging_folder(self._location)
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+        self._adjacency_cache.clear()
+        self._expansion_cache.clear()
+        self._entity_cache.clear()
+
+    # -- low-level execution --------------------------------------------------------
+    def _sess(self) -> neo4j.Session:
+        if self._driver is None:
+            raise StoreError("store is closed")
+        if self._session is None:
+            self._session = self._driver.session(
+                database=self._location.database,
+                default_access_mode=neo4j.READ_ACCESS if self.read_only else neo4j.WRITE_ACCESS)
+        return self._session
+
+    def _read_many(self, queries: Sequence[tuple[str, dict[str, Any]]]
+                   ) -> list[list[list[Any]]]:
+        """The rows of each query, all in one read transaction."""
+        def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
+            return [tx.run(q, p).values() for q, p in queries]
+
+        with translated_errors(self._location):
+            return self._sess().execute_read(work)
+
+    def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        return self._read_many([(query, params or {})])[0]
+
+    def _write(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """One write transaction (managed: retried on transient errors)."""
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only; cannot write")
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+            return tx.run(query, params or {}).values()
+
+        with translated_errors(self._location):
+            return self._sess().execute_write(work)
+
+    def _autocommit(self, query: str, params: dict[str, Any] | None = None) -> None:
+        """Schema commands and ``CALL ... IN TRANSACTIONS``, which Neo4j runs only in
+        an implicit transaction."""
+        with translated_errors(self._location):
+            self._sess().run(query, params or {}).consume()
+
+    def _meta(self, key: str) -> str | None:
+        rows = self._read("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        return rows[0][0] if rows else None
+
+    def _write_meta(self, values: dict[str, str]) -> None:
+        self._write("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
+                    {"rows": [{"k": k, "v": v} for k, v in values.items()]})
+
+    def _count(self, query: str) -> int:
+        return int(self._read(query)[0][0])
+
+    # -- metadata -------------------------------------------------------------------
+    def cvt_types(self) -> frozenset[str]:
+        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
+
+    def stats(self) -> StoreStats:
+        counts = self._read_many([(q, {}) for q in (
+            "MATCH ()-[f:Fact]->() RETURN count(f)",
+            "MATCH ()-[f:Fact]->(:Literal) RETURN count(f)",
+            "MATCH (e:Entity) RETURN count(e)",
+            "MATCH (e:Entity) WHERE e.is_cvt RETURN count(e)",
+            "MATCH (l:Literal) RETURN count(l)",
+            "MATCH (p:Predicate) RETURN count(p)",
+            "MATCH (m:Meta {key: 'schema_version'}) RETURN toInteger(m.value)",
+        )])
+        facts, literal_facts, entities, cvts, literals, predicates = (
+            int(rows[0][0]) for rows in counts[:6])
+        return StoreStats(
+            backend=self.backend, location=self.location,
+            schema_version=int(counts[6][0][0]) if counts[6] else SCHEMA_VERSION,
+            entities=entities, cvt_entities=cvts, literals=literals, facts=facts,
+            entity_facts=facts - literal_facts, literal_facts=literal_facts,
+            predicates=predicates, sources=self.sources())
+
+    def sources(self) -> list[SourceRecord]:
+        rows = self._read(
+            "MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
+            "s.status ORDER BY s.loaded_at, s.file")
+        return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
+                for r in rows]
+
+    def record_source(self, source: SourceRecord) -> None:
+        self._write(
+            "MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
+            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
+            "s.status = $status",
+            {"id": f"{source.file}#{source.checksum}", "file": source.file,
+             "checksum": source.checksum, "format": source.format,
+             "counts": json.dumps(source.counts, sort_keys=True),
+             "loaded_at": source.loaded_at, "status": source.status})
+
+    # -- entity lookups -------------------------------------------------------------
+    def entity(self, id: str) -> Entity | None:
+        return self.entities([id]).get(id)
+
+    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, Entity | None] = {}
+        missing = []
+        for id in wanted:
+            kept = self._entity_cache.get(id) if self.read_only else None
+            if kept is None:
+                missing.append(id)
+            else:
+                found[id] = kept[0]
+        if missing:
+            batches = [missing[i:i + _BATCH] for i in range(0, len(missing), _BATCH)]
+            results = self._read_many([(
+                f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
+                {"ids": batch}) for batch in batches])
+            read = {r[0]: _entity(r) for rows in results for r in rows}
+            for id in missing:
+                found[id] = read.get(id)
+                if self.read_only:
+                    self._entity_cache.put(id, (found[id],), 1)
+        return {id: dataclasses.replace(e) for id in wanted if (e := found[id]) is not None}
+
+    def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
+        rows = self._read(
+            f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {_ENTITY_COLS} "
+            "ORDER BY e.id LIMIT $n",
+            {"k": normalize_name(name), "n": min(max(limit, 0), _NAME_MATCH_CAP)})
+        return [_entity(r) for r in rows]
+
+    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
+        key = normalize_name(prefix)
+        if not key:
+            return []
+        rows = self._read(
+            "MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE n.key STARTS WITH $k "
+            "AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e "
+            f"RETURN {_ENTITY_COLS} ORDER BY size(e.name), e.name, e.id LIMIT $n",
+            {"k": key, "n": max(limit, 0)})
+        return [_entity(r) for r in rows]
+
+    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+        query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+        params: dict[str, Any] = {}
+        if limit is not None:
+            query += " LIMIT $n"
+            params["n"] = max(limit, 0)
+        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(query, params)]
+
+    def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
+        ends: dict[str, list[int]] = {}
+        results = self._read_many([(
+            f"MATCH (s:Entity)-[f:Fact]->{target} WITH f.predicate AS p, {end} AS e, "
+            "count(*) AS c RETURN p, count(*), sum(CASE WHEN c = 1 THEN 1 ELSE 0 END)", {})
+            for target, end in (("(o)", "s"), ("(o:Entity)", "o"))])
+        for at, rows in zip((0, 2), results, strict=True):
+            for p, n, single in rows:
+                row = ends.setdefault(str(p), [0, 0, 0, 0])
+                row[at], row[at + 1] = int(n), int(single)
+        return {p: (a, b, c, d) for p, (a, b, c, d) in sorted(ends.items())}
+
+    def type_counts(self) -> dict[str, int]:
+        rows = self._read("MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*) ORDER BY t")
+        return {str(t): int(n) for t, n in rows}
+
+    # -- facts ----------------------------------------------------------------------
+    def _hub_ids(self) -> frozenset[str]:
+        if self._hubs is None:
+            self._hubs = frozenset(r[0] for r in self._read("MATCH (h:Hub) RETURN h.id"))
+        return self._hubs
+
+    def _out_query(self, predicate: str | None, cols: str, literal: bool) -> str:
+        where = " WHERE f.predicate = $p" if predicate is not None else ""
+        if literal:
+            return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(o:Literal){where} "
+                    "RETURN f.predicate, o.value, o.datatype, o.lang "
+                    "ORDER BY f.predicate, o.id LIMIT $n")
+        return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(e:Entity){where} "
+                f"RETURN f.predicate, {cols} ORDER BY f.predicate, e.id LIMIT $n")
+
+    def _in_query(self, id: str, predicate: str | None, cols: str) -> tuple[str, dict[str, Any]]:
+        if predicate is not None and id in self._hub_ids():
+            # One predicate of a hub: its InSlot, not a filter over every incoming fact.
+            return (f"MATCH (:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
+                    f"RETURN $p, {cols} ORDER BY e.id LIMIT $n",
+                    {"k": f"{id}{SLOT_SEPARATOR}{predicate}", "p": predicate})
+        where = " WHERE f.predicate = $p" if predicate is not None else ""
+        return (f"MATCH (:Entity {{id: $id}})<-[f:Fact]-(e:Entity){where} "
+                f"RETURN f.predicate, {cols} ORDER BY e.id, f.predicate LIMIT $n",
+                {"id": id, "p": predicate})
+
+    def _expand(self, id: str, kind: str, predicate: str | None, limit: int,
+                detail: EntityDetail | None = None) -> list[list[Any]]:
+        """Rows ``[predicate, *columns]`` of one expansion of ``id`` (at most
+        ``limit``): ``kind`` "out" / "in" (entity ends: their id, or their record when
+        ``detail`` is given) or "literal" (value, datatype, lang). A read-only store
+        keeps single-predicate expansions; a complete read answers any limit."""
+        key = (id, kind, predicate, detail)
+        cache = self.read_only and predicate is not None
+        if cache:
+            kept = self._expansion_cache.get(key)
+            if kept is not None and (kept[1] or len(kept[0]) >= limit):
+                return list(kept[0][:limit])
+        cols = "e.id" if detail is None else _DETAIL_COLS[detail]
+        if kind == "in":
+            query, params = self._in_query(id, predicate, cols)
+        else:
+            query, params = self._out_query(predicate, cols, kind == "literal"), \
+                {"id": id, "p": predicate}
+        rows = self._read(query, {**params, "n": limit})
+        if cache:
+            self._expansion_cache.put(key, (rows, len(rows) < limit), len(rows) + 1)
+        return rows
+
+    def facts_out(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        facts = [Fact(id, r[0], r[1]) for r in self._expand(id, "out", predicate, limit)]
+        if len(facts) < limit:
+            facts += [Fact(id, r[0], Literal(r[1], r[2], r[3]))
+                      for r in self._expand(id, "literal", predicate, limit - len(facts))]
+        return facts
+
+    def facts_in(self, id: str, *, predicate: str | None = None, limit: int = 100) -> list[Fact]:
+        return [Fact(r[1], r[0], id) for r in self._expand(id, "in", predicate, limit)]
+
+    def facts_many(self, ids: Sequence[str], *, predicate: str, outgoing: bool, limit: int,
+                   literals: bool = True) -> tuple[dict[str, list[Fact]], bool]:
+        # One query per batch of ids (a hub's incoming facts through its slot, one read
+        # each); per id the facts come in facts_out / facts_in order.
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, list[Fact]] = {id: [] for id in wanted}
+        left = limit
+        kinds = ("out", "literal") if outgoing and literals else ("out",) if outgoing else ("in",)
+        for kind in kinds:
+            batch = []
+            for id in wanted:
+                kept = self._expansion_cache.get((id, kind, predicate, None)) \
+                    if self.read_only else None
+                if (kept is not None and kept[1]) or (kind == "in" and id in self._hub_ids()):
+                    rows = self._expand(id, kind, predicate, left + 1)
+                    found[id] += [self._fact(kind, id, predicate, r[1:]) for r in rows]
+                    left -= len(rows)
+                    if left < 0:
+                        return found, True
+                else:
+                    batch.append(id)
+            for start in range(0, len(batch), _BATCH):
+                chunk = batch[start:start + _BATCH]
+                rows = self._read(self._many_query(kind),
+                                  {"ids": chunk, "p": predicate, "n": left + 1})
+                for r in rows:
+                    found[r[0]].append(self._fact(kind, r[0], predicate, r[1:]))
+                left -= len(rows)
+                if left < 0:
+                    return found, True
+                if self.read_only:   # complete: it answers later reads of these ids
+                    got: dict[str, list[list[Any]]] = {id: [] for id in chunk}
+                    for r in rows:
+                        got[r[0]].append([predicate, *r[1:]])
+                    for id, kept_rows in got.items():
+                        self._expansion_cache.put((id, kind, predicate, None),
+                                                  (kept_rows, True), len(kept_rows) + 1)
+        return found, False
+
+    @staticmethod
+    def _many_query(kind: str) -> str:
+        head = "UNWIND range(0, size($ids) - 1) AS i MATCH (c:Entity {id: $ids[i]})"
+        if kind == "out":
+            return (f"{head}-[f:Fact]->(e:Entity) WHERE f.predicate = $p "
+                    "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n")
+        if kind == "literal":
+            return (f"{head}-[f:Fact]->(o:Literal) WHERE f.predicate = $p "
+                    "RETURN c.id, o.value, o.datatype, o.lang ORDER BY i, o.id LIMIT $n")
+        return (f"{head}<-[f:Fact]-(e:Entity) WHERE f.predicate = $p "
+                "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n")
+
+    @staticmethod
+    def _fact(kind: str, id: str, predicate: str, columns: Sequence[Any]) -> Fact:
+        if kind == "out":
+            return Fact(id, predicate, columns[0])
+        if kind == "in":
+            return Fact(columns[0], predicate, id)
+        return Fact(id, predicate, Literal(columns[0], columns[1], columns[2]))
+
+    def linked_entities(self, id: str, predicate: str, *, outgoing: bool,
+                        limit: int) -> tuple[list[Entity], bool]:
+        rows = self._expand(id, "out" if outgoing else "in", predicate, limit + 1, "lean")
+        return [_entity(r[1:]) for r in rows[:limit]], len(rows) > limit
+
+    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
+        if self.read_only:
+            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
+                kept = self._adjacency_cache.get((id, level))
+                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
+                    return adjacency_prefix(kept[0], limit)
+        result = self._read_adjacency(id, limit, detail)
+        if self.read_only:
+            kept = self._adjacency_cache.get((id, detail))
+            if kept is None or kept[1] < limit:
+                self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
+                                          len(result.facts) + 1)
+        return result
+
+    def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
+        # Out, in, literal (the embedded store's window order), each cut to limit + 1
+        # (the +1 tells truncation), in one transaction.
+        cols = _DETAIL_COLS[detail]
+        in_query, _ = self._in_query(id, None, cols)
+        out_rows, in_rows, literal_rows = self._read_many([
+            (self._out_query(None, cols, False), {"id": id, "n": limit + 1}),
+            (in_query, {"id": id, "n": limit + 1}),
+            (self._out_query(None, cols, True), {"id": id, "n": limit + 1}),
+        ])
+        result = Adjacency()
+        for rows, outgoing in ((out_rows, True), (in_rows, False)):
+            for r in rows:
+                entity = _entity(r[1:])
+                result.entities[entity.id] = entity
+                result.facts.append(Fact(id, r[0], entity.id) if outgoing
+                                    else Fact(entity.id, r[0], id))
+        result.facts += [Fact(id, r[0], Literal(r[1], r[2], r[3])) for r in literal_rows]
+        return adjacency_prefix(result, limit)
+
+    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
+        adjacency = self.adjacency(id, limit=limit)
+        return adjacency.facts, adjacency.truncated
+
+    # -- pattern matching -----------------------------------------------------------
+    def match(self, query: PatternQuery, *,
+              seeds: Sequence[Binding] | None = None) -> MatchResult:
+        result = match_by_expansion(self, query, seeds=seeds)
+        if result is not None:
+            return result
+        if seeds is not None:
+            check_seeds(query, seeds)
+            return seeded_solutions(query, self._compiled_match(unrestricted(query)), seeds)
+        return self._compiled_match(query)
+
+    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
+                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
+        return match_by_expansion(self, query, seeds=seeds, exists=exists)
+
+    @property
+    def expansion_limit(self) -> int:
+        return EXPANSION_LIMIT
+
+    def _compiled_match(self, query: PatternQuery) -> MatchResult:
+        cypher, params, columns = compile_match(query, NEO4J)
+        rows = self._read(cypher, params)
+        variables = [v.name for v in query.selected()]
+        truncated = query.limit is not None and len(rows) > query.limit
+        if truncated:
+            rows = rows[: query.limit]
+        bindings: list[Binding] = []
+        for row in rows:
+            binding: Binding = {}
+            i = 0
+            for name, kind in columns:
+                if kind == "object":
+                    label, oid, value, datatype, lang = row[i:i + 5]
+                    binding[name] = Literal(value, datatype, lang) if label == "Literal" \
+                        else str(oid)
+                    i += 5
+                else:
+                    binding[name] = row[i]
+                    i += 1
+            bindings.append(binding)
+        return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
+
+    # -- sampling -------------------------------------------------------------------
+    def _sample_order(self, key: tuple[Any, ...], query: str, params: dict[str, Any],
+                      salt: str) -> list[Any]:
+        """The rows of ``query`` (first column: the key that is hashed) sorted by the
+        embedded store's salted md5 order; a read-only store keeps them."""
+        kept = self._sample_ids.get(key) if self.read_only else None
+        if kept is None:
+            rows = self._read(query, params)
+            kept = [r for _, r in sorted((_salted(r[0], salt), r) for r in rows)]
+            if self.read_only:
+                self._sample_ids.put(key, kept, 1)
+        return list(kept)
+
+    def sample_entities(
+        self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
+        include_cvt: bool = False,
+    ) -> list[Entity]:
+        conditions = []
+        if type_id is not None:
+            conditions.append("$t IN e.types")
+        if named_only:
+            conditions.append("e.name IS NOT NULL")
+        if not include_cvt:
+            conditions.append("NOT e.is_cvt")
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+        ordered = self._sample_order(
+            ("entities", seed, type_id, named_only, include_cvt),
+            f"MATCH (e:Entity) {where} RETURN e.id", {"t": type_id}, f":{seed}")
+        ids = [r[0] for r in ordered[:max(k, 0)]]
+        records = self.entities(ids)
+        return [records[i] for i in ids if i in records]
+
+    def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
+        where = "WHERE f.predicate = $p" if predicate is not None else ""
+        salt = f":{seed}"
+        ordered = self._sample_order(
+            ("facts", seed, predicate),
+            f"MATCH (s:Entity)-[f:Fact]->(o) {where} "
+            "RETURN s.id + '|' + f.predicate + '|' + o.id, s.id, f.predicate, o.id, "
+            "o:Literal", {"p": predicate}, salt)
+        chosen = ordered[:max(k, 0)]
+        literal_ids = [r[3] for r in chosen if r[4]]
+        literals: dict[str, Literal] = {}
+        if literal_ids:
+            literals = {r[0]: Literal(r[1], r[2], r[3]) for r in self._read(
+                "UNWIND $ids AS i MATCH (l:Literal {id: i}) "
+                "RETURN l.id, l.value, l.datatype, l.lang", {"ids": literal_ids})}
+        return [Fact(r[1], r[2], literals[r[3]] if r[4] else r[3]) for r in chosen]
+
+    # -- whole-store scans ------------------------------------------------------------
+    def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
+        # Keyset pages over the id index: each page is one short read transaction.
+        after: str | None = None
+        while True:
+            rows = self._read(
+                f"MATCH (e:Entity) WHERE $after IS NULL OR e.id > $after "
+                f"RETURN {_ENTITY_COLS} ORDER BY e.id LIMIT $n", {"after": after, "n": batch})
+            if not rows:
+                return
+            yield [_entity(r) for r in rows]
+            after = rows[-1][0]
+
+    def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
+        # Pages of subjects (in id order) whose facts fill about one batch.
+        after: str | None = None
+        pending: list[Fact] = []
+        while True:
+            subjects = [r[0] for r in self._read(
+                "MATCH (s:Entity) WHERE ($after IS NULL OR s.id > $after) "
+                "AND EXISTS { (s)-[:Fact]->() } RETURN s.id ORDER BY s.id LIMIT $n",
+                {"after": after, "n": max(batch // 4, 1)})]
+            if not subjects:
+                break
+            rows = self._read(
+                "UNWIND $ids AS i MATCH (s:Entity {id: i})-[f:Fact]->(o) "
+                "RETURN s.id, f.predicate, o:Literal, o.id, o.value, o.datatype, o.lang "
+                "ORDER BY s.id, f.predicate, o.id", {"ids": subjects})
+            pending += [Fact(r[0], r[1], Literal(r[4], r[5], r[6]) if r[2] else r[3])
+                        for r in rows]
+            while len(pending) >= batch:
+                yield pending[:batch]
+                pending = pending[batch:]
+            after = subjects[-1]
+        if pending:
+            yield pending
+
+    # -- power users ----------------------------------------------------------------
+    def cypher(self, query: str, params: dict[str, Any] | None = None, *,
+               max_rows: int | None = None, timeout_s: float | None = None) -> CypherResult:
+        assert_read_only(query, "neo4j")
+        params = parameters_for(query, params, "neo4j")
+
+        @neo4j.unit_of_work(timeout=timeout_s)
+        def work(tx: neo4j.ManagedTransaction) -> CypherResult:
+            result = tx.run(query, params)
+            columns = list(result.keys())
+            rows: list[list[Any]] = []
+            truncated = False
+            for record in result:
+                if max_rows is not None and len(rows) >= max_rows:
+                    truncated = True
+                    break
+                rows.append([_plain(v) for v in record.values()])
+            unknown = _unknown_names(result.consume())   # consume discards the rest
+            if unknown:
+                raise QueryError(
+                    f"{unknown}: not in the kgbench schema (see `kgbench cypher --help`)")
+            return CypherResult(columns, rows, truncated=truncated)
+
+        # Two layers, as on the embedded store: the allow-list above, and a read
+        # transaction (the server refuses writes in it). Its own session: the store's
+        # sessions ask the server for no notifications, this one for the warnings
+        # that name an unknown label, type or property.
+        if self._driver is None:
+            raise StoreError("store is closed")
+        try:
+            with translated_errors(self._location, timeout_s=timeout_s), self._driver.session(
+                    database=self._location.database, default_access_mode=neo4j.READ_ACCESS,
+                    notifications_min_severity="WARNING") as session:
+                return session.execute_read(work)
+        except QueryError as exc:
+            if "write" in str(exc).lower() and "read" in str(exc).lower():
+                raise ReadOnlyQueryError(
+                    "the query tries to modify the store; the cypher command runs read-only "
+                    "queries only") from None
+            raise
+
+    # -- bulk import ----------------------------------------------------------------
+    def import_stage(
+        self,
+        stage_dir: str | Path,
+        *,
+        nameless_is_cvt: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> ImportReport:
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only; cannot import")
+        from kgstore.backends.neo4j.importer import OnlineImport
+
+        manifest = read_manifest(stage_dir)
+        try:
+            return OnlineImport(self, Path(stage_dir), manifest, progress).run(
+                nameless_is_cvt=nameless_is_cvt)
+        finally:
+            self._hubs = None
+
+    # -- used by the importer and by remove_store ---------------------------------------
+    def write_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
+        """One write transaction of ``UNWIND $rows AS r ...``."""
+        self._write(query, {"rows": rows})
+
+    def read_rows(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return self._read(query, params)
+
+    def remove_everything(self) -> None:
+        """Delete every node of the store's labels, in batches (``--force`` rebuilds)."""
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only; cannot remove it")
+        # Relationships first, in batches: DETACH DELETE of a hub would delete all
+        # its relationships in one transaction, past the server's memory limit.
+        for label in LABELS:
+            self._autocommit(f"MATCH (n:{label})-[r]-() CALL (r) {{ DELETE r }} "
+                             "IN TRANSACTIONS OF 10000 ROWS")
+        for label in LABELS:
+            self._autocommit(f"MATCH (n:{label}) CALL (n) {{ DETACH DELETE n }} "
+                             "IN TRANSACTIONS OF 10000 ROWS")
+

@@ -1,0 +1,17 @@
+"""Session-wide test setup: the tests that use the one Neo4j test database run in one
+xdist group (``make test`` runs ``--dist loadgroup``), so they never run side by side."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.neo4j_server import GROUP
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        uses_neo4j = (callspec is not None and callspec.params.get("backend") == "neo4j") \
+            or item.get_closest_marker("neo4j") is not None
+        if uses_neo4j:
+            item.add_marker(pytest.mark.xdist_group(GROUP))

@@ -1,0 +1,50 @@
+"""The real Neo4j 5 server that the Neo4j backend's tests use (``make neo4j-up``).
+
+``.ci/run`` starts it and exports ``KGBENCH_NEO4J_URI`` / ``KGBENCH_NEO4J_AUTH``. Without the
+URI, Neo4j tests skip with a reason that says how to start it; with it, nothing may skip: a
+server that cannot be reached fails the test, so CI cannot go green without Neo4j.
+
+The community server has one user database, so Neo4j tests take turns on it: each fresh
+store empties it first, and every test that uses it runs in one xdist group (see
+``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+URI_ENV = "KGBENCH_NEO4J_URI"
+URI = os.environ.get(URI_ENV)
+SKIP_REASON = f"{URI_ENV} is not set: `make neo4j-up` starts a local Neo4j 5 and prints its URI"
+GROUP = "neo4j"
+
+requires_neo4j = pytest.mark.skipif(not URI, reason=SKIP_REASON)
+
+
+def auth() -> tuple[str, str]:
+    """``KGBENCH_NEO4J_AUTH``, else ``NEO4J_AUTH`` (``user/password``); a missing one fails."""
+    for name in ("KGBENCH_NEO4J_AUTH", "NEO4J_AUTH"):
+        user, sep, password = os.environ.get(name, "").partition("/")
+        if sep and user and password:
+            return user, password
+    pytest.fail(f"{URI_ENV} is set but KGBENCH_NEO4J_AUTH (user/password) is not")
+
+
+def wipe() -> None:
+    """Empty the test database (relationships first, in batches: a hub's
+    ``DETACH DELETE`` in one transaction exceeds the server's memory limit). Fails the
+    test when the server cannot be reached."""
+    import neo4j
+
+    assert URI is not None
+    try:
+        with neo4j.GraphDatabase.driver(URI, auth=auth(), connection_timeout=10,
+                                        notifications_min_severity="OFF") as driver:
+            with driver.session() as session:
+                for query in ("MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 20000 ROWS",
+                              "MATCH (n) CALL (n) { DELETE n } IN TRANSACTIONS OF 20000 ROWS"):
+                    session.run(query).consume()
+    except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
+        pytest.fail(f"{URI_ENV}={URI} is set but Neo4j cannot be reached: {exc!r}")

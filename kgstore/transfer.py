@@ -184,10 +184,13 @@ def _uri_key(location: str) -> tuple[str, ...]:
     scheme = parts.scheme.lower()
     family = "neo4j" if scheme in NEO4J_SCHEMES else scheme
     try:
-        port = str(parts.port or "")
+        port = parts.port
     except ValueError:
-        port = ""
-    return (family, (parts.hostname or "").lower(), port, parts.path.strip("/"), parts.query)
+        port = None
+    if port is None and family == "neo4j":
+        port = 7687   # the driver's default: bolt://host is bolt://host:7687
+    return (family, (parts.hostname or "").lower(), str(port or ""), parts.path.strip("/"),
+            parts.query)
 
 
 def _stage_location(dst: Store, source: str) -> tuple[Path, Path | None]:

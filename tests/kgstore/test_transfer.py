@@ -36,7 +36,7 @@ from tests.kgstore.kgdata import FILM_ENTITIES, FILM_FACTS, FILM_PREDICATES
 
 # Beyond the film KG: a nameless entity that is the subject of a fact but no CVT (the
 # loaders' nameless_is_cvt rule would make it one), a CVT without any type (only its
-# own flag says so), and an id beyond U+FFFF (engines order it differently).
+# own flag says so), and an id beyond U+FFFF.
 EXTRA_ENTITIES = [Entity("m.stmt", is_cvt=True), Entity("m.\U0001f3ac", "Clapper 🎬")]
 EXTRA_FACTS = [
     Fact("m.nino_rota", "people.person.profession", "m.composer"),
@@ -154,6 +154,7 @@ def test_same_location_and_missing_source_are_refused(film: str, tmp_path: Path,
         with pytest.raises(CopyError, match="are the same store"):
             copy_store(film, same)
     assert same_location("bolt://Host:7687", "neo4j://host:7687")
+    assert same_location("bolt://host", "neo4j+s://host:7687/")
     assert not same_location("bolt://host:7687", "bolt://other:7687")
     assert not same_location("bolt://host:7687", "host:7687")
 
@@ -162,7 +163,7 @@ def test_same_location_and_missing_source_are_refused(film: str, tmp_path: Path,
     assert not (tmp_path / "dst").exists()
 
 
-def _interrupt_at(phase: str) -> Callable[[str, int, int | None], None]:
+def interrupt_at(phase: str) -> Callable[[str, int, int | None], None]:
     def progress(description: str, done: int, total: int | None) -> None:
         if description.startswith(phase):
             raise KeyboardInterrupt
@@ -174,7 +175,7 @@ def test_an_interrupted_copy_resumes_from_its_stage(film: str, tmp_path: Path,
                                                     phase: str) -> None:
     destination = str(tmp_path / "copy")
     with pytest.raises(KeyboardInterrupt):
-        copy_store(film, destination, progress=_interrupt_at(phase))
+        copy_store(film, destination, progress=interrupt_at(phase))
     with open_store(destination, read_only=True) as partial:
         staging = partial.staging_dir()
     assert staging is not None and any(staging.glob("copy-*/manifest.json"))
@@ -188,7 +189,7 @@ def test_an_interrupted_copy_resumes_from_its_stage(film: str, tmp_path: Path,
 def test_an_interrupted_dump_leaves_nothing_to_reuse(film: str, tmp_path: Path) -> None:
     destination = str(tmp_path / "copy")
     with pytest.raises(KeyboardInterrupt):
-        copy_store(film, destination, progress=_interrupt_at("copy facts"))
+        copy_store(film, destination, progress=interrupt_at("copy facts"))
     with open_store(destination, read_only=True) as partial:
         staging = partial.staging_dir()
     assert staging is None or not staging.exists()
@@ -202,7 +203,7 @@ def test_a_source_changed_since_an_interrupted_copy_is_refused(film: str,
                                                                tmp_path: Path) -> None:
     destination = str(tmp_path / "copy")
     with pytest.raises(KeyboardInterrupt):
-        copy_store(film, destination, progress=_interrupt_at("verify entities"))
+        copy_store(film, destination, progress=interrupt_at("verify entities"))
     with open_store(film) as source:
         source.ingest(facts=[Fact("m.godfather", "film.film.genre", "m.crime")])
 

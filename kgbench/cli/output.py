@@ -178,13 +178,16 @@ class CountColumn(ProgressColumn):
 
 
 class RateColumn(ProgressColumn):
-    """Throughput of a task (bytes/s while parsing); blank for step counters."""
+    """Throughput of a task (bytes/s while parsing, rows/s while copying); blank for
+    step counters."""
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
-        if not speed or task.fields.get("unit") != "bytes":
+        unit = task.fields.get("unit")
+        if not speed or unit not in ("bytes", "rows"):
             return Text("", style="progress.data.speed")
-        return Text(f"{human_bytes(speed)}/s", style="progress.data.speed")
+        rate = f"{human_bytes(speed)}/s" if unit == "bytes" else f"{speed:,.0f} rows/s"
+        return Text(rate, style="progress.data.speed")
 
 
 @contextmanager
@@ -224,8 +227,10 @@ class ProgressReporter:
     progress display: one bar per phase (``"import: entities"`` and ``"import: facts"``
     are the same phase, the text before the first ``:``), earlier phases completed."""
 
-    def __init__(self, display: Progress) -> None:
+    def __init__(self, display: Progress, *, row_phases: tuple[str, ...] = ()) -> None:
         self.progress = display
+        self.row_phases = row_phases
+        """Descriptions starting with one of these count rows (shown with rows/s)."""
         self.tasks: dict[str, TaskID] = {}
         self.current: str | None = None
 
@@ -243,7 +248,8 @@ class ProgressReporter:
             self.current = key
         task = self.tasks.get(key)
         if task is None:
-            unit = "bytes" if description.startswith(("parsing", "reading")) else "steps"
+            unit = ("bytes" if description.startswith(("parsing", "reading"))
+                    else "rows" if description.startswith(self.row_phases) else "steps")
             task = self.progress.add_task(task_label(description), total=total, unit=unit)
             self.tasks[key] = task
         self.progress.update(task, completed=done, total=total,

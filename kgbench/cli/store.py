@@ -1,30 +1,157 @@
-"""``kgbench store ...``: whole-store operations (an offline export for Neo4j's import
-tool). The work is in :mod:`kgstore.backends.neo4j.admin_export`; this module is the
-command around it."""
+"""``kgbench store ...``: whole stores, whatever their backend: ``copy`` (to another
+location or backend, verified), ``checksum`` (of the content) and ``export-neo4j`` (the
+input of Neo4j's offline import tool).
+
+The work is in :mod:`kgstore.transfer`, :mod:`kgstore.checksum` and
+:mod:`kgstore.backends.neo4j.admin_export`; this module is the options, the progress
+display and the tables around them.
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
+from kgbench.cli.errors import NOTHING_WRITTEN, RESUMES, on_interrupt
 from kgbench.cli.options import JsonOpt
 from kgbench.cli.output import ProgressReporter, emit_json, field, note, out, progress
 
 if TYPE_CHECKING:
     from kgstore.backends.neo4j.admin_export import Neo4jExportReport
+    from kgstore.transfer import CopyReport
 
 store_app = typer.Typer(
     help=(
-        "Operations on a whole store.\n\n"
-        "Example: kgbench store export-neo4j kgbench-data/store --out neo4j-import"
+        "Whole stores: copy one to another location or backend, checksum its content, "
+        "or export it for Neo4j's offline import tool.\n\n"
+        "Example: kgbench store copy kgbench-data/store /data/kg-backup"
     ),
     no_args_is_help=True,
 )
+
+_ROW_PHASES = ("copy ", "verify ", "checksum ")
+"""Progress descriptions of the scans (:mod:`kgstore.transfer`, :mod:`kgstore.checksum`):
+rows with rows/s."""
+
+SourceArg = Annotated[
+    str, typer.Argument(metavar="SRC", show_default=False,
+                        help="The store to copy: a directory (or a Neo4j URI).")]
+DestinationArg = Annotated[
+    str, typer.Argument(metavar="DST", show_default=False,
+                        help="Where the copy goes: a directory (created) or a Neo4j URI.")]
+
+
+@store_app.command("copy")
+def copy_cmd(
+    source: SourceArg,
+    destination: DestinationArg,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a store that DST already holds: it is "
+                           "removed first, then SRC copied in (never merged).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Copy the store SRC to DST (another directory or backend) and verify the copy.
+
+    Every entity (placeholders and CVTs as they are), fact, literal, predicate label,
+    CVT type and source record is copied; then DST's counts (entities, CVTs, literals,
+    facts, predicates) and content checksum (see `kgbench store checksum`) must equal
+    SRC's, else the command fails. SRC is only read.
+
+    DST must not hold a store already (an empty one is fine): pass --force to replace
+    it. An interrupted copy resumes: rerun the same command (the dump of SRC is kept in
+    DST's staging folder until the copy is verified, and reused while SRC is unchanged).
+
+    Example: kgbench store copy kgbench-data/store /data/kg-backup --json
+    """
+    from kgstore.transfer import copy_store
+
+    with on_interrupt(RESUMES), progress() as display:
+        reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
+        report = copy_store(source, destination, force=force, progress=reporter)
+        reporter.finish()
+    if report.replaced_destination:
+        note(f"removed the old store at {destination}")
+    if as_json:
+        emit_json(_copy_doc(report))
+        return
+    _print_copy(report)
+
+
+@store_app.command("checksum")
+def checksum_cmd(
+    location: Annotated[
+        str, typer.Argument(metavar="LOCATION", show_default=False,
+                            help="The store: a directory (or a Neo4j URI).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the content checksum of a store, to compare two stores anywhere.
+
+    Two stores with the same checksum hold the same entities (name, aliases, types,
+    CVT flag, description), facts (literals with datatype and language), predicate
+    labels and CVT types, whichever backend holds them and in whatever order it lists
+    them. Derived counts and the record of what was loaded are left out. The store is
+    only read.
+
+    Example: kgbench store checksum kgbench-data/store --json
+    """
+    from kgstore import StoreNotFoundError, open_store, store_exists
+    from kgstore.checksum import CHECKSUM_SCHEME, content_checksum
+    from kgstore.transfer import store_counts
+
+    started = time.perf_counter()
+    if not store_exists(location):
+        raise StoreNotFoundError(f"{location}: no kgbench store there; check the location "
+                                 "(kgbench load creates one)")
+    with on_interrupt(NOTHING_WRITTEN), open_store(location, read_only=True) as store, \
+            progress() as display:
+        reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
+        checksum = content_checksum(store, progress=reporter)
+        reporter.finish()
+        counts = store_counts(store.stats())
+    seconds = round(time.perf_counter() - started, 3)
+    if as_json:
+        emit_json({"store": location, "checksum": checksum, "scheme": CHECKSUM_SCHEME,
+                   "counts": counts, "seconds": seconds})
+        return
+    out.print(f"{checksum}  {field(location)}", soft_wrap=True)
+    note(f"{CHECKSUM_SCHEME}: {counts['entities']:,} entities, {counts['facts']:,} facts "
+         f"in {seconds:.1f}s")
+
+
+def _copy_doc(report: CopyReport) -> dict[str, Any]:
+    return {
+        "source": report.source, "destination": report.destination, "verified": True,
+        "counts": report.counts, "source_checksum": report.source_checksum,
+        "destination_checksum": report.destination_checksum,
+        "sources_copied": report.sources_copied, "reused_stage": report.reused_stage,
+        "replaced_destination": report.replaced_destination, "seconds": report.seconds,
+        "steps": report.steps, "import": report.import_report,
+    }
+
+
+def _print_copy(report: CopyReport) -> None:
+    table = Table(title="Copied and verified", box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("")
+    table.add_column("SRC = DST", justify="right")
+    for name, value in report.counts.items():
+        table.add_row(name.replace("_", " "), f"{value:,}")
+    table.add_row("content checksum", report.source_checksum)
+    table.add_row("source records", f"{report.sources_copied:,}")
+    table.add_row("seconds", f"{report.seconds:.1f}")
+    rows = report.counts["entities"] + report.counts["facts"]
+    if report.seconds:
+        table.add_row("rows/s", f"{rows / report.seconds:,.0f}")
+    out.print(table)
+    if report.reused_stage:
+        note("resumed an interrupted copy (its dump of SRC was reused)")
+    out.print(f"[green]copied:[/] {field(report.source)} -> {field(report.destination)}  "
+              f"[dim](next: kgbench stats --store {field(report.destination)})[/]",
+              soft_wrap=True)
 
 
 @store_app.command("export-neo4j")

@@ -173,7 +173,7 @@ def cypher(
 
     Example: kgbench cypher "MATCH (e:Entity) WHERE e.name = $n RETURN e.id" -p n=Titanic
     """
-    dialect = "neo4j" if is_neo4j(store_location(ctx, store)) else "ladybug"
+    dialect: Dialect = "neo4j" if is_neo4j(store_location(ctx, store)) else "ladybug"
     try:
         assert_read_only(query, dialect)
     except QueryTooLargeError as exc:

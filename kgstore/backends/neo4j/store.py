@@ -654,40 +654,37 @@ class Neo4jStore(Store):
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
-        # Keyset pages over the id index: each page is one short read transaction.
-        after: str | None = None
-        while True:
-            rows = self._read(
-                f"MATCH (e:Entity) WHERE $after IS NULL OR e.id > $after "
-                f"RETURN {_ENTITY_COLS} ORDER BY e.id LIMIT $n", {"after": after, "n": batch})
-            if not rows:
-                return
-            yield [_entity(r) for r in rows]
-            after = rows[-1][0]
+        yield from self._stream(f"MATCH (e:Entity) RETURN {_ENTITY_COLS} ORDER BY e.id",
+                                batch, _entity)
 
     def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
-        # Pages of subjects (in id order) whose facts fill about one batch.
-        after: str | None = None
-        pending: list[Fact] = []
-        while True:
-            subjects = [r[0] for r in self._read(
-                "MATCH (s:Entity) WHERE ($after IS NULL OR s.id > $after) "
-                "AND EXISTS { (s)-[:Fact]->() } RETURN s.id ORDER BY s.id LIMIT $n",
-                {"after": after, "n": max(batch // 4, 1)})]
-            if not subjects:
-                break
-            rows = self._read(
-                "UNWIND $ids AS i MATCH (s:Entity {id: i})-[f:Fact]->(o) "
-                "RETURN s.id, f.predicate, o:Literal, o.id, o.value, o.datatype, o.lang "
-                "ORDER BY s.id, f.predicate, o.id", {"ids": subjects})
-            pending += [Fact(r[0], r[1], Literal(r[4], r[5], r[6]) if r[2] else r[3])
-                        for r in rows]
-            while len(pending) >= batch:
-                yield pending[:batch]
-                pending = pending[batch:]
-            after = subjects[-1]
-        if pending:
-            yield pending
+        yield from self._stream(
+            "MATCH (s:Entity)-[f:Fact]->(o) "
+            "RETURN s.id, f.predicate, o:Literal, o.id, o.value, o.datatype, o.lang "
+            "ORDER BY s.id, f.predicate, o.id", batch,
+            lambda r: Fact(r[0], r[1], Literal(r[4], r[5], r[6]) if r[2] else r[3]))
+
+    def _stream(self, query: str, batch: int,
+                record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:
+        """The rows of one whole-store ``query``, ``batch`` records at a time, from one
+        read transaction that stays open while the caller consumes them (the server
+        sends rows as they are pulled). Not keyset pages: ``ORDER BY`` on the id index
+        gives code-point order while Cypher's ``>`` compares UTF-16 units, so pages
+        split between ids such as ``m.\uff21`` and ``m.\U0001f3ac`` repeated or skipped
+        rows."""
+        if self._driver is None:
+            raise StoreError("store is closed")
+        with translated_errors(self._location), self._driver.session(
+                database=self._location.database, default_access_mode=neo4j.READ_ACCESS,
+                fetch_size=max(batch, 1)) as session, session.begin_transaction() as tx:
+            rows: list[Any] = []
+            for row in tx.run(query):
+                rows.append(record(row.values()))
+                if len(rows) >= batch:
+                    yield rows
+                    rows = []
+            if rows:
+                yield rows
 
     # -- power users ----------------------------------------------------------------
     def cypher(self, query: str, params: dict[str, Any] | None = None, *,
@@ -721,8 +718,7 @@ class Neo4jStore(Store):
         try:
             with translated_errors(self._location, timeout_s=timeout_s), self._driver.session(
                     database=self._location.database, default_access_mode=neo4j.READ_ACCESS,
-                    notifications_min_severity="WARNING",
-                    warn_notification_severity="OFF") as session:
+                    notifications_min_severity="WARNING") as session:
                 return session.execute_read(work)
         except QueryError as exc:
             if "write" in str(exc).lower() and "read" in str(exc).lower():

@@ -239,10 +239,9 @@ def queries(draw: st.DrawFn) -> PatternQuery:
 
 
 @pytest.fixture(scope="module")
-def factory() -> Factory:
-    from tests.kgstore.conftest import BACKEND_FACTORIES
-
-    return BACKEND_FACTORIES["ladybug"]
+def factory(backend_factory: Factory) -> Factory:
+    """Every backend's store (conftest's ``backend`` parameter)."""
+    return backend_factory
 
 
 @settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow,

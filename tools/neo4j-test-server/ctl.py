@@ -100,6 +100,10 @@ def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeo
             [str(java), "-Xms256m", "-Xmx1g",
              # C1 only: starts in ~11 s instead of ~19 s on 2 cores; test queries are small.
              "-XX:TieredStopAtLevel=1",
+             # C1's default code cache (48 MB) filled after ~17 min of the test suite's
+             # queries and the JVM stopped compiling ("CodeCache is full"): every query
+             # then ran interpreted, many times slower.
+             "-XX:ReservedCodeCacheSize=256m",
              "-cp", f"{classes}{os.pathsep}{jars}", MAIN_CLASS,
              str(state / "data"), str(port), str(state / "ready")],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

@@ -87,7 +87,7 @@ def _root(
         typer.Option(
             "--store", envvar=STORE_ENV, metavar="STORE",
             help="Store: a directory (embedded LadybugDB, created by `kgbench load`) or a "
-            "Neo4j 5 database, bolt://host:7687[/database] (credentials in "
+            "Neo4j 5 database, bolt://host:7687\\[/database] (credentials in "
             "$KGBENCH_NEO4J_AUTH=user/password, never in the URI).",
         ),
     ] = DEFAULT_STORE,

@@ -49,7 +49,7 @@ StoreOpt = Annotated[
     str | None,
     typer.Option(
         "--store", metavar="STORE", show_default=False,
-        help=f"Store: a directory (embedded) or a Neo4j URI (bolt://host:7687[/db], "
+        help=f"Store: a directory (embedded) or a Neo4j URI (bolt://host:7687\\[/db], "
         f"credentials in $KGBENCH_NEO4J_AUTH); overrides the global --store / ${STORE_ENV} "
         f"(default {DEFAULT_STORE}).",
     ),

@@ -28,8 +28,8 @@ from kgstore import (
     store_exists,
 )
 from kgstore.backends.ladybug import LadybugStore
-from kgstore.backends.neo4j import StoreUnavailableError
 from kgstore.backends.ladybug import remove_store as remove_directory_store
+from kgstore.backends.neo4j import StoreUnavailableError
 
 NEO4J_URIS = [
     "bolt://127.0.0.1:7687", "bolt+s://db.example.org:7687", "bolt+ssc://db:7687",

@@ -48,3 +48,35 @@ def wipe() -> None:
                     session.run(query).consume()
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as exc:
         pytest.fail(f"{URI_ENV}={URI} is set but Neo4j cannot be reached: {exc!r}")
+
+
+def run_query(query: str, params: dict[str, object] | None = None, *,
+              uri: str | None = None) -> list[list[object]]:
+    """The rows of one query on the test server (or ``uri``), outside any store: to
+    set up what a test needs (a foreign node, another schema version) and to read what
+    the store wrote."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(uri or URI or "", auth=auth(), connection_timeout=10,
+                                    notifications_min_severity="OFF") as driver:
+        records, _, _ = driver.execute_query(query, params or {})
+    return [list(r.values()) for r in records]
+
+
+def content(uri: str | None = None) -> dict[str, list[tuple[object, ...]]]:
+    """Everything a kgbench store holds in the database, sorted, for comparing two
+    imports: every node's labels and properties and every relationship with its ends
+    and properties, except what differs between two runs of the same load
+    (``Meta.created_at``, the time and counts of a ``Source``)."""
+    nodes = []
+    for labels, props in run_query("MATCH (n) RETURN labels(n), properties(n)", uri=uri):
+        assert isinstance(props, dict) and isinstance(labels, list)
+        if "Meta" in labels and props.get("key") == "created_at":
+            continue
+        if "Source" in labels:
+            props = {k: v for k, v in props.items() if k not in ("loaded_at", "counts")}
+        nodes.append((tuple(sorted(labels)), repr(sorted(props.items()))))
+    rels = [tuple(map(repr, row)) for row in run_query(
+        "MATCH (a)-[r]->(b) RETURN type(r), coalesce(a.id, a.key), "
+        "[k IN keys(r) | [k, r[k]]], coalesce(b.id, b.key)", uri=uri)]
+    return {"nodes": sorted(nodes), "relationships": sorted(rels)}

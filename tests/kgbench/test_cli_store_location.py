@@ -1,7 +1,8 @@
 """A store location is a string from the command line to the store: ``--store
-bolt://host:7687`` reaches kgstore as typed (a ``Path`` made it ``bolt:/host:7687``),
-and until a network backend exists every command refuses a URI with one line naming
-it, exit 1, and creates nothing (``load`` once made a folder ``./bolt:``)."""
+bolt://host:7687`` reaches kgstore as typed (a ``Path`` made it ``bolt:/host:7687``). With
+no Neo4j at that address every command that uses a store says so in one line naming the
+URI, exit 1, and creates nothing (``load`` once made a folder ``./bolt:``); ``demo``
+refuses a URI, since it builds a directory store; other schemes are refused."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.kgbench.test_cli_store_uri import AUTH, dead_port
 
-BOLT = "bolt://127.0.0.1:7687"
+BOLT = f"bolt://127.0.0.1:{dead_port()}"
 
 
 def inputs(directory: Path) -> dict[str, Path]:
@@ -45,7 +47,7 @@ COMMANDS = {
 def assert_refused(proc_args: list[str | Path], cwd: Path, uri: str,
                    env: dict[str, str] | None = None) -> str:
     before = sorted(p.name for p in cwd.iterdir())
-    proc = run(*proc_args, cwd=cwd, env=env)
+    proc = run(*proc_args, cwd=cwd, env={**AUTH, **(env or {})})
     assert_clean_error(proc, 1)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
@@ -54,20 +56,26 @@ def assert_refused(proc_args: list[str | Path], cwd: Path, uri: str,
     return lines[0]
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_a_neo4j_uri_is_refused_with_one_line_and_nothing_created(command: str,
-                                                                   tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"demo"}))
+def test_an_unreachable_neo4j_is_one_line_and_nothing_created(command: str,
+                                                              tmp_path: Path) -> None:
     line = assert_refused(COMMANDS[command](inputs(tmp_path), BOLT), tmp_path, BOLT)
-    assert "Neo4j backend is not available" in line
+    assert line.startswith(f"Error: {BOLT}: cannot reach Neo4j")
+    assert "check that the server runs" in line
 
 
-@pytest.mark.parametrize("uri", ["neo4j+s://db.example.org:7687", "http://example.org/store",
-                                 "file:///tmp/store"])
+def test_demo_refuses_a_neo4j_uri_it_needs_a_directory(tmp_path: Path) -> None:
+    line = assert_refused(COMMANDS["demo"](inputs(tmp_path), BOLT), tmp_path, BOLT)
+    assert "this needs a directory" in line
+
+
+@pytest.mark.parametrize("uri", ["http://example.org/store", "s3://bucket/kg",
+                                 "file:///tmp/store", "bolt:/127.0.0.1:7687"])
 def test_other_uris_are_refused_before_load_creates_anything(uri: str, tmp_path: Path) -> None:
     assert_refused(COMMANDS["load triples"](inputs(tmp_path), uri), tmp_path, uri)
 
 
-def test_a_uri_from_the_environment_is_refused(tmp_path: Path) -> None:
+def test_a_uri_from_the_environment_is_used_the_same_way(tmp_path: Path) -> None:
     files = inputs(tmp_path)
     assert_refused(["load", "triples", files["facts"]], tmp_path, BOLT,
                    env={"KGBENCH_STORE": BOLT})

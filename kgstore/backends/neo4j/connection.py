@@ -91,8 +91,11 @@ def credentials() -> tuple[str, str] | None:
             return None
         user, sep, password = value.partition("/")
         if not sep or not user or not password:
+            # The value is never echoed: it may be a password typed without its user.
+            what = "no '/' between a user and a password" if not sep else \
+                "an empty " + ("user" if not user else "password")
             raise StoreError(f"{name} must be user/password (e.g. neo4j/secret); it is set "
-                             "but has no '/' between a user and a password")
+                             f"but has {what}")
         return user, password
     raise StoreError(f"no Neo4j credentials: set {AUTH_ENVS[0]}=user/password (or "
                      f"{AUTH_ENVS[1]}, as for Neo4j's container images)")
@@ -137,7 +140,12 @@ def translated_errors(location: Neo4jLocation, *, timeout_s: float | None = None
     try:
         yield
     except neo4j_errors.AuthError:
-        user = (credentials() or ("?", ""))[0]
+        login = credentials()
+        if login is None:
+            raise StoreAuthError(
+                f"{location.text}: Neo4j wants a login but {_auth_source()}=none sends "
+                f"none; set {AUTH_ENVS[0]}=user/password") from None
+        user = login[0]
         raise StoreAuthError(
             f"{location.text}: Neo4j refused user {user!r} with the password from "
             f"{_auth_source()}; check {_auth_source()}=user/password") from None

@@ -11,8 +11,12 @@ facts with ``CREATE`` after the difference, because ``MERGE`` of a relationship 
 the relationships of its end nodes, which on a hub is every one of its facts.
 
 The hub index (:mod:`kgstore.backends.neo4j.schema`) of an entity is rebuilt when
-facts into it arrive: its ``Hub`` node goes first and comes back last, so a kill in
-between leaves it read by property filter (slower, always right) until a rerun.
+facts into it arrive: its ``Hub`` node is deleted before the first of them is written
+and comes back last, when its ``InSlot`` nodes hold them all. Without the node, reads
+filter the entity's facts by property (slower, always right); the hubs step rebuilds
+every hub of the stage that has none, so a rerun after a kill anywhere in between (the
+facts are stored by then, so they are not new to it) ends with the index of a clean
+import.
 """
 
 from __future__ import annotations
@@ -72,8 +76,10 @@ class OnlineImport:
             self.progress(f"import: {name}", self._steps, len(IMPORT_STEPS))
 
     def _rows(self, sql: str, params: list[Any] | None = None,
-              size: int = ROWS_PER_WRITE) -> Iterator[list[dict[str, Any]]]:
-        """The rows of a DuckDB query as dicts, ``size`` at a time."""
+              size: int | None = None) -> Iterator[list[dict[str, Any]]]:
+        """The rows of a DuckDB query as dicts, ``size`` (default
+        :data:`ROWS_PER_WRITE`, read when called) at a time."""
+        size = size or ROWS_PER_WRITE
         cursor = self.diff.db.execute(sql, params)
         names = [d[0] for d in cursor.description]
         while True:
@@ -199,6 +205,10 @@ class OnlineImport:
         new = self.diff.scalar("SELECT count(*) FROM new_facts")
         self.report.facts_duplicate += self.diff.fact_rows - new
         self.report.facts_new = new
+        # A hub's index stops being read before facts into it arrive (see the module doc).
+        for rows in self._rows("SELECT DISTINCT object AS id FROM new_facts "
+                               "WHERE object_kind = 'E' ORDER BY id"):
+            self.store.write_rows("UNWIND $rows AS r MATCH (h:Hub {id: r.id}) DELETE h", rows)
         done = 0
         for kind, label in (("E", "Entity"), ("L", "Literal")):
             for rows in self._rows(
@@ -213,18 +223,21 @@ class OnlineImport:
                     self.progress("import: facts", done, new)
 
     def _hubs(self) -> None:
-        """Index the incoming facts of every hub that this import gave facts (by its
-        in-degree in the store now), one predicate per ``InSlot``."""
+        """Index the incoming facts of every hub among the stage's objects (by its
+        in-degree in the store now) that has no ``Hub`` node: the ones this import gave
+        facts, and the ones an interrupted run of it left unindexed. One predicate per
+        ``InSlot``."""
         self._existing(
-            "object_degrees", {"id": pa.string(), "degree": pa.int64()},
-            "SELECT DISTINCT object FROM new_facts WHERE object_kind = 'E' ORDER BY object",
-            "UNWIND $ids AS i MATCH (o:Entity {id: i}) RETURN o.id, COUNT { (o)<-[:Fact]-() }")
+            "object_degrees", {"id": pa.string(), "degree": pa.int64(),
+                               "indexed": pa.bool_()},
+            "SELECT DISTINCT object FROM stage_facts WHERE object_kind = 'E' ORDER BY object",
+            "UNWIND $ids AS i MATCH (o:Entity {id: i}) "
+            "RETURN o.id, COUNT { (o)<-[:Fact]-() }, EXISTS { MATCH (:Hub {id: i}) }")
         hubs = [r[0] for r in self.diff.sql(
-            "SELECT id FROM object_degrees WHERE degree >= ? ORDER BY id",
+            "SELECT id FROM object_degrees WHERE degree >= ? AND NOT indexed ORDER BY id",
             [hub_min_in_degree()])]
         store = self.store
         for i, hub in enumerate(hubs):
-            store._write("MATCH (h:Hub {id: $h}) DELETE h", {"h": hub})
             store._autocommit(
                 "MATCH (k:InSlot) WHERE k.key STARTS WITH $prefix "
                 "CALL (k) { DETACH DELETE k } IN TRANSACTIONS OF 10000 ROWS",

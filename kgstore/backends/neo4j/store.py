@@ -107,11 +107,21 @@ _EXPANSION_CACHE_ROWS = 200_000
 _ENTITY_CACHE_RECORDS = 50_000
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
+# Meta keys a new store writes before its schema version (which marks it a store).
+_META_BEFORE_VERSION = ("created_at", "cvt_types", "backend")
 
 
 def _entity(row: Sequence[Any]) -> Entity:
     return Entity(id=row[0], name=row[1], aliases=tuple(row[2] or ()),
                   types=tuple(row[3] or ()), is_cvt=bool(row[4]), description=row[5])
+
+
+def _schema_version(value: Any) -> int | None:
+    """The stored schema version as a number, ``None`` when it is not one."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _salted(key: str, salt: str) -> str:
@@ -193,18 +203,28 @@ class Neo4jStore(Store):
             if self.read_only:
                 raise StoreNotFoundError(
                     f"no kgbench store in {self._location.text} to open read-only")
-            foreign = self._read("MATCH (n) RETURN labels(n) LIMIT 1")
+            # The Meta nodes written below before the version are this method's own,
+            # left by a create that was killed in between: not foreign data.
+            foreign = self._read(
+                "MATCH (n) WHERE NOT (n:Meta AND n.key IN $ours AND size(labels(n)) = 1) "
+                "RETURN labels(n) LIMIT 1", {"ours": list(_META_BEFORE_VERSION)})
             if foreign:
                 raise StoreError(
                     f"{self._location.text} holds data that is not a kgbench store (nodes "
                     f"labelled {foreign[0][0]}); use an empty database for --store")
             self._ensure_schema()
             now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-            self._write_meta({"created_at": now, "cvt_types": "[]", "backend": self.backend})
+            self._write_meta(dict(zip(_META_BEFORE_VERSION, (now, "[]", self.backend),
+                                      strict=True)))
             # Last: a database with the version is a store (see store_exists).
             self._write_meta({"schema_version": str(SCHEMA_VERSION)})
             return
-        stored = int(version[0][0])
+        stored = _schema_version(version[0][0])
+        if stored is None:
+            raise IncompatibleStoreError(
+                f"{self._location.text}: the kgbench store's schema version is damaged (not "
+                "a number); load the data into another database, or empty this one and "
+                "load it again")
         if stored != SCHEMA_VERSION:
             raise IncompatibleStoreError(
                 f"{self._location.text} holds a kgbench store of schema version {stored}, "

@@ -11,7 +11,10 @@ from tests.neo4j_server import GROUP
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         callspec = getattr(item, "callspec", None)
-        uses_neo4j = (callspec is not None and callspec.params.get("backend") == "neo4j") \
+        # Parametrized over the backends (tests/kgstore/conftest.py BACKEND_FACTORIES,
+        # whatever the fixture's name), or marked.
+        uses_neo4j = (callspec is not None and any(
+            isinstance(v, str) and v == "neo4j" for v in callspec.params.values())) \
             or item.get_closest_marker("neo4j") is not None
         if uses_neo4j:
             item.add_marker(pytest.mark.xdist_group(GROUP))

@@ -42,7 +42,7 @@ from extension.query_graph import (
 from kgstore import Entity, Fact, Literal, Store
 from kgstore.patterns import HasType, NotEqual, TriplePattern, Var
 from tests.external import external_path as _external
-from tests.kgstore.conftest import BACKEND_FACTORIES
+from tests.kgstore.conftest import BACKEND_FACTORIES, SharedStore
 
 Factory = Callable[[Path], Store]
 
@@ -129,12 +129,17 @@ FACT_SET = set(FACTS)
 
 
 @pytest.fixture(scope="module")
-def store(factory: Factory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+def _shared(factory: Factory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedStore]:
+    kept = SharedStore(factory, tmp_path_factory.mktemp("grounding"),
+                       lambda s: s.ingest(ENTITIES, FACTS, cvt_types=CVT_TYPES))
+    yield kept
+    kept.close()
+
+
+@pytest.fixture
+def store(_shared: SharedStore) -> Store:
     """The hand-built KG, shared by the module's tests: do not modify it."""
-    s = factory(tmp_path_factory.mktemp("grounding"))
-    s.ingest(ENTITIES, FACTS, cvt_types=CVT_TYPES)
-    yield s
-    s.close()
+    return _shared.get()
 
 
 def graph(*triples: tuple[Term, str, Term], answer: str = "?x", **kw: object) -> QueryGraph:

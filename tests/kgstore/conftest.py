@@ -95,21 +95,23 @@ def film_kg() -> KG:
     return KG(list(FILM_ENTITIES), list(FILM_FACTS), list(FILM_PREDICATES))
 
 
-class _FilmStore:
-    """A module's film-KG store, loaded again when another test emptied the one Neo4j
-    test database since (a fresh ``store`` there empties it)."""
+class SharedStore:
+    """A store with fixed content that a module's tests share (they must not modify
+    it), built on first use and again whenever the one Neo4j test database was emptied
+    since (every fresh Neo4j store empties it)."""
 
-    def __init__(self, backend: str, film_kg: KG, directory: Path) -> None:
-        self.backend, self.film_kg, self.directory = backend, film_kg, directory
+    def __init__(self, factory: Callable[[Path], Store], directory: Path,
+                 load: Callable[[Store], object]) -> None:
+        self.factory, self.directory, self.load = factory, directory, load
         self.store: Store | None = None
 
     def get(self) -> Store:
-        if self.store is not None and (self.backend != "neo4j" or _NEO4J_HOLDER == [self]):
+        if self.store is not None and (self.store.backend != "neo4j" or _NEO4J_HOLDER == [self]):
             return self.store
         self.close()
-        self.store = BACKEND_FACTORIES[self.backend](self.directory)
-        self.film_kg.load(self.store)
-        if self.backend == "neo4j":
+        self.store = self.factory(self.directory)
+        self.load(self.store)
+        if self.store.backend == "neo4j":
             _NEO4J_HOLDER.append(self)
         return self.store
 
@@ -122,14 +124,15 @@ class _FilmStore:
 @pytest.fixture(scope="module")
 def _film_stores(
     backend: str, film_kg: KG, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[_FilmStore]:
-    kept = _FilmStore(backend, film_kg, tmp_path_factory.mktemp(f"film-{backend}"))
+) -> Iterator[SharedStore]:
+    kept = SharedStore(BACKEND_FACTORIES[backend], tmp_path_factory.mktemp(f"film-{backend}"),
+                       film_kg.load)
     yield kept
     kept.close()
 
 
 @pytest.fixture
-def film_store(_film_stores: _FilmStore) -> Store:
+def film_store(_film_stores: SharedStore) -> Store:
     """A store holding the film KG, shared by a module's tests: do not modify it."""
     return _film_stores.get()
 

@@ -177,6 +177,8 @@ class Neo4jStore(Store):
         self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         self._hubs: frozenset[str] | None = None
+        # All predicates, as predicates() orders them; kept by a read-only store.
+        self._predicate_list: list[Predicate] | None = None
         try:
             self._open(create)
         except BaseException:
@@ -377,7 +379,14 @@ class Neo4jStore(Store):
         return [_entity(r) for r in rows]
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+        # Extension asks once per question: a read-only store reads them once (a
+        # round trip and 300 rows, 13 ms a question on the 1M-fact benchmark KG).
         query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+        if self.read_only:
+            if self._predicate_list is None:
+                self._predicate_list = [Predicate(r[0], r[1], int(r[2] or 0))
+                                        for r in self._read(query)]
+            return self._predicate_list[:None if limit is None else max(limit, 0)]
         params: dict[str, Any] = {}
         if limit is not None:
             query += " LIMIT $n"

@@ -48,3 +48,24 @@ def test_read_only_store_reads_the_predicates_once(
         read_only.predicates().clear()   # a caller's list is its own
         assert read_only.predicates() == everything
         assert transactions == [1]
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    writable = store_factory()
+    film_kg.load(writable)
+    assert URI is not None
+    with open_store(URI, read_only=True) as read_only:
+        transactions = _count_transactions(read_only)
+        for id in sorted(film_kg.entity_ids):
+            for limit in (1, 3, 100):
+                transactions.clear()
+                assert read_only.facts_out(id, limit=limit) == writable.facts_out(id, limit=limit)
+                assert transactions == [2], (id, limit)
+            for predicate in sorted({f.predicate for f in film_kg.facts}):
+                first = read_only.facts_out(id, predicate=predicate, limit=100)
+                transactions.clear()
+                assert read_only.facts_out(id, predicate=predicate, limit=2) == first[:2]
+                assert first == writable.facts_out(id, predicate=predicate, limit=100)
+                assert transactions == []   # kept from the first read

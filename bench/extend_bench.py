@@ -209,7 +209,7 @@ class Tally:
         self.digests += other.digests
 
 
-def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int, *,
+def tally_questions(store_dir: str | Path, questions: list[ParsedQuestion], seed: int, *,
                     sink: TextIO | None = None, progress: bool = False,
                     store: CountingStore | None = None,
                     collection: PacedCollection | None = None) -> Tally:
@@ -253,11 +253,11 @@ def tally_questions(store_dir: Path, questions: list[ParsedQuestion], seed: int,
 # One store per worker process, opened by its initializer and kept across its chunks
 # (its caches too, as in a one-process run).
 _WORKER_STORE: CountingStore | None = None
-_WORKER_DIR: Path | None = None
+_WORKER_DIR: str | Path | None = None
 _WORKER_COLLECTION: PacedCollection | None = None
 
 
-def _worker_init(store_dir: Path, paced_gc: bool) -> None:
+def _worker_init(store_dir: str | Path, paced_gc: bool) -> None:
     global _WORKER_STORE, _WORKER_DIR, _WORKER_COLLECTION
     _WORKER_DIR = store_dir
     _WORKER_STORE = CountingStore(open_store(str(store_dir), read_only=True))
@@ -280,7 +280,7 @@ PARALLEL_CHUNK = 25
 enough that sending them and their samples costs little."""
 
 
-def run_parallel(store_dir: Path, questions: list[ParsedQuestion], seed: int, workers: int,
+def run_parallel(store_dir: str | Path, questions: list[ParsedQuestion], seed: int, workers: int,
                  serial: Tally, *, paced_gc: bool = True) -> dict[str, Any]:
     """The same questions on ``workers`` spawned processes, each with its own read-only
     store (as ``kgbench generate --workers`` runs): questions/s over the whole run and
@@ -385,12 +385,98 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "target_questions_per_s": TARGET_QPS,
         }
         record["meets_target"] = record["best_questions_per_s"] >= TARGET_QPS
+        if args.store:
+            record["neo4j"] = run_neo4j(args, store_dir, work, questions, tally, total_s)
         return record
     finally:
         if samples_out is not None:
             samples_out.close()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def load_neo4j(args: argparse.Namespace, store_dir: Path, work: Path) -> dict[str, Any]:
+    """The KG of the embedded store at ``store_dir`` in the Neo4j database
+    ``args.store``: kept when that database already holds a store with the same entity,
+    fact, literal and predicate counts (a previous run with the same sizes and seed),
+    else the same stage generated again (the generator is deterministic) and imported
+    online (the database's content is replaced)."""
+    from bench.backend_compare import import_online
+    from kgstore import store_exists
+
+    def counts(location: str) -> tuple[int, int, int, int]:
+        with open_store(location, read_only=True) as s:
+            st = s.stats()
+        return st.entities, st.facts, st.literals, st.predicates
+
+    want = counts(str(store_dir))
+    if store_exists(args.store) and counts(args.store) == want:
+        CONSOLE.print(f"reusing the KG already in {args.store}")
+        return {"reused": True}
+    stage = work / "neo4j-stage"
+    CONSOLE.print(f"generating the {args.facts:,}-fact KG again for {args.store} ...")
+    generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
+    CONSOLE.print(f"importing it into {args.store} (online) ...")
+    try:
+        loaded = import_online(args.store, stage)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    if counts(args.store) != want:
+        raise SystemExit(f"{args.store} does not hold the embedded store's counts after "
+                         "the import; the comparison would not be of the same KG")
+    return {"reused": False, **loaded}
+
+
+def run_neo4j(args: argparse.Namespace, store_dir: Path, work: Path,
+              questions: list[ParsedQuestion], embedded: Tally, embedded_s: float
+              ) -> dict[str, Any]:
+    """``--store URI``: the same questions on Neo4j, one process (with its read
+    transactions counted and timed, server side too) and ``--workers`` processes, and
+    whether the samples are the embedded store's, byte for byte."""
+    from bench.backend_compare import BoltMeter, empty_transaction_ms, server_info
+
+    out: dict[str, Any] = {"uri": args.store, "load": load_neo4j(args, store_dir, work)}
+    CONSOLE.print("structured samples on neo4j, one process ...")
+    n = len(questions)
+    with open_store(args.store, read_only=True) as real:
+        out["server"] = server_info(real)
+        meter = BoltMeter.install(real)
+        assert meter is not None
+        counting = CountingStore(real)
+        cpu = CpuWatch()
+        started = time.perf_counter()
+        with PacedCollection() if not args.default_gc else contextlib.nullcontext() \
+                as collection:
+            tally = tally_questions(args.store, questions, args.seed, progress=True,
+                                    store=counting, collection=collection)
+        total_s = time.perf_counter() - started
+        out["cpu"] = cpu.result()
+        out["empty_read_transaction_ms"] = empty_transaction_ms(real)
+    per_q = np.array(tally.per_q_ms)
+    out.update({
+        "questions_per_s": n / total_s if total_s else 0.0,
+        "samples_per_s": tally.samples / total_s if total_s else 0.0,
+        "per_question_ms": {"p50": float(np.median(per_q)),
+                            "p99": float(np.percentile(per_q, 99)),
+                            "mean": float(np.mean(per_q))},
+        "per_question_cpu_ms": {"p50": float(np.median(tally.per_q_cpu_ms)),
+                                "mean": float(np.mean(tally.per_q_cpu_ms))},
+        "stage_seconds_per_question_ms": {k: v / n * 1000
+                                          for k, v in sorted(tally.stages.items())},
+        "store_calls_per_question": tally.calls.total() / n if n else 0.0,
+        "store_calls_by_method": dict(tally.calls.most_common()),
+        "where_the_time_goes": BoltMeter.explain(meter.snapshot(), n, total_s * 1000),
+        "samples_identical_to_embedded": tally.digests == embedded.digests,
+        "ratio_neo4j_over_embedded_seconds": round(total_s / embedded_s, 2)
+        if embedded_s else None,
+    })
+    parallel = {}
+    for workers in args.workers:
+        if workers > 1:
+            parallel[str(workers)] = run_parallel(args.store, questions, args.seed, workers,
+                                                  embedded, paced_gc=not args.default_gc)
+    out["parallel"] = parallel
+    return out
 
 
 def plot(record: dict[str, Any], path: Path) -> None:
@@ -438,6 +524,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="leave Python's garbage collector at its defaults instead of "
                          "pacing it as kgbench extend/generate do (extension.heap), to "
                          "measure what the pacing saves")
+    ap.add_argument("--store", default=None, metavar="URI",
+                    help="also run the same questions on this Neo4j database (bolt://HOST:"
+                         "PORT; credentials from KGBENCH_NEO4J_AUTH; its content is replaced "
+                         "unless it already holds this KG) and report both backends: "
+                         "questions/s with --workers, transactions per question and the "
+                         "server's engine time. E.g. --facts 1000000 --entities 200000 "
+                         "--questions 600 --store bolt://127.0.0.1:7687")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes for a smoke run (20k facts, 60 questions)")
     args = ap.parse_args(argv)
@@ -460,6 +553,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "round_trips_per_question", "round_trips_per_sample", "share_of_questions_with_label",
         "failures_by_stage", "cpu", "parallel", "best_questions_per_s",
         "meets_target")}, indent=2))
+    if "neo4j" in record:
+        neo = record["neo4j"]
+        print(json.dumps({"neo4j": {k: neo[k] for k in (
+            "questions_per_s", "per_question_ms", "where_the_time_goes",
+            "empty_read_transaction_ms", "samples_identical_to_embedded",
+            "ratio_neo4j_over_embedded_seconds", "parallel", "store_calls_per_question")}},
+            indent=2))
     print("\n".join(compare_with_caqa(label_complexity_counts(record)).lines()))
     return record
 

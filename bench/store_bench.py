@@ -525,9 +525,14 @@ def generate_kg(
               "predicates": pred_tbl, "cvt_types": cvt_tbl}
     parts = {name: _write_parts(t, stage / name) for name, t in tables.items()}
     counts = {name: t.num_rows for name, t in tables.items()}
+    # Every part with its size and SHA-256, as StageWriter lists them: a stage that
+    # `kgbench store export-neo4j` (which verifies them) accepts too.
+    files = {name: [{"name": f.name, "bytes": f.stat().st_size,
+                     "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+                    for f in sorted((stage / name).glob("*.parquet"))] for name in tables}
     manifest = {
         "layout": LAYOUT_VERSION, "complete": True, "counts": counts, "parts": parts,
-        "extra": {"generator": "bench/store_bench.py", "seed": seed, "entities": entities,
+        "files": files, "extra": {"generator": "bench/store_bench.py", "seed": seed, "entities": entities,
                   "facts": facts, "cvt_fraction": cvt_fraction},
     }
     (stage / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -1114,6 +1119,96 @@ def print_summary(record: dict[str, Any], console: Any) -> None:
     console.print(tt)
 
 
+def compare_backends(args: argparse.Namespace, info: GenInfo, stage: Path, store_dir: Path,
+                     work: Path, warmup: int, console: Any) -> dict[str, Any]:
+    """``--store URI``: import the stage into Neo4j (online; then neo4j-admin into a
+    scratch home), and time the same calls on the embedded store and on Neo4j
+    (:mod:`bench.backend_compare`)."""
+    from bench import backend_compare as bc
+    from kgstore import open_store
+
+    out: dict[str, Any] = {"uri": args.store}
+    console.print(f"neo4j: online import of the stage into {args.store} ...")
+    cpu = CpuWatch()
+    out["import_online"] = bc.import_online(args.store, stage)
+    out["import_online"]["cpu"] = cpu.result()
+    console.print(f"  {out['import_online']['facts_per_s']:,.0f} facts/s")
+    classpath = args.neo4j_classpath or bc.default_classpath()
+    if classpath.exists():
+        console.print("neo4j: export + neo4j-admin database import full ...")
+        cpu = CpuWatch()
+        out["import_admin"] = bc.import_admin(stage, work, classpath)
+        out["import_admin"]["cpu"] = cpu.result()
+        console.print(f"  {out['import_admin']['import_facts_per_s']:,.0f} facts/s")
+    else:
+        out["import_admin"] = {"skipped": f"no classpath file {classpath}"}
+    with open_store(str(store_dir), read_only=True) as emb:
+        wl = bc.make_backend_workload(emb, info.named_ids, info.names, args.queries,
+                                      warmup, args.seed)
+    out["hubs"] = wl.hubs
+    out["calls"] = {op: len(v) - wl.warmup[op] for op, v in wl.calls.items()}
+    lat: dict[str, Any] = {}
+    answers: dict[str, Any] = {}
+    cpu_use: dict[str, Any] = {}
+    for name, location in (("embedded", str(store_dir)), ("neo4j", args.store)):
+        def say(op: str, backend: str = name) -> None:
+            console.print(f"{backend}: {op}")
+
+        with open_store(location, read_only=True) as store:
+            cpu = CpuWatch()
+            lat[name], answers[name] = bc.measure_backend(store, wl, say)
+            cpu_use[name] = cpu.result()
+            if name == "neo4j":
+                out["server"] = bc.server_info(store)
+                out["empty_read_transaction_ms"] = bc.empty_transaction_ms(store)
+                console.print("neo4j: hub read, property filter vs hub index ...")
+                out["hub_read_layouts"] = bc.hub_read_layouts(
+                    store, wl.calls["hub_in_predicate"][:100])
+    out["latency_ms"] = lat
+    out["ratio_neo4j_over_embedded"] = bc.compare(lat["embedded"], lat["neo4j"],
+                                                  answers["embedded"], answers["neo4j"])
+    out["cpu"] = cpu_use
+    out["note"] = ("both read-only, as generate opens them; each operation gets its own "
+                   "random arguments (caches of one operation do not answer the next); "
+                   "sample_* calls each use a new seed (a whole-store scan on both)")
+    return out
+
+
+def print_backends(record: dict[str, Any], console: Any) -> None:
+    from rich.table import Table
+
+    b = record["backends"]
+    t = Table(title=f"embedded vs neo4j ({b['server']['agent']}) — latency ms")
+    for col in ("op", "n", "emb p50", "emb p99", "neo4j p50", "neo4j p99", "p50 ratio",
+                "p99 ratio", "neo4j tx/call", "engine ms/call", "same answers"):
+        t.add_column(col, justify="right")
+    lat, ratio = b["latency_ms"], b["ratio_neo4j_over_embedded"]
+    for op, r in ratio.items():
+        e, n = lat["embedded"][op], lat["neo4j"][op]
+        t.add_row(op, str(e["n"]), f"{e['p50']:.3f}", f"{e['p99']:.3f}", f"{n['p50']:.3f}",
+                  f"{n['p99']:.3f}", f"{r['p50']:.1f}x", f"{r['p99']:.1f}x",
+                  f"{n.get('transactions_per_call', 0):.2f}",
+                  f"{n.get('engine_ms_per_call', 0):.3f}", r["same_answers"])
+    console.print(t)
+    h = b["hub_read_layouts"]
+    ht = Table(title=f"one predicate of a hub's incoming facts, raw Cypher ({h['pairs']} "
+                     f"(hub, predicate) pairs x {h['rounds']})")
+    for col in ("layout", "client p50", "client p99", "engine p50", "engine p99"):
+        ht.add_column(col, justify="right")
+    for k in h["client_ms"]:
+        c, s = h["client_ms"][k], h["engine_ms"][k]
+        ht.add_row(k, f"{c['p50']:.2f}", f"{c['p99']:.2f}", f"{s['p50']:.1f}", f"{s['p99']:.1f}")
+    console.print(ht)
+    on, ad = b["import_online"], b["import_admin"]
+    console.print(f"import: embedded {record['ingest']['facts_per_s']:,.0f} facts/s; neo4j "
+                  f"online {on['facts_per_s']:,.0f} facts/s ({on['seconds']:.1f} s); "
+                  + (f"neo4j-admin {ad['import_facts_per_s']:,.0f} facts/s "
+                     f"({ad['import_seconds']:.1f} s, + export {ad['export_seconds']:.1f} s)"
+                     if "import_facts_per_s" in ad else f"neo4j-admin {ad.get('skipped')}"))
+    console.print(f"hubs (id, incoming facts): {b['hubs'][:5]}; empty read transaction "
+                  f"p50 {b['empty_read_transaction_ms']['p50']:.2f} ms")
+
+
 # --------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------
@@ -1134,6 +1229,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="working directory for the stage and store (default: a temp dir "
                     "under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the stage and store afterwards")
+    ap.add_argument("--store", default=None, metavar="URI",
+                    help="also load the same KG into this Neo4j database (bolt://HOST:PORT; "
+                    "credentials from KGBENCH_NEO4J_AUTH; its content is replaced) and report "
+                    "both backends side by side: online and neo4j-admin import facts/s, "
+                    "p50/p99 of every read operation, neo4j/embedded ratios, the hub read "
+                    "with and without the hub index. E.g. --entities 200000 --facts 1000000 "
+                    "--queries 200 --store bolt://127.0.0.1:7687")
+    ap.add_argument("--neo4j-classpath", type=Path, default=None,
+                    help="Maven classpath file of the Neo4j launcher, for neo4j-admin import "
+                    "(default: KGBENCH_NEO4J_CLASSPATH, else tools/neo4j-test-server/target/"
+                    "classpath.txt; `make neo4j-up` builds it); skipped when missing")
     return ap.parse_args(argv)
 
 
@@ -1227,6 +1333,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         del nxkg, nx_res, store_res
         gc.collect()
 
+        # 5. the same KG on Neo4j, both backends side by side
+        backends = None
+        if args.store:
+            backends = compare_backends(args, info, stage, store_dir, work, warmup, console)
+
         ratios = {
             op: {k: round(store_lat[op][k] / max(nx_lat[op][k], 1e-9), 2)
                  for k in ("p50", "p99", "mean")}
@@ -1284,6 +1395,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "targets": targets,
             "pass": all(t["pass"] for t in targets.values()),
         }
+        if backends is not None:
+            record["backends"] = backends
         args.out.mkdir(parents=True, exist_ok=True)
         with open(args.out / "store_bench.jsonl", "a") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
@@ -1292,6 +1405,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if not out_console.is_terminal:
             out_console = Console(width=150)
         print_summary(record, out_console)
+        if backends is not None:
+            print_backends(record, out_console)
         console.print(f"record appended to {args.out / 'store_bench.jsonl'}; plot "
                       f"{args.out / 'store_bench_latency.png'}")
         if args.keep:

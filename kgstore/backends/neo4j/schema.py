@@ -22,7 +22,9 @@ be spliced into query text). The one read that a property filter makes slow, one
 predicate of a hub's incoming facts (155 ms for 1k of 400k facts: Neo4j reads every
 relationship of the node to test the property), goes through the hub index as on the
 embedded store (:mod:`kgstore.backends.ladybug.hub_index`): an ``InSlot`` key lookup and
-its own relationships only. Measured with ``bench/store_bench.py --store bolt://...``.
+its own relationships only. Measured with ``bench/store_bench.py --store bolt://...``
+(1M facts, hubs of up to 88k incoming facts, 100 (hub, predicate) reads of 100
+facts: server time p50 22 ms by property filter, 1 ms by hub index).
 
 Neo4j keeps no null properties: a missing ``name`` reads as null, as on the embedded
 store. Indexes are created with the database (``IF NOT EXISTS``, so opening a database

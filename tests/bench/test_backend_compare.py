@@ -1,0 +1,70 @@
+"""``--store bolt://...`` of bench/store_bench.py and bench/extend_bench.py against the
+real Neo4j server (``make neo4j-up``), at tiny sizes: both backends measured side by
+side, the same answers, imports timed, round trips counted. Also: the benchmark's
+synthetic stage is one that ``kgbench store export-neo4j`` accepts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kgstore.backends.neo4j.admin_export import export_for_neo4j_admin
+from tests.bench import load_bench
+from tests.neo4j_server import URI, requires_neo4j, wipe
+
+
+def test_synthetic_stage_lists_part_checksums_so_the_neo4j_export_accepts_it(tmp_path):
+    bench = load_bench("store_bench")
+    info = bench.generate_kg(tmp_path / "stage", entities=1_500, facts=6_000, seed=1)
+    report = export_for_neo4j_admin(str(tmp_path / "stage"), tmp_path / "export")
+    assert report.facts == info.facts_distinct
+
+
+@requires_neo4j
+@pytest.mark.neo4j
+def test_store_bench_reports_both_backends_side_by_side(tmp_path, monkeypatch):
+    monkeypatch.setenv("KGBENCH_HUB_MIN_DEGREE", "50")
+    monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
+    wipe()
+    bench = load_bench("store_bench")
+    out = tmp_path / "out"
+    record = bench.main([
+        "--entities", "1500", "--facts", "6000", "--queries", "8", "--warmup", "1",
+        "--out", str(out), "--work", str(tmp_path / "work"), "--store", URI,
+        "--neo4j-classpath", str(tmp_path / "no-classpath.txt")])
+    b = json.loads((out / "store_bench.jsonl").read_text().splitlines()[0])["backends"]
+    assert b == json.loads(json.dumps(record["backends"], sort_keys=True))
+    assert b["import_online"]["facts_new"] == record["generated"]["facts_distinct"]
+    assert b["import_online"]["stats"]["facts"] == record["ingest"]["store_stats"]["facts"]
+    assert "skipped" in b["import_admin"]
+    lat = b["latency_ms"]
+    for op, ratio in b["ratio_neo4j_over_embedded"].items():
+        done, total = ratio["same_answers"].split("/")
+        assert done == total != "0", op
+        assert lat["embedded"][op]["p50"] > 0 and lat["neo4j"][op]["p50"] > 0
+        assert lat["neo4j"][op]["transactions_per_call"] >= 1
+        assert "transactions_per_call" not in lat["embedded"][op]
+    hub = b["hub_read_layouts"]
+    assert hub["pairs"] > 0 and hub["same_rows"] == f"{hub['pairs']}/{hub['pairs']}"
+    assert set(hub["engine_ms"]) == {"property_filter", "hub_index"}
+
+
+@requires_neo4j
+@pytest.mark.neo4j
+def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
+    monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
+    wipe()
+    bench = load_bench("extend_bench")
+    record = bench.main(["--quick", "--questions", "12", "--seed", "2", "--out",
+                         str(tmp_path / "out"), "--work", str(tmp_path / "work"),
+                         # One process: spawned workers cannot import a bench module
+                         # loaded from its path (the real runs use --workers 1,2).
+                         "--workers", "1", "--store", URI])
+    neo = record["neo4j"]
+    assert neo["load"]["reused"] is False and neo["load"]["facts_per_s"] > 0
+    assert neo["samples_identical_to_embedded"] is True
+    where = neo["where_the_time_goes"]
+    assert where["transactions_per_question"] >= 1
+    assert 0 < where["engine_ms_per_question"] <= where["neo4j_read_ms_per_question"]
+    assert where["neo4j_read_ms_per_question"] <= where["ms_per_question"]

@@ -1,20 +1,21 @@
-"""Session-wide test setup: the tests that use the one Neo4j test database run in one
-xdist group (``make test`` runs ``--dist loadgroup``), so they never run side by side."""
+"""Session-wide test setup: every test that uses the one Neo4j test database carries the
+``neo4j`` marker, so ``make test`` can run them in a process of their own, one after the
+other (``-m neo4j -p no:xdist``), while the rest run on xdist workers (``-m "not
+neo4j"``). A fresh Neo4j store empties that database: two such tests side by side
+clobber each other. (xdist's ``--dist loadgroup`` was tried first; its groups did not
+hold here, see tests/test_neo4j_group.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.neo4j_server import GROUP
 
-
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         callspec = getattr(item, "callspec", None)
         # Parametrized over the backends (tests/kgstore/conftest.py BACKEND_FACTORIES,
-        # whatever the fixture's name), or marked.
-        uses_neo4j = (callspec is not None and any(
-            isinstance(v, str) and v == "neo4j" for v in callspec.params.values())) \
-            or item.get_closest_marker("neo4j") is not None
-        if uses_neo4j:
-            item.add_marker(pytest.mark.xdist_group(GROUP))
+        # whatever the fixture's name): marked here, before `-m` selects.
+        if callspec is not None and any(
+                isinstance(v, str) and v == "neo4j" for v in callspec.params.values()):
+            item.add_marker(pytest.mark.neo4j)

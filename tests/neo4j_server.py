@@ -5,8 +5,8 @@ URI, Neo4j tests skip with a reason that says how to start it; with it, nothing 
 server that cannot be reached fails the test, so CI cannot go green without Neo4j.
 
 The community server has one user database, so Neo4j tests take turns on it: each fresh
-store empties it first, and every test that uses it runs in one xdist group (see
-``tests/conftest.py``).
+store empties it first, and every test that uses it carries the ``neo4j`` marker, which
+``make test`` runs in one process of its own (see ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pytest
 URI_ENV = "KGBENCH_NEO4J_URI"
 URI = os.environ.get(URI_ENV)
 SKIP_REASON = f"{URI_ENV} is not set: `make neo4j-up` starts a local Neo4j 5 and prints its URI"
-GROUP = "neo4j"
 
 requires_neo4j = pytest.mark.skipif(not URI, reason=SKIP_REASON)
 

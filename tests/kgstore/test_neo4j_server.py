@@ -17,9 +17,9 @@ import pytest
 URI_ENV = "KGBENCH_NEO4J_URI"
 URI = os.environ.get(URI_ENV)
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     not URI, reason=f"{URI_ENV} is not set: `make neo4j-up` starts a local Neo4j 5 and prints its URI"
-)
+), pytest.mark.neo4j]
 
 
 def _auth() -> tuple[str, str]:

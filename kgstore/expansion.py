@@ -61,6 +61,8 @@ from kgstore.patterns import (
     Var,
     check_seeds,
     constraint_holds,
+    seeded_solutions,
+    unrestricted,
 )
 from kgstore.store import Store
 
@@ -509,3 +511,17 @@ def _apply_constraints(store: Store, query: PatternQuery, rows: list[Binding]) -
         if all(constraint_holds(c, b, entities) for c in query.constraints):
             kept.append(b)
     return kept
+
+
+def match_with_fallback(store: Store, query: PatternQuery, seeds: Sequence[Binding] | None,
+                        compiled: Callable[[PatternQuery], MatchResult]) -> MatchResult:
+    """:meth:`Store.match` of the Cypher backends: one-hop expansions joined here
+    (:func:`match_by_expansion`) where they do well, else ``compiled`` (the whole query
+    as one Cypher query); seeded, the compiled query runs unseeded and is filtered."""
+    result = match_by_expansion(store, query, seeds=seeds)
+    if result is not None:
+        return result
+    if seeds is not None:
+        check_seeds(query, seeds)
+        return seeded_solutions(query, compiled(unrestricted(query)), seeds)
+    return compiled(query)

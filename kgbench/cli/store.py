@@ -3,7 +3,7 @@ location or backend, verified), ``checksum`` (of the content) and ``export-neo4j
 input of Neo4j's offline import tool).
 
 The work is in :mod:`kgstore.transfer`, :mod:`kgstore.checksum` and
-:mod:`kgstore.backends.neo4j.admin_export`; this module is the options, the progress
+:mod:`kgstore.neo4j_admin`; this module is the options, the progress
 display and the tables around them.
 """
 
@@ -22,7 +22,7 @@ from kgbench.cli.options import JsonOpt
 from kgbench.cli.output import ProgressReporter, emit_json, field, note, out, progress
 
 if TYPE_CHECKING:
-    from kgstore.backends.neo4j.admin_export import Neo4jExportReport
+    from kgstore.neo4j_admin import Neo4jExportReport
     from kgstore.transfer import CopyReport
 
 store_app = typer.Typer(
@@ -195,7 +195,7 @@ def export_neo4j_cmd(
     Example: kgbench store export-neo4j kgbench-data/store --out /data/kg-import
     && NEO4J_ADMIN=$NEO4J_HOME/bin/neo4j-admin sh /data/kg-import/import.sh
     """
-    from kgstore.backends.neo4j.admin_export import export_for_neo4j_admin
+    from kgstore.neo4j_admin import export_for_neo4j_admin
 
     with on_interrupt(NOTHING_WRITTEN), progress() as display:
         reporter = ProgressReporter(display)
@@ -225,6 +225,6 @@ def _print_report(report: Neo4jExportReport) -> None:
 
 
 def _after_import() -> str:
-    from kgstore.backends.neo4j.admin_export import AFTER_IMPORT
+    from kgstore.neo4j_admin import AFTER_IMPORT
 
     return AFTER_IMPORT

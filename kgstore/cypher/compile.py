@@ -15,9 +15,19 @@ from typing import Any
 
 from kgstore.expansion import join_order
 from kgstore.models import Literal
-from kgstore.patterns import HasType, IsCvt, IsEntity, NotEqual, NotIn, PatternQuery, Var
+from kgstore.patterns import (
+    Binding,
+    HasType,
+    IsCvt,
+    IsEntity,
+    MatchResult,
+    NotEqual,
+    NotIn,
+    PatternQuery,
+    Var,
+)
 
-__all__ = ["LADYBUG", "CypherDialect", "compile_match", "inline_limit"]
+__all__ = ["LADYBUG", "CypherDialect", "compile_match", "inline_limit", "match_result"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +177,33 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
     if query.limit is not None:
         cypher += " " + inline_limit(query.limit + 1)
     return cypher, params, columns
+
+
+
+def match_result(query: PatternQuery, columns: list[tuple[str, str]],
+                 rows: list[list[Any]]) -> MatchResult:
+    """The :class:`MatchResult` of the rows of a :func:`compile_match` query (its
+    ``LIMIT`` is the query's limit + 1: one row more says it was truncated). An
+    "object" column group is (label, id, value, datatype, lang) on every engine."""
+    variables = [v.name for v in query.selected()]
+    truncated = query.limit is not None and len(rows) > query.limit
+    if truncated:
+        rows = rows[: query.limit]
+    bindings: list[Binding] = []
+    for row in rows:
+        binding: Binding = {}
+        i = 0
+        for name, kind in columns:
+            if kind == "object":
+                label, oid, value, datatype, lang = row[i:i + 5]
+                binding[name] = Literal(value, datatype, lang) if label == "Literal" \
+                    else str(oid)
+                i += 5
+            else:
+                binding[name] = row[i]
+                i += 1
+        bindings.append(binding)
+    return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
 
 
 # --------------------------------------------------------------------------------------

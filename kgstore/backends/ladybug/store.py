@@ -39,7 +39,7 @@ from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL, SLOT_SEPARATOR
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
-from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit
+from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.diskspace import disk_full_error
@@ -53,7 +53,7 @@ from kgstore.errors import (
     StoreLockedError,
     StoreNotFoundError,
 )
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
+from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.location import local_store_path
 from kgstore.models import (
     ENTITY_DETAILS,
@@ -71,9 +71,6 @@ from kgstore.patterns import (
     Binding,
     MatchResult,
     PatternQuery,
-    check_seeds,
-    seeded_solutions,
-    unrestricted,
 )
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
@@ -716,15 +713,8 @@ class LadybugStore(Store):
         # One-hop expansions joined in Python beat one multi-MATCH query here by 100x
         # on large stores (see kgstore.expansion), and a single pattern read as one
         # expansion beats the compiled query's DISTINCT ... ORDER BY (0.3 against 3 ms
-        # on 5M facts); it declines what it cannot do well and the compiled query runs
-        # instead (seeded: unseeded, then filtered).
-        result = match_by_expansion(self, query, seeds=seeds)
-        if result is not None:
-            return result
-        if seeds is not None:
-            check_seeds(query, seeds)
-            return seeded_solutions(query, self._compiled_match(unrestricted(query)), seeds)
-        return self._compiled_match(query)
+        # on 5M facts).
+        return match_with_fallback(self, query, seeds, self._compiled_match)
 
     def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
                   exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
@@ -737,24 +727,7 @@ class LadybugStore(Store):
     def _compiled_match(self, query: PatternQuery) -> MatchResult:
         """The solutions of ``query`` from one compiled Cypher query."""
         cypher, params, columns = compile_match(query, LADYBUG)
-        rows = self._rows(cypher, params, scan=True)
-        variables = [v.name for v in query.selected()]
-        truncated = query.limit is not None and len(rows) > query.limit
-        if truncated:
-            rows = rows[: query.limit]
-        bindings: list[Binding] = []
-        for row in rows:
-            binding: Binding = {}
-            i = 0
-            for name, kind in columns:
-                if kind == "object":
-                    binding[name] = _object_from_cols(*row[i:i + 5])
-                    i += 5
-                else:
-                    binding[name] = row[i]
-                    i += 1
-            bindings.append(binding)
-        return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
+        return match_result(query, columns, self._rows(cypher, params, scan=True))
 
     # -- sampling -------------------------------------------------------------------
     def sample_entities(

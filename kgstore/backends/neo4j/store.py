@@ -47,7 +47,7 @@ from kgstore.backends.neo4j.schema import (
     REL_TYPES,
 )
 from kgstore.backends.neo4j.workdir import staging_folder
-from kgstore.cypher.compile import CypherDialect, compile_match
+from kgstore.cypher.compile import CypherDialect, compile_match, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.errors import (
@@ -57,7 +57,7 @@ from kgstore.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion
+from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.models import (
     ENTITY_DETAILS,
     Adjacency,
@@ -74,9 +74,6 @@ from kgstore.patterns import (
     Binding,
     MatchResult,
     PatternQuery,
-    check_seeds,
-    seeded_solutions,
-    unrestricted,
 )
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
@@ -621,13 +618,7 @@ class Neo4jStore(Store):
     # -- pattern matching -----------------------------------------------------------
     def match(self, query: PatternQuery, *,
               seeds: Sequence[Binding] | None = None) -> MatchResult:
-        result = match_by_expansion(self, query, seeds=seeds)
-        if result is not None:
-            return result
-        if seeds is not None:
-            check_seeds(query, seeds)
-            return seeded_solutions(query, self._compiled_match(unrestricted(query)), seeds)
-        return self._compiled_match(query)
+        return match_with_fallback(self, query, seeds, self._compiled_match)
 
     def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
                   exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
@@ -638,27 +629,9 @@ class Neo4jStore(Store):
         return EXPANSION_LIMIT
 
     def _compiled_match(self, query: PatternQuery) -> MatchResult:
+        """The solutions of ``query`` from one compiled Cypher query."""
         cypher, params, columns = compile_match(query, NEO4J)
-        rows = self._read(cypher, params)
-        variables = [v.name for v in query.selected()]
-        truncated = query.limit is not None and len(rows) > query.limit
-        if truncated:
-            rows = rows[: query.limit]
-        bindings: list[Binding] = []
-        for row in rows:
-            binding: Binding = {}
-            i = 0
-            for name, kind in columns:
-                if kind == "object":
-                    label, oid, value, datatype, lang = row[i:i + 5]
-                    binding[name] = Literal(value, datatype, lang) if label == "Literal" \
-                        else str(oid)
-                    i += 5
-                else:
-                    binding[name] = row[i]
-                    i += 1
-            bindings.append(binding)
-        return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
+        return match_result(query, columns, self._read(cypher, params))
 
     # -- sampling -------------------------------------------------------------------
     def _sample_order(self, key: tuple[Any, ...], query: str, params: dict[str, Any],

@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+EXPORT_STAMP := $(VENV)/.installed-export
 
 .PHONY: demo test bench lint clean venv neo4j-up neo4j-down
 
@@ -16,10 +17,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# The `export` extra (torch, transformers: a few GB once per machine) is only for exporting
+# and fine-tuning models; the tests need it, the demo does not.
+$(EXPORT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,export]'
+	@touch $(EXPORT_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/kgbench demo
 
-test: $(STAMP)
+test: $(STAMP) $(EXPORT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m "not neo4j" tests; a=$$?; \
 	$(BIN)/python -m pytest -q -p no:xdist -m neo4j tests; b=$$?; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)

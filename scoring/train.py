@@ -36,17 +36,19 @@ the held-out metrics must beat.
 
 from __future__ import annotations
 
-import contextlib
-import inspect
 import json
+import os
 import shutil
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from extension.output_file import OutputPathError, check_output_dir, write_atomic
+from extension.labels import LABELS
+from extension.output_file import PART_SUFFIX, OutputPathError, check_output_dir, write_atomic
 from scoring.errors import ModelDirError, ScoringError
 from scoring.train_data import Example, TrainingSet, load_training_set, majority_baseline
 from scoring.train_loop import (
@@ -62,11 +64,17 @@ from scoring.train_loop import (
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
+    from scoring.export.checkpoint import Checkpoint
+    from scoring.runtime.tokenize import TextTokenizer
+
 __all__ = ["CHECKPOINT_DIR", "REPORT_FILE", "TrainReport", "train_classifier"]
 
 CHECKPOINT_DIR = "checkpoint"
 REPORT_FILE = "train_report.json"
-DEFAULT_MAX_LENGTH = 512
+_EXPORT_DIR = "onnx"
+_TOKENIZER_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                    "vocab.txt", "vocab.json", "merges.txt", "spm.model",
+                    "sentencepiece.bpe.model", "spiece.model", "tokenizer.model")
 SELECTION = "held-out macro-F1 (ties: lower held-out loss)"
 
 
@@ -121,24 +129,107 @@ def _check_settings(*, epochs: int, learning_rate: float, batch_size: int,
             raise ScoringError(message)
 
 
-def _check_checkpoint(from_dir: Path) -> None:
-    hint = ("pass a Hugging Face checkpoint directory (config.json, the weights and the "
-            "tokenizer files, as save_pretrained writes them)")
-    if not from_dir.is_dir():
-        raise ModelDirError(f"--from {from_dir}: no such directory", hint)
-    if not (from_dir / "config.json").is_file():
-        raise ModelDirError(f"--from {from_dir}: no config.json, so not a Hugging Face "
-                            "checkpoint", hint)
-    weights = [p for pattern in ("*.safetensors", "pytorch_model*.bin")
-               for p in from_dir.glob(pattern)]
-    if not weights:
-        raise ModelDirError(f"--from {from_dir}: no weights (model.safetensors or "
-                            "pytorch_model.bin)", hint)
+def _read_checkpoint(from_dir: Path, max_length: int | None) -> Checkpoint:
+    """The checkpoint as the export reads it (config, fast tokenizer, graph inputs,
+    maximum length), so that training feeds the model what the exported graph gets.
+    Its errors name ``--from``. Unlike the export, a checkpoint with a language-model
+    head (``BertForMaskedLM``, the usual base checkpoint) is fine: fine-tuning gives it
+    a classification head."""
+    from scoring.export.checkpoint import read_checkpoint
+    from scoring.export.model_export import require_export_extra
+
+    require_export_extra()
+    try:
+        return read_checkpoint(from_dir, "classify", max_length=max_length)
+    except ScoringError as exc:
+        raise type(exc)(f"--from {exc}", exc.hint) from None
+
+
+def _label_order(config: Any) -> tuple[str, ...]:
+    """Our four labels, in the checkpoint's logit order when its head already has them
+    (a model fine-tuned before, trained again), else in :data:`LABELS` order."""
+    id2label = getattr(config, "id2label", None) or {}
+    own = tuple(str(id2label[i]) for i in sorted(id2label))
+    return own if sorted(own) == sorted(LABELS) else LABELS
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """transformers' own warnings and progress bars off for the block: its load report
+    (a table of re-initialised keys) and "Writing model shards" bars would bury the
+    per-epoch lines; what they say is in :attr:`TrainReport.head`."""
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    bars = logging.is_progress_bar_enabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
+
+
+def _load_model(from_dir: Path, labels: Sequence[str]) -> tuple[Any, str]:
+    """The checkpoint with a sequence-classification head over ``labels``, and a line
+    that says what became of its own head."""
+    from transformers import AutoModelForSequenceClassification
+
+    try:
+        model, info = AutoModelForSequenceClassification.from_pretrained(
+            str(from_dir), num_labels=len(labels), id2label=dict(enumerate(labels)),
+            label2id={name: i for i, name in enumerate(labels)},
+            ignore_mismatched_sizes=True, output_loading_info=True, local_files_only=True)
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        raise ModelDirError(f"--from {from_dir}: cannot load it as a sequence classifier "
+                            f"({_first_line(exc)})",
+                            "pass an encoder checkpoint (BERT, RoBERTa, DeBERTa-v2/v3)") from None
+    head_keys = [k for k in info.get("missing_keys", ()) if "classifier" in k or "score" in k]
+    mismatched = [str(k[0]) if isinstance(k, tuple) else str(k)
+                  for k in info.get("mismatched_keys", ())]
+    if mismatched:
+        head = ("new: the checkpoint's classification head has another number of labels; "
+                "a 4-label head was initialised in its place")
+    elif head_keys:
+        head = "new: the checkpoint has no classification head; a 4-label one was initialised"
+    else:
+        head = "kept: the checkpoint's 4-label head is fine-tuned as these labels"
+    return model, head
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+@dataclass
+class _Encoded:
+    batch: Batch
+    truncated_premises: int
+    truncated_hypotheses: int
+
+
+def _encode(tokenizer: TextTokenizer, whole: Tokenizer, examples: Sequence[Example],
+            token_types: bool) -> _Encoded:
+    """Token ids of each (premise, hypothesis) pair exactly as the runtime encodes them
+    (:meth:`scoring.runtime.tokenize.TextTokenizer.encode_pairs`: premise first, the
+    premise cut to fit, the hypothesis only when it alone does not fit). ``whole`` (the
+    same tokenizer, never truncating) counts the pairs that had to be cut."""
+    premises, hypotheses = [e.premise for e in examples], [e.hypothesis for e in examples]
+    encodings = tokenizer.encode_pairs(premises, hypotheses, keep="second")
+    too_long = sum(len(e.ids) > tokenizer.max_length
+                   for e in whole.encode_batch(list(zip(premises, hypotheses, strict=True))))
+    batch = Batch(input_ids=[e.ids for e in encodings.items],
+                  token_type_ids=[e.type_ids for e in encodings.items] if token_types else [],
+                  labels=[e.label for e in examples])
+    return _Encoded(batch, too_long - encodings.cut, encodings.cut)
 
 
 def _prepare_output(out_dir: Path, *, force: bool) -> Path:
-    """The staging directory ``OUT.part`` (emptied); refuses an existing ``OUT``
-    unless ``force``."""
+    """The staging directory ``OUT.part`` (fresh); refuses an existing ``OUT`` unless
+    ``force`` (checked before any training, so a long run does not end in a refusal)."""
     try:
         check_output_dir(out_dir, option="--out")
     except OutputPathError as exc:
@@ -147,149 +238,32 @@ def _prepare_output(out_dir: Path, *, force: bool) -> Path:
         raise ScoringError(f"--out {out_dir} already exists",
                            "pass --force to replace it (the old one stays until the new "
                            "model is complete), or choose another --out")
-    staging = out_dir.with_name(out_dir.name + ".part")
-    if staging.exists():   # left by a killed run: never renamed, so never complete
+    staging = out_dir.with_name(out_dir.name + PART_SUFFIX)
+    if staging.is_dir():   # left by a killed run: never renamed, so never complete
         shutil.rmtree(staging)
-    staging.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        staging.mkdir(parents=True)
+    except OSError as exc:
+        raise ScoringError(f"--out {out_dir}: cannot create {staging} "
+                           f"({exc.strerror or exc})", "choose another --out") from None
     return staging
 
 
 def _publish(staging: Path, out_dir: Path) -> None:
-    """Rename ``staging`` onto ``out_dir``; an old ``out_dir`` is moved aside first and
-    removed after."""
-    old = out_dir.with_name(out_dir.name + ".old.part")
-    if old.exists():
-        shutil.rmtree(old)
-    if out_dir.exists():
-        out_dir.rename(old)
-    staging.rename(out_dir)
-    if old.exists():
-        shutil.rmtree(old)
-
-
-def _load_tokenizer(from_dir: Path) -> tuple[Any, Tokenizer]:
-    """The checkpoint's tokenizer (to save beside the fine-tuned weights) and a copy of
-    its fast backend, the ``tokenizers`` object the runtime reads from tokenizer.json."""
-    from tokenizers import Tokenizer
-    from transformers import AutoTokenizer
-
+    """Rename ``staging`` onto ``out_dir``; a previous ``out_dir`` is moved aside first
+    and removed only after the rename."""
+    if not out_dir.exists():
+        os.replace(staging, out_dir)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    os.replace(out_dir, old / "previous")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(from_dir))
-    except (OSError, ValueError, TypeError) as exc:
-        raise ModelDirError(f"--from {from_dir}: cannot load its tokenizer ({_first_line(exc)})",
-                            "the checkpoint needs its tokenizer files (tokenizer.json, or "
-                            "the vocabulary files save_pretrained writes)") from None
-    if not getattr(tokenizer, "is_fast", False):
-        raise ModelDirError(f"--from {from_dir}: its tokenizer has no fast (tokenizers) "
-                            "version, which the exported model needs",
-                            "convert it with transformers, or use a checkpoint with a "
-                            "tokenizer.json")
-    if tokenizer.pad_token_id is None:
-        raise ModelDirError(f"--from {from_dir}: its tokenizer has no padding token",
-                            "a sequence classifier reads padded batches: use an encoder "
-                            "checkpoint (BERT, RoBERTa, DeBERTa) or set a pad token")
-    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
-    backend.no_padding()
-    backend.no_truncation()
-    return tokenizer, backend
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _load_model(from_dir: Path, labels: Sequence[str]) -> tuple[Any, str]:
-    """The checkpoint with a sequence-classification head over ``labels``, and a line
-    that says what became of its own head."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification
-
-    try:
-        config = AutoConfig.from_pretrained(str(from_dir))
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelDirError(f"--from {from_dir}: cannot read config.json ({_first_line(exc)})",
-                            "pass a Hugging Face checkpoint directory") from None
-    own = [str(config.id2label[i]) for i in sorted(config.id2label)] \
-        if getattr(config, "id2label", None) else []
-    try:
-        model, info = AutoModelForSequenceClassification.from_pretrained(
-            str(from_dir), num_labels=len(labels), id2label=dict(enumerate(labels)),
-            label2id={name: i for i, name in enumerate(labels)},
-            ignore_mismatched_sizes=True, output_loading_info=True)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
-        raise ModelDirError(f"--from {from_dir}: cannot load it as a sequence classifier "
-                            f"({_first_line(exc)})",
-                            "pass an encoder checkpoint (BERT, RoBERTa, DeBERTa-v2/v3)") from None
-    missing = [k for k in info.get("missing_keys", ()) if "classifier" in k or "score" in k]
-    mismatched = info.get("mismatched_keys", ())
-    if missing:
-        head = "new: the checkpoint has no classification head; a 4-label one was initialised"
-    elif mismatched:
-        head = (f"new: the checkpoint's head had {len(own)} labels ({', '.join(own)}); "
-                "a 4-label one was initialised in its place")
-    elif own == list(labels):
-        head = "kept: the checkpoint's head already has these labels"
-    else:
-        head = (f"re-labelled: the checkpoint's 4-logit head ({', '.join(own)}) is "
-                "fine-tuned as these labels")
-    return model, head
-
-
-def _takes_token_types(model: Any) -> bool:
-    """Whether the model reads token type ids (BERT does; DeBERTa-v3, with
-    ``type_vocab_size`` 0, and RoBERTa-style single-type models gain nothing from them)."""
-    accepts = "token_type_ids" in inspect.signature(model.forward).parameters
-    return accepts and getattr(model.config, "type_vocab_size", 1) > 1
-
-
-def _max_length(asked: int | None, model: Any, tokenizer: Any) -> int:
-    limits = [DEFAULT_MAX_LENGTH]
-    positions = getattr(model.config, "max_position_embeddings", None)
-    if isinstance(positions, int) and positions > 0:
-        limits.append(positions)
-    if isinstance(tokenizer.model_max_length, int) and tokenizer.model_max_length < 10**6:
-        limits.append(tokenizer.model_max_length)
-    if asked is None:
-        return min(limits)
-    if asked > min(limits[1:], default=asked):
-        raise ScoringError(f"--max-length {asked} is more than the model reads "
-                           f"({min(limits[1:])} positions)",
-                           f"use --max-length {min(limits[1:])} or less")
-    return asked
-
-
-@dataclass
-class _Encoded:
-    batch: Batch
-    truncated_premises: int = 0
-    truncated_hypotheses: int = 0
-
-
-def _encode(backend: Tokenizer, examples: Sequence[Example], max_length: int,
-            token_types: bool) -> _Encoded:
-    """Token ids of each (premise, hypothesis) pair, premise first, cut to
-    ``max_length`` by truncating the premise (the claim is never cut, so the model never
-    judges half a claim); a hypothesis that alone is too long is cut at its end."""
-    encodings = backend.encode_batch([(e.premise, e.hypothesis) for e in examples])
-    truncated_premises = truncated_hypotheses = 0
-    for i, encoding in enumerate(encodings):
-        if len(encoding.ids) <= max_length:
-            continue
-        example = examples[i]
-        backend.enable_truncation(max_length, strategy="only_first")
-        try:
-            encodings[i] = backend.encode(example.premise, example.hypothesis)
-            truncated_premises += 1
-        except Exception:  # tokenizers: "Sequence to truncate too short" (no own type)
-            backend.enable_truncation(max_length, strategy="longest_first")
-            encodings[i] = backend.encode(example.premise, example.hypothesis)
-            truncated_hypotheses += 1
-        finally:
-            backend.no_truncation()
-    batch = Batch(input_ids=[e.ids for e in encodings],
-                  token_type_ids=[e.type_ids for e in encodings] if token_types else [],
-                  labels=[e.label for e in examples])
-    return _Encoded(batch, truncated_premises, truncated_hypotheses)
+        os.replace(staging, out_dir)
+    except BaseException:
+        os.replace(old / "previous", out_dir)
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _epoch_line(result: EpochResult, epochs: int) -> str:
@@ -308,74 +282,91 @@ def train_classifier(bench_dir: Path, from_dir: Path, out_dir: Path, *, epochs: 
     """Fine-tune the checkpoint ``from_dir`` on the train split of the benchmark in
     ``bench_dir`` and export it to ``out_dir`` (see the module docstring).
 
-    ``max_length`` defaults to what the model reads (at most 512 tokens);
-    ``held_out_fraction`` is the share of the train split's source questions held out
-    for early stopping; ``patience`` the epochs without a better held-out macro-F1
-    before stopping. ``progress`` receives one line per epoch (and the export's lines).
-    Raises :class:`~scoring.errors.ScoringError` (one line, what to do) for bad settings,
-    a benchmark that cannot be trained on, a directory that is no checkpoint, or an
-    existing ``out_dir`` without ``force``."""
+    ``max_length`` defaults to the model's (its tokenizer's and position table's, as
+    ``kgbench model export`` reads it); ``held_out_fraction`` is the share of the train
+    split's source questions held out for early stopping; ``patience`` the epochs
+    without a better held-out macro-F1 before stopping. ``progress`` receives one line
+    per epoch and the export's lines. Raises :class:`~scoring.errors.ScoringError` (one
+    line, what to do) for bad settings, a benchmark that cannot be trained on, a
+    directory that is no checkpoint, or an existing ``out_dir`` without ``force``."""
     started = time.perf_counter()
     say = progress or (lambda _line: None)
     _check_settings(epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
                     max_length=max_length, held_out_fraction=held_out_fraction,
                     patience=patience)
-    _check_checkpoint(from_dir)
-    data = load_training_set(bench_dir, held_out_fraction=held_out_fraction, seed=seed)
+    checkpoint = _read_checkpoint(from_dir, max_length)
+    data = load_training_set(bench_dir, held_out_fraction=held_out_fraction, seed=seed,
+                             labels=_label_order(checkpoint.config))
     staging = _prepare_output(out_dir, force=force)
+    settings = LoopSettings(epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+                            patience=patience, seed=seed)
     try:
-        report = _train_and_export(data, from_dir, out_dir, staging, LoopSettings(
-            epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
-            patience=patience, seed=seed), max_length, device, say, started)
+        report = _train_and_export(data, checkpoint, out_dir, staging, settings,
+                                   held_out_fraction, device, say, started)
         _publish(staging, out_dir)
     except BaseException:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(staging)
+        shutil.rmtree(staging, ignore_errors=True)
         raise
+    say(f"wrote {out_dir} (ONNX model, {CHECKPOINT_DIR}/, {REPORT_FILE})")
     return report
 
 
-def _train_and_export(data: TrainingSet, from_dir: Path, out_dir: Path, staging: Path,
-                      settings: LoopSettings, max_length: int | None, device: Device,
+def _save_checkpoint(model: Any, checkpoint: Checkpoint, directory: Path) -> None:
+    """The fine-tuned weights and config, and the source's tokenizer files (with its
+    tokenizer.json as the export read it, converted when the source had only slow
+    files), so that ``directory`` is a checkpoint like the one trained from."""
+    model.to("cpu").save_pretrained(directory)
+    for name in _TOKENIZER_FILES:
+        if (checkpoint.path / name).is_file():
+            shutil.copyfile(checkpoint.path / name, directory / name)
+    (directory / "tokenizer.json").write_text(checkpoint.tokenizer_json, encoding="utf-8")
+
+
+def _train_and_export(data: TrainingSet, checkpoint: Checkpoint, out_dir: Path, staging: Path,
+                      settings: LoopSettings, held_out_fraction: float, device: Device,
                       say: Callable[[str], None], started: float) -> TrainReport:
+    from tokenizers import Tokenizer
+
     from scoring.export import export_model
+    from scoring.runtime.tokenize import TextTokenizer
 
     torch_device, autocast = pick_device(device)
-    with deterministic(settings.seed):
-        tokenizer, backend = _load_tokenizer(from_dir)
-        model, head = _load_model(from_dir, data.labels)
-        length = _max_length(max_length, model, tokenizer)
-        types = _takes_token_types(model)
-        fit_part = _encode(backend, data.fit, length, types)
-        held_part = _encode(backend, data.held_out, length, types)
-        fit_counts = data.label_counts(data.fit)
-        say(f"training on {len(data.fit)} samples ({data.fit_questions} questions), "
-            f"{len(data.held_out)} held out ({data.held_out_questions} questions), "
+    tokenizer = TextTokenizer(Tokenizer.from_str(checkpoint.tokenizer_json),
+                              checkpoint.max_length, source=str(checkpoint.path))
+    whole = Tokenizer.from_str(checkpoint.tokenizer_json)
+    whole.no_truncation()
+    whole.no_padding()
+    types = "token_type_ids" in checkpoint.inputs
+    fit_part = _encode(tokenizer, whole, data.fit, types)
+    held_part = _encode(tokenizer, whole, data.held_out, types)
+    fit_counts = data.label_counts(data.fit)
+    with deterministic(settings.seed), _quiet_transformers():
+        model, head = _load_model(checkpoint.path, data.labels)
+        say(f"training on {len(data.fit)} samples ({data.fit_questions} questions), holding "
+            f"out {len(data.held_out)} ({data.held_out_questions} questions); "
             f"{torch_device}{' ' + autocast if autocast else ''}; head {head.split(':')[0]}")
         trained = time.perf_counter()
         results = fit(model, fit_part.batch, held_part.batch, settings,
-                      pad_id=int(tokenizer.pad_token_id), device=torch_device,
-                      autocast=autocast,
+                      pad_id=tokenizer.pad_id, device=torch_device, autocast=autocast,
                       on_epoch=lambda r: say(_epoch_line(r, settings.epochs)))
         train_seconds = time.perf_counter() - trained
-    best = max(results, key=lambda r: (r.held_out.macro_f1, -r.held_out.loss))
-    checkpoint = staging / CHECKPOINT_DIR
-    model.to("cpu").save_pretrained(checkpoint)
-    tokenizer.save_pretrained(checkpoint)
-    exporting = time.perf_counter()
-    exported = export_model(checkpoint, "classify", staging / "onnx", max_length=length,
-                            progress=say)
-    for item in (staging / "onnx").iterdir():
+    best = next(r for r in reversed(results) if r.best)
+    with _quiet_transformers():
+        _save_checkpoint(model, checkpoint, staging / CHECKPOINT_DIR)
+    exported = export_model(staging / CHECKPOINT_DIR, "classify", staging / _EXPORT_DIR,
+                            max_length=checkpoint.max_length,
+                            # its last line names the staging directory: OUT is said at the end
+                            progress=lambda line: None if line.startswith("wrote ") else say(line))
+    for item in (staging / _EXPORT_DIR).iterdir():
         item.rename(staging / item.name)
-    (staging / "onnx").rmdir()
-    export_seconds = time.perf_counter() - exporting
+    (staging / _EXPORT_DIR).rmdir()
     report = TrainReport(
-        benchmark=str(data.samples_file), source=str(from_dir), output=str(out_dir),
+        benchmark=str(data.samples_file), source=str(checkpoint.path), output=str(out_dir),
         labels=data.labels, head=head, device=torch_device, autocast=autocast,
         settings={"epochs": settings.epochs, "learning_rate": settings.learning_rate,
-                  "batch_size": settings.batch_size, "max_length": length,
-                  "held_out_fraction": _fraction(data), "patience": settings.patience,
-                  "seed": settings.seed, "token_type_ids": types},
+                  "batch_size": settings.batch_size, "max_length": checkpoint.max_length,
+                  "held_out_fraction": held_out_fraction, "patience": settings.patience,
+                  "seed": settings.seed, "inputs": list(checkpoint.inputs)},
         fit_samples=len(data.fit), held_out_samples=len(data.held_out),
         fit_questions=data.fit_questions, held_out_questions=data.held_out_questions,
         test_samples=data.test_samples,
@@ -392,19 +383,10 @@ def _train_and_export(data: TrainingSet, from_dir: Path, out_dir: Path, staging:
                   "loss": best.held_out.loss},
         majority_baseline=majority_baseline(fit_counts, data.labels,
                                             [e.label for e in data.held_out]),
-        export=_export_summary(exported),
-        seconds={"train": train_seconds, "export": export_seconds,
+        export={"parity": [{"stage": s.stage, "max_abs_diff": s.max_abs_diff,
+                            "tolerance": s.tolerance} for s in exported.stages],
+                "size_bytes": exported.size_bytes},
+        seconds={"train": train_seconds, "export": exported.seconds,
                  "total": time.perf_counter() - started})
     write_atomic(staging / REPORT_FILE, json.dumps(report.to_json(), indent=2) + "\n")
     return report
-
-
-def _fraction(data: TrainingSet) -> float:
-    total = data.fit_questions + data.held_out_questions
-    return data.held_out_questions / total if total else 0.0
-
-
-def _export_summary(exported: Any) -> dict[str, Any]:
-    to_json = getattr(exported, "to_json", None)
-    return dict(to_json()) if callable(to_json) else {}
-

@@ -115,7 +115,7 @@ def load_training_set(bench_dir: Path, *, held_out_fraction: float, seed: int,
             f"question(s); training needs at least {MIN_QUESTIONS} (one to fit, one held "
             "out for early stopping)",
             "generate more questions (e.g. `kgbench generate --domain SPEC --n 200`)")
-    present = Counter(s.label for s in train)
+    present: Counter[str] = Counter(s.label for s in train)
     missing = [label for label in labels if not present.get(label)]
     if missing:
         counts = ", ".join(f"{k} {present.get(k, 0)}" for k in labels)

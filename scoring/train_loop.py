@@ -161,7 +161,8 @@ def _linear_schedule(total_steps: int) -> Callable[[int], float]:
 def _optimizer(model: torch.nn.Module, learning_rate: float) -> torch.optim.Optimizer:
     import torch
 
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for name, parameter in model.named_parameters():
         if not parameter.requires_grad:
             continue

@@ -1,6 +1,7 @@
 """``kgbench model ...``: models for scoring. ``export`` turns a local Hugging Face
 checkpoint into an ONNX model directory the scorers run (checked against PyTorch);
-``info`` prints what such a directory holds.
+``train`` fine-tunes a classifier on a benchmark's train split and exports it
+(:mod:`scoring.train`); ``info`` prints what such a directory holds.
 
 The work is in :mod:`scoring.export` (torch and transformers, the ``export`` extra,
 imported only when an export runs) and :mod:`scoring.card`; this module is the options
@@ -23,11 +24,13 @@ from kgbench.cli.output import emit_json, field, human_bytes, note, out
 if TYPE_CHECKING:
     from scoring.card import ModelCard
     from scoring.export import ExportReport
+    from scoring.train import TrainReport
 
 model_app = typer.Typer(
     help=(
         "Models for scoring: export a Hugging Face checkpoint to ONNX (checked against "
-        "PyTorch), or show what an exported model directory holds.\n\n"
+        "PyTorch), fine-tune a classifier on a benchmark and export it, or show what an "
+        "exported model directory holds.\n\n"
         "Example: kgbench model export ./deberta-v3-mnli --task nli --out models/nli"
     ),
     no_args_is_help=True,
@@ -205,3 +208,113 @@ def info_cmd(
         table.add_row(name, field(value))
     table.add_row("files", field(", ".join(f"{n} {human_bytes(s)}" for n, s in sizes.items())))
     out.print(table)
+
+
+@model_app.command("train")
+def train_cmd(
+    bench_dir: Annotated[
+        Path, typer.Argument(metavar="BENCH_DIR", show_default=False,
+                             help="Benchmark directory written by `kgbench generate` (its "
+                             "samples.jsonl; the train split is read).")],
+    from_dir: Annotated[
+        Path, typer.Option("--from", metavar="HF_DIR", show_default=False,
+                           help="A local Hugging Face checkpoint to fine-tune (config.json, "
+                           "weights, tokenizer): an encoder such as DeBERTa-v3, RoBERTa or "
+                           "BERT, with any head or none (a new 4-label head is initialised).")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                           help="Output: the exported model (model.onnx, tokenizer.json, "
+                           "kgbench-model.json), checkpoint/ and train_report.json; it "
+                           "appears only when complete.")],
+    epochs: Annotated[int, typer.Option("--epochs", metavar="N",
+                                        help="Most epochs to train.")] = 3,
+    learning_rate: Annotated[float, typer.Option("--lr", metavar="X",
+                                                 help="Peak learning rate of AdamW (linear "
+                                                 "warmup over 10% of steps, then linear "
+                                                 "decay).")] = 2e-5,
+    batch_size: Annotated[int, typer.Option("--batch-size", metavar="N",
+                                            help="Pairs per step.")] = 16,
+    max_length: Annotated[
+        int | None, typer.Option("--max-length", metavar="N", show_default=False,
+                                 help="Tokens per pair; the premise (citations) is cut to "
+                                 "fit, never the answer statement (default: the model's).")
+    ] = None,
+    patience: Annotated[int, typer.Option("--patience", metavar="N",
+                                          help="Stop after N epochs without a better "
+                                          "held-out macro-F1.")] = 2,
+    held_out: Annotated[float, typer.Option("--held-out", metavar="F",
+                                            help="Share of the train split's source "
+                                            "questions held out for early stopping.")] = 0.1,
+    seed: Annotated[int, typer.Option("--seed", metavar="N",
+                                      help="Seed of the new head, dropout, batch order and "
+                                      "the held-out split.")] = 0,
+    device: Annotated[str, typer.Option("--device", metavar="DEVICE",
+                                        help="auto (CUDA when torch sees a GPU), cpu or "
+                                        "cuda.")] = "auto",
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out (the old "
+                                        "one stays until the new one is complete).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fine-tune a sequence classifier on a benchmark's train split, then export it.
+
+    CAQA's fine-tuning setting: the pairs (citations, answer statement) of the train
+    split with their four labels. A share of the train split's questions (--held-out)
+    is held out, whole questions at a time; after each epoch the model is scored on
+    them, the epoch with the best held-out macro-F1 is kept, and training stops after
+    --patience epochs without a better one. The kept model is exported to ONNX like
+    `kgbench model export --task classify` (checked against PyTorch). Writes
+    DIR/train_report.json (every epoch, the best, the held-out scores and the
+    majority-class baseline). Uses CUDA with bf16/fp16 autocast when torch sees a
+    GPU, else the CPU. Needs the export extra: pip install 'kgbench[export]'.
+
+    Example (a CPU, a small checkpoint): kgbench model train bench/ --from ./tiny-bert
+    --out models/clf --epochs 10 --lr 1e-3
+
+    With a GPU and a real checkpoint: kgbench model train bench/ --from
+    ./deberta-v3-base --out models/caqa-clf --epochs 3 --batch-size 16 --lr 2e-5
+
+    Then: kgbench evaluate bench/ --model models/caqa-clf
+    """
+    if device not in ("auto", "cpu", "cuda"):
+        raise CliError(f"unknown device {device!r}", "use --device auto, cpu or cuda", code=2)
+    from scoring.train import train_classifier
+
+    with on_interrupt(NOTHING_WRITTEN):
+        report = train_classifier(
+            bench_dir, from_dir, out_dir, epochs=epochs, learning_rate=learning_rate,
+            batch_size=batch_size, max_length=max_length, held_out_fraction=held_out,
+            patience=patience, seed=seed, device=device,  # type: ignore[arg-type]
+            force=force, progress=note)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    _print_train(report)
+
+
+def _print_train(report: TrainReport) -> None:
+    table = Table(title="Training (held-out part of the train split)", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    for name in ("epoch", "train loss", "held-out loss", "macro-F1", "accuracy", "seconds"):
+        table.add_column(name, justify="right")
+    for epoch in report.epochs:
+        best = epoch["epoch"] == report.best_epoch
+        cells = [str(epoch["epoch"]) + (" *" if best else ""), f"{epoch['train_loss']:.4f}",
+                 f"{epoch['held_out_loss']:.4f}", f"{epoch['held_out_macro_f1']:.3f}",
+                 f"{epoch['held_out_accuracy']:.3f}", f"{epoch['seconds']:.1f}"]
+        table.add_row(*cells, style="bold" if best else None)
+    out.print(table)
+    baseline = report.majority_baseline
+    out.print(f"best epoch {report.best_epoch} (*, by {report.selection}): held-out macro-F1 "
+              f"{report.held_out['macro_f1']:.3f}, accuracy {report.held_out['accuracy']:.3f}; "
+              f"majority baseline ({field(str(baseline['label']))}) macro-F1 "
+              f"{float(baseline['macro_f1']):.3f}, accuracy {float(baseline['accuracy']):.3f}",
+              soft_wrap=True)
+    note(f"{report.fit_samples:,} samples fitted, {report.held_out_samples:,} held out "
+         f"({report.held_out_questions:,} questions); {report.device}"
+         f"{' ' + report.autocast if report.autocast else ''}; head {report.head}")
+    if report.truncated_premises or report.truncated_hypotheses:
+        note(f"{report.truncated_premises:,} premises cut to {report.settings['max_length']} "
+             f"tokens, {report.truncated_hypotheses:,} hypotheses (raise --max-length if many)")
+    note(f"{report.seconds['train']:.1f} s training, {report.seconds['export']:.1f} s export")
+    out.print(f"[green]wrote:[/] {field(report.output)}  [dim](next: kgbench evaluate "
+              f"BENCH_DIR --model {field(report.output)})[/]", soft_wrap=True)

@@ -163,6 +163,7 @@ def evaluate_cmd(
     """
     from extension.export import ExportError, parse_label_map
     from extension.output_file import output_target, write_atomic
+    from scoring.errors import ScoringError
     from scoring.evaluate.run import evaluate_benchmark
     from scoring.evaluate.schemes import label_scheme
 
@@ -183,7 +184,7 @@ def evaluate_cmd(
         scheme = label_scheme(scheme_name, parse_label_map(label_map or []))
         nli_overrides = parse_label_map(nli_map or [], option="--nli-map",
                                         example="neutral=partially_supportive")
-    except ExportError as exc:
+    except (ExportError, ScoringError) as exc:   # a bad option value: a usage error
         raise CliError(str(exc), exc.hint, code=2) from None
     inputs = [p for p in (predictions, blind_labels, sub_facts, prompts_file, *(compare or []))
               if p is not None]
@@ -289,13 +290,13 @@ def table6(report: EvaluationReport) -> Table:
     doc, scheme = report.document, report.scheme
     table = Table(title=f"{report.evaluator} on {_split_text(report.split)} ({scheme.name} "
                   "labels): F1 per label, micro-F1 overall and per complexity",
-                  box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column("Evaluator", overflow="fold")
-    for title in scheme.titles:
-        table.add_column(title, justify="right")
-    table.add_column("Overall", justify="right")
-    for c in CAQA_COMPLEXITY_ORDER:
-        table.add_column(COMPLEXITY_TITLES[c], justify="right")
+                  box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
+                  show_edge=False)
+    # Numbers never wrap; a long evaluator name folds in its own column.
+    table.add_column("Evaluator", overflow="fold", min_width=9)
+    for title in (*scheme.titles, "Overall", *(COMPLEXITY_TITLES[c]
+                                               for c in CAQA_COMPLEXITY_ORDER)):
+        table.add_column(title, justify="right", no_wrap=True)
     per_label, per_complexity = doc["per_label"], doc["per_complexity"]
     table.add_row(field(report.evaluator),
                   *(_score(per_label[label]["f1"], per_label[label]["support"])
@@ -370,6 +371,7 @@ def fine_grained_table(block: dict[str, Any]) -> Table:
 
 def _print_report(report: EvaluationReport) -> None:
     out.print(table6(report))
+    out.print()
     out.print(label_detail(report))
     out.print(confusion_table(report))
     if report.consistency is not None:

@@ -31,6 +31,7 @@ from kgbench.cli import (
     extend,
     generate,
     load,
+    model,
     questions,
     store,
 )
@@ -125,6 +126,7 @@ app.command("generate")(generate.generate_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
+app.add_typer(model.model_app, name="model")
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

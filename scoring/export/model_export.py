@@ -35,10 +35,16 @@ from scoring.card import (
     write_card,
 )
 from scoring.errors import ScoringError
-from scoring.export.checkpoint import Checkpoint, checkpoint_sha256, plan_labels, read_checkpoint
+from scoring.export.checkpoint import (
+    Checkpoint,
+    check_head,
+    checkpoint_sha256,
+    plan_labels,
+    read_checkpoint,
+)
 from scoring.export.parity import StageParity, compare, ort_logits, parity_batches, stage_tolerance
 
-__all__ = ["DEFAULT_OPSET", "ExportReport", "export_model"]
+__all__ = ["DEFAULT_OPSET", "EXTRA_HINT", "ExportReport", "export_model", "require_export_extra"]
 
 DEFAULT_OPSET = 18
 
@@ -63,6 +69,23 @@ class ExportReport:
                             "tolerance": s.tolerance} for s in self.stages],
                 "size_bytes": self.size_bytes, "seconds": round(self.seconds, 3),
                 "notes": list(self.notes)}
+
+
+EXTRA_HINT = "install the export extra: pip install 'kgbench[export]'"
+
+
+def require_export_extra() -> None:
+    """Raise a :class:`ScoringError` naming the ``export`` extra when torch,
+    transformers or onnx cannot be imported (the scoring runtime needs none of them;
+    exporting and fine-tuning do)."""
+    import importlib
+
+    for module in ("torch", "transformers", "onnx"):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ScoringError(f"exporting a model needs {module}, which cannot be imported "
+                               f"({exc})", EXTRA_HINT) from None
 
 
 def _check_out(hf_dir: Path, out_dir: Path, force: bool) -> None:
@@ -154,6 +177,7 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
     existing non-empty directory that is not an exported model be replaced."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
+    require_export_extra()
     if tolerance is not None and not tolerance > 0:
         raise ScoringError(f"--tolerance {tolerance}: must be a positive number",
                            "leave it out for the defaults (1e-4 fp32, 5e-2 fp16)")
@@ -162,6 +186,7 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
                            f"leave it out for {DEFAULT_OPSET}")
     say(f"reading {hf_dir}")
     checkpoint = read_checkpoint(hf_dir, task, max_length=max_length)
+    check_head(checkpoint.config, task, hf_dir)
     plan = plan_labels(checkpoint.config, task, label_map, source=hf_dir)
     _check_out(hf_dir, out_dir, force)
     notes = [*checkpoint.notes, *([plan.note] if plan.note else [])]

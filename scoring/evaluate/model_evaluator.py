@@ -10,8 +10,8 @@ label of the highest probability; on a tie, the first of those labels in the car
 order (numpy's argmax).
 
 ``nli`` models give entailment / neutral / contradiction probabilities for the same
-pair, and the role of the highest one (on a tie: entailment, neutral, contradiction, in
-that order) is mapped to a label: by default entailment → supportive, neutral →
+pair, and the role of the highest one (:attr:`scoring.runtime.NliScores.label`; on a
+tie: entailment, neutral, contradiction, in that order) is mapped to a label: by default entailment → supportive, neutral →
 irrelevant, contradiction → contradictory, written in the scheme like the gold labels
 (so under attrscore: Attributable / Extrapolatory / Contradictory, AttrScore's own
 ``nli`` task map). An NLI model never says partially supportive: CAQA uses AutoIS the
@@ -64,13 +64,6 @@ def nli_label_map(scheme: LabelScheme, overrides: Mapping[str, str] | None = Non
     return resolved
 
 
-def _top_role(scores: object) -> NliRole:
-    """The NLI role of the highest probability; on a tie the first of entailment,
-    neutral, contradiction (``max`` keeps the first maximum)."""
-    probabilities = {role: float(getattr(scores, role)) for role in NLI_ROLES}
-    return max(NLI_ROLES, key=probabilities.__getitem__)
-
-
 class ModelEvaluator:
     """An exported classify or NLI model directory, opened on the runtime (see the
     module docstring); ``runtime`` says which onnxruntime provider really runs."""
@@ -120,7 +113,9 @@ class ModelEvaluator:
         hypotheses = [s.hypothesis for s in evaluation.samples]
         if self.card.task == "nli":
             scores = self.nli.score(premises, hypotheses, progress=progress)
-            return [Prediction(self.label_of_role[_top_role(s)]) for s in scores]
+            # NliScores.label: the most probable role; ties go to entailment, then
+            # neutral, then contradiction.
+            return [Prediction(self.label_of_role[s.label]) for s in scores]
         probabilities = self.classifier.probabilities(premises, hypotheses, progress=progress)
         return [Prediction(self.label_of_output[int(i)])
                 for i in np.argmax(probabilities, axis=1)]

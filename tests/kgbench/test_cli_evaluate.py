@@ -19,6 +19,7 @@ from kgbench.cli import main
 from tests.extension.test_export import demo_benchmark, write_benchmark
 from tests.extension.test_llm import FakeChatServer
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 
 KEYS = ["per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
         "unparsed"]
@@ -303,3 +304,19 @@ def test_blind_labels_and_sub_facts_on_the_command_line(
     assert "Sub-facts (CAQA §6.3, Table 7)" in stdout
     counts = Counter(s.label for s in test_split)
     assert f"{counts['supportive'] / len(test_split):.3f}" in stdout   # lazy's micro-F1
+
+
+@pytest.mark.slow   # the first tiny model of a session imports torch (~7 s)
+def test_an_exported_model_end_to_end(bench: Path, tmp_path: Path,
+                                      test_split: list[BenchmarkSample],
+                                      exported: Exported) -> None:  # noqa: F811
+    # export (tiny BERT classifier) -> evaluate, in a real process: the runtime that ran
+    # is in the document and said on stderr.
+    proc = run("evaluate", bench, "--model", exported("bert", "classify"), "--device", "cpu",
+               "--scheme", "caqa", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert list(doc) == [*KEYS, "runtime"]
+    assert doc["runtime"]["provider"] == "CPUExecutionProvider"
+    assert doc["n"] == len(test_split) and doc["unparsed"] == 0
+    assert "ran on CPUExecutionProvider" in " ".join(proc.stderr.split())

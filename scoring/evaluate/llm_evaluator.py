@@ -68,13 +68,18 @@ class LLMEvaluator:
 
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="evaluate")
         try:
-            return list(pool.map(ask, evaluation.samples))
-        except LLMUnavailable as exc:
-            raise LLMUnavailable(f"{exc}. The replies received so far are cached in "
-                                 f"{self.cache.directory}: run the same command again to "
-                                 "resume") from exc
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            predictions = list(pool.map(ask, evaluation.samples))
+        except BaseException as exc:
+            # Stop queueing at once (an error or Ctrl-C is reported now; the requests in
+            # flight end within their deadline and are cached for the rerun).
+            pool.shutdown(wait=False, cancel_futures=True)
+            if isinstance(exc, LLMUnavailable):
+                raise LLMUnavailable(f"{exc}. The replies received so far are cached in "
+                                     f"{self.cache.directory}: run the same command again "
+                                     "to resume") from exc
+            raise
+        pool.shutdown()
+        return predictions
 
     def runtime_json(self) -> dict[str, Any] | None:
         """None: an LLM has no local runtime to report."""

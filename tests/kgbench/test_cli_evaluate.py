@@ -184,6 +184,43 @@ def test_llm_evaluator_against_a_local_server(
         " ".join(stderr.split())
 
 
+def test_an_llm_run_that_fails_midway_writes_nothing_and_resumes_from_the_cache(
+        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        llm_server: FakeChatServer, caqa_layout_prompts: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    answer = llm_server.responder
+    assert answer is not None
+    asked: list[str] = []
+
+    def fail_on_the_fifth(prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) == 5:
+            raise ConnectionResetError   # the server drops the connection unanswered
+        return answer(prompt)
+
+    llm_server.responder = fail_on_the_fifth
+    saved = tmp_path / "llm.jsonl"
+    args = ["evaluate", bench, "--llm-url", llm_server.url, "--llm-model", "judge-1",
+            "--prompts", caqa_layout_prompts, "--llm-cache", tmp_path / "cache",
+            "--llm-retries", "0", "--llm-parallel", "1", "--save-predictions", saved, "--json"]
+    message = _clean_error(*in_process(capsys, *args))
+    assert "no answer from the LLM endpoint" in message
+    assert "run the same command again to resume" in message
+    assert not saved.exists() and not list(tmp_path.glob("*.part"))
+    code, stdout, stderr = in_process(capsys, *args)
+    assert code == 0, stderr
+    n = len(test_split)
+    # The rerun asked only what the cache lacked: the first run's answers (and any in
+    # flight when it stopped) were not asked again.
+    assert len(set(asked)) == n and len(asked) < 2 * n
+    assert json.loads(stdout)["n"] == n and saved.exists()
+    counts = re.search(r"(\d+) LLM requests sent \(retries included\), (\d+) replies from "
+                       r"the cache", " ".join(stderr.split()))
+    assert counts is not None
+    sent, hits = map(int, counts.groups())
+    assert sent + hits == n and hits >= 4
+
+
 def test_llm_url_unreachable_is_one_line(bench: Path, tmp_path: Path) -> None:
     with socket.socket() as probe:   # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

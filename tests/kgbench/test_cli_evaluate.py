@@ -16,10 +16,11 @@ import pytest
 
 from extension.sample_format import BenchmarkSample
 from kgbench.cli import main
-from tests.extension.test_export import demo_benchmark, write_benchmark
+from tests.extension.test_export import write_benchmark
 from tests.extension.test_llm import FakeChatServer
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
+from tests.scoring.test_evaluate import demo_samples
 
 KEYS = ["per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
         "unparsed"]
@@ -29,7 +30,7 @@ CAQA_NAMES = {"supportive": "Support", "partially_supportive": "Missing",
 
 @pytest.fixture(scope="module")
 def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_benchmark()
+    return demo_samples()
 
 
 @pytest.fixture(scope="module")

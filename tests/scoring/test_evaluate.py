@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,17 @@ from scoring.evaluate.schemes import LabelNameError, label_scheme
 from tests.extension.test_export import demo_benchmark, write_benchmark
 from tests.external import external_path
 
+demo_samples = cache(demo_benchmark)
+"""The demo benchmark's samples, built once per test process (the evaluate tests share
+them: they never modify them)."""
+
 CAQA_NAMES = {"supportive": "Support", "partially_supportive": "Missing",
               "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
 
 
 @pytest.fixture(scope="module")
 def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_benchmark()
+    return demo_samples()
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,9 @@ from scoring.evaluate.run import evaluate_benchmark
 from scoring.evaluate.schemes import label_scheme
 from scoring.inputs import hypothesis, premise
 from scoring.runtime import NliScorer, SequenceClassifier
-from tests.extension.test_export import demo_benchmark, write_benchmark
+from tests.extension.test_export import write_benchmark
 from tests.scoring.models import Exported
+from tests.scoring.test_evaluate import demo_samples
 
 pytestmark = pytest.mark.slow   # the first tiny model of a session imports torch (~7 s)
 
@@ -32,7 +33,7 @@ CAQA_OF = {"supportive": "Support", "partially_supportive": "Missing",
 
 @pytest.fixture(scope="module")
 def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_benchmark()
+    return demo_samples()
 
 
 @pytest.fixture(scope="module")

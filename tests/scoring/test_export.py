@@ -22,6 +22,7 @@ from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from scoring.errors import ModelDirError, ScoringError
 from scoring.export import export_model
 from scoring.export.checkpoint import checkpoint_sha256, plan_labels
+from scoring.export.parity import logit_scale, stage_tolerance
 from tests.scoring.models import Exported, TinyHf
 
 CASES = [("bert", "nli"), ("deberta-v2", "nli"), ("bert", "classify"), ("bert", "rerank"),
@@ -83,6 +84,7 @@ def test_parity_on_shapes_the_export_never_saw(kind: str, task: str, tiny_hf: Ti
     directory, source = exported(kind, task), tiny_hf(kind, task)
     card = read_card(directory)
     with_types = "token_type_ids" in card.inputs
+    largest = 0.0
     for rows in (TEXTS, TEXTS[1:2]):
         batch = _batch(directory, rows, task)
         assert batch["input_ids"].shape[1] > 10
@@ -94,7 +96,10 @@ def test_parity_on_shapes_the_export_never_saw(kind: str, task: str, tiny_hf: Ti
         assert got.shape == want.shape
         assert np.abs(want).max() > 0.1   # logits of order one: a difference would show
         assert np.abs(got - want).max() < 1e-4, (kind, task, len(rows))
-    assert card.parity.max_abs_diff <= card.parity.tolerance == 1e-4
+        largest = max(largest, float(np.abs(want).max()))
+    # 1e-4 times the logits' size (at least 1), on the export's own samples.
+    assert 0 < card.parity.max_abs_diff <= card.parity.tolerance
+    assert 1e-4 <= card.parity.tolerance <= 1e-4 * max(1.0, 2 * largest)
 
 
 def _initializer_types(directory: Path) -> set[int]:
@@ -150,8 +155,22 @@ def test_fp16_and_optimized_graphs_keep_parity(kind: str, task: str, options: di
     if task == "causal-lm":
         mask = batch["attention_mask"].astype(bool)
         got, want = got[mask], want[mask]
-    assert np.abs(got - want).max() < bound
-    assert 0 < card.parity.max_abs_diff <= card.parity.tolerance == bound
+    assert np.abs(got - want).max() < bound * max(1.0, float(np.abs(want).max()))
+    assert 0 < card.parity.max_abs_diff <= card.parity.tolerance
+    assert bound <= card.parity.tolerance <= bound * max(1.0, 2 * float(np.abs(want).max()))
+
+
+def test_default_tolerance_scales_with_the_logits() -> None:
+    """Float error is relative: a GPT-2 head's logits near 100 get 100x the tolerance of
+    logits below 1; a user's --tolerance is taken as given."""
+    assert stage_tolerance("fp32", None, 0.3) == 1e-4
+    assert stage_tolerance("fp32", None, 123.0) == 0.012
+    assert stage_tolerance("fp16", None, 8.0) == 0.4
+    assert stage_tolerance("fp16", 1e-12, 123.0) == 1e-12
+    mask = np.array([[1, 1, 0]])
+    logits = np.array([[[1.0, -2.0], [0.5, 3.0], [-500.0, 0.0]]])   # padding: -500
+    assert logit_scale([logits], [{"attention_mask": mask}], "causal-lm") == 3.0
+    assert logit_scale([logits[:, 0]], [{"attention_mask": mask}], "nli") == 2.0
 
 
 EXPORTED_FILES = {MODEL_FILE, TOKENIZER_FILE, CARD_FILE}

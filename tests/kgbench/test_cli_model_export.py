@@ -77,7 +77,7 @@ def test_bad_input_in_process(tiny_hf: TinyHf, tmp_path: Path,  # noqa: F811
               "--out", str(tmp_path / "out")])
     stderr = " ".join(capsys.readouterr().err.split())
     assert info.value.code == code
-    assert stderr.startswith("reading") or stderr.startswith("Error:")
+    assert stderr.startswith("Error:")   # the one line, nothing before it
     assert message in stderr and "Traceback" not in stderr
     assert not (tmp_path / "out").exists()
 
@@ -103,6 +103,14 @@ def test_without_the_export_extra(tmp_path: Path) -> None:
     assert_clean_error(proc)
     assert "exporting a model needs torch" in proc.stderr
     assert "pip install 'kgbench[export]'" in proc.stderr
+
+
+def test_help_teaches_with_an_example() -> None:
+    proc = run("model", "export", "--help")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "Example: kgbench model export" in text
+    assert "pip install 'kgbench[export]'" in text
 
 
 def test_info_on_a_directory_that_is_not_a_model(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from scoring.errors import ModelDirError, ScoringError
 from scoring.export import export_model
 from scoring.export.checkpoint import checkpoint_sha256, plan_labels
-from scoring.export.parity import logit_scale, stage_tolerance
+from scoring.export.graph import check_size
+from scoring.export.parity import logit_scale, ort_logits, stage_tolerance
 from tests.scoring.models import Exported, TinyHf
 
 CASES = [("bert", "nli"), ("deberta-v2", "nli"), ("bert", "classify"), ("bert", "rerank"),
@@ -369,7 +370,8 @@ def test_out_that_is_not_a_model_is_refused_unless_forced(tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf) -> None:
+def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf,
+                                                exported: Exported) -> None:
     """The real check refusing: a tolerance no float32 graph meets (the fp32 export
     differs from PyTorch by ~1e-7 here). Nothing appears at --out, no temporary
     directory is left, and a model already there stays as it was."""
@@ -379,9 +381,26 @@ def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf)
                                            "than the tolerance 1e-12; nothing was written"):
         export_model(source, "nli", out, tolerance=1e-12)
     assert list(tmp_path.iterdir()) == []
-    export_model(source, "nli", out)
+    shutil.copytree(exported("bert", "nli"), out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     with pytest.raises(ScoringError, match=r"parity check failed \(fp16\)"):
         export_model(source, "nli", out, fp16=True, tolerance=1e-5)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_graph_onnxruntime_cannot_run_is_a_parity_failure(exported: Exported) -> None:
+    """Inputs of shapes that do not fit together (as a graph with a size frozen in it
+    gets): onnxruntime's own error becomes one line naming the stage."""
+    directory = exported("bert", "nli")
+    batch = _batch(directory, TEXTS, "nli")
+    batch["token_type_ids"] = batch["token_type_ids"][:, :3]
+    with pytest.raises(ScoringError, match=r"parity check failed \(fp16\): onnxruntime cannot "
+                                           "run the exported graph"):
+        ort_logits(directory / MODEL_FILE, [batch], stage="fp16")
+
+
+def test_weights_beyond_one_onnx_file_are_refused(tmp_path: Path) -> None:
+    check_size(1_900_000_000, tmp_path)
+    with pytest.raises(ScoringError, match=r"the weights take 6.0 GB, more than one ONNX file"):
+        check_size(6_000_000_000, tmp_path)

@@ -12,7 +12,9 @@ Two layouts, told apart by the first non-blank line:
 
 Labels are names the scheme takes; a sample whose blind label the label map drops is
 left out. Rows for ids that are not samples of the evaluation (another benchmark: the
-agreement sheet pools several; another split) are ignored and counted.
+agreement sheet pools several, whose ids may repeat; another split) are ignored and
+counted. Matching is by sample id: a sheet pooling benchmarks that share this
+benchmark's ids must be cut to this benchmark's rows first.
 """
 
 from __future__ import annotations
@@ -61,10 +63,6 @@ def read_blind_labels(path: Path, scheme: LabelScheme, evaluation: EvaluationSet
     first_line: dict[str, int] = {}
     ignored = 0
     for number, sample_id, name, hint in rows:
-        if sample_id in first_line:
-            raise LineError(path, number, f"sample id {quoted(sample_id)} again (first on "
-                            f"line {first_line[sample_id]})", "keep one label per sample")
-        first_line[sample_id] = number
         try:
             label = scheme.resolve(name)
         except LabelNameError as exc:
@@ -72,6 +70,14 @@ def read_blind_labels(path: Path, scheme: LabelScheme, evaluation: EvaluationSet
         if sample_id not in evaluated or label is None:
             ignored += 1
             continue
+        # Only ids of the evaluation must be unique: a sheet pooling several benchmarks
+        # repeats ids that are not this benchmark's (runs of one generator share them).
+        if sample_id in first_line:
+            raise LineError(path, number, f"sample id {quoted(sample_id)} again (first on "
+                            f"line {first_line[sample_id]})",
+                            "keep one label per sample of this benchmark (a sheet pooling "
+                            "several benchmarks: keep the rows of this one)")
+        first_line[sample_id] = number
         labels[sample_id] = label
     if not labels:
         raise ScoringError(f"{path}: no blind label is for a sample of the {evaluation.split} "

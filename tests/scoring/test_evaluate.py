@@ -273,7 +273,9 @@ def test_blind_labels_and_sub_facts(bench: Path, tmp_path: Path,
                    + "".join(f"B{i}\t{s.id}\t{s.label}\t"
                              f"{'supportive' if s.id in flipped else s.label}\n"
                              for i, s in enumerate(blind_rows))
-                   + "B99\tother-bench:supportive\tsupportive\tsupportive\n", encoding="utf-8")
+                   # A pooled sheet: another benchmark's id, twice (ignored, not an error).
+                   + "B98\tother-bench:supportive\tsupportive\tsupportive\n"
+                   + "B99\tother-bench:supportive\tsupportive\tirrelevant\n", encoding="utf-8")
     # Sub-facts: the evaluator calls every sub-fact of each partially supportive sample
     # supported.
     partial = [s for s in test if s.label == "partially_supportive"]
@@ -315,6 +317,12 @@ def test_blind_labels_and_sub_facts(bench: Path, tmp_path: Path,
     with pytest.raises(ScoringError, match=rf"bad.jsonl:1: {len(partial[0].sub_facts) + 1} "
                                            "sub-fact calls for sample"):
         evaluate_benchmark(bench, PredictionsFileEvaluator(a, scheme), scheme, sub_facts=bad)
+    twice = tmp_path / "twice.tsv"
+    twice.write_text(f"sample_id\tlabel\n{test[0].id}\tsupportive\n{test[0].id}\tirrelevant\n")
+    with pytest.raises(ScoringError, match=rf"twice.tsv:3: sample id '{test[0].id}' again "
+                                           r"\(first on line 2\)"):
+        evaluate_benchmark(bench, PredictionsFileEvaluator(a, scheme), scheme,
+                           blind_labels=twice)
     two_readers = tmp_path / "two.tsv"
     two_readers.write_text(f"sample_id\tblind:G\tblind:H\n{test[0].id}\tsupportive\tsupportive\n")
     with pytest.raises(ScoringError, match="several do: 'blind:G', 'blind:H'"):

@@ -63,6 +63,7 @@ from extension.labels import (
     ExportFormat,
     Label,
     SplitChoice,
+    label_key,
 )
 from extension.output_file import atomic_output, output_target
 from extension.sample_format import BenchmarkSample, CitationRecord
@@ -167,23 +168,22 @@ def iter_benchmark_samples(path: Path) -> Iterator[BenchmarkSample]:
 # ----------------------------------------------------------------------------------
 
 
-def _normal(label: str) -> str:
-    return label.strip().lower().replace("-", "_").replace(" ", "_")
-
-
-def parse_label_map(pairs: Iterable[str]) -> dict[str, str]:
+def parse_label_map(pairs: Iterable[str], *, option: str = "--label-map",
+                    example: str = f"partially_supportive=Contradictory or irrelevant={DROP}"
+                    ) -> dict[str, str]:
     """``["partially_supportive=Contradictory", ...]`` -> ``{"partially_supportive":
-    "Contradictory", ...}`` (the CLI's repeatable ``--label-map K=V``; a later pair
-    overrides an earlier one). Values are checked by :func:`resolve_label_map`.
+    "Contradictory", ...}`` (the CLI's repeatable ``--label-map K=V``, or another
+    ``option`` of that form; a later pair overrides an earlier one). Values are checked
+    by :func:`resolve_label_map` (or the caller).
 
-    Raises :class:`ExportError` for a pair without ``=`` or with an empty side."""
+    Raises :class:`ExportError` for a pair without ``=`` or with an empty side, naming
+    ``option`` and showing ``example``."""
     parsed: dict[str, str] = {}
     for pair in pairs:
         source, sep, target = pair.partition("=")
         if not sep or not source.strip() or not target.strip():
-            raise ExportError(f"--label-map {pair!r} is not LABEL=TARGET",
-                              "write it like partially_supportive=Contradictory or "
-                              f"irrelevant={DROP}")
+            raise ExportError(f"{option} {pair!r} is not LABEL=TARGET",
+                              f"write it like {example}")
         parsed[source.strip()] = target.strip()
     return parsed
 
@@ -200,18 +200,18 @@ def resolve_label_map(fmt: ExportFormat, overrides: Mapping[str, str] | None = N
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}",
                           f"use one of {', '.join(EXPORT_FORMATS)}")
-    targets = {_normal(t): t for t in FORMAT_LABELS[fmt]}
+    targets = {label_key(t): t for t in FORMAT_LABELS[fmt]}
     resolved: dict[Label, str | None] = dict(DEFAULT_LABEL_MAPS[fmt])
-    ours = {_normal(label): label for label in LABELS}
+    ours = {label_key(label): label for label in LABELS}
     for source, target in (overrides or {}).items():
-        label = ours.get(_normal(source))
+        label = ours.get(label_key(source))
         if label is None:
             raise ExportError(f"--label-map: {source!r} is not a kgbench label",
                               f"the labels to map are {', '.join(LABELS)}")
-        if _normal(target) == DROP:
+        if label_key(target) == DROP:
             resolved[label] = None
-        elif _normal(target) in targets:
-            resolved[label] = targets[_normal(target)]
+        elif label_key(target) in targets:
+            resolved[label] = targets[label_key(target)]
         else:
             raise ExportError(
                 f"--label-map: {target!r} is not a {fmt} label",

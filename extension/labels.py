@@ -43,3 +43,9 @@ FORMAT_LABELS: Mapping[ExportFormat, tuple[str, ...]] = {
 DEFAULT_LABEL_MAPS: Mapping[ExportFormat, Mapping[Label, str]] = {
     "caqa": CAQA_LABEL_MAP, "attrscore": ATTRSCORE_LABEL_MAP,
     "alce": {label: label for label in LABELS}, "jsonl": {label: label for label in LABELS}}
+
+
+def label_key(name: str) -> str:
+    """How label names are compared: without regard to case, ``-`` or spaces
+    (``"Partially-Supportive"`` and ``partially_supportive`` are one label)."""
+    return name.strip().lower().replace("-", "_").replace(" ", "_")

@@ -112,3 +112,23 @@ def max_response_bytes() -> int:
                              f"number of bytes; unset it for the default "
                              f"({DEFAULT_MAX_RESPONSE_BYTES:,})")
     return int(value)
+
+
+def endpoint_from_options(llm_url: str, llm_model: str | None, *,
+                          api_key_env: str = DEFAULT_API_KEY_ENV,
+                          requests_per_second: float | None = None,
+                          timeout_s: float = 120.0, max_retries: int = 5) -> ChatEndpoint:
+    """The endpoint the command-line options describe (``--llm-url``, ``--llm-model``,
+    ``--llm-rps``, ``--llm-timeout``, ``--llm-retries``; one home for every command that
+    talks to an LLM), with the reply size cap of ``$KGBENCH_LLM_MAX_RESPONSE_BYTES``
+    (:func:`max_response_bytes`). Raises :class:`LLMConfigError` for a URL without a
+    model, a malformed URL or cap."""
+    if not llm_model:
+        raise LLMConfigError(f"--llm-url {shown_url(llm_url)} needs --llm-model (the name "
+                             "the server serves the model under, e.g. llama3.1:8b for Ollama)")
+    try:
+        return ChatEndpoint(url=llm_url, model=llm_model, api_key_env=api_key_env,
+                            requests_per_second=requests_per_second, timeout_s=timeout_s,
+                            max_retries=max_retries, max_response_bytes=max_response_bytes())
+    except ValueError as exc:
+        raise LLMConfigError(str(exc)) from None

@@ -35,7 +35,7 @@ from extension.text.verbalizer import Citation, TemplateVerbalizer, Verbalizatio
 from llm.cache import ResponseCache
 from llm.chat import ChatMessage, ChatReply
 from llm.client import ChatClient
-from llm.endpoint import DEFAULT_API_KEY_ENV, ChatEndpoint, max_response_bytes, shown_url
+from llm.endpoint import DEFAULT_API_KEY_ENV, ChatEndpoint, endpoint_from_options
 from llm.errors import (
     LLMBadResponse,
     LLMConfigError,
@@ -236,14 +236,7 @@ def verbalizer_from_options(llm_url: str | None, llm_model: str | None, cache_di
             raise LLMConfigError(f"--llm-model {llm_model} needs --llm-url (the server's "
                                  "OpenAI-compatible base URL, e.g. http://localhost:8000/v1)")
         return fallback
-    if not llm_model:
-        raise LLMConfigError(f"--llm-url {shown_url(llm_url)} needs --llm-model (the name "
-                             "the server serves the model under, e.g. llama3.1:8b for Ollama)")
-    try:
-        endpoint = ChatEndpoint(url=llm_url, model=llm_model, api_key_env=api_key_env,
-                                requests_per_second=requests_per_second, timeout_s=timeout_s,
-                                max_retries=max_retries,
-                                max_response_bytes=max_response_bytes())
-    except ValueError as exc:
-        raise LLMConfigError(str(exc)) from None
+    endpoint = endpoint_from_options(llm_url, llm_model, api_key_env=api_key_env,
+                                     requests_per_second=requests_per_second,
+                                     timeout_s=timeout_s, max_retries=max_retries)
     return LLMVerbalizer(endpoint, Path(cache_dir), fallback, on_error)

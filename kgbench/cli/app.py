@@ -25,6 +25,7 @@ import typer.core
 from kgbench.cli import (
     cypher,
     demo,
+    evaluate,
     explore,
     export,
     extend,
@@ -122,6 +123,7 @@ app.command("demo")(demo.demo)
 app.command("export")(export.export_cmd)
 app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
+app.command("evaluate")(evaluate.evaluate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
 app.add_typer(model.model_app, name="model")

@@ -22,6 +22,11 @@ from extension.defaults import (
 from kgbench.cli.errors import RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
     JsonOpt,
+    LlmCacheOpt,
+    LlmModelOpt,
+    LlmRetriesOpt,
+    LlmRpsOpt,
+    LlmTimeoutOpt,
     StoreOpt,
     finite_number,
     readable_input,
@@ -103,28 +108,10 @@ def generate_cmd(
                                  help="OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) "
                                  "for citations and questions; key from $KGBENCH_LLM_API_KEY.")
     ] = None,
-    llm_model: Annotated[
-        str | None, typer.Option("--llm-model", metavar="NAME", help="Model name for --llm-url.")
-    ] = None,
-    llm_timeout: Annotated[
-        float, typer.Option("--llm-timeout", metavar="SECONDS",
-                            callback=finite_number(0.1, None, "must be a number of seconds, "
-                                                   "at least 0.1"),
-                            help="Deadline of one whole LLM request, its retries and "
-                            "their waits included.")
-    ] = 120.0,
-    llm_retries: Annotated[
-        int, typer.Option("--llm-retries", min=0,
-                          help="At most this many retries (exponential backoff) of a failed "
-                          "request, within its --llm-timeout deadline.")
-    ] = 5,
-    llm_rps: Annotated[
-        float | None, typer.Option("--llm-rps", metavar="N",
-                                   callback=finite_number(0.01, None, "must be a number, at "
-                                                          "least 0.01 (leave --llm-rps out "
-                                                          "for no limit)"),
-                                   help="At most N LLM requests per second (per worker).")
-    ] = None,
+    llm_model: LlmModelOpt = None,
+    llm_timeout: LlmTimeoutOpt = 120.0,
+    llm_retries: LlmRetriesOpt = 5,
+    llm_rps: LlmRpsOpt = None,
     llm_fallback: Annotated[
         bool, typer.Option("--llm-fallback/--llm-stop",
                            help="When an LLM request fails (endpoint down, request refused, "
@@ -132,10 +119,7 @@ def generate_cmd(
                            "or stop with the server's error, keeping progress, so a rerun "
                            "resumes (default).")
     ] = False,
-    llm_cache: Annotated[
-        Path, typer.Option("--llm-cache", metavar="DIR",
-                           help="Cache of LLM responses (reruns cost nothing).")
-    ] = Path(".kgbench-llm-cache"),
+    llm_cache: LlmCacheOpt = Path(".kgbench-llm-cache"),
     phrases: Annotated[
         Path | None, typer.Option("--phrases", metavar="FILE", readable=False,
                                   help="TSV predicate<TAB>phrase overriding the relation phrases.")

@@ -79,17 +79,20 @@ def export_cmd(
     opset: Annotated[int, typer.Option("--opset", metavar="N", help="ONNX opset.")] = 18,
     fp16: Annotated[
         bool, typer.Option("--fp16", help="Convert the graph to float16 (inputs and logits "
-                           "stay int64 / float32), for GPUs; checked with tolerance 5e-2.")
+                           "stay int64 / float32), for GPUs; checked with tolerance 5e-2 (times "
+                           "the largest |logit|, at least 1).")
     ] = False,
     optimize: Annotated[
         bool, typer.Option("--optimize", help="Run onnxruntime's transformer optimizer "
-                           "(fused attention, LayerNorm, GELU); checked with tolerance 1e-3.")
+                           "(fused attention, LayerNorm, GELU); checked with tolerance 1e-3 (times "
+                           "the largest |logit|, at least 1).")
     ] = False,
     tolerance: Annotated[
         float | None, typer.Option("--tolerance", metavar="X", show_default=False,
                                    help="Largest absolute logit difference from PyTorch "
-                                   "allowed, for every graph checked (default 1e-4 fp32, "
-                                   "1e-3 optimized, 5e-2 fp16).")
+                                   "allowed, for every graph checked (default: 1e-4 fp32, "
+                                   "1e-3 optimized, 5e-2 fp16, each times the largest |logit| "
+                                   "of the samples, at least 1).")
     ] = None,
     label_map: Annotated[
         list[str] | None,
@@ -114,7 +117,7 @@ def export_cmd(
     a graph that differs by more than the tolerance is not written (the error gives
     the numbers). --optimize and --fp16 are each checked the same way.
 
-    Needs the export extra: pip install 'kgbench[export]'.
+    Needs the export extra: pip install 'kgbench\\[export]'.
 
     Example: kgbench model export ./deberta-v3-base-mnli --task nli --out models/nli
     --label-map LABEL_0=entailment --label-map LABEL_1=neutral --label-map

@@ -30,8 +30,9 @@ from kgstore import Store, open_store
 from kgstore.location import checked_location, local_store_path
 from loaders.errors import InputFileError
 
-__all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "State", "StoreOpt",
-           "any_store", "finite_number", "local_store", "readable_input", "reading", "store_location"]
+__all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "LlmCacheOpt", "LlmModelOpt",
+           "LlmRetriesOpt", "LlmRpsOpt", "LlmTimeoutOpt", "State", "StoreOpt", "any_store",
+           "finite_number", "local_store", "readable_input", "reading", "store_location"]
 
 DEFAULT_STORE = "kgbench-data/store"
 DEMO_STORE = "kgbench-data/demo-store"
@@ -117,3 +118,35 @@ def readable_input(path: Path) -> Path:
     except OSError:
         pass
     return path
+
+
+# The options of the LLM client, shared by every command that asks an LLM (generate,
+# evaluate): one wording, one check of each value. Each command writes its own --llm-url
+# help (what the LLM is asked for there).
+LlmModelOpt = Annotated[
+    str | None, typer.Option("--llm-model", metavar="NAME", help="Model name for --llm-url.")
+]
+LlmTimeoutOpt = Annotated[
+    float, typer.Option("--llm-timeout", metavar="SECONDS",
+                        callback=finite_number(0.1, None, "must be a number of seconds, "
+                                               "at least 0.1"),
+                        help="Deadline of one whole LLM request, its retries and "
+                        "their waits included.")
+]
+LlmRetriesOpt = Annotated[
+    int, typer.Option("--llm-retries", min=0,
+                      help="At most this many retries (exponential backoff) of a failed "
+                      "request, within its --llm-timeout deadline.")
+]
+LlmRpsOpt = Annotated[
+    float | None, typer.Option("--llm-rps", metavar="N",
+                               callback=finite_number(0.01, None, "must be a number, at "
+                                                      "least 0.01 (leave --llm-rps out "
+                                                      "for no limit)"),
+                               help="At most N LLM requests per second (per process: per "
+                               "worker of generate --workers).")
+]
+LlmCacheOpt = Annotated[
+    Path, typer.Option("--llm-cache", metavar="DIR",
+                       help="Cache of LLM responses (reruns cost nothing).")
+]

@@ -15,7 +15,7 @@ import pickle
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -79,14 +79,16 @@ class FakeChatServer:
     ``"huge-stream"`` (a 200 without a length streaming 50 MB as fast as the client
     reads; ``streamed`` counts what was sent). A request to a path under ``/old/`` is
     answered with ``redirect`` (status, Location) when set. ``always`` applies a fault
-    to every request. ``reply`` overrides the normal content. Requests of any method
-    are recorded (a GET is answered 405)."""
+    to every request. ``reply`` overrides the normal content, ``responder`` (the last
+    message's text -> the reply) computes it per request. Requests of any method are
+    recorded (a GET is answered 405)."""
 
     def __init__(self) -> None:
         self.received: list[Received] = []
         self.faults: list[str] = []
         self.always: str | None = None
         self.reply: str | None = None
+        self.responder: Callable[[str], str] | None = None
         self.retry_after = "0"
         self.slow_s = 1.0
         self.drip_s = 0.5
@@ -154,8 +156,10 @@ class FakeChatServer:
                         server.streamed += len(block)
                     return
                 body = json.loads(raw)
-                content = server.reply if server.reply is not None else echo_content(
-                    body["messages"][-1]["content"])
+                prompt = body["messages"][-1]["content"]
+                content = (server.reply if server.reply is not None
+                           else server.responder(prompt) if server.responder is not None
+                           else echo_content(prompt))
                 doc = {"id": "x", "object": "chat.completion", "model": body["model"],
                        "choices": [{"index": 0, "finish_reason": "stop",
                                     "message": {"role": "assistant", "content": content}}]}

@@ -142,7 +142,10 @@ def _read_checkpoint(from_dir: Path, max_length: int | None) -> Checkpoint:
     try:
         return read_checkpoint(from_dir, "classify", max_length=max_length)
     except ScoringError as exc:
-        raise type(exc)(f"--from {exc}", exc.hint) from None
+        message = str(exc)
+        if message.startswith(str(from_dir)):
+            message = f"--from {message}"
+        raise type(exc)(message, exc.hint) from None
 
 
 def _label_order(config: Any) -> tuple[str, ...]:
@@ -298,7 +301,7 @@ def train_classifier(bench_dir: Path, from_dir: Path, out_dir: Path, *, epochs: 
     data = load_training_set(bench_dir, held_out_fraction=held_out_fraction, seed=seed,
                              labels=_label_order(checkpoint.config))
     staging = _prepare_output(out_dir, force=force)
-    settings = LoopSettings(epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+    settings = LoopSettings(labels=data.labels, epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
                             patience=patience, seed=seed)
     try:
         report = _train_and_export(data, checkpoint, out_dir, staging, settings,
@@ -340,7 +343,8 @@ def _train_and_export(data: TrainingSet, checkpoint: Checkpoint, out_dir: Path, 
     fit_part = _encode(tokenizer, whole, data.fit, types)
     held_part = _encode(tokenizer, whole, data.held_out, types)
     fit_counts = data.label_counts(data.fit)
-    with deterministic(settings.seed), _quiet_transformers():
+    on_cuda = torch_device == "cuda"
+    with deterministic(settings.seed, cuda=on_cuda), _quiet_transformers():
         model, head = _load_model(checkpoint.path, data.labels)
         say(f"training on {len(data.fit)} samples ({data.fit_questions} questions), holding "
             f"out {len(data.held_out)} ({data.held_out_questions} questions); "

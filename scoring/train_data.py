@@ -28,9 +28,10 @@ from extension.labels import LABELS
 from extension.sample_format import BenchmarkSample
 from scoring.errors import ScoringError
 from scoring.inputs import hypothesis, premise
+from scoring.metrics import confusion_matrix, macro_f1
 
-__all__ = ["MIN_QUESTIONS", "Example", "TrainingSet", "held_out_questions", "load_training_set",
-           "macro_f1", "majority_baseline"]
+__all__ = ["MIN_QUESTIONS", "Example", "TrainingSet", "held_out_questions", "held_out_macro_f1",
+           "load_training_set", "majority_baseline"]
 
 MIN_QUESTIONS = 2
 """Source questions the train split needs at the least: one to fit on, one held out."""
@@ -135,21 +136,14 @@ def load_training_set(bench_dir: Path, *, held_out_fraction: float, seed: int,
                        held_out_questions=len(held), test_samples=test)
 
 
-def macro_f1(gold: Sequence[int], predicted: Sequence[int]) -> float:
-    """Unweighted mean of the per-label F1 over the labels that occur in ``gold`` or
-    ``predicted`` (CAQA §5.2 reports per-label F1; their mean weighs each label alike,
-    so a model that never predicts a minority label scores low). A label with no true
-    positive has F1 0; no labels at all gives 0."""
-    seen = sorted(set(gold) | set(predicted))
-    if not seen:
-        return 0.0
-    scores = []
-    for label in seen:
-        tp = sum(g == label and p == label for g, p in zip(gold, predicted, strict=True))
-        fp = sum(g != label and p == label for g, p in zip(gold, predicted, strict=True))
-        fn = sum(g == label and p != label for g, p in zip(gold, predicted, strict=True))
-        scores.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
-    return sum(scores) / len(scores)
+def held_out_macro_f1(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[str]
+                      ) -> float:
+    """Macro-F1 of label indices (:func:`scoring.metrics.macro_f1`: the mean per-label
+    F1 over the labels that occur as gold or prediction, so a model that never predicts
+    a minority label scores low)."""
+    names = list(labels)
+    return macro_f1(confusion_matrix([names[g] for g in gold], [names[p] for p in predicted],
+                                     names))
 
 
 def majority_baseline(fit_counts: Mapping[str, int], labels: Sequence[str],
@@ -160,7 +154,7 @@ def majority_baseline(fit_counts: Mapping[str, int], labels: Sequence[str],
     from the citations."""
     label = max(labels, key=lambda name: (fit_counts.get(name, 0), -labels.index(name)))
     i = labels.index(label)
-    predicted = [i] * len(gold)
     accuracy = sum(g == i for g in gold) / len(gold) if gold else 0.0
-    return {"label": label, "accuracy": accuracy, "macro_f1": macro_f1(gold, predicted)}
+    return {"label": label, "accuracy": accuracy,
+            "macro_f1": held_out_macro_f1(gold, [i] * len(gold), labels)}
 

@@ -10,9 +10,10 @@ install (and a loop this size does not need). What the loop does, and why:
 * **Dynamic padding**: each batch is padded to its longest pair, not to ``max_length``,
   and batches are drawn from windows of similar lengths (:func:`_bucketed_order`).
 * **Determinism**: one seed drives the weights of a new head, dropout and the order of
-  batches (``torch.Generator`` per epoch); ``torch.use_deterministic_algorithms`` (warn
-  only, so an operation without a deterministic kernel still runs) and, on CUDA,
-  ``CUBLAS_WORKSPACE_CONFIG``. On one machine the same seed gives the same losses.
+  batches (``torch.Generator`` per epoch); on CUDA also
+  ``torch.use_deterministic_algorithms`` (warn only, so an operation without a
+  deterministic kernel still runs) and ``CUBLAS_WORKSPACE_CONFIG``. On one machine
+  (and thread count) the same seed gives the same losses.
 * **Mixed precision only on CUDA**: bf16 autocast where the GPU has it (no loss
   scaling needed), fp16 with a gradient scaler otherwise; fp32 on CPU, where autocast
   gains nothing for these models.
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from scoring.errors import ScoringError
-from scoring.train_data import macro_f1
+from scoring.train_data import held_out_macro_f1
 
 if TYPE_CHECKING:
     import torch
@@ -60,6 +61,8 @@ class Batch:
 
 @dataclass(frozen=True, slots=True)
 class LoopSettings:
+    labels: tuple[str, ...]
+    """The label names, in logit order."""
     epochs: int
     learning_rate: float
     batch_size: int
@@ -100,16 +103,21 @@ def pick_device(device: Device) -> tuple[str, str | None]:
 
 
 @contextmanager
-def deterministic(seed: int) -> Iterator[None]:
-    """Seed Python's and torch's generators and make torch use deterministic kernels for
-    the block; the previous determinism setting comes back after it."""
+def deterministic(seed: int, *, cuda: bool) -> Iterator[None]:
+    """Seed Python's and torch's generators for the block; on CUDA also make torch use
+    deterministic kernels (warn only) and fix cuBLAS's workspace, restoring the previous
+    setting after the block. On the CPU the kernels these models use are deterministic
+    already, and switching the mode on would import torch's compiler stack (seconds)."""
     import torch
 
+    random.seed(seed)
+    torch.manual_seed(seed)
+    if not cuda:
+        yield
+        return
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     enabled = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
-    random.seed(seed)
-    torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True, warn_only=True)
     try:
         yield
@@ -199,8 +207,8 @@ def _bucketed_order(examples: Batch, batch_size: int, generator: torch.Generator
     return [i for b in shuffled for i in batches[b]]
 
 
-def evaluate(model: torch.nn.Module, examples: Batch, *, batch_size: int, pad_id: int,
-             device: str, autocast: str | None) -> Evaluation:
+def evaluate(model: torch.nn.Module, examples: Batch, labels: Sequence[str], *,
+             batch_size: int, pad_id: int, device: str, autocast: str | None) -> Evaluation:
     """Mean cross-entropy, macro-F1 and accuracy of ``model`` on ``examples``
     (batches sorted by length: less padding, same results)."""
     import torch
@@ -222,7 +230,7 @@ def evaluate(model: torch.nn.Module, examples: Batch, *, batch_size: int, pad_id
     gold_all = list(examples.labels)
     guesses = [predicted[i] for i in range(len(gold_all))]
     n = max(1, len(gold_all))
-    return Evaluation(loss=total / n, macro_f1=macro_f1(gold_all, guesses),
+    return Evaluation(loss=total / n, macro_f1=held_out_macro_f1(gold_all, guesses, labels),
                       accuracy=sum(g == p for g, p in zip(gold_all, guesses, strict=True)) / n)
 
 
@@ -276,8 +284,8 @@ def fit(model: torch.nn.Module, train: Batch, held_out: Batch, settings: LoopSet
                 optimizer.step()
             schedule.step()
             total += loss.item() * len(batch.labels)
-        evaluation = evaluate(model, held_out, batch_size=settings.batch_size, pad_id=pad_id,
-                              device=device, autocast=autocast)
+        evaluation = evaluate(model, held_out, settings.labels, batch_size=settings.batch_size,
+                              pad_id=pad_id, device=device, autocast=autocast)
         improved = _better(evaluation, best)
         if improved:
             best, stale = evaluation, 0

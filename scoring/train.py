@@ -138,7 +138,10 @@ def _read_checkpoint(from_dir: Path, max_length: int | None) -> Checkpoint:
     from scoring.export.checkpoint import read_checkpoint
     from scoring.export.model_export import require_export_extra
 
-    require_export_extra()
+    try:
+        require_export_extra()
+    except ScoringError as exc:   # "exporting a model needs torch ...": training does too
+        raise ScoringError(str(exc).replace("exporting", "fine-tuning", 1), exc.hint) from None
     try:
         return read_checkpoint(from_dir, "classify", max_length=max_length)
     except ScoringError as exc:

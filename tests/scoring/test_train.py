@@ -19,6 +19,7 @@ from run to run) and 256 positions.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -303,6 +304,21 @@ def test_the_cli_error_is_one_line_in_a_subprocess(tmp_path: Path) -> None:
                "--epochs", "0")
     assert_clean_error(proc)
     assert "--epochs must be at least 1" in proc.stderr
+
+
+def test_without_the_export_extra(tmp_path: Path) -> None:
+    """torch not importable (a module named torch that fails to import, first on the
+    path): one line naming the extra to install."""
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('No module named torch')\n")
+    path = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", ""),
+                            str(Path(__file__).resolve().parents[2])])
+    proc = run("model", "train", tmp_path, "--from", tmp_path, "--out", tmp_path / "out",
+               env={"PYTHONPATH": path})
+    assert_clean_error(proc)
+    assert "fine-tuning a model needs torch" in proc.stderr
+    assert "pip install 'kgbench[export]'" in proc.stderr
 
 
 def test_help_shows_the_gpu_command() -> None:

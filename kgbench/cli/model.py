@@ -268,7 +268,7 @@ def train_cmd(
     `kgbench model export --task classify` (checked against PyTorch). Writes
     DIR/train_report.json (every epoch, the best, the held-out scores and the
     majority-class baseline). Uses CUDA with bf16/fp16 autocast when torch sees a
-    GPU, else the CPU. Needs the export extra: pip install 'kgbench[export]'.
+    GPU, else the CPU. Needs the export extra: pip install 'kgbench\\[export]'.
 
     Example (a CPU, a small checkpoint): kgbench model train bench/ --from ./tiny-bert
     --out models/clf --epochs 10 --lr 1e-3

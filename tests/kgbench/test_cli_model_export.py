@@ -9,6 +9,9 @@ is needed run in subprocesses, which stay quick.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,7 @@ import pytest
 from kgbench.cli import main
 from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.scoring.models import TinyHf, exported, tiny_hf  # noqa: F401  (fixtures)
+from tests.scoring.models import Exported, TinyHf, exported, tiny_hf  # noqa: F401  (fixtures)
 
 
 def test_export_then_info(tiny_hf: TinyHf, tmp_path: Path) -> None:  # noqa: F811
@@ -111,6 +114,25 @@ def test_help_teaches_with_an_example() -> None:
     text = " ".join(proc.stdout.split())
     assert "Example: kgbench model export" in text
     assert "pip install 'kgbench[export]'" in text
+
+
+def test_help_and_info_do_not_import_torch(exported: Exported) -> None:  # noqa: F811
+    """torch, transformers and the export code load only when an export runs: `kgbench
+    --help` stays quick and `model info` works without the export extra."""
+    code = textwrap.dedent(f"""
+        import sys
+        from typer.testing import CliRunner
+        from kgbench.cli.app import app
+        for args in (["--help"], ["model", "info", {str(exported("bert", "nli"))!r}]):
+            result = CliRunner().invoke(app, args)
+            assert result.exit_code == 0, result.output
+        print(",".join(m for m in ("torch", "transformers", "onnx", "scoring.export")
+                       if m in sys.modules))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
 
 
 def test_info_on_a_directory_that_is_not_a_model(tmp_path: Path) -> None:

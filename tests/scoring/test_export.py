@@ -265,6 +265,17 @@ def test_nli_roles_that_cannot_be_found_ask_for_label_map() -> None:
         plan_labels(_config("entailment", "entails", "contradiction"), "nli")
 
 
+def test_rerank_relevance_logit() -> None:
+    assert plan_labels(_config("score"), "rerank").labels == ("score",)
+    by_name = plan_labels(_config("Relevant", "not relevant"), "rerank")
+    assert (by_name.labels, by_name.relevance, by_name.note) == (("Relevant",), 0, None)
+    by_convention = plan_labels(_config("LABEL_0", "LABEL_1"), "rerank")
+    assert (by_convention.labels, by_convention.relevance) == (("LABEL_1",), 1)
+    assert "pass --label-map LABEL_0=relevance" in (by_convention.note or "")
+    with pytest.raises(ScoringError, match="a cross-encoder has one relevance logit"):
+        plan_labels(_config("a", "b", "c"), "rerank")
+
+
 def test_classify_labels_can_be_renamed() -> None:
     plan = plan_labels(_config("LABEL_0", "LABEL_1"), "classify", {"LABEL_1": "supportive"})
     assert plan.labels == ("LABEL_0", "supportive") and plan.nli_roles is None

@@ -9,6 +9,7 @@ rows, fails here.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -64,13 +65,21 @@ def onnx_logits(directory: Path, batch: dict[str, np.ndarray]) -> np.ndarray:
     return np.asarray(session.run(["logits"], {n: batch[n] for n in names})[0])
 
 
-def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
-                 with_types: bool) -> np.ndarray:
-    import torch
+@functools.cache
+def _torch_model(source: Path, task: str) -> Any:
     from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
 
     auto = AutoModelForCausalLM if task == "causal-lm" else AutoModelForSequenceClassification
-    model = auto.from_pretrained(source).eval()
+    return auto.from_pretrained(source).eval()
+
+
+def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
+                 with_types: bool) -> np.ndarray:
+    """The checkpoint's logits in PyTorch, loaded as transformers loads it by default
+    (not through the export's code)."""
+    import torch
+
+    model = _torch_model(source, task)
     feed = {"input_ids": torch.from_numpy(batch["input_ids"]),
             "attention_mask": torch.from_numpy(batch["attention_mask"])}
     if with_types:

@@ -22,7 +22,18 @@ from typing import Annotated
 import typer
 import typer.core
 
-from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions, store
+from kgbench.cli import (
+    cypher,
+    demo,
+    explore,
+    export,
+    extend,
+    generate,
+    load,
+    questions,
+    score,
+    store,
+)
 from kgbench.cli.errors import (
     INTERRUPTED_EXIT,
     Interrupted,
@@ -111,6 +122,7 @@ app.command("demo")(demo.demo)
 app.command("export")(export.export_cmd)
 app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
+app.command("score")(score.score_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
 

@@ -190,15 +190,16 @@ def _print_result(result: ScoreResult, as_json: bool) -> None:
     if cohesion:
         out.print("Sentence cohesion (CONNER Eq. 3, mean 1/PPL of the citations): " + ", ".join(
             f"{label} {value:.4f}" for label, value in cohesion.items() if value is not None))
+    for role, model in run.get("models", {}).items():
+        err.print(f"[dim]{field(_runtime_line(role, model))}[/]", soft_wrap=True)
     if result.resumed_chunks == -1:
         note(f"{result.bench_dir} already holds this run's scores; nothing scored "
              "(--force scores again)")
-    elif result.resumed_chunks:
-        note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
-    for role, model in run.get("models", {}).items():
-        err.print(f"[dim]{field(_runtime_line(role, model))}[/]", soft_wrap=True)
-    note(f"{run['benchmark']['samples']:,} samples scored -> "
-         f"{result.bench_dir / 'scores.jsonl'}")
+    else:
+        if result.resumed_chunks:
+            note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
+        note(f"{run['benchmark']['samples']:,} samples scored -> "
+             f"{result.bench_dir / 'scores.jsonl'}")
     if result.flagged is not None:
         note(f"{result.flagged:,} sample(s) flagged -> {flagged_file}")
     if result.report is not None:

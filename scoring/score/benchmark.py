@@ -51,7 +51,7 @@ from scoring.inputs import hypothesis, premise, sub_fact_pairs
 from scoring.score.consistency import ConsistencyTable, consistency_table
 from scoring.score.defaults import DEFAULT_BATCH_TOKENS, DEFAULT_SCORE_CHUNK_SIZE
 from scoring.score.flagged import check_threshold, flag_records
-from scoring.score.records import NliProbabilities, score_record
+from scoring.score.records import NliProbabilities, score_record, significant
 from scoring.score.report_section import (
     LISTED_SAMPLES,
     listing_order,
@@ -85,9 +85,12 @@ Device = Literal["auto", "cpu", "cuda"]
 class NliModel(Protocol):
     """What the use case needs of :class:`scoring.runtime.NliScorer`."""
 
-    card: ModelCard
-    runtime: RuntimeInfo
-    truncated_hypotheses: int
+    @property
+    def card(self) -> ModelCard: ...
+    @property
+    def runtime(self) -> RuntimeInfo: ...
+    @property
+    def truncated_hypotheses(self) -> int: ...
 
     def score(self, premises: Sequence[str], hypotheses: Sequence[str], *,
               progress: Callable[[int], None] | None = None) -> Sequence[NliProbabilities]: ...
@@ -96,8 +99,10 @@ class NliModel(Protocol):
 class LanguageModel(Protocol):
     """What the use case needs of :class:`scoring.runtime.CausalLM`."""
 
-    card: ModelCard
-    runtime: RuntimeInfo
+    @property
+    def card(self) -> ModelCard: ...
+    @property
+    def runtime(self) -> RuntimeInfo: ...
 
     def perplexity(self, texts: Sequence[str], *,
                    progress: Callable[[int], None] | None = None) -> list[float]: ...
@@ -212,8 +217,8 @@ def _check_task(directory: Path, task: Task, option: str) -> ModelCard:
     :class:`ModelDirError` naming ``option`` otherwise (an LM given to --nli)."""
     card = read_card(directory)
     if card.task != task:
-        raise ModelDirError(f"{option} {directory}: a {card.task} model; {option} needs an "
-                            f"exported {task} model",
+        raise ModelDirError(f"{option} {directory}: a model exported for --task {card.task}; "
+                            f"{option} needs one exported for --task {task}",
                             f"export one with `kgbench model export HF_DIR --task {task} "
                             f"--out DIR`")
     return card
@@ -534,7 +539,7 @@ def _cohesion_by_label(records: Sequence[Mapping[str, Any]]) -> dict[str, float 
     for label in LABELS:
         values = [r["lm"]["cohesion"] for r in records if r["label"] == label
                   and r.get("lm") and r["lm"]["cohesion"] is not None]
-        means[label] = round(sum(values) / len(values), 6) if values else None
+        means[label] = significant(sum(values) / len(values)) if values else None
     return means
 
 

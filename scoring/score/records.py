@@ -15,9 +15,9 @@ verdicts of :mod:`scoring.score.consistency`.
 ``nli`` is there when the run had an NLI model, ``sub_facts`` (one per sub-fact of G, in
 the sample's order) for partially supportive samples of such a run, ``lm`` (one
 perplexity per citation, and CONNER's sentence cohesion, :mod:`scoring.score.cohesion`)
-when it had a causal LM. Probabilities, perplexities and cohesion are rounded to
-:data:`DIGITS` decimals (the outcome is decided before rounding), so the file reads
-well and does not carry float32 noise as if it were signal.
+when it had a causal LM. Probabilities are rounded to :data:`DIGITS` decimals (the
+outcome is decided before rounding), perplexities and cohesion to as many significant
+digits, so the file reads well and does not carry float32 noise as if it were signal.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from scoring.score.consistency import (
     sub_fact_expected,
 )
 
-__all__ = ["DIGITS", "NliProbabilities", "nli_verdict", "score_record"]
+__all__ = ["DIGITS", "NliProbabilities", "nli_verdict", "score_record", "significant"]
 
 DIGITS = 6
 
@@ -86,6 +86,13 @@ def score_record(sample: BenchmarkSample, *, nli: NliProbabilities | None = None
                 for i, (fact, scores) in enumerate(zip(sample.sub_facts, sub_facts, strict=True))]
     if perplexities is not None:
         cohesion = sentence_cohesion(perplexities)
-        record["lm"] = {"perplexities": [round(float(p), DIGITS) for p in perplexities],
-                        "cohesion": round(cohesion, DIGITS) if cohesion is not None else None}
+        record["lm"] = {"perplexities": [significant(p) for p in perplexities],
+                        "cohesion": significant(cohesion) if cohesion is not None else None}
     return record
+
+
+def significant(value: float) -> float:
+    """``value`` to :data:`DIGITS` significant digits (a perplexity runs from 1 to
+    thousands, a cohesion down to 0.001: fixed decimals would drop the small ones'
+    digits)."""
+    return float(f"{float(value):.{DIGITS}g}")

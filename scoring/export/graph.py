@@ -1,0 +1,139 @@
+"""The PyTorch side of an export: load the checkpoint for its task, trace it to ONNX with
+dynamic batch and sequence axes, and compute the reference logits parity is checked
+against.
+
+Exporter: ``torch.onnx.export(..., dynamo=False)``, the TorchScript tracer, chosen
+deliberately. On this torch (2.13) it exports BERT, DeBERTa-v2 and GPT-2 in 0.3-0.5 s
+where the dynamo exporter takes ~5 s per model (measured here); the tests export five
+models per session and a user's export runs once, so both would do, but the tracer's
+failure mode is the one we guard anyway: a traced shape that became a constant (the
+known DeBERTa bugs of older versions were of that kind: relative position tables sized
+at the sample's length). Parity is therefore checked on batches whose size and length
+differ from the export sample's (:mod:`scoring.export.parity`), which catches exactly
+that. The model is loaded with eager attention: the plain matmul/softmax graph exports
+on every opset and runs on every onnxruntime provider, and onnxruntime's transformer
+optimizer recognises it to fuse attention.
+
+A causal LM is wrapped to call the model with ``use_cache=False`` (no past key values
+in the graph) and return ``.logits`` only; a two-logit cross-encoder is wrapped to
+return one logit, relevance minus the other, whose sigmoid is the softmax probability
+of relevance, so the runtime reads every cross-encoder the same way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scoring.card import Task
+from scoring.errors import ModelDirError, ScoringError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+__all__ = ["load_model", "onnx_export", "torch_logits"]
+
+_TASK_HEADS = {"nli": "sequence-classification", "classify": "sequence-classification",
+               "rerank": "sequence-classification", "causal-lm": "causal LM"}
+
+
+def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) -> torch.nn.Module:
+    """The checkpoint as a module ``(input_ids, attention_mask[, token_type_ids]) ->
+    logits`` in eval mode. A checkpoint without weights for the task's head (a GPT-2 LM
+    asked for nli, a base encoder never fine-tuned) is refused: transformers would
+    initialise the head at random and the export would be noise."""
+    from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    auto: Any = AutoModelForCausalLM if task == "causal-lm" else AutoModelForSequenceClassification
+    architectures = ", ".join(getattr(config, "architectures", None) or [config.model_type])
+    hf_logging.set_verbosity_error()   # its "newly initialized" warning is our error below
+    hf_logging.disable_progress_bar()
+    try:
+        model, info = auto.from_pretrained(path, local_files_only=True, output_loading_info=True,
+                                           attn_implementation="eager")
+    except ValueError as exc:
+        if "Unrecognized configuration class" in str(exc) or "not supported" in str(exc):
+            raise ScoringError(f"{path}: a {config.model_type} model ({architectures}) has no "
+                               f"{_TASK_HEADS[task]} head in transformers, so it cannot be "
+                               f"exported for --task {task}",
+                               "choose the task the model was trained for") from None
+        raise ModelDirError(f"{path}: transformers cannot load the model ({exc})",
+                            "check the weights file") from None
+    except OSError as exc:
+        raise ModelDirError(f"{path}: transformers cannot load the weights ({exc})",
+                            "check the weights file, or save the model again") from None
+    missing = list(info.get("missing_keys") or [])
+    if missing:
+        shown = ", ".join(sorted(missing)[:3]) + (", ..." if len(missing) > 3 else "")
+        raise ScoringError(
+            f"{path}: the checkpoint ({architectures}) has no weights for a {_TASK_HEADS[task]} "
+            f"head ({shown}); exported for --task {task} it would give random outputs",
+            "choose the task the model was trained for (a GPT-2-style LM: --task causal-lm), "
+            "or fine-tune it first (kgbench model train)")
+    return _wrapped(model, causal=task == "causal-lm", relevance=relevance)
+
+
+def _wrapped(model: Any, *, causal: bool, relevance: int | None) -> torch.nn.Module:
+    """The model as the graph computes it: named inputs in, one ``logits`` tensor out
+    (the class is made here so that importing this module does not import torch)."""
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+            kwargs: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if token_type_ids is not None:
+                kwargs["token_type_ids"] = token_type_ids
+            if causal:
+                kwargs["use_cache"] = False
+            logits: torch.Tensor = self.model(**kwargs, return_dict=True).logits
+            if relevance is not None:
+                other = 1 - relevance
+                logits = logits[:, relevance:relevance + 1] - logits[:, other:other + 1]
+            return logits
+
+    return Logits().eval()
+
+
+def _tensors(batch: dict[str, np.ndarray], inputs: Sequence[str]) -> tuple[torch.Tensor, ...]:
+    import torch
+    return tuple(torch.from_numpy(batch[name]) for name in inputs)
+
+
+def onnx_export(module: torch.nn.Module, sample: dict[str, np.ndarray], inputs: Sequence[str],
+                task: Task, path: Path, *, opset: int) -> None:
+    """Trace ``module`` on ``sample`` to ``path`` (see the module docstring for why the
+    TorchScript exporter), batch and sequence axes dynamic."""
+    import torch
+
+    axes: dict[str, dict[int, str]] = {name: {0: "batch", 1: "sequence"} for name in inputs}
+    axes["logits"] = {0: "batch", 1: "sequence"} if task == "causal-lm" else {0: "batch"}
+    with warnings.catch_warnings(), torch.no_grad():
+        # The tracer warns about Python conditionals on shapes (transformers' checks)
+        # and that it is deprecated; parity on other shapes is what tells us it is right.
+        warnings.simplefilter("ignore")
+        try:
+            torch.onnx.export(module, _tensors(sample, inputs), str(path),
+                              input_names=list(inputs), output_names=["logits"],
+                              dynamic_axes=axes, opset_version=opset, do_constant_folding=True,
+                              dynamo=False)
+        except Exception as exc:  # the exporter raises many kinds, all mean "cannot export"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ScoringError(f"torch.onnx.export failed at opset {opset}: {first}",
+                               "try another --opset (17 or 18), or a newer torch") from None
+
+
+def torch_logits(module: torch.nn.Module, batch: dict[str, np.ndarray],
+                 inputs: Sequence[str]) -> np.ndarray:
+    """PyTorch's float32 logits for one batch."""
+    import torch
+    with torch.no_grad():
+        return module(*_tensors(batch, inputs)).float().numpy()

@@ -1,0 +1,251 @@
+"""``export_model``: a Hugging Face checkpoint directory -> an exported model directory
+(``model.onnx``, ``tokenizer.json``, ``kgbench-model.json``), checked against PyTorch.
+
+The steps: read the checkpoint (:mod:`~scoring.export.checkpoint`), load it for the
+task and trace it (:mod:`~scoring.export.graph`), then optionally optimize and convert
+to fp16 (:mod:`~scoring.export.convert`); every graph is compared with PyTorch
+(:mod:`~scoring.export.parity`) and one that differs by more than its tolerance stops
+the export with the numbers. Everything is written into a temporary directory beside
+``out_dir``, renamed onto it only when complete: ``out_dir`` is either the previous
+model or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from extension.output_file import check_output_dir
+from scoring.card import (
+    CARD_FILE,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    ModelCard,
+    Parity,
+    SourceCheckpoint,
+    Task,
+    write_card,
+)
+from scoring.errors import ScoringError
+from scoring.export.checkpoint import Checkpoint, checkpoint_sha256, plan_labels, read_checkpoint
+from scoring.export.parity import StageParity, compare, ort_logits, parity_batches, stage_tolerance
+
+__all__ = ["DEFAULT_OPSET", "ExportReport", "export_model"]
+
+DEFAULT_OPSET = 18
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What :func:`export_model` wrote: the directory, its card, each graph's parity
+    (``stages``: fp32, then optimized, then fp16, as run), the size of model.onnx, the
+    seconds the export took and notes (a converted tokenizer, a relevance logit chosen
+    by convention, the optimizer's fusions)."""
+
+    out_dir: Path
+    card: ModelCard
+    stages: tuple[StageParity, ...]
+    size_bytes: int
+    seconds: float
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"out": str(self.out_dir), "card": self.card.model_dump(mode="json"),
+                "parity": [{"stage": s.stage, "max_abs_diff": s.max_abs_diff,
+                            "tolerance": s.tolerance} for s in self.stages],
+                "size_bytes": self.size_bytes, "seconds": round(self.seconds, 3),
+                "notes": list(self.notes)}
+
+
+def _check_out(hf_dir: Path, out_dir: Path, force: bool) -> None:
+    check_output_dir(out_dir, option="--out")
+    source, target = hf_dir.resolve(), out_dir.resolve()
+    if target == source or target in source.parents:
+        raise ScoringError(f"--out {out_dir} is (or holds) the checkpoint {hf_dir}: the export "
+                           "would replace it", "choose another --out")
+    if not out_dir.is_dir() or (out_dir / CARD_FILE).is_file():
+        return
+    try:
+        held = sorted(p.name for p in out_dir.iterdir())
+    except OSError as exc:
+        raise ScoringError(f"--out {out_dir}: cannot list it ({exc.strerror or exc})",
+                           "choose another --out") from None
+    if held and not force:
+        shown = ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
+        raise ScoringError(f"--out {out_dir} exists and is not an exported model (it holds "
+                           f"{shown}): refusing to replace it",
+                           "choose a new or empty directory, or pass --force to replace it")
+
+
+def _pad_id(checkpoint: Checkpoint, tokenizer: Any) -> int:
+    """The token the batches are padded with (masked, so any id would do, but the
+    model's own keeps the graph's inputs what the model saw in training)."""
+    config = checkpoint.config
+    for value in (getattr(config, "pad_token_id", None),
+                  (tokenizer.padding or {}).get("pad_id"),
+                  *(tokenizer.token_to_id(t) for t in ("[PAD]", "<pad>")),
+                  getattr(config, "eos_token_id", None)):
+        if isinstance(value, int) and 0 <= value < tokenizer.get_vocab_size(with_added_tokens=True):
+            return value
+    return 0
+
+
+def _runtime_tokenizer(checkpoint: Checkpoint) -> tuple[Any, int]:
+    """The tokenizer as exported (padding to the longest with the pad token set, no
+    truncation: the runtime truncates the premise, never the hypothesis) and its pad id."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(checkpoint.tokenizer_json)
+    pad = _pad_id(checkpoint, tokenizer)
+    tokenizer.no_truncation()
+    tokenizer.enable_padding(pad_id=pad, pad_token=tokenizer.id_to_token(pad) or "[PAD]")
+    return tokenizer, pad
+
+
+def _versions() -> str:
+    import torch
+    import transformers
+    return f"kgbench 0.1.0, torch {torch.__version__}, transformers {transformers.__version__}"
+
+
+def _refuse(stage: StageParity, inputs: int) -> ScoringError:
+    return ScoringError(
+        f"parity check failed ({stage.stage}): the ONNX graph's logits differ from PyTorch's "
+        f"by up to {stage.max_abs_diff:.3g} on {inputs} sample inputs, more than the "
+        f"tolerance {stage.tolerance:g}; nothing was written",
+        "look for an export bug (try another --opset); if the difference is expected, "
+        "pass a larger --tolerance")
+
+
+def _commit(work: Path, out_dir: Path) -> None:
+    """Rename ``work`` onto ``out_dir`` (the previous directory, if any, moved aside
+    first and removed after)."""
+    if not out_dir.exists():
+        os.replace(work, out_dir)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+    os.replace(out_dir, old / "model")
+    try:
+        os.replace(work, out_dir)
+    except BaseException:
+        os.replace(old / "model", out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | None = None,
+                 opset: int = DEFAULT_OPSET, fp16: bool = False, optimize: bool = False,
+                 tolerance: float | None = None, label_map: Mapping[str, str] | None = None,
+                 progress: Callable[[str], None] | None = None,
+                 force: bool = False) -> ExportReport:
+    """Export the checkpoint ``hf_dir`` for ``task`` to ``out_dir`` (see the module
+    docstring). ``tolerance`` (absolute, on logits) replaces every stage's default
+    (:data:`scoring.export.parity.DEFAULT_TOLERANCE`); ``label_map`` names NLI roles or
+    renames labels (:func:`~scoring.export.checkpoint.plan_labels`); ``force`` lets an
+    existing non-empty directory that is not an exported model be replaced."""
+    started = time.perf_counter()
+    say = progress or (lambda _message: None)
+    if tolerance is not None and not tolerance > 0:
+        raise ScoringError(f"--tolerance {tolerance}: must be a positive number",
+                           "leave it out for the defaults (1e-4 fp32, 5e-2 fp16)")
+    if not 9 <= opset <= 23:
+        raise ScoringError(f"--opset {opset}: torch exports opsets 9 to 23",
+                           f"leave it out for {DEFAULT_OPSET}")
+    say(f"reading {hf_dir}")
+    checkpoint = read_checkpoint(hf_dir, task, max_length=max_length)
+    plan = plan_labels(checkpoint.config, task, label_map, source=hf_dir)
+    _check_out(hf_dir, out_dir, force)
+    notes = [*checkpoint.notes, *([plan.note] if plan.note else [])]
+
+    from scoring.export.graph import load_model, onnx_export, torch_logits
+
+    say(f"loading the {checkpoint.model_type} model for {task}")
+    module = load_model(hf_dir, task, checkpoint.config, relevance=plan.relevance)
+    tokenizer, pad = _runtime_tokenizer(checkpoint)
+    samples = parity_batches(tokenizer, task, checkpoint.inputs, checkpoint.max_length, pad)
+    reference = [torch_logits(module, b, checkpoint.inputs) for b in samples.batches]
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".part", dir=out_dir.parent))
+    try:
+        stages: list[StageParity] = []
+
+        def check(stage: str, graph: Path) -> None:
+            result = compare(stage, reference, ort_logits(graph, samples.batches),
+                             samples.batches, task, stage_tolerance(stage, tolerance))
+            stages.append(result)
+            say(f"parity {stage}: max |diff| {result.max_abs_diff:.3g} "
+                f"(tolerance {result.tolerance:g})")
+            if not result.passed:
+                raise _refuse(result, samples.inputs)
+
+        graph = work / "fp32.onnx"
+        say(f"exporting to ONNX (opset {opset})")
+        onnx_export(module, samples.sample, checkpoint.inputs, task, graph, opset=opset)
+        check("fp32", graph)
+        if optimize:
+            graph = _optimized(graph, work, checkpoint, notes, say)
+            if graph.name == "optimized.onnx":
+                check("optimized", graph)
+        if fp16:
+            from scoring.export.convert import to_fp16
+
+            say("converting to fp16")
+            to_fp16(graph, work / "fp16.onnx")
+            graph = work / "fp16.onnx"
+            check("fp16", graph)
+        os.replace(graph, work / MODEL_FILE)
+        for leftover in ("fp32.onnx", "optimized.onnx"):
+            (work / leftover).unlink(missing_ok=True)
+        (work / TOKENIZER_FILE).write_text(tokenizer.to_str(), encoding="utf-8")
+        final = stages[-1]
+        card = ModelCard(
+            task=task, labels=plan.labels, nli_roles=plan.nli_roles,
+            max_length=checkpoint.max_length, inputs=checkpoint.inputs, opset=opset,
+            precision="fp16" if fp16 else "fp32", optimized=any(s.stage == "optimized"
+                                                                for s in stages),
+            source=SourceCheckpoint(path=str(hf_dir.resolve()), model_type=checkpoint.model_type,
+                                    sha256=checkpoint_sha256(hf_dir)),
+            parity=Parity(max_abs_diff=final.max_abs_diff, tolerance=final.tolerance,
+                          inputs=samples.inputs),
+            exporter=_versions())
+        write_card(work, card)
+        size = (work / MODEL_FILE).stat().st_size
+        _commit(work, out_dir)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    say(f"wrote {out_dir}")
+    return ExportReport(out_dir=out_dir, card=card, stages=tuple(stages), size_bytes=size,
+                        seconds=time.perf_counter() - started, notes=tuple(notes))
+
+
+def _optimized(graph: Path, work: Path, checkpoint: Checkpoint, notes: list[str],
+               say: Callable[[str], None]) -> Path:
+    """The optimizer's graph, or ``graph`` itself (with a note) when the model type has
+    no optimizer."""
+    from scoring.export.convert import optimize, optimizer_type
+
+    if optimizer_type(checkpoint.model_type) is None:
+        notes.append(f"--optimize skipped: onnxruntime's transformer optimizer has no model "
+                     f"type for {checkpoint.model_type}")
+        return graph
+    say("running onnxruntime's transformer optimizer")
+    config = checkpoint.config
+    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "n_head", 0) or 0)
+    hidden = int(getattr(config, "hidden_size", None) or getattr(config, "n_embd", 0) or 0)
+    target = work / "optimized.onnx"
+    with contextlib.redirect_stdout(None):
+        fused = optimize(graph, target, model_type=checkpoint.model_type, num_heads=heads,
+                         hidden_size=hidden)
+    notes.append("optimizer fused: " + (json.dumps(fused, sort_keys=True) if fused else "nothing"))
+    return target

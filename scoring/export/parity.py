@@ -1,0 +1,130 @@
+"""Parity: the exported graph run by onnxruntime against the PyTorch model, on sample
+inputs tokenized by the very tokenizer.json the runtime will use.
+
+The samples (:data:`scoring.export.corpus.PARITY_PAIRS`) are six inputs of different
+lengths run as a batch of six (padded to the longest: padding must not change the
+other rows) and one at a time on two of them; the export itself traced a batch of two
+short ones, so a size or length the tracer froze into the graph fails here. The
+difference is the largest absolute difference of the logits (for a causal LM, at the
+positions that are not padding). Default tolerances (absolute, on logits):
+
+* fp32 export 1e-4: the same float32 arithmetic in another order; a correct graph
+  differs by ~1e-6 on logits of magnitude ~10;
+* optimized 1e-3: fused attention, LayerNorm and GELU kernels reorder more sums;
+* fp16 5e-2: half precision keeps 11 bits (relative step 1e-3), so logits of
+  magnitude ~10 after a dozen layers move by ~1e-2, still far below the margins that
+  decide a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from scoring.card import Task
+from scoring.export.corpus import PARITY_PAIRS
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+__all__ = ["DEFAULT_TOLERANCE", "ParityBatches", "StageParity", "compare", "ort_logits",
+           "parity_batches", "stage_tolerance"]
+
+DEFAULT_TOLERANCE = {"fp32": 1e-4, "optimized": 1e-3, "fp16": 5e-2}
+_BATCHES: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3, 4, 5), (4,), (0,))
+_EXPORT_SAMPLE = (2, 4)
+
+
+@dataclass(frozen=True)
+class StageParity:
+    """One graph (``stage``: fp32, optimized, fp16) compared with PyTorch."""
+
+    stage: str
+    max_abs_diff: float
+    tolerance: float
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.max_abs_diff <= self.tolerance)
+
+
+@dataclass(frozen=True)
+class ParityBatches:
+    """The export's tracing sample and the parity batches, as numpy arrays per input."""
+
+    sample: dict[str, np.ndarray]
+    batches: tuple[dict[str, np.ndarray], ...]
+    inputs: int
+
+
+def stage_tolerance(stage: str, given: float | None) -> float:
+    """The tolerance of ``stage``: the one the user gave, else the default above."""
+    return given if given is not None else DEFAULT_TOLERANCE[stage]
+
+
+def _encode(tokenizer: Tokenizer, indices: Sequence[int], task: Task, inputs: Sequence[str],
+            max_length: int, pad_id: int) -> dict[str, np.ndarray]:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(tokenizer.to_str())   # a copy: padding set here only
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length)
+    if task == "causal-lm":
+        encodings = tokenizer.encode_batch([f"{PARITY_PAIRS[i][0]} {PARITY_PAIRS[i][1]}"
+                                            for i in indices])
+    else:
+        encodings = tokenizer.encode_batch([PARITY_PAIRS[i] for i in indices])
+    width = max(len(e.ids) for e in encodings)
+    batch = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in inputs}
+    batch["input_ids"][:] = pad_id
+    for row, encoding in enumerate(encodings):
+        n = len(encoding.ids)
+        batch["input_ids"][row, :n] = encoding.ids
+        batch["attention_mask"][row, :n] = 1
+        if "token_type_ids" in batch:
+            batch["token_type_ids"][row, :n] = encoding.type_ids
+    return batch
+
+
+def parity_batches(tokenizer: Tokenizer, task: Task, inputs: Sequence[str], max_length: int,
+                   pad_id: int) -> ParityBatches:
+    """The tracing sample (a batch of two short inputs) and the parity batches (six
+    inputs of different lengths at once, then two of them alone), right-padded."""
+    encode = lambda indices: _encode(tokenizer, indices, task, inputs,  # noqa: E731
+                                     max_length, pad_id)
+    return ParityBatches(sample=encode(_EXPORT_SAMPLE),
+                         batches=tuple(encode(indices) for indices in _BATCHES),
+                         inputs=len(PARITY_PAIRS))
+
+
+def ort_logits(model_path: Path, batches: Sequence[dict[str, np.ndarray]]) -> list[np.ndarray]:
+    """onnxruntime's logits (as float32) for each batch, on the CPU provider (parity is
+    a property of the graph; the CPU provider is the one every machine has)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    return [np.asarray(session.run(["logits"], {n: b[n] for n in names})[0], dtype=np.float32)
+            for b in batches]
+
+
+def compare(stage: str, reference: Sequence[np.ndarray], got: Sequence[np.ndarray],
+            batches: Sequence[dict[str, np.ndarray]], task: Task, tolerance: float) -> StageParity:
+    """The largest absolute difference of ``got`` from ``reference`` over all batches
+    (a causal LM's padded positions left out); NaN counts as infinitely different."""
+    worst = 0.0
+    for ref, out, batch in zip(reference, got, batches, strict=True):
+        if ref.shape != out.shape:
+            return StageParity(stage, float("inf"), tolerance)
+        diff = np.abs(ref.astype(np.float64) - out.astype(np.float64))
+        if task == "causal-lm":
+            diff = diff[batch["attention_mask"].astype(bool)]
+        value = float(np.max(diff)) if diff.size else 0.0
+        worst = max(worst, value if np.isfinite(value) else float("inf"))
+    return StageParity(stage, worst, tolerance)

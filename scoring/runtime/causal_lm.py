@@ -1,0 +1,126 @@
+"""Causal language model log-probabilities: per token, per-sentence perplexity, and the
+conditional log P(text | prefix) that CONNER's informativeness (Eq. 5) and helpfulness
+(Eq. 6) are built from.
+
+Every text is read as ``[BOS] + text`` (:mod:`scoring.runtime.tokenize`), so each of the
+text's tokens, the first one included, has a probability given the ones before it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from scoring.card import ModelCard, Task
+from scoring.runtime.scorers import check_task, open_for_task
+from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
+from scoring.runtime.tokenize import Encodings
+
+__all__ = ["LOGITS_BUDGET", "CausalLM", "token_logprobs_from_logits"]
+
+Progress = Callable[[int], None]
+
+LOGITS_BUDGET = 2**26
+"""Most logits one causal-LM batch may produce (256 MiB in float32): a batch's output
+is ``[batch, seq, vocab]``, so with GPT-2's 50,257-token vocabulary the token budget is
+about 1,300 tokens, whatever ``batch_tokens`` allows for a classifier."""
+
+
+def token_logprobs_from_logits(logits: np.ndarray, targets: Sequence[int]) -> np.ndarray:
+    """``log softmax(logits[i])[targets[i]]`` for each row, float64, numerically stable:
+    the row maximum is subtracted before ``exp`` (nothing overflows; fp16 logits are
+    widened to float32 first) and the sum of exponentials is accumulated in float64,
+    so a 50k-token vocabulary loses no precision to the summation."""
+    x = np.asarray(logits, dtype=np.float32)
+    if len(targets) == 0:
+        return np.zeros(0, dtype=np.float64)
+    peak = x.max(axis=-1, keepdims=True)
+    total = np.exp(x - peak).sum(axis=-1, dtype=np.float64)
+    picked = x[np.arange(len(targets)), np.asarray(targets)].astype(np.float64)
+    out: np.ndarray = picked - peak[:, 0].astype(np.float64) - np.log(total)
+    return out
+
+
+class CausalLM:
+    """A GPT-2-family model exported with ``--task causal-lm``."""
+
+    task: Task = "causal-lm"
+
+    def __init__(self, model: OnnxTextModel) -> None:
+        check_task(model, self.task)
+        self.model = model
+        vocab = model.output_shape[-1]
+        vocab = vocab if isinstance(vocab, int) else model.tokenizer.vocab_size
+        self.batch_tokens = max(1, min(model.batch_tokens, LOGITS_BUDGET // max(vocab, 1)))
+        """The token budget of one batch: the model's, capped by :data:`LOGITS_BUDGET`."""
+        self.truncated_texts = 0
+        """Texts that did not fit ``max_length`` and were cut at their end (their
+        log-probabilities cover the tokens that fit), over this scorer's life."""
+
+    @classmethod
+    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
+             batch_tokens: int = 16384) -> CausalLM:
+        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
+                                 batch_tokens=batch_tokens))
+
+    @property
+    def card(self) -> ModelCard:
+        return self.model.card
+
+    @property
+    def runtime(self) -> RuntimeInfo:
+        return self.model.runtime
+
+    def token_logprobs(self, texts: Sequence[str], *, progress: Progress | None = None
+                       ) -> list[np.ndarray]:
+        """For each text, float64 ``log P(token_i | BOS, token_1 … token_{i-1})`` for each
+        of its tokens (empty for an empty text)."""
+        encodings = self.model.tokenizer.encode_causal(texts)
+        return self._logprobs(encodings, [1] * len(encodings.items), progress)
+
+    def perplexity(self, texts: Sequence[str], *, progress: Progress | None = None
+                   ) -> list[float]:
+        """``exp(-mean token log P)`` per text, the PPL whose inverse CONNER (Chen et al.
+        2023, §3.3, Eq. 3) averages over a text's sentences as sentence-level cohesion,
+        ``S_coh_sent = 1/m Σ 1/PPL(s_i)``. NaN for a text with no tokens (undefined)."""
+        return [math.exp(-float(lp.mean())) if len(lp) else math.nan
+                for lp in self.token_logprobs(texts, progress=progress)]
+
+    def conditional_token_logprobs(self, prefixes: Sequence[str], texts: Sequence[str], *,
+                                   progress: Progress | None = None) -> list[np.ndarray]:
+        """For each pair, float64 ``log P(text_t | BOS, prefix, text_<t)`` for each token
+        of the text (tokenized on its own: see :mod:`scoring.runtime.tokenize`). Their
+        mean is the ``1/M Σ ln P(k_t | k_1:t-1, q)`` of CONNER's informativeness
+        (Eq. 5)."""
+        encodings = self.model.tokenizer.encode_conditional(prefixes, texts)
+        assert encodings.starts is not None
+        return self._logprobs(encodings, encodings.starts, progress)
+
+    def conditional_logprob(self, prefixes: Sequence[str], texts: Sequence[str], *,
+                            progress: Progress | None = None) -> list[float]:
+        """``log P(text | prefix)``: the sum of the text's token log-probabilities given
+        the prefix, CONNER's ``log P(a | q, k)`` (Eq. 6, helpfulness). 0.0 for an empty
+        text."""
+        return [float(lp.sum()) for lp in
+                self.conditional_token_logprobs(prefixes, texts, progress=progress)]
+
+    def _logprobs(self, encodings: Encodings, starts: Sequence[int],
+                  progress: Progress | None) -> list[np.ndarray]:
+        """Log-probabilities of the tokens from ``starts[i]`` to the end of input i."""
+        self.truncated_texts += encodings.cut
+        items = encodings.items
+
+        def reduce(logits: np.ndarray, batch: list[int]) -> list[np.ndarray]:
+            out = []
+            for row, i in enumerate(batch):
+                ids, start = items[i].ids, starts[i]
+                # Position p's logits predict token p + 1.
+                out.append(token_logprobs_from_logits(logits[row, start - 1:len(ids) - 1],
+                                                      ids[start:]))
+            return out
+
+        return self.model.map_batches(items, reduce, progress=progress,
+                                      batch_tokens=self.batch_tokens)

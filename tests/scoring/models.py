@@ -1,0 +1,117 @@
+"""Tiny Hugging Face checkpoints and their exports, built once per test session and
+shared by every test (and every xdist worker) that needs a real model.
+
+Use the fixtures (defined here, made visible to tests/scoring by its conftest.py; a
+test module elsewhere imports them: ``from tests.scoring.models import exported,
+tiny_hf  # noqa: F401``):
+
+* ``tiny_hf(kind, task, *, labels=None) -> Path``: a checkpoint directory from
+  :func:`scoring.export.tiny.build_tiny_model` (kind ``bert``, ``deberta-v2`` or
+  ``gpt2``; gpt2 is the ``causal-lm``);
+* ``exported(kind, task, *, labels=None, **options) -> Path``: that checkpoint exported
+  by :func:`scoring.export.export_model` (``options``: its keyword arguments, e.g.
+  ``fp16=True``, ``optimize=True``, ``max_length=32``, ``label_map={...}``).
+
+Both return a directory that is shared: read it, never modify it (copy it to
+``tmp_path`` first). The usual ones: ("bert", "nli"), ("deberta-v2", "nli"),
+("bert", "classify"), ("bert", "rerank"), ("gpt2", "causal-lm"). They need the export
+extra (torch, transformers): without it, the tests that use them are skipped.
+
+Built under one directory for the whole session (under xdist, the parent of the
+workers' temp dirs), each behind a file lock and renamed into place when complete, so
+a worker either builds a model or waits for the one building it and reuses it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+
+class TinyHf(Protocol):
+    def __call__(self, kind: str, task: str, *, labels: Sequence[str] | None = None) -> Path: ...
+
+
+class Exported(Protocol):
+    def __call__(self, kind: str, task: str, *, labels: Sequence[str] | None = None,
+                 **options: Any) -> Path: ...
+
+
+def _shared_root(factory: pytest.TempPathFactory) -> Path:
+    base = factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "tiny-models"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.with_name(path.name + ".lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _key(*parts: Any) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    readable = "-".join(str(p) for p in parts[:2])
+    return f"{readable}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def _once(target: Path, build: Callable[[Path], None]) -> Path:
+    """``target``, built by ``build(tmp)`` then renamed, unless it exists."""
+    with _locked(target):
+        if not target.is_dir():
+            work = target.with_name(target.name + ".building")
+            shutil.rmtree(work, ignore_errors=True)
+            build(work)
+            os.replace(work, target)
+    return target
+
+
+def _labels(labels: Sequence[str] | None) -> list[str] | None:
+    return None if labels is None else list(labels)
+
+
+@pytest.fixture(scope="session")
+def tiny_hf(tmp_path_factory: pytest.TempPathFactory) -> TinyHf:
+    pytest.importorskip("torch", reason="the export extra (torch, transformers) builds the "
+                                        "tiny models")
+    pytest.importorskip("transformers")
+    from scoring.export.tiny import build_tiny_model
+
+    root = _shared_root(tmp_path_factory)
+
+    def tiny(kind: str, task: str, *, labels: Sequence[str] | None = None) -> Path:
+        target = root / ("hf-" + _key(kind, task, _labels(labels)))
+        return _once(target, lambda work: build_tiny_model(
+            kind, task, work, labels=labels))  # type: ignore[arg-type]
+
+    return tiny
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> Exported:
+    from scoring.export import export_model
+
+    root = _shared_root(tmp_path_factory)
+
+    def export(kind: str, task: str, *, labels: Sequence[str] | None = None,
+               **options: Any) -> Path:
+        source = tiny_hf(kind, task, labels=labels)
+        target = root / ("onnx-" + _key(kind, task, _labels(labels), options))
+        return _once(target, lambda work: export_model(
+            source, task, work, **options))  # type: ignore[arg-type]
+
+    return export

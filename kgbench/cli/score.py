@@ -96,7 +96,6 @@ def score_cmd(
 
       kgbench score webqsp-bench --nli models/deberta-nli --lm models/gpt2 --split test
     """
-    from scoring.score.benchmark import ScoreProgress, score_benchmark
     from scoring.score.flagged import check_threshold
 
     if nli is None and lm is None:
@@ -116,6 +115,8 @@ def score_cmd(
         if nli is None:
             raise CliError("--flag-below needs --nli (samples are flagged by the NLI "
                            "model's probability of their label's outcome)", code=2)
+    from scoring.score.benchmark import ScoreProgress, score_benchmark
+
     with on_interrupt(RESUMES), progress() as display:
         tasks = {"nli": display.add_task("NLI pairs", total=None, unit="pairs", visible=False),
                  "lm": display.add_task("LM sentences", total=None, unit="sentences",

@@ -41,7 +41,6 @@ from pydantic import ValidationError
 from extension.export import SamplesFileError
 from extension.labels import LABELS, SPLIT_CHOICES
 from extension.output_file import write_atomic
-from extension.report import REPORT_FILE
 from extension.sample_format import BenchmarkSample
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
@@ -52,18 +51,12 @@ from scoring.score.consistency import ConsistencyTable, consistency_table
 from scoring.score.defaults import DEFAULT_BATCH_TOKENS, DEFAULT_SCORE_CHUNK_SIZE
 from scoring.score.flagged import check_threshold, flag_records
 from scoring.score.records import NliProbabilities, score_record, significant
-from scoring.score.report_section import (
-    LISTED_SAMPLES,
-    listing_order,
-    render_section,
-    splice_section,
-    standalone_page,
-)
 from scoring.score.workdir import (
     FLAGGED_FILE,
     REMEDY,
     RUN_FILE,
     SCORES_FILE,
+    WORK_DIR,
     chunk_path,
     file_sha256,
     finished_fingerprint,
@@ -77,6 +70,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_BATCH_TOKENS", "DEFAULT_SCORE_CHUNK_SIZE", "ScoreProgress", "ScoreResult",
            "score_benchmark"]
 
+REPORT_FILE = "report.html"
+"""The benchmark's report page (:data:`extension.report.REPORT_FILE`; not imported
+from there, which would load matplotlib before the inputs are checked)."""
 RUN_FORMAT = "kgbench-scores"
 RUN_VERSION = 1
 Device = Literal["auto", "cpu", "cuda"]
@@ -181,10 +177,12 @@ def score_benchmark(bench_dir: Path, *, nli_dir: Path | None = None, lm_dir: Pat
     if chunk_size < 1:
         raise ScoringError(f"--chunk-size {chunk_size}: expected at least 1")
     samples_file = _samples_file(bench_dir)
-    nli = _open_nli(nli_dir, device, threads, batch_tokens) if nli_dir is not None else None
-    lm = _open_lm(lm_dir, device, threads, batch_tokens) if lm_dir is not None else None
     try:
+        # Locked before the models are opened: a large model takes seconds to load, for
+        # nothing when another process holds the directory.
         with DirectoryLock(bench_dir):
+            nli = _open_nli(nli_dir, device, threads, batch_tokens) if nli_dir else None
+            lm = _open_lm(lm_dir, device, threads, batch_tokens) if lm_dir else None
             return _score_locked(bench_dir, samples_file, nli, lm, nli_dir=nli_dir,
                                  lm_dir=lm_dir, split=split, flag_below=flag_below,
                                  chunk_size=chunk_size, force=force, progress=progress)
@@ -394,8 +392,10 @@ def _score_locked(bench_dir: Path, samples_file: Path, nli: NliModel | None,
         "split": split, "chunk_size": chunk_size,
         "nli": _model_fingerprint(nli_dir, nli) if nli is not None and nli_dir else None,
         "lm": _model_fingerprint(lm_dir, lm) if lm is not None and lm_dir else None}
+    # A work folder left beside a finished score_run.json is a finish step that was
+    # cut short (after the rename, before the folder went): finish it again.
     if not force and finished_fingerprint(bench_dir) == fingerprint \
-            and (bench_dir / SCORES_FILE).is_file():
+            and (bench_dir / SCORES_FILE).is_file() and not (bench_dir / WORK_DIR).exists():
         return _already_finished(bench_dir, samples_file, flag_below)
     work = prepare_work_dir(bench_dir, fingerprint, force)
     n_chunks = (len(selection.lines) + chunk_size - 1) // chunk_size
@@ -579,17 +579,33 @@ def _finish(bench_dir: Path, work: Path, samples_file: Path, n_chunks: int,
         text, flagged = _flagged_text(records, samples_file, flag_below)
         write_work_file(work / FLAGGED_FILE, text)
         names.append(FLAGGED_FILE)
-    listed = listing_order(records)[:LISTED_SAMPLES] if table is not None else []
-    section = render_section(records, table, _texts(samples_file, {r["id"] for r in listed}), run)
-    page = bench_dir / REPORT_FILE
-    write_work_file(work / REPORT_FILE, splice_section(page.read_text("utf-8"), section)
-                    if page.is_file() else standalone_page(section))
+    write_work_file(work / REPORT_FILE, _report_page(bench_dir / REPORT_FILE, records, table,
+                                                     samples_file, run))
     names.append(REPORT_FILE)
     write_work_file(work / RUN_FILE, json_text(run))
     for name in [*names, RUN_FILE]:
         os.replace(work / name, bench_dir / name)
     shutil.rmtree(work)
     return ScoreResult(bench_dir, run, table, flagged, resumed_chunks, bench_dir / REPORT_FILE)
+
+
+def _report_page(page: Path, records: Sequence[Mapping[str, Any]],
+                 table: ConsistencyTable | None, samples_file: Path, run: Mapping[str, Any]) -> str:
+    """``page`` (the benchmark's report.html) with the run's section in it, or a page of
+    its own when the benchmark has none."""
+    # matplotlib and networkx (a second to import): only once there is a section to draw
+    from scoring.score.report_section import (
+        LISTED_SAMPLES,
+        listing_order,
+        render_section,
+        splice_section,
+        standalone_page,
+    )
+
+    listed = listing_order(records)[:LISTED_SAMPLES] if table is not None else []
+    section = render_section(records, table, _texts(samples_file, {r["id"] for r in listed}), run)
+    return splice_section(page.read_text("utf-8"), section) if page.is_file() \
+        else standalone_page(section)
 
 
 def json_text(doc: Mapping[str, Any]) -> str:

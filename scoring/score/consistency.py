@@ -132,8 +132,10 @@ class OutcomeCounts:
 
     def to_json(self) -> dict[str, Any]:
         share = self.consistent_share
-        return {"expected": self.expected, "n": self.n, **self.outcomes,
-                "consistent": self.consistent,
+        doc: dict[str, Any] = {"expected": self.expected, "n": self.n}
+        for role in NLI_ROLES:
+            doc[role] = self.outcomes[role]
+        return {**doc, "consistent": self.consistent,
                 "consistent_share": round(share, 6) if share is not None else None}
 
 

@@ -62,7 +62,7 @@ def _share(row: OutcomeCounts) -> str:
     return f"{share:.1%}" if share is not None else "–"
 
 
-def _table_rows(rows: Mapping[str, OutcomeCounts], head: str) -> str:
+def _table_rows(rows: Mapping[Any, OutcomeCounts], head: str) -> str:
     cells = []
     for name, row in rows.items():
         outcomes = "".join(f"<td>{row.outcomes[role]:,}</td>" for role in NLI_ROLES)

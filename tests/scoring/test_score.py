@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -182,6 +183,37 @@ def test_an_interrupted_run_resumes_to_the_same_scores(bench: Path, tmp_path: Pa
     assert resumed.resumed_chunks == 2
     assert resumed.run["timings"]["samples_this_run"] == resumed.run["benchmark"]["samples"] - 16
     assert (bench / "scores.jsonl").read_bytes() == (clean / "scores.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("cut", ["before score_run.json is renamed",
+                                 "before the work folder is removed"])
+def test_a_finish_cut_short_is_finished_by_the_rerun(bench: Path, nli_dir: Path, cut: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupt inside the last step, when some files are already in place: the
+    rerun does that step again (and is not taken for a finished run)."""
+    rename, remove = os.replace, shutil.rmtree
+
+    def replace(source: Any, target: Any) -> None:
+        if cut.startswith("before score_run") and Path(target) == bench / "score_run.json":
+            raise KeyboardInterrupt
+        rename(source, target)
+
+    def rmtree(path: Any, *args: Any, **kwargs: Any) -> None:
+        if cut.endswith("removed") and Path(path).name == ".work-score":
+            raise KeyboardInterrupt
+        remove(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    with pytest.raises(KeyboardInterrupt):
+        score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=32)
+    monkeypatch.undo()
+    assert (bench / "scores.jsonl").exists() and (bench / ".work-score").is_dir()
+    result = score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=32)
+    assert result.resumed_chunks == 2   # every chunk was done: only the finish ran again
+    assert (bench / "score_run.json").exists() and not (bench / ".work-score").exists()
+    page = (bench / "report.html").read_text("utf-8")
+    assert page.count(SECTION_BEGIN) == 1 and without_section(page) == PAGE
 
 
 def test_lm_only(bench: Path, lm_dir: Path) -> None:

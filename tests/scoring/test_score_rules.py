@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
+from extension.labels import Label
 from scoring.score.cohesion import sentence_cohesion
 from scoring.score.consistency import (
     agrees,
@@ -74,9 +76,9 @@ def test_verdict_decides_before_rounding() -> None:
                        "p_expected": 0.476543, "consistent": True}
 
 
-def _record(sample_id: str, label: str, predicted: str, consistent: bool, p: float,
-            sub_facts: list[dict[str, object]] | None = None) -> dict[str, object]:
-    record: dict[str, object] = {"id": sample_id, "label": label, "complexity": "single",
+def _record(sample_id: str, label: Label, predicted: str, consistent: bool, p: float,
+            sub_facts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": sample_id, "label": label, "complexity": "single",
                                  "split": "test",
                                  "nli": {"predicted": predicted, "consistent": consistent,
                                          "p_expected": p, "expected": expected_outcome(label)}}
@@ -85,12 +87,13 @@ def _record(sample_id: str, label: str, predicted: str, consistent: bool, p: flo
     return record
 
 
-def _fact(index: int, supported: bool, predicted: str, consistent: bool, p: float) -> dict[str, object]:
+def _fact(index: int, supported: bool, predicted: str, consistent: bool, p: float
+          ) -> dict[str, Any]:
     return {"index": index, "supported": supported, "predicted": predicted,
             "consistent": consistent, "p_expected": p, "expected": sub_fact_expected(supported)}
 
 
-RECORDS = [
+RECORDS: list[dict[str, Any]] = [
     _record("a", "supportive", "entailment", True, 0.9),
     _record("b", "supportive", "neutral", False, 0.2),
     _record("c", "contradictory", "contradiction", True, 0.7),

@@ -79,6 +79,7 @@ def records(bench: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (bench / "scores.jsonl").read_text("utf-8").splitlines()]
 
 
+@pytest.mark.slow   # the scored fixture: a real run of the CLI, both models
 def test_prints_the_table_of_scores_jsonl_the_provider_and_speed(
         scored: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     bench, proc = scored
@@ -149,6 +150,7 @@ def test_help_teaches_with_an_example() -> None:
     assert "kgbench score webqsp-bench --nli" in proc.stdout and "--flag-below" in proc.stdout
 
 
+@pytest.mark.slow   # six runs of the CLI
 def test_bad_input_is_one_line_each(tmp_path: Path, samples: tuple[BenchmarkSample, ...],
                                     models: tuple[Path, Path]) -> None:
     nli, lm = models
@@ -171,3 +173,23 @@ def test_bad_input_is_one_line_each(tmp_path: Path, samples: tuple[BenchmarkSamp
         errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
         assert len(errors) == 1 and message in errors[0], proc.stderr
     assert not (bench / "scores.jsonl").exists()
+
+
+def test_progress_shows_pairs_and_sentences_per_second() -> None:
+    from rich.progress import Progress
+
+    from kgbench.cli.output import RateColumn
+
+    now = [0.0]
+    display = Progress(get_time=lambda: now[0], disable=True)
+    pairs = display.add_task("NLI pairs", total=1000, unit="pairs")
+    sentences = display.add_task("LM sentences", total=1000, unit="sentences")
+    plain = display.add_task("something", total=10)
+    for second in (1.0, 2.0):
+        now[0] = second
+        display.update(pairs, completed=int(100 * second))
+        display.update(sentences, completed=int(40 * second))
+        display.update(plain, completed=int(second))
+    assert RateColumn().render(display.tasks[pairs]).plain == "100 pairs/s"
+    assert RateColumn().render(display.tasks[sentences]).plain == "40 sentences/s"
+    assert RateColumn().render(display.tasks[plain]).plain == ""

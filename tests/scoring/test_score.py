@@ -162,8 +162,11 @@ def test_rerun_is_a_no_op_force_replaces_the_section(bench: Path, nli_dir: Path)
     assert page != first["report.html"].decode("utf-8")
 
 
-def test_an_interrupted_run_resumes_to_the_same_scores(bench: Path, tmp_path: Path,
-                                                       nli_dir: Path, lm_dir: Path) -> None:
+def test_an_interrupted_run_resumes_to_the_same_scores(tmp_path: Path, nli_dir: Path,
+                                                       lm_dir: Path,
+                                                       samples: tuple[BenchmarkSample, ...]) -> None:
+    bench = tmp_path / "bench"
+    write_benchmark(bench, samples[:24])   # three chunks of 8
     clean = tmp_path / "clean"
     shutil.copytree(bench, clean)
     score_benchmark(clean, nli_dir=nli_dir, lm_dir=lm_dir, device="cpu", chunk_size=8)

@@ -23,6 +23,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from matplotlib.ticker import MaxNLocator
+
 from extension.labels import LABELS
 from extension.report import REPORT_CSS, inline_svg, new_figure, no_data, styled
 from scoring.card import NLI_ROLES
@@ -112,6 +114,7 @@ def _nli_figure(records: Sequence[Mapping[str, Any]]) -> str:
         ax.set_xlim(0, 1)
         ax.set_title(f"{label} ({len(scored):,} samples)")
         ax.set_ylabel("samples")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes.flat[0].legend(fontsize=7)
     for ax in axes[-1]:
         ax.set_xlabel("probability")
@@ -127,7 +130,8 @@ def _cohesion_figure(records: Sequence[Mapping[str, Any]]) -> str:
         return no_data("no language-model scores")
     figure = new_figure(5.4, 2.9)
     ax = figure.add_subplot()
-    boxes = ax.boxplot([by_label[lb] for lb in present], patch_artist=True, widths=0.55)
+    boxes = ax.boxplot([by_label[lb] for lb in present], patch_artist=True, widths=0.55,
+                       medianprops={"color": "#222222"})
     for patch, label in zip(boxes["boxes"], present, strict=True):
         patch.set_facecolor(LABEL_COLOURS[label])
         patch.set_alpha(0.7)

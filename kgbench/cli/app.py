@@ -30,6 +30,7 @@ from kgbench.cli import (
     extend,
     generate,
     load,
+    model,
     questions,
     score,
     store,
@@ -125,6 +126,7 @@ app.command("generate")(generate.generate_cmd)
 app.command("score")(score.score_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
+app.add_typer(model.model_app, name="model")
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from tokenizers import Encoding, Tokenizer
+from tokenizers import Tokenizer
 
 from scoring.errors import ModelDirError, ScoringError
 
@@ -81,6 +81,8 @@ class TextTokenizer:
         # The runtime truncates and pads itself: whatever the file asks for is turned off.
         tokenizer.no_truncation()
         tokenizer.no_padding()
+        self._single = _Template.probe(tokenizer, pair=False)
+        self._pair = _Template.probe(tokenizer, pair=True)
         self._tok = tokenizer
         self._source = source
         self.max_length = max_length
@@ -116,22 +118,18 @@ class TextTokenizer:
                                 "<|endoftext|> token")
         return self._bos
 
-    def _raw(self, texts: Sequence[str]) -> list[Encoding]:
-        return list(self._tok.encode_batch(list(texts), add_special_tokens=False))
-
-    def _finish(self, first: Encoding, second: Encoding | None) -> Encoded:
-        enc = self._tok.post_process(first, second, add_special_tokens=True)
-        return Encoded(list(enc.ids), list(enc.type_ids))
+    def _raw(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
 
     def encode_texts(self, texts: Sequence[str]) -> Encodings:
         """Single texts with the model's special tokens, each cut at its end to fit."""
         budget = self._budget(pair=False)
         out, cut = [], 0
-        for enc in self._raw(texts):
-            if len(enc.ids) > budget:
-                enc.truncate(budget)
+        for ids in self._raw(texts):
+            if len(ids) > budget:
+                ids = ids[:budget]
                 cut += 1
-            out.append(self._finish(enc, None))
+            out.append(self._single.apply(ids))
         return Encodings(out, cut)
 
     def encode_pairs(self, firsts: Sequence[str], seconds: Sequence[str], *,
@@ -146,21 +144,20 @@ class TextTokenizer:
         out, cut = [], 0
         for a, b in zip(self._raw(firsts), self._raw(seconds), strict=True):
             kept, other = (b, a) if keep == "second" else (a, b)
-            if len(kept.ids) > budget:
-                kept.truncate(budget)
-                other.truncate(0)
+            if len(kept) > budget:
+                kept, other = kept[:budget], []
                 cut += 1
-            elif len(kept.ids) + len(other.ids) > budget:
-                other.truncate(budget - len(kept.ids))
-            out.append(self._finish(a, b))
+            elif len(kept) + len(other) > budget:
+                other = other[:budget - len(kept)]
+            a, b = (other, kept) if keep == "second" else (kept, other)
+            out.append(self._pair.apply(a, b))
         return Encodings(out, cut)
 
     def encode_causal(self, texts: Sequence[str]) -> Encodings:
         """``[BOS] + text`` for each text, the text cut at its end to fit."""
         bos = self.bos_id()
         out, cut = [], 0
-        for enc in self._raw(texts):
-            ids = list(enc.ids)
+        for ids in self._raw(texts):
             if 1 + len(ids) > self.max_length:
                 ids = ids[: self.max_length - 1]
                 cut += 1
@@ -177,8 +174,7 @@ class TextTokenizer:
         bos = self.bos_id()
         room = self.max_length - 1
         out, starts, cut = [], [], 0
-        for p, t in zip(self._raw(prefixes), self._raw(texts), strict=True):
-            prefix, text = list(p.ids), list(t.ids)
+        for prefix, text in zip(self._raw(prefixes), self._raw(texts), strict=True):
             if len(text) > room:
                 text, prefix = text[:room], []
                 cut += 1
@@ -190,12 +186,74 @@ class TextTokenizer:
         return Encodings(out, cut, starts)
 
     def _budget(self, *, pair: bool) -> int:
-        budget = self.max_length - int(self._tok.num_special_tokens_to_add(pair))
+        budget = self.max_length - (self._pair if pair else self._single).specials
         if budget < 1:
             raise ScoringError(f"{self._source}: max_length {self.max_length} leaves no room "
                                f"for text beside the special tokens",
                                "export the model with a larger --max-length")
         return budget
+
+
+@dataclass(frozen=True)
+class _Template:
+    """Where the tokenizer's post-processor puts its special tokens around one text or
+    a pair (``[CLS] A [SEP] B [SEP]``, ``<s> A </s></s> B </s>``, nothing for GPT-2),
+    read once from the post-processor's own output on a probe. Applying it to id lists
+    gives what ``Tokenizer.post_process`` gives, without the overflow pieces that
+    ``Encoding.truncate`` leaves behind and that ``post_process`` would process again
+    for every pair (on long premises that made tokenization slower than the model)."""
+
+    parts: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
+    """(-1, special ids, their type ids) or (sequence 0|1, (), (type id,))."""
+
+    @property
+    def specials(self) -> int:
+        return sum(len(ids) for seq, ids, _ in self.parts if seq < 0)
+
+    @classmethod
+    def probe(cls, tok: Tokenizer, *, pair: bool) -> _Template:
+        a, b = (tok.encode(text, add_special_tokens=False) for text in ("a", "b"))
+        if not a.ids or not b.ids:
+            raise ModelDirError("the tokenizer turns the probe text 'a' into no token at all",
+                                "export the model again with `kgbench model export`")
+        # The tokenizer's own encoding of the probe (its pair encoding gives the second
+        # text type id 1 even without a post-processor, as post_process alone does not).
+        out = tok.encode("a", "b") if pair else tok.encode("a")
+        parts: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        lengths = (len(a.ids), len(b.ids))
+        pos, seq = 0, 0
+        mask, ids, types = out.special_tokens_mask, out.ids, out.type_ids
+        while pos < len(ids):
+            start = pos
+            if mask[pos]:
+                while pos < len(ids) and mask[pos]:
+                    pos += 1
+                parts.append((-1, tuple(ids[start:pos]), tuple(types[start:pos])))
+            elif seq < (2 if pair else 1):
+                # A and B may follow each other with no special token between (GPT-2).
+                parts.append((seq, (), (types[start],)))
+                pos += lengths[seq]
+                seq += 1
+            else:
+                break
+        if seq != (2 if pair else 1) or pos != len(ids):
+            raise ModelDirError(f"the tokenizer's post-processor gives {seq} text segments "
+                                f"for {'a pair' if pair else 'one text'}",
+                                "export the model again with `kgbench model export`")
+        return cls(tuple(parts))
+
+    def apply(self, first: list[int], second: list[int] | None = None) -> Encoded:
+        seqs = (first, second or [])
+        ids: list[int] = []
+        types: list[int] = []
+        for seq, special, type_ids in self.parts:
+            if seq < 0:
+                ids.extend(special)
+                types.extend(type_ids)
+            else:
+                ids.extend(seqs[seq])
+                types.extend(type_ids * len(seqs[seq]))
+        return Encoded(ids, types)
 
 
 def pad_batch(batch: Sequence[Encoded], pad_id: int, input_names: Sequence[str]

@@ -109,7 +109,7 @@ def test_cross_encoder_gives_the_relevance_logit_and_keeps_the_query(tmp_path):
     want = pair_logits(ce, emb, w, queries, passages, keep="first")[:, 0]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     enc = ce.model.tokenizer.encode_pairs(queries, passages, keep="first").items[2]
-    query = ce.model.tokenizer._raw([queries[2]])[0].ids
+    query = ce.model.tokenizer._raw([queries[2]])[0]
     assert enc.ids[1:1 + len(query)] == query        # the query whole, the passage cut
 
 

@@ -168,3 +168,25 @@ def test_max_length_without_room_for_text_is_refused():
     tt = TextTokenizer(wordpiece_tokenizer(), max_length=3)
     with pytest.raises(ScoringError, match="leaves no room"):
         tt.encode_pairs(["a"], ["b"])
+
+
+@pytest.mark.parametrize("processor", ["template", "bert", "roberta", "none"])
+def test_special_tokens_are_placed_as_the_tokenizers_post_processor_places_them(processor):
+    """The runtime applies the post-processor's layout itself (read once from a probe):
+    the same ids and type ids as ``Tokenizer.encode(first, second)`` for every kind."""
+    from tokenizers import processors
+
+    tok = wordpiece_tokenizer()
+    cls, sep = ("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))
+    tok.post_processor = {"template": tok.post_processor,
+                          "bert": processors.BertProcessing(sep, cls),
+                          "roberta": processors.RobertaProcessing(sep, cls),
+                          "none": None}[processor]
+    tt = TextTokenizer(same(tok), max_length=512)
+    pairs = [(PREMISE, HYPOTHESIS), ("paris", "berlin is a city"), ("", "x")]
+    got = tt.encode_pairs([p for p, _ in pairs], [h for _, h in pairs]).items
+    for item, (p, h) in zip(got, pairs, strict=True):
+        want = tok.encode(p, h)
+        assert (item.ids, item.type_ids) == (want.ids, want.type_ids)
+    for item, text in zip(tt.encode_texts([PREMISE, ""]).items, [PREMISE, ""], strict=True):
+        assert item.ids == tok.encode(text).ids

@@ -1,0 +1,461 @@
+"""Benchmark: NLI pairs/s through the scoring runtime (onnxruntime) against the same
+model in PyTorch eager, same inputs, same run.
+
+Issue 21's goals: on the CPU, the ONNX NLI scorer at least 2x PyTorch eager on a
+DeBERTa-v3-base-shaped model at 128 tokens; on one H100-class GPU, at least 8,000
+pairs/s for that model (fp16, IO binding) and at least 2x PyTorch eager in fp16 on the
+same GPU.
+
+What runs, per model shape:
+
+1. a DeBERTa-v3-shaped checkpoint with random weights (speed does not depend on them):
+   ``base`` = deberta-v3-base (hidden 768, 12 layers, 12 heads, intermediate 3072,
+   vocabulary 128,100, relative attention with 256 position buckets, no absolute
+   positions, no token types), ``xsmall`` = deberta-v3-xsmall (hidden 384, 12 layers,
+   6 heads, intermediate 1536), ``tiny`` (the test models' shape) for the smoke test;
+   the tokenizer is the tiny test models' (:func:`scoring.export.tiny.build_tiny_model`);
+2. exported with ``scoring.export.export_model`` (parity-checked; ``--device cuda``:
+   fp16), cached under ``--work``;
+3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is longer than the
+   model's max length, so every pair is exactly ``--seq`` tokens after truncation;
+4. each engine in a process of its own (so that its peak RSS is its own; ``--in-process``
+   for the smoke test): ``onnxruntime`` is :class:`scoring.runtime.NliScorer` end to end
+   (tokenization, token-budget batches, the session, softmax); ``torch`` is the same
+   checkpoint in ``transformers`` eager under ``torch.inference_mode()``, fed the same
+   tokenization and batch plan (``pad_batch`` of the runtime), softmax in float64. On the
+   GPU, torch runs the model in fp16 (``.half()``). One warm-up batch each, not timed.
+
+Recorded with every figure: pairs/s, p50 and p90 latency per batch, peak RSS, the
+provider that actually ran (``RuntimeInfo`` for onnxruntime), threads, and the largest
+difference between the two engines' probabilities (they must agree). One JSON record is
+appended to ``bench/results/scoring_bench.jsonl`` (machine, load average, commit) and
+a plot written to ``bench/results/scoring_bench[_gpu].png``.
+
+Run::
+
+    python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU
+    python bench/scoring_bench.py --device cuda --shapes base --pairs 20000  # GPU
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(REPO))
+
+from bench.load_bench import git_commit, git_dirty  # noqa: E402
+
+RESULTS = REPO / "bench" / "results"
+
+DEBERTA_V3 = {"relative_attention": True, "position_buckets": 256, "max_relative_positions": -1,
+              "pos_att_type": ["p2c", "c2p"], "norm_rel_ebd": "layer_norm",
+              "share_att_key": True, "position_biased_input": False, "type_vocab_size": 0,
+              "max_position_embeddings": 512, "hidden_act": "gelu", "layer_norm_eps": 1e-7}
+"""What deberta-v3-base's config.json says beside the sizes."""
+SHAPES: dict[str, dict[str, Any]] = {
+    "base": {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+             "intermediate_size": 3072, "vocab_size": 128100},
+    "xsmall": {"hidden_size": 384, "num_hidden_layers": 12, "num_attention_heads": 6,
+               "intermediate_size": 1536, "vocab_size": 128100},
+    "tiny": {},   # build_tiny_model's own deberta-v2 shape (hidden 32, 2 layers)
+}
+GOALS = {"cpu_ratio": 2.0, "gpu_pairs_per_s": 8000.0, "gpu_ratio": 2.0}
+
+
+# -- model and inputs -------------------------------------------------------------------
+
+def build_checkpoint(shape: str, work: Path) -> Path:
+    """A random-weight DeBERTa-v3-shaped NLI checkpoint (cached in ``work``)."""
+    target = work / f"hf-{shape}"
+    if (target / "config.json").is_file():
+        return target
+    from scoring.export.tiny import build_tiny_model
+
+    building = work / f"hf-{shape}.building"
+    shutil.rmtree(building, ignore_errors=True)
+    build_tiny_model("deberta-v2", "nli", building)
+    if SHAPES[shape]:
+        import torch
+        from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+
+        tiny = json.loads((building / "config.json").read_text())
+        config = DebertaV2Config(**DEBERTA_V3, **SHAPES[shape], id2label=tiny["id2label"],
+                                 label2id=tiny["label2id"], pad_token_id=tiny["pad_token_id"])
+        torch.manual_seed(0)
+        DebertaV2ForSequenceClassification(config).eval().save_pretrained(building)
+    os.replace(building, target)
+    return target
+
+
+def export(hf_dir: Path, shape: str, seq: int, fp16: bool, work: Path) -> Path:
+    """The exported model directory (cached in ``work``)."""
+    target = work / f"onnx-{shape}-{seq}{'-fp16' if fp16 else ''}"
+    if not (target / "kgbench-model.json").is_file():
+        from scoring.export import export_model
+
+        export_model(hf_dir, "nli", target, max_length=seq, fp16=fp16,
+                     progress=lambda message: print(f"  export: {message}", flush=True))
+    return target
+
+
+def make_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """``n`` (premise, hypothesis) pairs from the tiny models' corpus: premises of 40
+    sentences (longer than any max length here, so every pair is truncated to it)."""
+    from scoring.export.corpus import corpus
+
+    sentences = list(corpus())
+    rng = random.Random(seed)
+    premises = [" ".join(rng.choices(sentences, k=40)) for _ in range(n)]
+    hypotheses = [rng.choice(sentences) for _ in range(n)]
+    return premises, hypotheses
+
+
+# -- engines ----------------------------------------------------------------------------
+
+def _latencies(stamps: Sequence[float]) -> dict[str, float]:
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:], strict=False))
+    if not gaps:
+        return {"p50_batch_ms": 0.0, "p90_batch_ms": 0.0}
+    return {"p50_batch_ms": round(1000 * statistics.median(gaps), 2),
+            "p90_batch_ms": round(1000 * gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))], 2)}
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM: reset by exec, unlike ru_maxrss, which a child
+    inherits from the parent it was forked from)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, device: str,
+             threads: int | None, batch_tokens: int) -> tuple[dict[str, Any], Any]:
+    """NliScorer end to end; returns (figures, probabilities [n, 3])."""
+    import numpy as np
+
+    from scoring.runtime import NliScorer
+
+    load = os.getloadavg()[0]
+    scorer = NliScorer.open(model_dir, device=device,  # type: ignore[arg-type]
+                            threads=threads, batch_tokens=batch_tokens)
+    warm = max(1, batch_tokens // scorer.card.max_length)
+    scorer.score(premises[:warm], hypotheses[:warm])
+    stamps = [time.perf_counter()]
+    scores = scorer.score(premises, hypotheses,
+                          progress=lambda _n: stamps.append(time.perf_counter()))
+    seconds = stamps[-1] - stamps[0]
+    probs = np.array([[s.entailment, s.neutral, s.contradiction] for s in scores])
+    runtime = scorer.runtime.to_json()
+    return {"engine": "onnxruntime", "provider": runtime["provider"], "runtime": runtime,
+            "precision": runtime["precision"], "threads": runtime["threads"],
+            "pairs": len(premises), "seconds": round(seconds, 3),
+            "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
+            **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
+            "loadavg_1m": [load, os.getloadavg()[0]]}, probs
+
+
+def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: list[str], *,
+              device: str, threads: int | None, batch_tokens: int
+              ) -> tuple[dict[str, Any], Any]:
+    """The checkpoint in PyTorch eager, fed the runtime's tokenization and batch plan."""
+    import numpy as np
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from scoring.card import read_card
+    from scoring.runtime.batching import plan_batches
+    from scoring.runtime.scorers import softmax64
+    from scoring.runtime.session import physical_cores
+    from scoring.runtime.tokenize import TextTokenizer, pad_batch
+
+    load = os.getloadavg()[0]
+    card = read_card(model_dir)
+    threads = threads or physical_cores()
+    torch.set_num_threads(threads)
+    on_gpu = device == "cuda"
+    if on_gpu and not torch.cuda.is_available():
+        raise SystemExit("scoring_bench: --device cuda but torch sees no GPU")
+    model = AutoModelForSequenceClassification.from_pretrained(hf_dir).eval()
+    if on_gpu:
+        model = model.half().cuda()
+    target = torch.device("cuda" if on_gpu else "cpu")
+    tokenizer = TextTokenizer.from_file(model_dir / "tokenizer.json", card.max_length)
+    names = card.inputs
+    roles = card.nli_roles or {}
+    order = [roles["entailment"], roles.get("neutral", 0), roles["contradiction"]]
+
+    def score(ps: list[str], hs: list[str], stamps: list[float] | None = None) -> Any:
+        enc = tokenizer.encode_pairs(ps, hs).items
+        plan = plan_batches([len(e) for e in enc], batch_tokens=batch_tokens)
+        out = np.zeros((len(enc), 3))
+        for batch in plan:
+            feeds = pad_batch([enc[i] for i in batch], tokenizer.pad_id, names)
+            with torch.inference_mode():
+                logits = model(**{k: torch.from_numpy(v).to(target) for k, v in feeds.items()}
+                               ).logits.float().cpu().numpy()
+            out[batch] = softmax64(logits)[:, order]
+            if stamps is not None:
+                stamps.append(time.perf_counter())
+        return out
+
+    warm = max(1, batch_tokens // card.max_length)
+    score(premises[:warm], hypotheses[:warm])
+    stamps = [time.perf_counter()]
+    probs = score(premises, hypotheses, stamps)
+    seconds = stamps[-1] - stamps[0]
+    figures: dict[str, Any] = {
+        "engine": "torch-eager", "provider": f"torch {'CUDA' if on_gpu else 'CPU'}",
+        "precision": "fp16" if on_gpu else "fp32", "threads": None if on_gpu else threads,
+        "torch": torch.__version__, "pairs": len(premises), "seconds": round(seconds, 3),
+        "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
+        **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
+        "loadavg_1m": [load, os.getloadavg()[0]]}
+    if on_gpu:
+        figures["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    return figures, probs
+
+
+def _engine_main(argv: Sequence[str]) -> None:
+    """The child process: one engine, figures to ``--result`` (JSON), probabilities to
+    ``--result`` + ``.npy``."""
+    import numpy as np
+
+    p = argparse.ArgumentParser()
+    p.add_argument("engine", choices=["onnxruntime", "torch"])
+    for name in ("--model", "--hf", "--inputs", "--result", "--device"):
+        p.add_argument(name, required=True)
+    p.add_argument("--threads", type=int)
+    p.add_argument("--batch-tokens", type=int, required=True)
+    a = p.parse_args(argv)
+    inputs = json.loads(Path(a.inputs).read_text())
+    kw = dict(device=a.device, threads=a.threads, batch_tokens=a.batch_tokens)
+    if a.engine == "onnxruntime":
+        figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"], **kw)
+    else:
+        figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
+                                   inputs["hypotheses"], **kw)
+    Path(a.result).write_text(json.dumps(figures))
+    np.save(a.result + ".npy", probs)
+
+
+def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, device: str,
+               threads: int | None, batch_tokens: int, in_process: bool, work: Path
+               ) -> tuple[dict[str, Any], Any]:
+    import numpy as np
+
+    if in_process:
+        data = json.loads(inputs.read_text())
+        kw = dict(device=device, threads=threads, batch_tokens=batch_tokens)
+        if engine == "onnxruntime":
+            return run_onnx(model_dir, data["premises"], data["hypotheses"], **kw)
+        return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)
+    result = work / f"result-{engine}.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "_engine", engine,
+           "--model", str(model_dir), "--hf", str(hf_dir), "--inputs", str(inputs),
+           "--result", str(result), "--device", device, "--batch-tokens", str(batch_tokens)]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"scoring_bench: the {engine} run failed ({done.returncode}):\n"
+                         f"{done.stderr[-3000:]}")
+    return json.loads(result.read_text()), np.load(str(result) + ".npy")
+
+
+# -- the run ----------------------------------------------------------------------------
+
+def machine_info(device: str) -> dict[str, Any]:
+    import numpy as np
+    import onnxruntime as ort
+    import psutil
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info: dict[str, Any] = {
+        "cores": os.cpu_count(), "physical_cores": psutil.cpu_count(logical=False),
+        "cpu": cpu, "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "platform": platform.platform(), "python": platform.python_version(),
+        "onnxruntime": ort.__version__, "numpy": np.__version__}
+    try:
+        import torch
+        import transformers
+        info |= {"torch": torch.__version__, "transformers": transformers.__version__}
+    except ImportError:
+        pass
+    if device == "cuda" and shutil.which("nvidia-smi"):
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                              "--format=csv,noheader"], capture_output=True, text=True)
+        info["gpu"] = smi.stdout.strip()
+    return info
+
+
+def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    import numpy as np
+
+    print(f"[{shape}] checkpoint", flush=True)
+    hf_dir = build_checkpoint(shape, work)
+    print(f"[{shape}] export (max length {args.seq}{', fp16' if args.device == 'cuda' else ''})",
+          flush=True)
+    started = time.perf_counter()
+    model_dir = export(hf_dir, shape, args.seq, args.device == "cuda", work)
+    export_s = time.perf_counter() - started
+    premises, hypotheses = make_pairs(args.pairs, args.seed)
+    inputs = work / f"pairs-{args.pairs}-{args.seed}.json"
+    inputs.write_text(json.dumps({"premises": premises, "hypotheses": hypotheses}))
+    engines: dict[str, dict[str, Any]] = {}
+    probs: dict[str, Any] = {}
+    for engine in args.engines:
+        print(f"[{shape}] {engine}: {args.pairs} pairs on {args.device}", flush=True)
+        engines[engine], probs[engine] = run_engine(
+            engine, hf_dir=hf_dir, model_dir=model_dir, inputs=inputs, device=args.device,
+            threads=args.threads, batch_tokens=args.batch_tokens, in_process=args.in_process,
+            work=work)
+        e = engines[engine]
+        print(f"[{shape}] {engine}: {e['pairs_per_s']:,.1f} pairs/s, p50 "
+              f"{e['p50_batch_ms']:.1f} ms/batch, peak RSS {e['peak_rss_mb']:,.0f} MiB, "
+              f"provider {e['provider']}", flush=True)
+    out: dict[str, Any] = {"shape": shape, "config": SHAPES[shape] or "tiny",
+                           "seq": args.seq, "export_seconds": round(export_s, 1),
+                           "engines": engines}
+    if {"onnxruntime", "torch"} <= set(engines):
+        out["ratio_onnx_over_torch"] = round(
+            engines["onnxruntime"]["pairs_per_s"] / engines["torch"]["pairs_per_s"], 2)
+        out["max_abs_prob_diff"] = float(np.abs(probs["onnxruntime"] - probs["torch"]).max())
+    return out
+
+
+def goals(results: list[dict[str, Any]], device: str) -> dict[str, Any]:
+    base = next((r for r in results if r["shape"] == "base"), None)
+    if base is None or "ratio_onnx_over_torch" not in base:
+        return {}
+    ratio = base["ratio_onnx_over_torch"]
+    if device == "cpu":
+        return {"cpu_ratio_ge_2": {"value": ratio, "goal": GOALS["cpu_ratio"],
+                                   "pass": ratio >= GOALS["cpu_ratio"]}}
+    rate = base["engines"]["onnxruntime"]["pairs_per_s"]
+    return {"gpu_pairs_per_s_ge_8000": {"value": rate, "goal": GOALS["gpu_pairs_per_s"],
+                                        "pass": rate >= GOALS["gpu_pairs_per_s"]},
+            "gpu_ratio_ge_2": {"value": ratio, "goal": GOALS["gpu_ratio"],
+                               "pass": ratio >= GOALS["gpu_ratio"]}}
+
+
+def plot(record: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = record["results"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.38
+    colors = {"onnxruntime": "#1f77b4", "torch": "#ff7f0e"}
+    for j, engine in enumerate(("onnxruntime", "torch")):
+        xs, ys, labels = [], [], []
+        for i, r in enumerate(results):
+            e = r["engines"].get(engine)
+            if e:
+                xs.append(i + (j - 0.5) * width)
+                ys.append(e["pairs_per_s"])
+                labels.append(f"{e['pairs_per_s']:,.0f}\n{e['provider'].replace('ExecutionProvider', '')}"
+                              f" {e['precision']}")
+        bars = ax.bar(xs, ys, width, color=colors[engine],
+                      label="onnxruntime (NliScorer)" if engine == "onnxruntime"
+                      else "PyTorch eager")
+        ax.bar_label(bars, labels, fontsize=7)
+    ax.set_xticks(range(len(results)),
+                  [f"{r['shape']} @ {r['seq']} tok" + (f"\n{r['ratio_onnx_over_torch']}x"
+                                                       if "ratio_onnx_over_torch" in r else "")
+                   for r in results])
+    ax.set_ylabel("NLI pairs / s")
+    m = record["machine"]
+    where = m.get("gpu") or f"{m['cores']} CPU cores"
+    ax.set_title(f"NLI scoring throughput, DeBERTa-v3 shapes, {record['params']['device']} "
+                 f"({where})", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.margins(y=0.25)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_engine"]:
+        _engine_main(argv[1:])
+        return {}
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=["base", "xsmall"])
+    p.add_argument("--pairs", type=int, default=256)
+    p.add_argument("--seq", type=int, default=128, help="tokens per pair (the max length)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--threads", type=int, help="CPU threads (default: physical cores)")
+    p.add_argument("--batch-tokens", type=int, default=16384)
+    p.add_argument("--engines", nargs="+", choices=["onnxruntime", "torch"],
+                   default=["onnxruntime", "torch"])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--work", type=Path, help="cache of checkpoints and exports "
+                                             "(default: a temporary directory)")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--in-process", action="store_true",
+                   help="run the engines in this process (smoke test; RSS not per engine)")
+    args = p.parse_args(argv)
+    own_work = args.work is None
+    work = Path(tempfile.mkdtemp(prefix="scoring-bench-")) if own_work else args.work
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    load_start = os.getloadavg()
+    try:
+        results = [bench_shape(shape, args, work) for shape in args.shapes]
+    finally:
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
+    record: dict[str, Any] = {
+        "benchmark": "scoring_bench",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+        "commit": git_commit(), "dirty": git_dirty(), "machine": machine_info(args.device),
+        "load_average": {"start": load_start, "end": os.getloadavg()},
+        "params": {"shapes": args.shapes, "pairs": args.pairs, "seq": args.seq,
+                   "device": args.device, "threads": args.threads,
+                   "batch_tokens": args.batch_tokens, "seed": args.seed,
+                   "in_process": args.in_process},
+        "results": results, "goals": goals(results, args.device)}
+    args.out.mkdir(parents=True, exist_ok=True)
+    with open(args.out / "scoring_bench.jsonl", "a") as fh:
+        fh.write(json.dumps(record, sort_keys=True) + "\n")
+    png = args.out / f"scoring_bench{'_gpu' if args.device == 'cuda' else ''}.png"
+    plot(record, png)
+    for r in results:
+        if "ratio_onnx_over_torch" in r:
+            print(f"[{r['shape']}] onnxruntime / torch eager = {r['ratio_onnx_over_torch']}x "
+                  f"(max |Δp| {r['max_abs_prob_diff']:.2g})")
+    for name, g in record["goals"].items():
+        print(f"goal {name}: {g['value']} vs {g['goal']} -> {'PASS' if g['pass'] else 'FAIL'}")
+    print(f"record appended to {args.out / 'scoring_bench.jsonl'}; plot {png}")
+    return record
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Smoke test of bench/scoring_bench.py on the tiny shape: both engines run on the same
+pairs, agree, and every figure carries the provider that ran."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.bench import load_bench
+
+pytest.importorskip("torch", reason="the benchmark compares with PyTorch (export extra)")
+
+
+@pytest.mark.slow
+def test_benchmark_smoke(tmp_path):
+    bench = load_bench("scoring_bench")
+    out = tmp_path / "out"
+    record = bench.main(["--shapes", "tiny", "--seq", "32", "--pairs", "24",
+                         "--batch-tokens", "128", "--in-process", "--work", str(tmp_path / "w"),
+                         "--out", str(out)])
+    (result,) = record["results"]
+    ort, eager = result["engines"]["onnxruntime"], result["engines"]["torch"]
+    assert ort["provider"] == ort["runtime"]["provider"] == "CPUExecutionProvider"
+    assert ort["runtime"]["requested"] == "cpu" and eager["provider"] == "torch CPU"
+    for e in (ort, eager):
+        assert e["pairs"] == 24 and e["pairs_per_s"] > 0 and e["batches"] == 6
+        assert e["p50_batch_ms"] > 0 and e["peak_rss_mb"] > 0
+    assert result["max_abs_prob_diff"] < 1e-4          # the same model, the same inputs
+    assert result["ratio_onnx_over_torch"] > 0
+    saved = json.loads((out / "scoring_bench.jsonl").read_text().splitlines()[-1])
+    assert saved["results"] == record["results"] and saved["machine"]["onnxruntime"]
+    assert (out / "scoring_bench.png").stat().st_size > 0
+    # every pair is exactly --seq tokens: the premise is cut to fit
+    premises, hypotheses = bench.make_pairs(3, 0)
+    from scoring.runtime import NliScorer
+
+    scorer = NliScorer.open(tmp_path / "w" / "onnx-tiny-32", device="cpu")
+    assert {len(e) for e in scorer.model.tokenizer.encode_pairs(premises, hypotheses).items} == {32}

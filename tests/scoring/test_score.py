@@ -61,6 +61,14 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
+def small_bench(directory: Path, samples: tuple[BenchmarkSample, ...], n: int) -> Path:
+    """A benchmark of the first ``n`` samples, with a report page (a test that needs
+    no label or split in particular runs faster on fewer samples)."""
+    write_benchmark(directory, samples[:n])
+    (directory / "report.html").write_text(PAGE, encoding="utf-8")
+    return directory
+
+
 def without_section(page: str) -> str:
     begin, end = page.index(SECTION_BEGIN), page.index(SECTION_END) + len(SECTION_END)
     return page[:begin] + page[end:]
@@ -165,8 +173,7 @@ def test_rerun_is_a_no_op_force_replaces_the_section(bench: Path, nli_dir: Path)
 def test_an_interrupted_run_resumes_to_the_same_scores(tmp_path: Path, nli_dir: Path,
                                                        lm_dir: Path,
                                                        samples: tuple[BenchmarkSample, ...]) -> None:
-    bench = tmp_path / "bench"
-    write_benchmark(bench, samples[:24])   # three chunks of 8
+    bench = small_bench(tmp_path / "bench", samples, 24)   # three chunks of 8
     clean = tmp_path / "clean"
     shutil.copytree(bench, clean)
     score_benchmark(clean, nli_dir=nli_dir, lm_dir=lm_dir, device="cpu", chunk_size=8)
@@ -190,10 +197,12 @@ def test_an_interrupted_run_resumes_to_the_same_scores(tmp_path: Path, nli_dir: 
 
 @pytest.mark.parametrize("cut", ["before score_run.json is renamed",
                                  "before the work folder is removed"])
-def test_a_finish_cut_short_is_finished_by_the_rerun(bench: Path, nli_dir: Path, cut: str,
+def test_a_finish_cut_short_is_finished_by_the_rerun(tmp_path: Path, nli_dir: Path, cut: str,
+                                                      samples: tuple[BenchmarkSample, ...],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """An interrupt inside the last step, when some files are already in place: the
     rerun does that step again (and is not taken for a finished run)."""
+    bench = small_bench(tmp_path / "bench", samples, 12)
     rename, remove = os.replace, shutil.rmtree
 
     def replace(source: Any, target: Any) -> None:
@@ -209,10 +218,10 @@ def test_a_finish_cut_short_is_finished_by_the_rerun(bench: Path, nli_dir: Path,
     monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(shutil, "rmtree", rmtree)
     with pytest.raises(KeyboardInterrupt):
-        score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=32)
+        score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=8)
     monkeypatch.undo()
     assert (bench / "scores.jsonl").exists() and (bench / ".work-score").is_dir()
-    result = score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=32)
+    result = score_benchmark(bench, nli_dir=nli_dir, device="cpu", chunk_size=8)
     assert result.resumed_chunks == 2   # every chunk was done: only the finish ran again
     assert (bench / "score_run.json").exists() and not (bench / ".work-score").exists()
     page = (bench / "report.html").read_text("utf-8")
@@ -230,7 +239,9 @@ def test_lm_only(bench: Path, lm_dir: Path) -> None:
     assert "sentence cohesion" in page and "Label consistency" not in page
 
 
-def test_a_benchmark_without_report_gets_a_page_of_its_own(bench: Path, nli_dir: Path) -> None:
+def test_a_benchmark_without_report_gets_a_page_of_its_own(
+        tmp_path: Path, nli_dir: Path, samples: tuple[BenchmarkSample, ...]) -> None:
+    bench = small_bench(tmp_path / "bench", samples, 8)
     (bench / "report.html").unlink()
     score_benchmark(bench, nli_dir=nli_dir, device="cpu")
     page = (bench / "report.html").read_text("utf-8")

@@ -498,7 +498,11 @@ def _flagged_text(records: list[dict[str, Any]], samples_file: Path, below: floa
 def _already_finished(bench_dir: Path, samples_file: Path,
                       flag_below: float | None) -> ScoreResult:
     """The result of the finished run in ``bench_dir``; ``flagged.jsonl`` is written
-    for ``flag_below`` (it is derived from scores.jsonl, which stays as it is)."""
+    for ``flag_below`` (it is derived from scores.jsonl, which stays as it is), and the
+    report section again when report.html has lost it (``generate --force`` rewrote the
+    page with the same samples, which leaves these scores valid)."""
+    from scoring.score.report_section import SECTION_BEGIN
+
     run = orjson.loads((bench_dir / RUN_FILE).read_bytes())
     records = _read_records(bench_dir / SCORES_FILE)
     table = consistency_table(records) if run.get("models", {}).get("nli") else None
@@ -507,8 +511,10 @@ def _already_finished(bench_dir: Path, samples_file: Path,
         text, flagged = _flagged_text(records, samples_file, flag_below)
         write_atomic(bench_dir / FLAGGED_FILE, text, remedy=REMEDY)
     report = bench_dir / REPORT_FILE
-    return ScoreResult(bench_dir, run, table, flagged, resumed_chunks=-1,
-                       report=report if report.exists() else None)
+    if not report.is_file() or SECTION_BEGIN not in report.read_text("utf-8"):
+        write_atomic(report, _report_page(report, records, table, samples_file, run),
+                     remedy=REMEDY)
+    return ScoreResult(bench_dir, run, table, flagged, resumed_chunks=-1, report=report)
 
 
 def _model_doc(directory: Path, model: NliModel | LanguageModel, stats: _ChunkStats,

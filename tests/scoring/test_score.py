@@ -157,6 +157,9 @@ def test_rerun_is_a_no_op_force_replaces_the_section(bench: Path, nli_dir: Path)
     assert again.resumed_chunks == -1
     assert {name: (bench / name).read_bytes() for name in first} == first
     assert again.flagged == len(lines(bench / "flagged.jsonl"))   # flags of the finished run
+    (bench / "report.html").write_text(PAGE, encoding="utf-8")   # generate --force, same samples
+    score_benchmark(bench, nli_dir=nli_dir, device="cpu")
+    assert (bench / "report.html").read_bytes() == first["report.html"]   # the section is back
 
     with pytest.raises(ScoringError, match="already holds scores of another run.*--split"):
         score_benchmark(bench, nli_dir=nli_dir, device="cpu", split="test")

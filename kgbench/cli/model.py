@@ -114,7 +114,7 @@ def export_cmd(
     a graph that differs by more than the tolerance is not written (the error gives
     the numbers). --optimize and --fp16 are each checked the same way.
 
-    Needs the export extra: pip install 'kgbench[export]'.
+    Needs the export extra: pip install 'kgbench\\[export]'.
 
     Example: kgbench model export ./deberta-v3-base-mnli --task nli --out models/nli
     --label-map LABEL_0=entailment --label-map LABEL_1=neutral --label-map

@@ -141,9 +141,15 @@ def _runtime_tokenizer(checkpoint: Checkpoint) -> tuple[Any, int]:
 
 
 def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     import torch
     import transformers
-    return f"kgbench 0.1.0, torch {torch.__version__}, transformers {transformers.__version__}"
+    try:
+        ours = version("kgbench")
+    except PackageNotFoundError:   # run from a source tree that was never installed
+        ours = "(not installed)"
+    return f"kgbench {ours}, torch {torch.__version__}, transformers {transformers.__version__}"
 
 
 def _refuse(stage: StageParity, inputs: int) -> ScoringError:
@@ -193,7 +199,6 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
     if not 9 <= opset <= 23:
         raise ScoringError(f"--opset {opset}: torch exports opsets 9 to 23",
                            f"leave it out for {DEFAULT_OPSET}")
-    say(f"reading {hf_dir}")
     checkpoint = read_checkpoint(hf_dir, task, max_length=max_length)
     check_head(checkpoint.config, task, hf_dir)
     plan = plan_labels(checkpoint.config, task, label_map, source=hf_dir)
@@ -215,7 +220,7 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
         stages: list[StageParity] = []
 
         def check(stage: str, graph: Path) -> None:
-            result = compare(stage, reference, ort_logits(graph, samples.batches),
+            result = compare(stage, reference, ort_logits(graph, samples.batches, stage=stage),
                              samples.batches, task, stage_tolerance(stage, tolerance, scale))
             stages.append(result)
             say(f"parity {stage}: max |diff| {result.max_abs_diff:.3g} "

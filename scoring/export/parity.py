@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scoring.card import Task
+from scoring.errors import ScoringError
 from scoring.export.corpus import PARITY_PAIRS
 
 if TYPE_CHECKING:
@@ -124,17 +125,28 @@ def parity_batches(tokenizer: Tokenizer, task: Task, inputs: Sequence[str], max_
                          inputs=len(PARITY_PAIRS))
 
 
-def ort_logits(model_path: Path, batches: Sequence[dict[str, np.ndarray]]) -> list[np.ndarray]:
+def ort_logits(model_path: Path, batches: Sequence[dict[str, np.ndarray]], *,
+               stage: str = "fp32") -> list[np.ndarray]:
     """onnxruntime's logits (as float32) for each batch, on the CPU provider (parity is
-    a property of the graph; the CPU provider is the one every machine has)."""
+    a property of the graph; the CPU provider is the one every machine has). A graph
+    onnxruntime cannot load or run on these batches (a batch or sequence size frozen
+    into it fails this way) is a :class:`ScoringError` naming the ``stage``."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-    names = [i.name for i in session.get_inputs()]
-    return [np.asarray(session.run(["logits"], {n: b[n] for n in names})[0], dtype=np.float32)
-            for b in batches]
+    try:
+        session = ort.InferenceSession(str(model_path), options,
+                                       providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+        return [np.asarray(session.run(["logits"], {n: b[n] for n in names})[0],
+                           dtype=np.float32) for b in batches]
+    except Exception as exc:  # onnxruntime's errors share no base class worth naming
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ScoringError(
+            f"parity check failed ({stage}): onnxruntime cannot run the exported graph on "
+            f"the sample inputs ({first}); nothing was written",
+            "look for an export bug (try another --opset)") from None
 
 
 def compare(stage: str, reference: Sequence[np.ndarray], got: Sequence[np.ndarray],

@@ -9,6 +9,7 @@ rows, fails here.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -22,7 +23,8 @@ from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from scoring.errors import ModelDirError, ScoringError
 from scoring.export import export_model
 from scoring.export.checkpoint import checkpoint_sha256, plan_labels
-from scoring.export.parity import logit_scale, stage_tolerance
+from scoring.export.graph import check_size
+from scoring.export.parity import logit_scale, ort_logits, stage_tolerance
 from tests.scoring.models import Exported, TinyHf
 
 CASES = [("bert", "nli"), ("deberta-v2", "nli"), ("bert", "classify"), ("bert", "rerank"),
@@ -63,13 +65,21 @@ def onnx_logits(directory: Path, batch: dict[str, np.ndarray]) -> np.ndarray:
     return np.asarray(session.run(["logits"], {n: batch[n] for n in names})[0])
 
 
-def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
-                 with_types: bool) -> np.ndarray:
-    import torch
+@functools.cache
+def _torch_model(source: Path, task: str) -> Any:
     from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
 
     auto = AutoModelForCausalLM if task == "causal-lm" else AutoModelForSequenceClassification
-    model = auto.from_pretrained(source).eval()
+    return auto.from_pretrained(source).eval()
+
+
+def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
+                 with_types: bool) -> np.ndarray:
+    """The checkpoint's logits in PyTorch, loaded as transformers loads it by default
+    (not through the export's code)."""
+    import torch
+
+    model = _torch_model(source, task)
     feed = {"input_ids": torch.from_numpy(batch["input_ids"]),
             "attention_mask": torch.from_numpy(batch["attention_mask"])}
     if with_types:
@@ -264,6 +274,17 @@ def test_nli_roles_that_cannot_be_found_ask_for_label_map() -> None:
         plan_labels(_config("entailment", "entails", "contradiction"), "nli")
 
 
+def test_rerank_relevance_logit() -> None:
+    assert plan_labels(_config("score"), "rerank").labels == ("score",)
+    by_name = plan_labels(_config("Relevant", "not relevant"), "rerank")
+    assert (by_name.labels, by_name.relevance, by_name.note) == (("Relevant",), 0, None)
+    by_convention = plan_labels(_config("LABEL_0", "LABEL_1"), "rerank")
+    assert (by_convention.labels, by_convention.relevance) == (("LABEL_1",), 1)
+    assert "pass --label-map LABEL_0=relevance" in (by_convention.note or "")
+    with pytest.raises(ScoringError, match="a cross-encoder has one relevance logit"):
+        plan_labels(_config("a", "b", "c"), "rerank")
+
+
 def test_classify_labels_can_be_renamed() -> None:
     plan = plan_labels(_config("LABEL_0", "LABEL_1"), "classify", {"LABEL_1": "supportive"})
     assert plan.labels == ("LABEL_0", "supportive") and plan.nli_roles is None
@@ -369,7 +390,8 @@ def test_out_that_is_not_a_model_is_refused_unless_forced(tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf) -> None:
+def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf,
+                                                exported: Exported) -> None:
     """The real check refusing: a tolerance no float32 graph meets (the fp32 export
     differs from PyTorch by ~1e-7 here). Nothing appears at --out, no temporary
     directory is left, and a model already there stays as it was."""
@@ -379,9 +401,26 @@ def test_parity_beyond_tolerance_writes_nothing(tmp_path: Path, tiny_hf: TinyHf)
                                            "than the tolerance 1e-12; nothing was written"):
         export_model(source, "nli", out, tolerance=1e-12)
     assert list(tmp_path.iterdir()) == []
-    export_model(source, "nli", out)
+    shutil.copytree(exported("bert", "nli"), out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     with pytest.raises(ScoringError, match=r"parity check failed \(fp16\)"):
         export_model(source, "nli", out, fp16=True, tolerance=1e-5)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_graph_onnxruntime_cannot_run_is_a_parity_failure(exported: Exported) -> None:
+    """Inputs of shapes that do not fit together (as a graph with a size frozen in it
+    gets): onnxruntime's own error becomes one line naming the stage."""
+    directory = exported("bert", "nli")
+    batch = _batch(directory, TEXTS, "nli")
+    batch["token_type_ids"] = batch["token_type_ids"][:, :3]
+    with pytest.raises(ScoringError, match=r"parity check failed \(fp16\): onnxruntime cannot "
+                                           "run the exported graph"):
+        ort_logits(directory / MODEL_FILE, [batch], stage="fp16")
+
+
+def test_weights_beyond_one_onnx_file_are_refused(tmp_path: Path) -> None:
+    check_size(1_900_000_000, tmp_path)
+    with pytest.raises(ScoringError, match=r"the weights take 6.0 GB, more than one ONNX file"):
+        check_size(6_000_000_000, tmp_path)

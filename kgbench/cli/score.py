@@ -135,15 +135,25 @@ def score_cmd(
     _print_result(result, as_json)
 
 
+_SHORT_ROLE = {"entailment": "entail", "neutral": "neutral", "contradiction": "contra"}
+
+
 def _consistency_table(doc: dict[str, Any]) -> Table:
     table = Table(title="Label consistency: gold label × NLI outcome (citations → answer)",
-                  box=box.SIMPLE_HEAD, title_justify="left")
-    for name in ("gold label", "expected", "pairs", *ROLES, "consistent", "share"):
-        table.add_column(name, justify="left" if name in ("gold label", "expected") else "right")
+                  box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
+                  collapse_padding=True)
+    # Short headers and outcomes so the table fits 80 columns without cutting a label name.
+    table.add_column("gold label", no_wrap=True)
+    table.add_column("expected", no_wrap=True)
+    for name in ("n", *(_SHORT_ROLE[r] for r in ROLES), "agree", "share"):
+        table.add_column(name, justify="right", min_width=len(name))
 
     def row(name: str, counts: dict[str, Any], expected: str = "") -> list[str]:
         share = counts.get("consistent_share")
-        return [name, expected.replace("_", " "), f"{counts['n']:,}",
+        shown = expected.replace("not_", "not ").replace("_", " ")
+        for role, short in _SHORT_ROLE.items():
+            shown = shown.replace(role, short)
+        return [name, shown, f"{counts['n']:,}",
                 *(f"{counts[r]:,}" for r in ROLES), f"{counts['consistent']:,}",
                 f"{share:.1%}" if share is not None else "–"]
 
@@ -153,7 +163,7 @@ def _consistency_table(doc: dict[str, Any]) -> Table:
     table.add_row(*row("total", doc["total"]))
     table.add_section()
     for kind, counts in doc["sub_facts"].items():
-        table.add_row(*row(f"sub-fact, {kind}", counts, counts["expected"]))
+        table.add_row(*row(f"{kind} sub-fact", counts, counts["expected"]))
     return table
 
 

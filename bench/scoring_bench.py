@@ -16,8 +16,9 @@ What runs, per model shape:
    the tokenizer is the tiny test models' (:func:`scoring.export.tiny.build_tiny_model`);
 2. exported with ``scoring.export.export_model`` (parity-checked; ``--device cuda``:
    fp16), cached under ``--work``;
-3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is longer than the
-   model's max length, so every pair is exactly ``--seq`` tokens after truncation;
+3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is a little longer
+   than the model's max length, so every pair is exactly ``--seq`` tokens after
+   truncation;
 4. each engine in a process of its own (so that its peak RSS is its own; ``--in-process``
    for the smoke test): ``onnxruntime`` is :class:`scoring.runtime.NliScorer` end to end
    (tokenization, token-budget batches, the session, softmax); ``torch`` is the same
@@ -114,14 +115,17 @@ def export(hf_dir: Path, shape: str, seq: int, fp16: bool, work: Path) -> Path:
     return target
 
 
-def make_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
-    """``n`` (premise, hypothesis) pairs from the tiny models' corpus: premises of 40
-    sentences (longer than any max length here, so every pair is truncated to it)."""
+def make_pairs(n: int, seed: int, seq: int = 128) -> tuple[list[str], list[str]]:
+    """``n`` (premise, hypothesis) pairs from the tiny models' corpus. Each premise has
+    ``ceil(seq / 15)`` sentences (the corpus's shortest sentence is 15 tokens), so every
+    pair is truncated to exactly ``seq`` tokens, without tokenizing several times more
+    premise than the model reads (that would bill the tokenizer, not the model)."""
     from scoring.export.corpus import corpus
 
     sentences = list(corpus())
     rng = random.Random(seed)
-    premises = [" ".join(rng.choices(sentences, k=40)) for _ in range(n)]
+    k = max(1, -(-seq // 15))
+    premises = [" ".join(rng.choices(sentences, k=k)) for _ in range(n)]
     hypotheses = [rng.choice(sentences) for _ in range(n)]
     return premises, hypotheses
 
@@ -322,8 +326,8 @@ def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, A
     started = time.perf_counter()
     model_dir = export(hf_dir, shape, args.seq, args.device == "cuda", work)
     export_s = time.perf_counter() - started
-    premises, hypotheses = make_pairs(args.pairs, args.seed)
-    inputs = work / f"pairs-{args.pairs}-{args.seed}.json"
+    premises, hypotheses = make_pairs(args.pairs, args.seed, args.seq)
+    inputs = work / f"pairs-{args.pairs}-{args.seed}-{args.seq}.json"
     inputs.write_text(json.dumps({"premises": premises, "hypotheses": hypotheses}))
     engines: dict[str, dict[str, Any]] = {}
     probs: dict[str, Any] = {}

@@ -248,13 +248,19 @@ def _engine_main(argv: Sequence[str]) -> None:
     p.add_argument("--threads", type=int)
     p.add_argument("--batch-tokens", type=int, required=True)
     a = p.parse_args(argv)
+    from scoring.errors import ScoringError
+
     inputs = json.loads(Path(a.inputs).read_text())
     kw = dict(device=a.device, threads=a.threads, batch_tokens=a.batch_tokens)
-    if a.engine == "onnxruntime":
-        figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"], **kw)
-    else:
-        figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
-                                   inputs["hypotheses"], **kw)
+    try:
+        if a.engine == "onnxruntime":
+            figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"],
+                                      **kw)
+        else:
+            figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
+                                       inputs["hypotheses"], **kw)
+    except ScoringError as err:
+        raise SystemExit(f"{err}" + (f" ({err.hint})" if err.hint else "")) from None
     Path(a.result).write_text(json.dumps(figures))
     np.save(a.result + ".npy", probs)
 
@@ -383,8 +389,8 @@ def plot(record: dict[str, Any], path: Path) -> None:
             if e:
                 xs.append(i + (j - 0.5) * width)
                 ys.append(e["pairs_per_s"])
-                labels.append(f"{e['pairs_per_s']:,.0f}\n{e['provider'].replace('ExecutionProvider', '')}"
-                              f" {e['precision']}")
+                provider = e["provider"].replace("ExecutionProvider", "")
+                labels.append(f"{e['pairs_per_s']:,.0f}\n{provider} {e['precision']}")
         bars = ax.bar(xs, ys, width, color=colors[engine],
                       label="onnxruntime (NliScorer)" if engine == "onnxruntime"
                       else "PyTorch eager")

@@ -172,15 +172,15 @@ class OnnxTextModel:
                 progress(len(batch))
         return in_input_order(plan, results)
 
-
     def map_chunks(self, n: int, encode: Callable[[int, int], Encodings],
                    reduce: Callable[[Encodings, np.ndarray, list[int]], Sequence[T]], *,
                    progress: Callable[[int], None] | None = None,
                    batch_tokens: int | None = None) -> list[T]:
         """:meth:`map_batches` over ``n`` inputs tokenized ``tokenize_chunk`` (default
-        :data:`TOKENIZE_CHUNK`) at a time by ``encode(start, stop)``, the next chunk in a background thread while
-        the model runs this one (`tokenizers` and onnxruntime both release the GIL): on a
-        GPU, tokenizing everything first would leave it idle for a share of the run.
+        :data:`TOKENIZE_CHUNK`) at a time by ``encode(start, stop)``, the next chunk in a
+        background thread while the model runs this one (`tokenizers` and onnxruntime
+        both release the GIL): on a GPU, tokenizing everything first would leave it idle
+        for a share of the run.
         ``reduce(chunk, logits, rows)`` gets the chunk's encodings and the batch's row
         indices into it. Batches are planned within a chunk, which holds enough inputs
         for sorting by length to keep padding low."""

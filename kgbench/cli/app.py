@@ -22,7 +22,18 @@ from typing import Annotated
 import typer
 import typer.core
 
-from kgbench.cli import cypher, demo, explore, export, extend, generate, load, questions, store
+from kgbench.cli import (
+    cypher,
+    demo,
+    explore,
+    export,
+    extend,
+    generate,
+    load,
+    model,
+    questions,
+    store,
+)
 from kgbench.cli.errors import (
     INTERRUPTED_EXIT,
     Interrupted,
@@ -113,6 +124,7 @@ app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
+app.add_typer(model.model_app, name="model")
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,8 @@ from typing import Any
 from scoring.card import NLI_ROLES, TASKS, NliRole, Task
 from scoring.errors import ModelDirError, ScoringError
 
-__all__ = ["Checkpoint", "LabelPlan", "checkpoint_sha256", "plan_labels", "read_checkpoint"]
+__all__ = ["Checkpoint", "LabelPlan", "check_head", "checkpoint_sha256", "plan_labels",
+           "read_checkpoint"]
 
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
                  "pytorch_model.bin.index.json")
@@ -202,6 +203,33 @@ def read_checkpoint(path: Path, task: Task, *, max_length: int | None = None) ->
                       converted_from=converted, notes=notes)
 
 
+_LM_HEADS = ("LMHeadModel", "ForCausalLM", "ForMaskedLM", "ForConditionalGeneration")
+_CLASSIFIER_HEADS = ("ForSequenceClassification",)
+
+
+def check_head(config: Any, task: Task, path: Path) -> None:
+    """Refuse a checkpoint whose saved architecture does not fit ``task``: a language
+    model (GPT2LMHeadModel, BertForMaskedLM...) has no classification head for nli,
+    classify or rerank, and a sequence classifier none for causal-lm; transformers
+    would add that head with random weights. (A config without ``architectures`` is
+    judged when the weights are loaded: a head they lack is refused there.)"""
+    architectures = [str(a) for a in (getattr(config, "architectures", None) or [])]
+    if not architectures:
+        return
+    shown = ", ".join(architectures)
+    if task != "causal-lm" and all(a.endswith(_LM_HEADS) for a in architectures):
+        raise ScoringError(
+            f"{path}: the checkpoint is a language model ({shown}), not a sequence "
+            f"classifier: it has no weights for --task {task}",
+            "export it with --task causal-lm, or export a model fine-tuned for the task "
+            "(kgbench model train fine-tunes one)")
+    if task == "causal-lm" and all(a.endswith(_CLASSIFIER_HEADS) for a in architectures):
+        raise ScoringError(
+            f"{path}: the checkpoint is a sequence classifier ({shown}), not a causal "
+            "language model: it has no weights for --task causal-lm",
+            "export it with --task nli, classify or rerank")
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[\s\-]+", "_", name.strip().lower())
 
@@ -320,7 +348,3 @@ def checkpoint_sha256(path: Path) -> str:
         digest.update(b"\0")
     return digest.hexdigest()
 
-
-def label_names(config: Any) -> Sequence[str]:
-    """config.id2label's names in logit order."""
-    return _config_labels(config)

@@ -34,7 +34,21 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
 
-__all__ = ["load_model", "onnx_export", "torch_logits"]
+__all__ = ["ONNX_SIZE_LIMIT", "check_size", "load_model", "onnx_export", "torch_logits"]
+
+ONNX_SIZE_LIMIT = 2 * 1000**3 - 64 * 1000**2
+"""An ONNX model is one protobuf message, which cannot exceed 2 GiB; weights beyond
+that go to external data files, which this export does not write (one model.onnx is
+what the runtime opens). The margin leaves room for the graph itself."""
+
+
+def check_size(weight_bytes: int, path: Path) -> None:
+    """Refuse weights that do not fit in one ONNX file (see :data:`ONNX_SIZE_LIMIT`)."""
+    if weight_bytes > ONNX_SIZE_LIMIT:
+        raise ScoringError(f"{path}: the weights take {weight_bytes / 1000**3:.1f} GB, more than "
+                           "one ONNX file holds (2 GB); models this large are not exported",
+                           "export a smaller model (a base or large encoder, GPT-2 up to "
+                           "medium/large) or use the model in PyTorch")
 
 _TASK_HEADS = {"nli": "sequence-classification", "classify": "sequence-classification",
                "rerank": "sequence-classification", "causal-lm": "causal LM"}
@@ -74,6 +88,7 @@ def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) ->
             f"head ({shown}); exported for --task {task} it would give random outputs",
             "choose the task the model was trained for (a GPT-2-style LM: --task causal-lm), "
             "or fine-tune it first (kgbench model train)")
+    check_size(sum(p.numel() * p.element_size() for p in model.parameters()), path)
     return _wrapped(model, causal=task == "causal-lm", relevance=relevance)
 
 

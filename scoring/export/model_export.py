@@ -35,10 +35,23 @@ from scoring.card import (
     write_card,
 )
 from scoring.errors import ScoringError
-from scoring.export.checkpoint import Checkpoint, checkpoint_sha256, plan_labels, read_checkpoint
-from scoring.export.parity import StageParity, compare, ort_logits, parity_batches, stage_tolerance
+from scoring.export.checkpoint import (
+    Checkpoint,
+    check_head,
+    checkpoint_sha256,
+    plan_labels,
+    read_checkpoint,
+)
+from scoring.export.parity import (
+    StageParity,
+    compare,
+    logit_scale,
+    ort_logits,
+    parity_batches,
+    stage_tolerance,
+)
 
-__all__ = ["DEFAULT_OPSET", "ExportReport", "export_model"]
+__all__ = ["DEFAULT_OPSET", "EXTRA_HINT", "ExportReport", "export_model", "require_export_extra"]
 
 DEFAULT_OPSET = 18
 
@@ -63,6 +76,23 @@ class ExportReport:
                             "tolerance": s.tolerance} for s in self.stages],
                 "size_bytes": self.size_bytes, "seconds": round(self.seconds, 3),
                 "notes": list(self.notes)}
+
+
+EXTRA_HINT = "install the export extra: pip install 'kgbench[export]'"
+
+
+def require_export_extra() -> None:
+    """Raise a :class:`ScoringError` naming the ``export`` extra when torch,
+    transformers or onnx cannot be imported (the scoring runtime needs none of them;
+    exporting and fine-tuning do)."""
+    import importlib
+
+    for module in ("torch", "transformers", "onnx"):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ScoringError(f"exporting a model needs {module}, which cannot be imported "
+                               f"({exc})", EXTRA_HINT) from None
 
 
 def _check_out(hf_dir: Path, out_dir: Path, force: bool) -> None:
@@ -111,9 +141,15 @@ def _runtime_tokenizer(checkpoint: Checkpoint) -> tuple[Any, int]:
 
 
 def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     import torch
     import transformers
-    return f"kgbench 0.1.0, torch {torch.__version__}, transformers {transformers.__version__}"
+    try:
+        ours = version("kgbench")
+    except PackageNotFoundError:   # run from a source tree that was never installed
+        ours = "(not installed)"
+    return f"kgbench {ours}, torch {torch.__version__}, transformers {transformers.__version__}"
 
 
 def _refuse(stage: StageParity, inputs: int) -> ScoringError:
@@ -149,19 +185,22 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
                  force: bool = False) -> ExportReport:
     """Export the checkpoint ``hf_dir`` for ``task`` to ``out_dir`` (see the module
     docstring). ``tolerance`` (absolute, on logits) replaces every stage's default
-    (:data:`scoring.export.parity.DEFAULT_TOLERANCE`); ``label_map`` names NLI roles or
+    (:mod:`scoring.export.parity`: 1e-4 fp32, 1e-3 optimized, 5e-2 fp16, each times
+    the largest |logit|, at least 1); ``label_map`` names NLI roles or
     renames labels (:func:`~scoring.export.checkpoint.plan_labels`); ``force`` lets an
     existing non-empty directory that is not an exported model be replaced."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
+    require_export_extra()
     if tolerance is not None and not tolerance > 0:
         raise ScoringError(f"--tolerance {tolerance}: must be a positive number",
-                           "leave it out for the defaults (1e-4 fp32, 5e-2 fp16)")
+                           "leave it out for the defaults (1e-4 fp32, 1e-3 optimized, "
+                           "5e-2 fp16, each times the largest |logit|)")
     if not 9 <= opset <= 23:
         raise ScoringError(f"--opset {opset}: torch exports opsets 9 to 23",
                            f"leave it out for {DEFAULT_OPSET}")
-    say(f"reading {hf_dir}")
     checkpoint = read_checkpoint(hf_dir, task, max_length=max_length)
+    check_head(checkpoint.config, task, hf_dir)
     plan = plan_labels(checkpoint.config, task, label_map, source=hf_dir)
     _check_out(hf_dir, out_dir, force)
     notes = [*checkpoint.notes, *([plan.note] if plan.note else [])]
@@ -173,6 +212,7 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
     tokenizer, pad = _runtime_tokenizer(checkpoint)
     samples = parity_batches(tokenizer, task, checkpoint.inputs, checkpoint.max_length, pad)
     reference = [torch_logits(module, b, checkpoint.inputs) for b in samples.batches]
+    scale = logit_scale(reference, samples.batches, task)
 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".part", dir=out_dir.parent))
@@ -180,8 +220,8 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
         stages: list[StageParity] = []
 
         def check(stage: str, graph: Path) -> None:
-            result = compare(stage, reference, ort_logits(graph, samples.batches),
-                             samples.batches, task, stage_tolerance(stage, tolerance))
+            result = compare(stage, reference, ort_logits(graph, samples.batches, stage=stage),
+                             samples.batches, task, stage_tolerance(stage, tolerance, scale))
             stages.append(result)
             say(f"parity {stage}: max |diff| {result.max_abs_diff:.3g} "
                 f"(tolerance {result.tolerance:g})")

@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "kgbench" / "cli"
 SHARED = {"errors", "options", "output", "render"}
-COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store"}
+COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
+            "model"}
 USE_CASES = [
     "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
     "extension/question_parsing.py", "extension/question_grounding.py",

@@ -1,0 +1,210 @@
+"""``kgbench model ...``: models for scoring. ``export`` turns a local Hugging Face
+checkpoint into an ONNX model directory the scorers run (checked against PyTorch);
+``info`` prints what such a directory holds.
+
+The work is in :mod:`scoring.export` (torch and transformers, the ``export`` extra,
+imported only when an export runs) and :mod:`scoring.card`; this module is the options
+and the tables around them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from kgbench.cli.errors import NOTHING_WRITTEN, CliError, on_interrupt
+from kgbench.cli.options import JsonOpt
+from kgbench.cli.output import emit_json, field, human_bytes, note, out
+
+if TYPE_CHECKING:
+    from scoring.card import ModelCard
+    from scoring.export import ExportReport
+
+model_app = typer.Typer(
+    help=(
+        "Models for scoring: export a Hugging Face checkpoint to ONNX (checked against "
+        "PyTorch), or show what an exported model directory holds.\n\n"
+        "Example: kgbench model export ./deberta-v3-mnli --task nli --out models/nli"
+    ),
+    no_args_is_help=True,
+)
+
+_TASKS = ("nli", "classify", "rerank", "causal-lm")
+
+
+def _label_map(entries: list[str]) -> dict[str, str]:
+    """``["LABEL_0=entailment", ...]`` -> ``{"LABEL_0": "entailment"}``; a usage error
+    (exit 2) for an entry without ``=`` or a name given twice."""
+    mapping: dict[str, str] = {}
+    for entry in entries:
+        name, sep, value = entry.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise CliError(f"--label-map {entry!r}: expected NAME=ROLE",
+                           "e.g. --label-map LABEL_0=entailment", code=2)
+        if name.strip() in mapping:
+            raise CliError(f"--label-map names {name.strip()!r} twice",
+                           "give each label once", code=2)
+        mapping[name.strip()] = value.strip()
+    return mapping
+
+
+@model_app.command("export")
+def export_cmd(
+    hf_dir: Annotated[
+        Path, typer.Argument(metavar="HF_DIR", show_default=False,
+                             help="A local Hugging Face checkpoint directory: config.json, "
+                             "weights (model.safetensors or pytorch_model.bin) and the "
+                             "tokenizer (tokenizer.json, or vocab.txt / spm.model, converted).")],
+    task: Annotated[
+        str, typer.Option("--task", metavar="TASK", show_default=False,
+                          help="nli (premise -> hypothesis: entailment / neutral / "
+                          "contradiction), classify (any label set), rerank (a "
+                          "cross-encoder's relevance logit) or causal-lm (next-token logits).")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                           help="The model directory to write (model.onnx, tokenizer.json, "
+                           "kgbench-model.json); it appears only when complete.")],
+    max_length: Annotated[
+        int | None, typer.Option("--max-length", metavar="N", show_default=False,
+                                 help="Tokens per input the runtime truncates to (default: "
+                                 "the model's, from its tokenizer and position table).")
+    ] = None,
+    opset: Annotated[int, typer.Option("--opset", metavar="N", help="ONNX opset.")] = 18,
+    fp16: Annotated[
+        bool, typer.Option("--fp16", help="Convert the graph to float16 (inputs and logits "
+                           "stay int64 / float32), for GPUs; checked with tolerance 5e-2 (times "
+                           "the largest |logit|, at least 1).")
+    ] = False,
+    optimize: Annotated[
+        bool, typer.Option("--optimize", help="Run onnxruntime's transformer optimizer "
+                           "(fused attention, LayerNorm, GELU); checked with tolerance 1e-3 (times "
+                           "the largest |logit|, at least 1).")
+    ] = False,
+    tolerance: Annotated[
+        float | None, typer.Option("--tolerance", metavar="X", show_default=False,
+                                   help="Largest absolute logit difference from PyTorch "
+                                   "allowed, for every graph checked (default: 1e-4 fp32, "
+                                   "1e-3 optimized, 5e-2 fp16, each times the largest |logit| "
+                                   "of the samples, at least 1).")
+    ] = None,
+    label_map: Annotated[
+        list[str] | None,
+        typer.Option("--label-map", "-m", metavar="NAME=ROLE",
+                     help="nli: which of config.json's labels is entailment, neutral or "
+                     "contradiction (needed when they are named LABEL_0...); classify: a new "
+                     "name for a label; rerank: NAME=relevance. Repeatable.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace --out even when it is a non-empty "
+                           "directory that is not an exported model.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Export a Hugging Face checkpoint to ONNX for the scorers, checked against PyTorch.
+
+    Writes DIR/model.onnx (dynamic batch and sequence axes; inputs input_ids,
+    attention_mask and token_type_ids when the model uses them; output logits),
+    DIR/tokenizer.json and DIR/kgbench-model.json (the card: task, labels and NLI
+    roles, max length, opset, precision, source checksum, parity). The graph's logits
+    are compared with PyTorch's on sample inputs of different lengths and batch sizes;
+    a graph that differs by more than the tolerance is not written (the error gives
+    the numbers). --optimize and --fp16 are each checked the same way.
+
+    Needs the export extra: pip install 'kgbench\\[export]'.
+
+    Example: kgbench model export ./deberta-v3-base-mnli --task nli --out models/nli
+    --label-map LABEL_0=entailment --label-map LABEL_1=neutral --label-map
+    LABEL_2=contradiction
+    """
+    if task not in _TASKS:
+        raise CliError(f"unknown task {task!r}", f"use --task with one of {', '.join(_TASKS)}",
+                       code=2)
+    mapping = _label_map(label_map or [])
+    from scoring.export import export_model
+
+    with on_interrupt(NOTHING_WRITTEN):
+        report = export_model(hf_dir, task, out_dir, max_length=max_length,  # type: ignore[arg-type]
+                              opset=opset, fp16=fp16, optimize=optimize, tolerance=tolerance,
+                              label_map=mapping, progress=note, force=force)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    _print_export(report)
+
+
+def _labels_cell(card: ModelCard) -> str:
+    if card.task == "causal-lm":
+        return "(next-token logits)"
+    if card.nli_roles:
+        return ", ".join(f"{i}: {card.labels[i]}" + ("" if card.labels[i] == role else f" = {role}")
+                         for role, i in sorted(card.nli_roles.items(), key=lambda item: item[1]))
+    return ", ".join(f"{i}: {name}" for i, name in enumerate(card.labels))
+
+
+def _card_rows(card: ModelCard) -> list[tuple[str, str]]:
+    return [("task", card.task), ("labels", _labels_cell(card)),
+            ("inputs", ", ".join(card.inputs)), ("output", card.output),
+            ("max length", str(card.max_length)), ("opset", str(card.opset)),
+            ("precision", card.precision), ("optimized", "yes" if card.optimized else "no"),
+            ("source", f"{card.source.model_type} {card.source.path}"),
+            ("source sha256", card.source.sha256[:16] + "…"),
+            ("parity", f"max |diff| {card.parity.max_abs_diff:.2g} ≤ tolerance "
+                       f"{card.parity.tolerance:g} on {card.parity.inputs} inputs"),
+            ("exporter", card.exporter)]
+
+
+def _print_export(report: ExportReport) -> None:
+    table = Table(title="Exported", box=box.SIMPLE_HEAD, title_justify="left", show_header=False)
+    table.add_column("")
+    table.add_column("")
+    rows = _card_rows(report.card)
+    rows[rows.index(next(r for r in rows if r[0] == "parity"))] = (
+        "parity", "; ".join(f"{s.stage} {s.max_abs_diff:.2g} ≤ {s.tolerance:g}"
+                            for s in report.stages))
+    rows += [("size", human_bytes(report.size_bytes)), ("seconds", f"{report.seconds:.1f}")]
+    for name, value in rows:
+        table.add_row(name, field(value))
+    out.print(table)
+    for line in report.notes:
+        note(line)
+    out.print(f"[green]wrote:[/] {field(str(report.out_dir))}  [dim](next: kgbench score "
+              f"BENCH_DIR --nli {field(str(report.out_dir))})[/]", soft_wrap=True)
+
+
+@model_app.command("info")
+def info_cmd(
+    directory: Annotated[
+        Path, typer.Argument(metavar="DIR", show_default=False,
+                             help="A model directory written by `kgbench model export`.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Show what an exported model directory holds: its card and files.
+
+    Example: kgbench model info models/nli --json
+    """
+    from scoring.card import MODEL_FILE, TOKENIZER_FILE, read_card
+    from scoring.errors import ModelDirError
+
+    card = read_card(directory)
+    missing = [name for name in (MODEL_FILE, TOKENIZER_FILE) if not (directory / name).is_file()]
+    if missing:
+        raise ModelDirError(f"{directory}: the card is there but {', '.join(missing)} is not",
+                            "export the model again with `kgbench model export`")
+    sizes = {name: (directory / name).stat().st_size for name in (MODEL_FILE, TOKENIZER_FILE)}
+    if as_json:
+        doc: dict[str, Any] = {"directory": str(directory), "card": card.model_dump(mode="json"),
+                               "files": sizes}
+        emit_json(doc)
+        return
+    table = Table(title=f"Model {directory}", box=box.SIMPLE_HEAD, title_justify="left",
+                  show_header=False)
+    table.add_column("")
+    table.add_column("")
+    for name, value in _card_rows(card):
+        table.add_row(name, field(value))
+    table.add_row("files", field(", ".join(f"{n} {human_bytes(s)}" for n, s in sizes.items())))
+    out.print(table)

@@ -16,8 +16,9 @@ What runs, per model shape:
    the tokenizer is the tiny test models' (:func:`scoring.export.tiny.build_tiny_model`);
 2. exported with ``scoring.export.export_model`` (parity-checked; ``--device cuda``:
    fp16), cached under ``--work``;
-3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is longer than the
-   model's max length, so every pair is exactly ``--seq`` tokens after truncation;
+3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is a little longer
+   than the model's max length, so every pair is exactly ``--seq`` tokens after
+   truncation;
 4. each engine in a process of its own (so that its peak RSS is its own; ``--in-process``
    for the smoke test): ``onnxruntime`` is :class:`scoring.runtime.NliScorer` end to end
    (tokenization, token-budget batches, the session, softmax); ``torch`` is the same
@@ -114,14 +115,17 @@ def export(hf_dir: Path, shape: str, seq: int, fp16: bool, work: Path) -> Path:
     return target
 
 
-def make_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
-    """``n`` (premise, hypothesis) pairs from the tiny models' corpus: premises of 40
-    sentences (longer than any max length here, so every pair is truncated to it)."""
+def make_pairs(n: int, seed: int, seq: int = 128) -> tuple[list[str], list[str]]:
+    """``n`` (premise, hypothesis) pairs from the tiny models' corpus. Each premise has
+    ``ceil(seq / 15)`` sentences (the corpus's shortest sentence is 15 tokens), so every
+    pair is truncated to exactly ``seq`` tokens, without tokenizing several times more
+    premise than the model reads (that would bill the tokenizer, not the model)."""
     from scoring.export.corpus import corpus
 
     sentences = list(corpus())
     rng = random.Random(seed)
-    premises = [" ".join(rng.choices(sentences, k=40)) for _ in range(n)]
+    k = max(1, -(-seq // 15))
+    premises = [" ".join(rng.choices(sentences, k=k)) for _ in range(n)]
     hypotheses = [rng.choice(sentences) for _ in range(n)]
     return premises, hypotheses
 
@@ -244,13 +248,19 @@ def _engine_main(argv: Sequence[str]) -> None:
     p.add_argument("--threads", type=int)
     p.add_argument("--batch-tokens", type=int, required=True)
     a = p.parse_args(argv)
+    from scoring.errors import ScoringError
+
     inputs = json.loads(Path(a.inputs).read_text())
     kw = dict(device=a.device, threads=a.threads, batch_tokens=a.batch_tokens)
-    if a.engine == "onnxruntime":
-        figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"], **kw)
-    else:
-        figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
-                                   inputs["hypotheses"], **kw)
+    try:
+        if a.engine == "onnxruntime":
+            figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"],
+                                      **kw)
+        else:
+            figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
+                                       inputs["hypotheses"], **kw)
+    except ScoringError as err:
+        raise SystemExit(f"{err}" + (f" ({err.hint})" if err.hint else "")) from None
     Path(a.result).write_text(json.dumps(figures))
     np.save(a.result + ".npy", probs)
 
@@ -322,8 +332,8 @@ def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, A
     started = time.perf_counter()
     model_dir = export(hf_dir, shape, args.seq, args.device == "cuda", work)
     export_s = time.perf_counter() - started
-    premises, hypotheses = make_pairs(args.pairs, args.seed)
-    inputs = work / f"pairs-{args.pairs}-{args.seed}.json"
+    premises, hypotheses = make_pairs(args.pairs, args.seed, args.seq)
+    inputs = work / f"pairs-{args.pairs}-{args.seed}-{args.seq}.json"
     inputs.write_text(json.dumps({"premises": premises, "hypotheses": hypotheses}))
     engines: dict[str, dict[str, Any]] = {}
     probs: dict[str, Any] = {}
@@ -379,8 +389,8 @@ def plot(record: dict[str, Any], path: Path) -> None:
             if e:
                 xs.append(i + (j - 0.5) * width)
                 ys.append(e["pairs_per_s"])
-                labels.append(f"{e['pairs_per_s']:,.0f}\n{e['provider'].replace('ExecutionProvider', '')}"
-                              f" {e['precision']}")
+                provider = e["provider"].replace("ExecutionProvider", "")
+                labels.append(f"{e['pairs_per_s']:,.0f}\n{provider} {e['precision']}")
         bars = ax.bar(xs, ys, width, color=colors[engine],
                       label="onnxruntime (NliScorer)" if engine == "onnxruntime"
                       else "PyTorch eager")

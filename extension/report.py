@@ -180,7 +180,7 @@ def summarize_samples(path: Path, *, examples_seed: int = 0) -> SampleSummary:
 # ----------------------------------------------------------------------------------
 
 
-def _styled(function: Callable[P, str]) -> Callable[P, str]:
+def styled(function: Callable[P, str]) -> Callable[P, str]:
     """Run a figure function under the report's matplotlib settings (read when the
     texts are created and when the figure is saved)."""
 
@@ -192,8 +192,10 @@ def _styled(function: Callable[P, str]) -> Callable[P, str]:
     return styled
 
 
-def _figure(width: float, height: float, *,
-            layout: TypingLiteral["constrained"] | None = "constrained") -> Figure:
+def new_figure(width: float, height: float, *,
+               layout: TypingLiteral["constrained"] | None = "constrained") -> Figure:
+    """A figure of ``width`` × ``height`` inches on its own Agg canvas (for
+    :func:`inline_svg`; call it inside a :func:`styled` function)."""
     figure = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(figure)   # the Agg canvas: no GUI, no pyplot state
     return figure
@@ -203,7 +205,7 @@ _SVG_TAG = re.compile(r"<[^>]+>")
 _SVG_ID = re.compile(r'(\sid="|href="#|url\(#)')
 
 
-def _svg(figure: Figure, name: str) -> str:
+def inline_svg(figure: Figure, name: str) -> str:
     """The figure as an inline ``<svg>`` element. Every element id (and every reference
     to one) is prefixed with ``name``: inline SVGs share the page's id space, and
     matplotlib names the groups of every figure alike (``figure_1``, ``axes_1``, …)."""
@@ -281,7 +283,7 @@ def _triple_key(t: Triple) -> tuple[str, str, str, bool]:
     return (t.s, t.p, t.o, t.literal)
 
 
-@_styled
+@styled
 def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
                   predicate_labels: Mapping[str, str] | None = None) -> str:
     """The subgraph of ``sample`` as an inline SVG: its triples plus those of the
@@ -344,12 +346,12 @@ def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
     # so the font sizes below are the sizes read.
     width = min(11.0, 6.0 + 1.2 * math.sqrt(size))
     height = min(8.0, 3.6 + 0.9 * math.sqrt(size))
-    figure = _figure(width, height, layout=None)   # axes fill the figure: no layout pass
+    figure = new_figure(width, height, layout=None)   # axes fill the figure: no layout pass
     ax = figure.add_axes((0.0, 0.1, 1.0, 0.9))   # the bottom strip holds the legend
     ax.set_axis_off()
     if not nodes:
         ax.text(0.5, 0.5, "empty subgraph", ha="center", va="center")
-        return _svg(figure, name)
+        return inline_svg(figure, name)
     # Deterministic layout; k spreads nodes so the edge labels have room.
     pos = _spread(nx.spring_layout(graph, seed=0, k=2.2 / math.sqrt(max(size, 1)),
                                    iterations=200))
@@ -401,20 +403,21 @@ def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
     figure.legend(handles=handles, loc="lower center", fontsize=LEGEND_FONT_SIZE,
                   frameon=False, ncol=len(handles), borderaxespad=0.3, handletextpad=0.3,
                   columnspacing=1.2)
-    return _svg(figure, name)
+    return inline_svg(figure, name)
 
 
-def _no_data(message: str) -> str:
+def no_data(message: str) -> str:
+    """A grey line saying why a figure or table is not there."""
     return f'<p class="empty">{html.escape(message)}</p>'
 
 
-@_styled
+@styled
 def _counts_figure(summary: SampleSummary) -> str:
     splits = [s for s in SPLITS if any(summary.count(s, lb, c) for lb in LABELS
                                        for c in COMPLEXITIES)]
     if not splits:
-        return _no_data("no samples")
-    figure = _figure(5.2 * len(splits), 3.4)
+        return no_data("no samples")
+    figure = new_figure(5.2 * len(splits), 3.4)
     axes = figure.subplots(1, len(splits), squeeze=False, sharey=True)[0]
     width = 0.8 / len(COMPLEXITIES)
     for ax, split in zip(axes, splits, strict=True):
@@ -428,17 +431,17 @@ def _counts_figure(summary: SampleSummary) -> str:
         ax.set_ylabel("samples")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes[-1].legend(title="complexity", fontsize=7, title_fontsize=7)
-    return _svg(figure, "counts")
+    return inline_svg(figure, "counts")
 
 
-@_styled
+@styled
 def _fraction_figure(summary: SampleSummary) -> str:
     if not summary.partial_fractions:
-        return _no_data("no partially supportive samples")
+        return no_data("no partially supportive samples")
     bins = [0] * FRACTION_BINS
     for value, n in summary.partial_fractions.items():
         bins[min(int(value * FRACTION_BINS), FRACTION_BINS - 1)] += n
-    figure = _figure(5.0, 2.8)
+    figure = new_figure(5.0, 2.8)
     ax = figure.add_subplot()
     ax.bar([(i + 0.5) / FRACTION_BINS for i in range(FRACTION_BINS)], bins,
            1 / FRACTION_BINS * 0.92, color=COMPLEXITY_COLOURS["intersection"])
@@ -446,15 +449,15 @@ def _fraction_figure(summary: SampleSummary) -> str:
     ax.set_xlabel("supported fraction of the sub-facts of G")
     ax.set_ylabel("partially supportive samples")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    return _svg(figure, "fractions")
+    return inline_svg(figure, "fractions")
 
 
-@_styled
+@styled
 def _citations_figure(summary: SampleSummary) -> str:
     if not summary.citations_per_sample:
-        return _no_data("no samples")
+        return no_data("no samples")
     numbers = sorted(summary.citations_per_sample)
-    figure = _figure(5.0, 2.8)
+    figure = new_figure(5.0, 2.8)
     ax = figure.add_subplot()
     ax.bar(numbers, [summary.citations_per_sample[n] for n in numbers], 0.7,
            color=COMPLEXITY_COLOURS["single"])
@@ -462,21 +465,21 @@ def _citations_figure(summary: SampleSummary) -> str:
     ax.set_xlabel("citations per sample")
     ax.set_ylabel("samples")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    return _svg(figure, "citations")
+    return inline_svg(figure, "citations")
 
 
-@_styled
+@styled
 def _barh_figure(values: Mapping[str, float], name: str, xlabel: str, colour: str,
                  fmt: str) -> str:
     items = sorted(values.items(), key=lambda kv: kv[1])
-    figure = _figure(5.0, 0.9 + 0.32 * len(items))
+    figure = new_figure(5.0, 0.9 + 0.32 * len(items))
     ax = figure.add_subplot()
     bars = ax.barh([k for k, _ in items], [v for _, v in items], color=colour)
     total = sum(v for _, v in items) or 1
     ax.bar_label(bars, [fmt.format(v, v / total) for _, v in items], fontsize=7, padding=2)
     ax.set_xlabel(xlabel)
     ax.margins(x=0.25)
-    return _svg(figure, name)
+    return inline_svg(figure, name)
 
 
 def _numbers(raw: Any) -> dict[str, float]:
@@ -489,7 +492,7 @@ def _numbers(raw: Any) -> dict[str, float]:
 # HTML
 # ----------------------------------------------------------------------------------
 
-_CSS = """
+REPORT_CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;
  padding:0 1rem;color:#222;line-height:1.45}
 h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2.2rem}
@@ -673,7 +676,7 @@ def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
     one example (question id and full reason)."""
     kinds = stats.get("failures_by_kind")
     if not isinstance(kinds, Sequence) or not kinds:
-        return _no_data("no failure reasons recorded" if stats.get("failures_by_stage")
+        return no_data("no failure reasons recorded" if stats.get("failures_by_stage")
                         else "no failures")
     rows = []
     for kind in kinds:
@@ -721,11 +724,11 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
              "Partially supportive samples: share of G's sub-facts the citations keep."),
         plot(_citations_figure(summary), "Citations per sample."),
         plot(_barh_figure(failures, "failures", "questions or samples not produced",
-                          DELETED_COLOUR, "{0:,.0f}") if failures else _no_data("no failures"),
+                          DELETED_COLOUR, "{0:,.0f}") if failures else no_data("no failures"),
              "Failures by stage (their reasons: the table above)."),
         plot(_barh_figure(stage_seconds, "stages", "seconds", COMPLEXITY_COLOURS["single"],
                           "{0:,.2f} s ({1:.0%})") if stage_seconds
-             else _no_data("no stage times"), "Time per stage."),
+             else no_data("no stage times"), "Time per stage."),
     ))
     cells = [cell for cell in present_cells(summary) if cell in summary.examples]
     index = "".join(f'<li><a href="#example-{lb}-{c}">{lb} × {c}</a></li>' for lb, c in cells)
@@ -735,7 +738,7 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+        f"<title>{_e(title)}</title><style>{REPORT_CSS}</style></head><body>"
         f"<h1>{_e(title)}</h1>"
         '<section id="summary"><h2>Run</h2>'
         f"{_summary_list(summary, stats)}</section>"
@@ -747,7 +750,7 @@ def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
         f"{_failure_kinds_table(stats)}</section>"
         f'<section id="plots"><h2>Distributions</h2><div class="plots">{plots}</div></section>'
         '<section id="examples"><h2>One example per label × complexity</h2>'
-        + (f"<ul>{index}</ul>{examples}" if cells else _no_data("no samples"))
+        + (f"<ul>{index}</ul>{examples}" if cells else no_data("no samples"))
         + "</section></body></html>\n")
 
 

@@ -33,6 +33,7 @@ from kgbench.cli import (
     load,
     model,
     questions,
+    score,
     store,
 )
 from kgbench.cli.errors import (
@@ -123,6 +124,7 @@ app.command("demo")(demo.demo)
 app.command("export")(export.export_cmd)
 app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
+app.command("score")(score.score_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")

@@ -174,8 +174,15 @@ def _print_export(report: ExportReport) -> None:
     out.print(table)
     for line in report.notes:
         note(line)
-    out.print(f"[green]wrote:[/] {field(str(report.out_dir))}  [dim](next: kgbench score "
-              f"BENCH_DIR --nli {field(str(report.out_dir))})[/]", soft_wrap=True)
+    out.print(f"[green]wrote:[/] {field(str(report.out_dir))}  [dim](next: "
+              f"{_NEXT_COMMAND[report.card.task]} {field(str(report.out_dir))})[/]",
+              soft_wrap=True)
+
+
+_NEXT_COMMAND = {"nli": "kgbench score BENCH_DIR --nli", "causal-lm": "kgbench score BENCH_DIR --lm",
+                 "classify": "kgbench evaluate BENCH_DIR --model",
+                 "rerank": "kgbench model info"}
+"""What to run with a freshly exported model, by task."""
 
 
 @model_app.command("info")

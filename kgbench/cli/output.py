@@ -178,15 +178,15 @@ class CountColumn(ProgressColumn):
 
 
 class RateColumn(ProgressColumn):
-    """Throughput of a task (bytes/s while parsing, rows/s while copying); blank for
-    step counters."""
+    """Throughput of a task in its unit (bytes/s while parsing, rows/s while copying,
+    pairs/s while scoring); blank for step counters and tasks without a unit."""
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         unit = task.fields.get("unit")
-        if not speed or unit not in ("bytes", "rows"):
+        if not speed or unit in (None, "steps"):
             return Text("", style="progress.data.speed")
-        rate = f"{human_bytes(speed)}/s" if unit == "bytes" else f"{speed:,.0f} rows/s"
+        rate = f"{human_bytes(speed)}/s" if unit == "bytes" else f"{speed:,.0f} {unit}/s"
         return Text(rate, style="progress.data.speed")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -348,7 +348,3 @@ def checkpoint_sha256(path: Path) -> str:
         digest.update(b"\0")
     return digest.hexdigest()
 
-
-def label_names(config: Any) -> Sequence[str]:
-    """config.id2label's names in logit order."""
-    return _config_labels(config)

@@ -141,9 +141,15 @@ def _runtime_tokenizer(checkpoint: Checkpoint) -> tuple[Any, int]:
 
 
 def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     import torch
     import transformers
-    return f"kgbench 0.1.0, torch {torch.__version__}, transformers {transformers.__version__}"
+    try:
+        ours = version("kgbench")
+    except PackageNotFoundError:   # run from a source tree that was never installed
+        ours = "(not installed)"
+    return f"kgbench {ours}, torch {torch.__version__}, transformers {transformers.__version__}"
 
 
 def _refuse(stage: StageParity, inputs: int) -> ScoringError:

@@ -151,6 +151,9 @@ def build_tiny_model(kind: TinyKind, task: Task, out_dir: Path, *, seed: int = 0
         AutoModelForSequenceClassification,
         PreTrainedTokenizerFast,
     )
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()   # save_pretrained's shard bar, for three tiny files
 
     tokenizer, specials = _gpt2_tokenizer() if kind == "gpt2" else _encoder_tokenizer(kind)
     special_ids = {role: tokenizer.token_to_id(token) or 0 for role, token in specials.items()}

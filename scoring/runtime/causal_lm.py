@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.card import ModelCard, Task
+from scoring.errors import ScoringError
 from scoring.runtime.scorers import check_task, open_for_task
 from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
 from scoring.runtime.tokenize import Encodings
@@ -78,8 +79,8 @@ class CausalLM:
                        ) -> list[np.ndarray]:
         """For each text, float64 ``log P(token_i | BOS, token_1 … token_{i-1})`` for each
         of its tokens (empty for an empty text)."""
-        encodings = self.model.tokenizer.encode_causal(texts)
-        return self._logprobs(encodings, [1] * len(encodings.items), progress)
+        return self._logprobs(
+            len(texts), lambda a, b: self.model.tokenizer.encode_causal(texts[a:b]), progress)
 
     def perplexity(self, texts: Sequence[str], *, progress: Progress | None = None
                    ) -> list[float]:
@@ -95,9 +96,13 @@ class CausalLM:
         of the text (tokenized on its own: see :mod:`scoring.runtime.tokenize`). Their
         mean is the ``1/M Σ ln P(k_t | k_1:t-1, q)`` of CONNER's informativeness
         (Eq. 5)."""
-        encodings = self.model.tokenizer.encode_conditional(prefixes, texts)
-        assert encodings.starts is not None
-        return self._logprobs(encodings, encodings.starts, progress)
+        if len(prefixes) != len(texts):
+            raise ScoringError(f"{len(prefixes)} prefixes but {len(texts)} texts",
+                               "pass one prefix for each text")
+        return self._logprobs(
+            len(texts),
+            lambda a, b: self.model.tokenizer.encode_conditional(prefixes[a:b], texts[a:b]),
+            progress)
 
     def conditional_logprob(self, prefixes: Sequence[str], texts: Sequence[str], *,
                             progress: Progress | None = None) -> list[float]:
@@ -107,20 +112,25 @@ class CausalLM:
         return [float(lp.sum()) for lp in
                 self.conditional_token_logprobs(prefixes, texts, progress=progress)]
 
-    def _logprobs(self, encodings: Encodings, starts: Sequence[int],
+    def _logprobs(self, n: int, encode: Callable[[int, int], Encodings],
                   progress: Progress | None) -> list[np.ndarray]:
-        """Log-probabilities of the tokens from ``starts[i]`` to the end of input i."""
-        self.truncated_texts += encodings.cut
-        items = encodings.items
+        """Log-probabilities of each input's text tokens: from ``starts[i]`` (1, right
+        after BOS, without a prefix) to the end."""
 
-        def reduce(logits: np.ndarray, batch: list[int]) -> list[np.ndarray]:
+        def counted(a: int, b: int) -> Encodings:
+            encodings = encode(a, b)
+            self.truncated_texts += encodings.cut
+            return encodings
+
+        def reduce(chunk: Encodings, logits: np.ndarray, rows: list[int]) -> list[np.ndarray]:
             out = []
-            for row, i in enumerate(batch):
-                ids, start = items[i].ids, starts[i]
+            for row, i in enumerate(rows):
+                ids = chunk.items[i].ids
+                start = chunk.starts[i] if chunk.starts is not None else 1
                 # Position p's logits predict token p + 1.
                 out.append(token_logprobs_from_logits(logits[row, start - 1:len(ids) - 1],
                                                       ids[start:]))
             return out
 
-        return self.model.map_batches(items, reduce, progress=progress,
-                                      batch_tokens=self.batch_tokens)
+        return self.model.map_chunks(n, counted, reduce, progress=progress,
+                                     batch_tokens=self.batch_tokens)

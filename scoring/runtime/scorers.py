@@ -86,9 +86,10 @@ class _PairScorer:
     def _logits(self, firsts: Sequence[str], seconds: Sequence[str] | None,
                 progress: Progress | None) -> np.ndarray:
         """float64 ``[n, n_logits]``, rows in input order."""
-        encodings = self._encode(firsts, seconds)
-        rows = self.model.map_batches(
-            encodings.items, lambda logits, _: list(np.asarray(logits, dtype=np.float64)),
+        rows = self.model.map_chunks(
+            len(firsts),
+            lambda a, b: self._encode(firsts[a:b], None if seconds is None else seconds[a:b]),
+            lambda _chunk, logits, _rows: list(np.asarray(logits, dtype=np.float64)),
             progress=progress)
         width = len(self.model.card.labels)
         return np.stack(rows) if rows else np.zeros((0, width), dtype=np.float64)

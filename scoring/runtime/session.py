@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import io
 import os
 import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -45,9 +47,9 @@ import onnxruntime as ort
 from scoring.card import MODEL_FILE, TOKENIZER_FILE, ModelCard, read_card
 from scoring.errors import ModelDirError, ScoringError
 from scoring.runtime.batching import in_input_order, plan_batches
-from scoring.runtime.tokenize import Encoded, TextTokenizer, pad_batch
+from scoring.runtime.tokenize import Encoded, Encodings, TextTokenizer, pad_batch
 
-__all__ = ["CPU", "CUDA", "Device", "OnnxTextModel", "RuntimeInfo", "TEXT_INPUTS",
+__all__ = ["CPU", "CUDA", "Device", "OnnxTextModel", "RuntimeInfo", "TEXT_INPUTS", "TOKENIZE_CHUNK",
            "cuda_fallback_reason", "physical_cores"]
 
 CPU = "CPUExecutionProvider"
@@ -55,6 +57,8 @@ CUDA = "CUDAExecutionProvider"
 Device = Literal["auto", "cpu", "cuda"]
 T = TypeVar("T")
 
+TOKENIZE_CHUNK = 4096
+"""Inputs tokenized at a time (see :meth:`OnnxTextModel.map_chunks`)."""
 TEXT_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "position_ids")
 """The graph inputs a text model may take, each int64 ``[batch, sequence]``."""
 _FLOAT_OUTPUTS = ("tensor(float)", "tensor(float16)")
@@ -96,6 +100,7 @@ class OnnxTextModel:
         self.tokenizer = tokenizer
         self.runtime = runtime
         self.batch_tokens = batch_tokens
+        self.tokenize_chunk = TOKENIZE_CHUNK
         self.input_names = tuple(i.name for i in session.get_inputs())
         self.output_shape = tuple(next(o.shape for o in session.get_outputs()
                                        if o.name == card.output))
@@ -166,6 +171,33 @@ class OnnxTextModel:
             if progress is not None:
                 progress(len(batch))
         return in_input_order(plan, results)
+
+    def map_chunks(self, n: int, encode: Callable[[int, int], Encodings],
+                   reduce: Callable[[Encodings, np.ndarray, list[int]], Sequence[T]], *,
+                   progress: Callable[[int], None] | None = None,
+                   batch_tokens: int | None = None) -> list[T]:
+        """:meth:`map_batches` over ``n`` inputs tokenized ``tokenize_chunk`` (default
+        :data:`TOKENIZE_CHUNK`) at a time by ``encode(start, stop)``, the next chunk in a
+        background thread while the model runs this one (`tokenizers` and onnxruntime
+        both release the GIL): on a GPU, tokenizing everything first would leave it idle
+        for a share of the run.
+        ``reduce(chunk, logits, rows)`` gets the chunk's encodings and the batch's row
+        indices into it. Batches are planned within a chunk, which holds enough inputs
+        for sorting by length to keep padding low."""
+        out: list[T] = []
+        if n == 0:
+            return out
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgbench-tokenize") as pool:
+            size = self.tokenize_chunk
+            pending = pool.submit(encode, 0, min(n, size))
+            for start in range(0, n, size):
+                chunk = pending.result()
+                stop = min(n, start + size)
+                if stop < n:
+                    pending = pool.submit(encode, stop, min(n, stop + size))
+                out.extend(self.map_batches(chunk.items, functools.partial(reduce, chunk),
+                                            progress=progress, batch_tokens=batch_tokens))
+        return out
 
 
 def run_with_io_binding(session: ort.InferenceSession, feeds: dict[str, np.ndarray],

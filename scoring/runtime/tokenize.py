@@ -81,8 +81,8 @@ class TextTokenizer:
         # The runtime truncates and pads itself: whatever the file asks for is turned off.
         tokenizer.no_truncation()
         tokenizer.no_padding()
-        self._single = _Template.probe(tokenizer, pair=False)
-        self._pair = _Template.probe(tokenizer, pair=True)
+        self._single = _Template.probe(tokenizer, pair=False, source=source)
+        self._pair = _Template.probe(tokenizer, pair=True, source=source)
         self._tok = tokenizer
         self._source = source
         self.max_length = max_length
@@ -211,10 +211,11 @@ class _Template:
         return sum(len(ids) for seq, ids, _ in self.parts if seq < 0)
 
     @classmethod
-    def probe(cls, tok: Tokenizer, *, pair: bool) -> _Template:
+    def probe(cls, tok: Tokenizer, *, pair: bool, source: str) -> _Template:
         a, b = (tok.encode(text, add_special_tokens=False) for text in ("a", "b"))
         if not a.ids or not b.ids:
-            raise ModelDirError("the tokenizer turns the probe text 'a' into no token at all",
+            raise ModelDirError(f"{source}: the tokenizer turns the probe texts 'a' and 'b' "
+                                f"into no token at all",
                                 "export the model again with `kgbench model export`")
         # The tokenizer's own encoding of the probe (its pair encoding gives the second
         # text type id 1 even without a post-processor, as post_process alone does not).
@@ -237,7 +238,7 @@ class _Template:
             else:
                 break
         if seq != (2 if pair else 1) or pos != len(ids):
-            raise ModelDirError(f"the tokenizer's post-processor gives {seq} text segments "
+            raise ModelDirError(f"{source}: the post-processor gives {seq} text segments "
                                 f"for {'a pair' if pair else 'one text'}",
                                 "export the model again with `kgbench model export`")
         return cls(tuple(parts))

@@ -32,7 +32,7 @@ def test_benchmark_smoke(tmp_path):
     assert saved["results"] == record["results"] and saved["machine"]["onnxruntime"]
     assert (out / "scoring_bench.png").stat().st_size > 0
     # every pair is exactly --seq tokens: the premise is cut to fit
-    premises, hypotheses = bench.make_pairs(3, 0)
+    premises, hypotheses = bench.make_pairs(20, 0, 32)
     from scoring.runtime import NliScorer
 
     scorer = NliScorer.open(tmp_path / "w" / "onnx-tiny-32", device="cpu")

@@ -9,6 +9,9 @@ is needed run in subprocesses, which stay quick.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,9 +19,10 @@ import pytest
 from kgbench.cli import main
 from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.scoring.models import TinyHf, exported, tiny_hf  # noqa: F401  (fixtures)
+from tests.scoring.models import Exported, TinyHf, exported, tiny_hf  # noqa: F401  (fixtures)
 
 
+@pytest.mark.slow   # a subprocess that imports torch: ~7 s of CPU
 def test_export_then_info(tiny_hf: TinyHf, tmp_path: Path) -> None:  # noqa: F811
     source, out = tiny_hf("bert", "nli"), tmp_path / "nli"
     proc = run("model", "export", source, "--task", "nli", "--out", out, "--json")
@@ -82,10 +86,15 @@ def test_bad_input_in_process(tiny_hf: TinyHf, tmp_path: Path,  # noqa: F811
     assert not (tmp_path / "out").exists()
 
 
-def test_unknown_task_is_a_usage_error(tmp_path: Path) -> None:
-    proc = run("model", "export", tmp_path, "--task", "summarize", "--out", tmp_path / "out")
-    assert_clean_error(proc, code=2)
-    assert "unknown task 'summarize'" in proc.stderr and "nli, classify, rerank" in proc.stderr
+def test_unknown_task_is_a_usage_error(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["model", "export", str(tmp_path), "--task", "summarize", "--out",
+              str(tmp_path / "out")])
+    stderr = " ".join(capsys.readouterr().err.split())
+    assert info.value.code == 2
+    assert stderr.startswith("Error: unknown task 'summarize'")
+    assert "nli, classify, rerank" in stderr and "Traceback" not in stderr
 
 
 def test_without_the_export_extra(tmp_path: Path) -> None:
@@ -105,12 +114,32 @@ def test_without_the_export_extra(tmp_path: Path) -> None:
     assert "pip install 'kgbench[export]'" in proc.stderr
 
 
-def test_help_teaches_with_an_example() -> None:
-    proc = run("model", "export", "--help")
-    assert proc.returncode == 0, proc.stderr
-    text = " ".join(proc.stdout.split())
+def test_help_teaches_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["model", "export", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
     assert "Example: kgbench model export" in text
     assert "pip install 'kgbench[export]'" in text
+
+
+def test_help_and_info_do_not_import_torch(exported: Exported) -> None:  # noqa: F811
+    """torch, transformers and the export code load only when an export runs: `kgbench
+    --help` stays quick and `model info` works without the export extra."""
+    code = textwrap.dedent(f"""
+        import sys
+        from typer.testing import CliRunner
+        from kgbench.cli.app import app
+        for args in (["--help"], ["model", "info", {str(exported("bert", "nli"))!r}]):
+            result = CliRunner().invoke(app, args)
+            assert result.exit_code == 0, result.output
+        print(",".join(m for m in ("torch", "transformers", "onnx", "scoring.export")
+                       if m in sys.modules))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""
 
 
 def test_info_on_a_directory_that_is_not_a_model(tmp_path: Path) -> None:

@@ -15,12 +15,13 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "kgbench" / "cli"
 SHARED = {"errors", "options", "output", "render"}
 COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
-            "model", "evaluate"}
+            "model", "evaluate", "score"}
 USE_CASES = [
     "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
     "extension/question_parsing.py", "extension/question_grounding.py",
     "extension/extend_file.py", "extension/generate_inputs.py", "kgbench/demo/tour.py",
-    "scoring/evaluate/run.py", "scoring/train.py",
+    "scoring/evaluate/run.py", "scoring/score/benchmark.py",
+    "scoring/train.py",
 ]
 LAYERS = {"kgstore": 0, "loaders": 1, "llm": 1, "extension": 2, "scoring": 3, "kgbench": 4}
 

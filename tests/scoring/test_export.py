@@ -9,6 +9,7 @@ rows, fails here.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -64,13 +65,21 @@ def onnx_logits(directory: Path, batch: dict[str, np.ndarray]) -> np.ndarray:
     return np.asarray(session.run(["logits"], {n: batch[n] for n in names})[0])
 
 
-def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
-                 with_types: bool) -> np.ndarray:
-    import torch
+@functools.cache
+def _torch_model(source: Path, task: str) -> Any:
     from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
 
     auto = AutoModelForCausalLM if task == "causal-lm" else AutoModelForSequenceClassification
-    model = auto.from_pretrained(source).eval()
+    return auto.from_pretrained(source).eval()
+
+
+def torch_logits(source: Path, task: str, batch: dict[str, np.ndarray],
+                 with_types: bool) -> np.ndarray:
+    """The checkpoint's logits in PyTorch, loaded as transformers loads it by default
+    (not through the export's code)."""
+    import torch
+
+    model = _torch_model(source, task)
     feed = {"input_ids": torch.from_numpy(batch["input_ids"]),
             "attention_mask": torch.from_numpy(batch["attention_mask"])}
     if with_types:
@@ -263,6 +272,17 @@ def test_nli_roles_that_cannot_be_found_ask_for_label_map() -> None:
         plan_labels(_config("entailment", "neutral", "contradiction"), "nli", {"LABEL_9": "neutral"})
     with pytest.raises(ScoringError, match="two labels are entailment"):
         plan_labels(_config("entailment", "entails", "contradiction"), "nli")
+
+
+def test_rerank_relevance_logit() -> None:
+    assert plan_labels(_config("score"), "rerank").labels == ("score",)
+    by_name = plan_labels(_config("Relevant", "not relevant"), "rerank")
+    assert (by_name.labels, by_name.relevance, by_name.note) == (("Relevant",), 0, None)
+    by_convention = plan_labels(_config("LABEL_0", "LABEL_1"), "rerank")
+    assert (by_convention.labels, by_convention.relevance) == (("LABEL_1",), 1)
+    assert "pass --label-map LABEL_0=relevance" in (by_convention.note or "")
+    with pytest.raises(ScoringError, match="a cross-encoder has one relevance logit"):
+        plan_labels(_config("a", "b", "c"), "rerank")
 
 
 def test_classify_labels_can_be_renamed() -> None:

@@ -189,3 +189,30 @@ def test_log_softmax_is_stable_for_huge_and_fp16_logits():
     ref = big.astype(np.float64) - np.log(np.exp(big.astype(np.float64)).sum(1, keepdims=True))
     np.testing.assert_allclose(token_logprobs_from_logits(big, [5, 7, 9]),
                                ref[[0, 1, 2], [5, 7, 9]], atol=1e-6)
+
+
+def test_chunked_tokenization_gives_the_same_results_in_order(nli, lm):
+    """Inputs are tokenized a chunk at a time (the next in a background thread): small
+    chunks give the same scores, in input order, with every input counted."""
+    d, _, _ = nli
+    whole = NliScorer.open(d, device="cpu").score(PREMISES * 3, HYPOTHESES * 3)
+    chunked = NliScorer.open(d, device="cpu", batch_tokens=20)
+    chunked.model.tokenize_chunk = 4
+    seen: list[int] = []
+    got = chunked.score(PREMISES * 3, HYPOTHESES * 3, progress=seen.append)
+    # batch shapes differ, so float sums may round differently: equal to 1e-6
+    for a, b in zip(got, whole, strict=True):
+        assert (a.entailment, a.neutral, a.contradiction) == pytest.approx(
+            (b.entailment, b.neutral, b.contradiction), abs=1e-6)
+    assert sum(seen) == 15 and len(seen) > 4
+    d, _, _ = lm
+    texts = ["Berlin is the capital of Germany.", "", "Paris", " ".join(PREMISES * 2)] * 2
+    lm_whole = CausalLM.open(d, device="cpu")
+    lm_chunked = CausalLM.open(d, device="cpu")
+    lm_chunked.model.tokenize_chunk = 3
+    for a, b in zip(lm_whole.conditional_token_logprobs(["x"] * 8, texts),
+                    lm_chunked.conditional_token_logprobs(["x"] * 8, texts), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    assert lm_chunked.perplexity(texts) == pytest.approx(lm_whole.perplexity(texts),
+                                                         nan_ok=True)
+    assert lm_chunked.truncated_texts == lm_whole.truncated_texts == 4

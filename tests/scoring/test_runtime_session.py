@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
@@ -224,3 +226,14 @@ def test_cuda_runs_with_io_binding_and_matches_the_cpu(classifier):
     rows = model.map_batches(enc, lambda logits, _: list(logits))
     np.testing.assert_allclose(np.stack(rows), expected_logits(model, emb, w, TEXTS),
                                rtol=1e-4, atol=1e-4)
+
+
+def test_the_runtime_never_loads_torch_or_transformers():
+    """The runtime needs onnxruntime, tokenizers and numpy only (torch is the export
+    extra): importing it loads neither torch nor transformers."""
+    code = ("import sys; import scoring.runtime, scoring.runtime.causal_lm; "
+            "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr

@@ -12,6 +12,8 @@ torch and transformers are imported inside the functions (the export extra).
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -41,35 +43,58 @@ instead of hiding in logits of order 0.01."""
 
 def _encoder_tokenizer(kind: TinyKind) -> tuple[Tokenizer, dict[str, str]]:
     """WordPiece (bert) or Unigram with a metaspace (deberta-v2, as DeBERTa-v3's
-    SentencePiece model), with the ``[CLS] A [SEP] B [SEP]`` template of both."""
-    from tokenizers import (
-        Tokenizer,
-        decoders,
-        models,
-        normalizers,
-        pre_tokenizers,
-        processors,
-        trainers,
-    )
+    SentencePiece model), with the ``[CLS] A [SEP] B [SEP]`` template of both.
+
+    The vocabulary is learnt from the corpus by counting, not by the `tokenizers`
+    trainers: their WordPiece and Unigram trainers break ties in hash-map order, so two
+    builds gave different vocabularies (and a fixture cached in one test run tokenized
+    differently from the next). Here every character of the corpus is a piece and the
+    most frequent words (count, then spelling) fill the rest, so the same corpus always
+    gives the same tokenizer; a word outside it splits into characters, as a rare word
+    splits into pieces in a real one.
+    """
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
     specials = {"unk_token": "[UNK]", "pad_token": "[PAD]", "cls_token": "[CLS]",
                 "sep_token": "[SEP]", "mask_token": "[MASK]"}
     order = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    normalizer: Any
+    pre_tokenizer: Any
+    if kind == "bert":
+        normalizer = normalizers.BertNormalizer(lowercase=True)
+        pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    else:
+        normalizer = normalizers.NFKC()
+        pre_tokenizer = pre_tokenizers.Metaspace()
+    words: Counter[str] = Counter()
+    for sentence in corpus():
+        pieces = pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(sentence))
+        words.update(piece for piece, _ in pieces)
+    characters: Counter[str] = Counter()
+    for word, count in words.items():
+        for character in word:
+            characters[character] += count
+    alphabet = sorted(characters)
+    by_frequency = sorted(words, key=lambda w: (-words[w], w))
     tokenizer: Tokenizer
     if kind == "bert":
-        tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-        tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
-        tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        vocab = [*order, *alphabet, *(f"##{c}" for c in alphabet)]
+        vocab += [w for w in by_frequency if w not in set(vocab)][:max(0, _VOCAB - len(vocab))]
+        tokenizer = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)},
+                                               unk_token="[UNK]"))
         tokenizer.decoder = decoders.WordPiece()
-        tokenizer.train_from_iterator(corpus(), trainers.WordPieceTrainer(
-            vocab_size=_VOCAB, special_tokens=order, show_progress=False))
     else:
-        tokenizer = Tokenizer(models.Unigram())
-        tokenizer.normalizer = normalizers.NFKC()
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+        total = sum(words.values()) + sum(characters.values())
+        pieces_scores = [(t, 0.0) for t in order]
+        pieces_scores += [(c, math.log(characters[c] / total)) for c in alphabet]
+        kept = [w for w in by_frequency if len(w) > 1][:max(0, _VOCAB - len(pieces_scores))]
+        pieces_scores += [(w, math.log(words[w] / total)) for w in kept]
+        tokenizer = Tokenizer(models.Unigram(pieces_scores, unk_id=order.index("[UNK]"),
+                                             byte_fallback=False))
         tokenizer.decoder = decoders.Metaspace()
-        tokenizer.train_from_iterator(corpus(), trainers.UnigramTrainer(
-            vocab_size=_VOCAB, special_tokens=order, unk_token="[UNK]", show_progress=False))
+    tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer
+    tokenizer.add_special_tokens(order)
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",

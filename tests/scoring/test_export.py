@@ -95,7 +95,7 @@ def test_parity_on_shapes_the_export_never_saw(kind: str, task: str, tiny_hf: Ti
     card = read_card(directory)
     with_types = "token_type_ids" in card.inputs
     largest = 0.0
-    for rows in (TEXTS, TEXTS[1:2]):
+    for rows in (TEXTS, TEXTS[3:4]):
         batch = _batch(directory, rows, task)
         assert batch["input_ids"].shape[1] > 10
         got = onnx_logits(directory, batch)

@@ -431,7 +431,9 @@ def plot(record: dict[str, Any], path: Path) -> None:
                 xs.append(i + (j - (len(names) - 1) / 2) * width)
                 ys.append(e["pairs_per_s"])
                 provider = e["provider"].replace("ExecutionProvider", "")
-                labels.append(f"{e['pairs_per_s']:,.0f}\n{provider} {e['precision']}")
+                rate = e["pairs_per_s"]
+                labels.append(f"{rate:,.0f}" if rate >= 100 else f"{rate:.1f}")
+                labels[-1] += f"\n{provider} {e['precision']}"
         bars = ax.bar(xs, ys, width, color=colors[engine], label=legend[engine])
         ax.bar_label(bars, labels, fontsize=7)
     ax.set_xticks(range(len(results)),

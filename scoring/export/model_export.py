@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -62,9 +63,9 @@ DEFAULT_OPSET = 18
 @dataclass(frozen=True)
 class ExportReport:
     """What :func:`export_model` wrote: the directory, its card, each graph's parity
-    (``stages``: fp32, then optimized, then fp16 or int8, as run), the size of model.onnx, the
-    seconds the export took and notes (a converted tokenizer, a relevance logit chosen
-    by convention, the optimizer's fusions)."""
+    (``stages``: fp32, then optimized, then fp16 or int8, as run), the size of
+    model.onnx, the seconds the export took and notes (a converted tokenizer, a
+    relevance logit chosen by convention, the optimizer's fusions, what int8 quantized)."""
 
     out_dir: Path
     card: ModelCard
@@ -158,11 +159,11 @@ def _versions() -> str:
     return f"kgbench {ours}, torch {torch.__version__}, transformers {transformers.__version__}"
 
 
-def _refuse(stage: StageParity, inputs: int) -> ScoringError:
+def _refuse(stage: StageParity, inputs: int, rows: int) -> ScoringError:
     if stage.label_disagreements:
         return ScoringError(
             f"parity check failed ({stage.stage}): the {stage.stage} graph gives "
-            f"{stage.label_disagreements} of the sample inputs another label than PyTorch "
+            f"{stage.label_disagreements} of {rows} sample rows another label than PyTorch "
             f"(logits within {stage.max_abs_diff:.3g} of PyTorch's, tolerance "
             f"{stage.tolerance:g}); nothing was written",
             f"export without --{stage.stage}: quantization changes this model's decisions")
@@ -193,7 +194,8 @@ def _commit(work: Path, out_dir: Path) -> None:
 
 def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | None = None,
                  opset: int = DEFAULT_OPSET, fp16: bool = False, optimize: bool = False,
-                 int8: bool = False, tolerance: float | None = None, label_map: Mapping[str, str] | None = None,
+                 int8: bool = False, tolerance: float | None = None,
+                 label_map: Mapping[str, str] | None = None,
                  progress: Callable[[str], None] | None = None,
                  force: bool = False) -> ExportReport:
     """Export the checkpoint ``hf_dir`` for ``task`` to ``out_dir`` (see the module
@@ -242,16 +244,19 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
             got = ort_logits(graph, samples.batches, stage=stage)
             result = compare(stage, reference, got, samples.batches, task,
                              stage_tolerance(stage, tolerance, scale))
-            if stage == "int8" and task in ("nli", "classify"):
+            if stage == "int8" and task in ("nli", "classify") and math.isfinite(
+                    result.max_abs_diff):   # (inf: shapes differ, no labels to compare)
                 result = dataclasses.replace(
                     result, label_disagreements=label_disagreements(reference, got))
             stages.append(result)
-            labels = ("" if result.label_disagreements is None else
-                      f", labels differ on {result.label_disagreements}")
+            flips = result.label_disagreements
+            labels = ("" if flips is None else ", labels kept" if flips == 0
+                      else f", {flips} labels differ")
             say(f"parity {stage}: max |diff| {result.max_abs_diff:.3g} "
                 f"(tolerance {result.tolerance:g}){labels}")
             if not result.passed:
-                raise _refuse(result, samples.inputs)
+                raise _refuse(result, samples.inputs,
+                              sum(len(b["input_ids"]) for b in samples.batches))
 
         graph = work / "fp32.onnx"
         say(f"exporting to ONNX (opset {opset})")
@@ -279,8 +284,8 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
         card = ModelCard(
             task=task, labels=plan.labels, nli_roles=plan.nli_roles,
             max_length=checkpoint.max_length, inputs=checkpoint.inputs, opset=opset,
-            precision="fp16" if fp16 else "int8" if int8 else "fp32", optimized=any(s.stage == "optimized"
-                                                                for s in stages),
+            precision="fp16" if fp16 else "int8" if int8 else "fp32",
+            optimized=any(s.stage == "optimized" for s in stages),
             source=SourceCheckpoint(path=str(hf_dir.resolve()), model_type=checkpoint.model_type,
                                     sha256=checkpoint_sha256(hf_dir)),
             parity=Parity(max_abs_diff=final.max_abs_diff, tolerance=final.tolerance,

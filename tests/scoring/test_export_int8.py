@@ -116,7 +116,7 @@ def test_int8_that_changes_a_label_writes_nothing(tmp_path: Path, tiny_hf: TinyH
     fp32 = export_model(source, "nli", tmp_path / "fp32", tolerance=10.0)
     assert fp32.stages[0].max_abs_diff < 1e-3
     with pytest.raises(ScoringError, match=r"parity check failed \(int8\): the int8 graph gives "
-                                           r"[1-8] of the sample inputs another label than "
+                                           r"[1-8] of 8 sample rows another label than "
                                            r"PyTorch .*; nothing was written") as caught:
         export_model(source, "nli", tmp_path / "int8", int8=True, tolerance=10.0)
     assert "without --int8" in (caught.value.hint or "")

@@ -4,7 +4,8 @@ model in PyTorch eager, same inputs, same run.
 Issue 21's goals: on the CPU, the ONNX NLI scorer at least 2x PyTorch eager on a
 DeBERTa-v3-base-shaped model at 128 tokens; on one H100-class GPU, at least 8,000
 pairs/s for that model (fp16, IO binding) and at least 2x PyTorch eager in fp16 on the
-same GPU.
+same GPU. On the CPU the ONNX model runs twice: fp32 (the same arithmetic as eager)
+and int8 (``model export --int8``, dynamic quantization), each against eager fp32.
 
 What runs, per model shape:
 
@@ -15,26 +16,30 @@ What runs, per model shape:
    6 heads, intermediate 1536), ``tiny`` (the test models' shape) for the smoke test;
    the tokenizer is the tiny test models' (:func:`scoring.export.tiny.build_tiny_model`);
 2. exported with ``scoring.export.export_model`` (parity-checked; ``--device cuda``:
-   fp16), cached under ``--work``;
+   fp16; the ``onnxruntime-int8`` engine: ``int8=True``), cached under ``--work``;
 3. ``--pairs`` synthetic (premise, hypothesis) pairs whose premise is a little longer
    than the model's max length, so every pair is exactly ``--seq`` tokens after
    truncation;
 4. each engine in a process of its own (so that its peak RSS is its own; ``--in-process``
    for the smoke test): ``onnxruntime`` is :class:`scoring.runtime.NliScorer` end to end
-   (tokenization, token-budget batches, the session, softmax); ``torch`` is the same
+   (tokenization, token-budget batches, the session, softmax), on the fp32 (fp16 on the
+   GPU) export, and ``onnxruntime-int8`` the same on the int8 export (CPU only: an int8
+   model runs on the CPU provider); ``torch`` is the same
    checkpoint in ``transformers`` eager under ``torch.inference_mode()``, fed the same
    tokenization and batch plan (``pad_batch`` of the runtime), softmax in float64. On the
    GPU, torch runs the model in fp16 (``.half()``). One warm-up batch each, not timed.
 
 Recorded with every figure: pairs/s, p50 and p90 latency per batch, peak RSS, the
-provider that actually ran (``RuntimeInfo`` for onnxruntime), threads, and the largest
-difference between the two engines' probabilities (they must agree). One JSON record is
+provider that actually ran (``RuntimeInfo`` for onnxruntime), the precision, threads,
+and each ONNX engine's difference from eager's probabilities (largest and mean |Δp|,
+and the share of pairs given the same label; fp32 must agree to ~1e-6, int8 is
+expected to differ by ~1e-2 on the logits). One JSON record is
 appended to ``bench/results/scoring_bench.jsonl`` (machine, load average, commit) and
 a plot written to ``bench/results/scoring_bench[_gpu].png``.
 
 Run::
 
-    python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU
+    python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU, 3 engines
     python bench/scoring_bench.py --device cuda --shapes base --pairs 20000  # GPU
 """
 
@@ -77,6 +82,8 @@ SHAPES: dict[str, dict[str, Any]] = {
     "tiny": {},   # build_tiny_model's own deberta-v2 shape (hidden 32, 2 layers)
 }
 GOALS = {"cpu_ratio": 2.0, "gpu_pairs_per_s": 8000.0, "gpu_ratio": 2.0}
+ONNX_ENGINES = ("onnxruntime", "onnxruntime-int8")
+"""The engines that run an export through the scoring runtime (the rest: torch)."""
 
 
 # -- model and inputs -------------------------------------------------------------------
@@ -104,13 +111,15 @@ def build_checkpoint(shape: str, work: Path) -> Path:
     return target
 
 
-def export(hf_dir: Path, shape: str, seq: int, fp16: bool, work: Path) -> Path:
-    """The exported model directory (cached in ``work``)."""
-    target = work / f"onnx-{shape}-{seq}{'-fp16' if fp16 else ''}"
+def export(hf_dir: Path, shape: str, seq: int, precision: str, work: Path) -> Path:
+    """The exported model directory in ``precision`` (fp32, fp16 or int8; cached in
+    ``work``)."""
+    target = work / f"onnx-{shape}-{seq}{'' if precision == 'fp32' else '-' + precision}"
     if not (target / "kgbench-model.json").is_file():
         from scoring.export import export_model
 
-        export_model(hf_dir, "nli", target, max_length=seq, fp16=fp16,
+        export_model(hf_dir, "nli", target, max_length=seq, fp16=precision == "fp16",
+                     int8=precision == "int8",
                      progress=lambda message: print(f"  export: {message}", flush=True))
     return target
 
@@ -150,7 +159,8 @@ def _peak_rss_mb() -> float:
 
 
 def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, device: str,
-             threads: int | None, batch_tokens: int) -> tuple[dict[str, Any], Any]:
+             threads: int | None, batch_tokens: int, engine: str = "onnxruntime"
+             ) -> tuple[dict[str, Any], Any]:
     """NliScorer end to end; returns (figures, probabilities [n, 3])."""
     import numpy as np
 
@@ -167,7 +177,7 @@ def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, dev
     seconds = stamps[-1] - stamps[0]
     probs = np.array([[s.entailment, s.neutral, s.contradiction] for s in scores])
     runtime = scorer.runtime.to_json()
-    return {"engine": "onnxruntime", "provider": runtime["provider"], "runtime": runtime,
+    return {"engine": engine, "provider": runtime["provider"], "runtime": runtime,
             "precision": runtime["precision"], "threads": runtime["threads"],
             "pairs": len(premises), "seconds": round(seconds, 3),
             "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
@@ -242,7 +252,7 @@ def _engine_main(argv: Sequence[str]) -> None:
     import numpy as np
 
     p = argparse.ArgumentParser()
-    p.add_argument("engine", choices=["onnxruntime", "torch"])
+    p.add_argument("engine", choices=[*ONNX_ENGINES, "torch"])
     for name in ("--model", "--hf", "--inputs", "--result", "--device"):
         p.add_argument(name, required=True)
     p.add_argument("--threads", type=int)
@@ -253,9 +263,9 @@ def _engine_main(argv: Sequence[str]) -> None:
     inputs = json.loads(Path(a.inputs).read_text())
     kw = dict(device=a.device, threads=a.threads, batch_tokens=a.batch_tokens)
     try:
-        if a.engine == "onnxruntime":
+        if a.engine in ONNX_ENGINES:
             figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"],
-                                      **kw)
+                                      engine=a.engine, **kw)
         else:
             figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
                                        inputs["hypotheses"], **kw)
@@ -273,8 +283,9 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
     if in_process:
         data = json.loads(inputs.read_text())
         kw = dict(device=device, threads=threads, batch_tokens=batch_tokens)
-        if engine == "onnxruntime":
-            return run_onnx(model_dir, data["premises"], data["hypotheses"], **kw)
+        if engine in ONNX_ENGINES:
+            return run_onnx(model_dir, data["premises"], data["hypotheses"], engine=engine,
+                            **kw)
         return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)
     result = work / f"result-{engine}.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "_engine", engine,
@@ -322,16 +333,28 @@ def machine_info(device: str) -> dict[str, Any]:
     return info
 
 
-def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+def prob_diff(onnx: Any, eager: Any) -> dict[str, float]:
+    """How far an ONNX engine's probabilities [n, 3] are from eager's: the largest and
+    the mean absolute difference, and the share of pairs given the same label."""
     import numpy as np
 
+    diff = np.abs(onnx - eager)
+    return {"max_abs_prob_diff": float(diff.max()), "mean_abs_prob_diff": float(diff.mean()),
+            "label_agreement": float(np.mean(onnx.argmax(axis=1) == eager.argmax(axis=1)))}
+
+
+def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     print(f"[{shape}] checkpoint", flush=True)
     hf_dir = build_checkpoint(shape, work)
-    print(f"[{shape}] export (max length {args.seq}{', fp16' if args.device == 'cuda' else ''})",
-          flush=True)
-    started = time.perf_counter()
-    model_dir = export(hf_dir, shape, args.seq, args.device == "cuda", work)
-    export_s = time.perf_counter() - started
+    fp = "fp16" if args.device == "cuda" else "fp32"
+    precisions = {"onnxruntime": fp, "onnxruntime-int8": "int8", "torch": fp}
+    model_dirs: dict[str, Path] = {}
+    export_s: dict[str, float] = {}
+    for precision in dict.fromkeys(precisions[e] for e in args.engines):
+        print(f"[{shape}] export (max length {args.seq}, {precision})", flush=True)
+        started = time.perf_counter()
+        model_dirs[precision] = export(hf_dir, shape, args.seq, precision, work)
+        export_s[precision] = round(time.perf_counter() - started, 1)
     premises, hypotheses = make_pairs(args.pairs, args.seed, args.seq)
     inputs = work / f"pairs-{args.pairs}-{args.seed}-{args.seq}.json"
     inputs.write_text(json.dumps({"premises": premises, "hypotheses": hypotheses}))
@@ -340,31 +363,46 @@ def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, A
     for engine in args.engines:
         print(f"[{shape}] {engine}: {args.pairs} pairs on {args.device}", flush=True)
         engines[engine], probs[engine] = run_engine(
-            engine, hf_dir=hf_dir, model_dir=model_dir, inputs=inputs, device=args.device,
+            engine, hf_dir=hf_dir, model_dir=model_dirs[precisions[engine]], inputs=inputs,
+            device=args.device,
             threads=args.threads, batch_tokens=args.batch_tokens, in_process=args.in_process,
             work=work)
         e = engines[engine]
         print(f"[{shape}] {engine}: {e['pairs_per_s']:,.1f} pairs/s, p50 "
               f"{e['p50_batch_ms']:.1f} ms/batch, peak RSS {e['peak_rss_mb']:,.0f} MiB, "
-              f"provider {e['provider']}", flush=True)
+              f"provider {e['provider']} {e['precision']}", flush=True)
     out: dict[str, Any] = {"shape": shape, "config": SHAPES[shape] or "tiny",
-                           "seq": args.seq, "export_seconds": round(export_s, 1),
-                           "engines": engines}
-    if {"onnxruntime", "torch"} <= set(engines):
-        out["ratio_onnx_over_torch"] = round(
-            engines["onnxruntime"]["pairs_per_s"] / engines["torch"]["pairs_per_s"], 2)
-        out["max_abs_prob_diff"] = float(np.abs(probs["onnxruntime"] - probs["torch"]).max())
+                           "seq": args.seq, "export_seconds": export_s, "engines": engines}
+    for engine in ONNX_ENGINES:
+        if {engine, "torch"} <= set(engines):
+            onnx, eager = engines[engine], engines["torch"]
+            key = "onnx" if engine == "onnxruntime" else "int8"
+            out[f"ratio_{key}_over_torch"] = round(onnx["pairs_per_s"] / eager["pairs_per_s"], 2)
+            out[f"p50_ratio_{key}_over_torch"] = round(
+                eager["p50_batch_ms"] / onnx["p50_batch_ms"], 2) if onnx["p50_batch_ms"] else None
+            diff = prob_diff(probs[engine], probs["torch"])
+            onnx["vs_torch"] = diff
+            if engine == "onnxruntime":   # the keys of earlier records
+                out["max_abs_prob_diff"] = diff["max_abs_prob_diff"]
+    if set(ONNX_ENGINES) <= set(engines):
+        out["ratio_int8_over_onnx_fp32"] = round(engines["onnxruntime-int8"]["pairs_per_s"]
+                                                 / engines["onnxruntime"]["pairs_per_s"], 2)
     return out
 
 
 def goals(results: list[dict[str, Any]], device: str) -> dict[str, Any]:
     base = next((r for r in results if r["shape"] == "base"), None)
-    if base is None or "ratio_onnx_over_torch" not in base:
+    if base is None:
+        return {}
+    if device == "cpu":
+        return {name: {"value": base[key], "goal": GOALS["cpu_ratio"],
+                       "pass": base[key] >= GOALS["cpu_ratio"]}
+                for name, key in (("cpu_ratio_ge_2", "ratio_onnx_over_torch"),
+                                  ("cpu_int8_ratio_ge_2", "ratio_int8_over_torch"))
+                if key in base}
+    if "ratio_onnx_over_torch" not in base:
         return {}
     ratio = base["ratio_onnx_over_torch"]
-    if device == "cpu":
-        return {"cpu_ratio_ge_2": {"value": ratio, "goal": GOALS["cpu_ratio"],
-                                   "pass": ratio >= GOALS["cpu_ratio"]}}
     rate = base["engines"]["onnxruntime"]["pairs_per_s"]
     return {"gpu_pairs_per_s_ge_8000": {"value": rate, "goal": GOALS["gpu_pairs_per_s"],
                                         "pass": rate >= GOALS["gpu_pairs_per_s"]},
@@ -380,24 +418,29 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
     results = record["results"]
     fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.38
-    colors = {"onnxruntime": "#1f77b4", "torch": "#ff7f0e"}
-    for j, engine in enumerate(("onnxruntime", "torch")):
+    names = [e for e in (*ONNX_ENGINES, "torch") if any(e in r["engines"] for r in results)]
+    width = 0.8 / len(names)
+    colors = {"onnxruntime": "#1f77b4", "onnxruntime-int8": "#2ca02c", "torch": "#ff7f0e"}
+    legend = {"onnxruntime": "onnxruntime (NliScorer)",
+              "onnxruntime-int8": "onnxruntime int8 (NliScorer)", "torch": "PyTorch eager"}
+    for j, engine in enumerate(names):
         xs, ys, labels = [], [], []
         for i, r in enumerate(results):
             e = r["engines"].get(engine)
             if e:
-                xs.append(i + (j - 0.5) * width)
+                xs.append(i + (j - (len(names) - 1) / 2) * width)
                 ys.append(e["pairs_per_s"])
                 provider = e["provider"].replace("ExecutionProvider", "")
-                labels.append(f"{e['pairs_per_s']:,.0f}\n{provider} {e['precision']}")
-        bars = ax.bar(xs, ys, width, color=colors[engine],
-                      label="onnxruntime (NliScorer)" if engine == "onnxruntime"
-                      else "PyTorch eager")
+                rate = e["pairs_per_s"]
+                labels.append(f"{rate:,.0f}" if rate >= 100 else f"{rate:.1f}")
+                labels[-1] += f"\n{provider} {e['precision']}"
+        bars = ax.bar(xs, ys, width, color=colors[engine], label=legend[engine])
         ax.bar_label(bars, labels, fontsize=7)
     ax.set_xticks(range(len(results)),
-                  [f"{r['shape']} @ {r['seq']} tok" + (f"\n{r['ratio_onnx_over_torch']}x"
-                                                       if "ratio_onnx_over_torch" in r else "")
+                  [f"{r['shape']} @ {r['seq']} tok"
+                   + "".join(f"\n{label} {r[key]}x" for label, key in (
+                       ("fp32", "ratio_onnx_over_torch"), ("int8", "ratio_int8_over_torch"))
+                       if key in r)
                    for r in results])
     ax.set_ylabel("NLI pairs / s")
     m = record["machine"]
@@ -423,8 +466,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--threads", type=int, help="CPU threads (default: physical cores)")
     p.add_argument("--batch-tokens", type=int, default=16384)
-    p.add_argument("--engines", nargs="+", choices=["onnxruntime", "torch"],
-                   default=["onnxruntime", "torch"])
+    p.add_argument("--engines", nargs="+", choices=[*ONNX_ENGINES, "torch"],
+                   help="default: all three on the CPU; onnxruntime and torch on CUDA (an "
+                        "int8 model runs on the CPU provider only)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--work", type=Path, help="cache of checkpoints and exports "
                                              "(default: a temporary directory)")
@@ -432,6 +476,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--in-process", action="store_true",
                    help="run the engines in this process (smoke test; RSS not per engine)")
     args = p.parse_args(argv)
+    if args.engines is None:
+        args.engines = (["onnxruntime", "onnxruntime-int8", "torch"] if args.device == "cpu"
+                        else ["onnxruntime", "torch"])
+    if args.device == "cuda" and "onnxruntime-int8" in args.engines:
+        p.error("--engines onnxruntime-int8 runs on the CPU only (no CUDA kernels for its "
+                "integer MatMuls): leave it out with --device cuda")
     own_work = args.work is None
     work = Path(tempfile.mkdtemp(prefix="scoring-bench-")) if own_work else args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -458,9 +508,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     png = args.out / f"scoring_bench{'_gpu' if args.device == 'cuda' else ''}.png"
     plot(record, png)
     for r in results:
-        if "ratio_onnx_over_torch" in r:
-            print(f"[{r['shape']}] onnxruntime / torch eager = {r['ratio_onnx_over_torch']}x "
-                  f"(max |Δp| {r['max_abs_prob_diff']:.2g})")
+        for engine, key in (("onnxruntime", "onnx"), ("onnxruntime-int8", "int8")):
+            if f"ratio_{key}_over_torch" in r:
+                e = r["engines"][engine]
+                print(f"[{r['shape']}] {engine} ({e['provider']} {e['precision']}) / torch "
+                      f"eager = {r[f'ratio_{key}_over_torch']}x pairs/s, "
+                      f"{r[f'p50_ratio_{key}_over_torch']}x p50 batch latency (max |Δp| "
+                      f"{e['vs_torch']['max_abs_prob_diff']:.2g}, same label "
+                      f"{e['vs_torch']['label_agreement']:.0%})")
     for name, g in record["goals"].items():
         print(f"goal {name}: {g['value']} vs {g['goal']} -> {'PASS' if g['pass'] else 'FAIL'}")
     print(f"record appended to {args.out / 'scoring_bench.jsonl'}; plot {png}")

@@ -44,7 +44,11 @@ TASKS: tuple[Task, ...] = get_args(Task)
 
 NliRole = Literal["entailment", "neutral", "contradiction"]
 NLI_ROLES: tuple[NliRole, ...] = get_args(NliRole)
-Precision = Literal["fp32", "fp16"]
+Precision = Literal["fp32", "fp16", "int8"]
+"""The graph's arithmetic: ``fp32``; ``fp16`` (for GPUs); ``int8``, weights quantized to
+int8 and each MatMul's input to uint8 per call (dynamic quantization, for the CPU
+provider: onnxruntime's CUDA provider has no kernel for its integer MatMuls). Cards
+written before int8 existed read unchanged, so the card's version stays 1."""
 
 
 class _Strict(BaseModel):

@@ -2,8 +2,9 @@
 (``model.onnx``, ``tokenizer.json``, ``kgbench-model.json``), checked against PyTorch.
 
 The steps: read the checkpoint (:mod:`~scoring.export.checkpoint`), load it for the
-task and trace it (:mod:`~scoring.export.graph`), then optionally optimize and convert
-to fp16 (:mod:`~scoring.export.convert`); every graph is compared with PyTorch
+task and trace it (:mod:`~scoring.export.graph`), then optionally optimize, and convert
+to fp16 or quantize to int8 (:mod:`~scoring.export.convert`); every graph is compared
+with PyTorch
 (:mod:`~scoring.export.parity`) and one that differs by more than its tolerance stops
 the export with the numbers. Everything is written into a temporary directory beside
 ``out_dir``, renamed onto it only when complete: ``out_dir`` is either the previous
@@ -13,7 +14,9 @@ model or the new one, never half of one.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -45,6 +48,7 @@ from scoring.export.checkpoint import (
 from scoring.export.parity import (
     StageParity,
     compare,
+    label_disagreements,
     logit_scale,
     ort_logits,
     parity_batches,
@@ -59,9 +63,9 @@ DEFAULT_OPSET = 18
 @dataclass(frozen=True)
 class ExportReport:
     """What :func:`export_model` wrote: the directory, its card, each graph's parity
-    (``stages``: fp32, then optimized, then fp16, as run), the size of model.onnx, the
-    seconds the export took and notes (a converted tokenizer, a relevance logit chosen
-    by convention, the optimizer's fusions)."""
+    (``stages``: fp32, then optimized, then fp16 or int8, as run), the size of
+    model.onnx, the seconds the export took and notes (a converted tokenizer, a
+    relevance logit chosen by convention, the optimizer's fusions, what int8 quantized)."""
 
     out_dir: Path
     card: ModelCard
@@ -73,7 +77,10 @@ class ExportReport:
     def to_json(self) -> dict[str, Any]:
         return {"out": str(self.out_dir), "card": self.card.model_dump(mode="json"),
                 "parity": [{"stage": s.stage, "max_abs_diff": s.max_abs_diff,
-                            "tolerance": s.tolerance} for s in self.stages],
+                            "tolerance": s.tolerance,
+                            **({} if s.label_disagreements is None
+                               else {"label_disagreements": s.label_disagreements})}
+                           for s in self.stages],
                 "size_bytes": self.size_bytes, "seconds": round(self.seconds, 3),
                 "notes": list(self.notes)}
 
@@ -152,7 +159,14 @@ def _versions() -> str:
     return f"kgbench {ours}, torch {torch.__version__}, transformers {transformers.__version__}"
 
 
-def _refuse(stage: StageParity, inputs: int) -> ScoringError:
+def _refuse(stage: StageParity, inputs: int, rows: int) -> ScoringError:
+    if stage.label_disagreements:
+        return ScoringError(
+            f"parity check failed ({stage.stage}): the {stage.stage} graph gives "
+            f"{stage.label_disagreements} of {rows} sample rows another label than PyTorch "
+            f"(logits within {stage.max_abs_diff:.3g} of PyTorch's, tolerance "
+            f"{stage.tolerance:g}); nothing was written",
+            f"export without --{stage.stage}: quantization changes this model's decisions")
     return ScoringError(
         f"parity check failed ({stage.stage}): the ONNX graph's logits differ from PyTorch's "
         f"by up to {stage.max_abs_diff:.3g} on {inputs} sample inputs, more than the "
@@ -180,13 +194,17 @@ def _commit(work: Path, out_dir: Path) -> None:
 
 def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | None = None,
                  opset: int = DEFAULT_OPSET, fp16: bool = False, optimize: bool = False,
-                 tolerance: float | None = None, label_map: Mapping[str, str] | None = None,
+                 int8: bool = False, tolerance: float | None = None,
+                 label_map: Mapping[str, str] | None = None,
                  progress: Callable[[str], None] | None = None,
                  force: bool = False) -> ExportReport:
     """Export the checkpoint ``hf_dir`` for ``task`` to ``out_dir`` (see the module
-    docstring). ``tolerance`` (absolute, on logits) replaces every stage's default
-    (:mod:`scoring.export.parity`: 1e-4 fp32, 1e-3 optimized, 5e-2 fp16, each times
-    the largest |logit|, at least 1); ``label_map`` names NLI roles or
+    docstring). ``int8``: dynamic int8 quantization of the weights
+    (:func:`~scoring.export.convert.to_int8`), after the optimizer, for the CPU; not
+    with ``fp16``. ``tolerance`` (absolute, on logits) replaces every stage's default
+    (:mod:`scoring.export.parity`: 1e-4 fp32, 1e-3 optimized, 5e-2 fp16, 1e-1 int8,
+    each times the largest |logit|, at least 1; an int8 classifier must also keep every
+    sample's label); ``label_map`` names NLI roles or
     renames labels (:func:`~scoring.export.checkpoint.plan_labels`); ``force`` lets an
     existing non-empty directory that is not an exported model be replaced."""
     started = time.perf_counter()
@@ -195,7 +213,10 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
     if tolerance is not None and not tolerance > 0:
         raise ScoringError(f"--tolerance {tolerance}: must be a positive number",
                            "leave it out for the defaults (1e-4 fp32, 1e-3 optimized, "
-                           "5e-2 fp16, each times the largest |logit|)")
+                           "5e-2 fp16, 1e-1 int8, each times the largest |logit|)")
+    if fp16 and int8:
+        raise ScoringError("--fp16 and --int8 are two different precisions: choose one",
+                           "--fp16 for a GPU, --int8 for the CPU")
     if not 9 <= opset <= 23:
         raise ScoringError(f"--opset {opset}: torch exports opsets 9 to 23",
                            f"leave it out for {DEFAULT_OPSET}")
@@ -220,13 +241,22 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
         stages: list[StageParity] = []
 
         def check(stage: str, graph: Path) -> None:
-            result = compare(stage, reference, ort_logits(graph, samples.batches, stage=stage),
-                             samples.batches, task, stage_tolerance(stage, tolerance, scale))
+            got = ort_logits(graph, samples.batches, stage=stage)
+            result = compare(stage, reference, got, samples.batches, task,
+                             stage_tolerance(stage, tolerance, scale))
+            if stage == "int8" and task in ("nli", "classify") and math.isfinite(
+                    result.max_abs_diff):   # (inf: shapes differ, no labels to compare)
+                result = dataclasses.replace(
+                    result, label_disagreements=label_disagreements(reference, got))
             stages.append(result)
+            flips = result.label_disagreements
+            labels = ("" if flips is None else ", labels kept" if flips == 0
+                      else f", {flips} labels differ")
             say(f"parity {stage}: max |diff| {result.max_abs_diff:.3g} "
-                f"(tolerance {result.tolerance:g})")
+                f"(tolerance {result.tolerance:g}){labels}")
             if not result.passed:
-                raise _refuse(result, samples.inputs)
+                raise _refuse(result, samples.inputs,
+                              sum(len(b["input_ids"]) for b in samples.batches))
 
         graph = work / "fp32.onnx"
         say(f"exporting to ONNX (opset {opset})")
@@ -243,16 +273,19 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
             to_fp16(graph, work / "fp16.onnx")
             graph = work / "fp16.onnx"
             check("fp16", graph)
+        if int8:
+            graph = _quantized(graph, work, notes, say)
+            check("int8", graph)
         os.replace(graph, work / MODEL_FILE)
-        for leftover in ("fp32.onnx", "optimized.onnx"):
+        for leftover in ("fp32.onnx", "optimized.onnx", "fp16.onnx", "int8.onnx"):
             (work / leftover).unlink(missing_ok=True)
         (work / TOKENIZER_FILE).write_text(tokenizer.to_str(), encoding="utf-8")
         final = stages[-1]
         card = ModelCard(
             task=task, labels=plan.labels, nli_roles=plan.nli_roles,
             max_length=checkpoint.max_length, inputs=checkpoint.inputs, opset=opset,
-            precision="fp16" if fp16 else "fp32", optimized=any(s.stage == "optimized"
-                                                                for s in stages),
+            precision="fp16" if fp16 else "int8" if int8 else "fp32",
+            optimized=any(s.stage == "optimized" for s in stages),
             source=SourceCheckpoint(path=str(hf_dir.resolve()), model_type=checkpoint.model_type,
                                     sha256=checkpoint_sha256(hf_dir)),
             parity=Parity(max_abs_diff=final.max_abs_diff, tolerance=final.tolerance,
@@ -288,4 +321,21 @@ def _optimized(graph: Path, work: Path, checkpoint: Checkpoint, notes: list[str]
         fused = optimize(graph, target, model_type=checkpoint.model_type, num_heads=heads,
                          hidden_size=hidden)
     notes.append("optimizer fused: " + (json.dumps(fused, sort_keys=True) if fused else "nothing"))
+    return target
+
+
+def _quantized(graph: Path, work: Path, notes: list[str], say: Callable[[str], None]) -> Path:
+    """``graph`` with its weights quantized to int8 (:func:`~scoring.export.convert.
+    to_int8`); a graph with no MatMul to quantize is refused (int8 would change nothing)."""
+    from scoring.export.convert import to_int8
+
+    say("quantizing the weights to int8 (dynamic quantization, per channel)")
+    target = work / "int8.onnx"
+    quantized = to_int8(graph, target)
+    if not quantized:
+        raise ScoringError("--int8: the graph has no MatMul with a weight matrix to "
+                           "quantize, so int8 would change nothing; nothing was written",
+                           "export without --int8")
+    notes.append(f"int8: {quantized} MatMuls quantized (weights int8 per channel, inputs "
+                 f"uint8 per call); it runs on the CPU provider")
     return target

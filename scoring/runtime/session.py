@@ -14,6 +14,13 @@ the CUDA and cuDNN libraries that pip packages (``nvidia-*``, e.g. from a CUDA b
 torch) put in site-packages. ``device="cuda"`` that cannot run is an error, never a
 quiet CPU run; ``device="auto"`` falls back and says so.
 
+An int8 model (``model export --int8``) runs on the CPU provider, GPU or not: its
+MatMuls take uint8 activations and int8 weights (``MatMulInteger``, fused by the CPU
+provider into ``DynamicQuantizeMatMul``), and onnxruntime's CUDA provider has kernels
+for neither (its ``MatMulInteger`` takes int8 × int8 only), so under CUDA each of them
+would run on the CPU anyway, with copies to and from the GPU around it. ``auto`` says
+so in ``fallback`` without trying CUDA; ``cuda`` is an error.
+
 CPU: ``threads`` intra-op threads (default: the physical cores this process may use;
 hyper-threads share a core's arithmetic units and do not speed up matrix products),
 sequential execution (one transformer layer after another: there is no parallel branch
@@ -49,7 +56,7 @@ from scoring.errors import ModelDirError, ScoringError
 from scoring.runtime.batching import in_input_order, plan_batches
 from scoring.runtime.tokenize import Encoded, Encodings, TextTokenizer, pad_batch
 
-__all__ = ["CPU", "CUDA", "Device", "OnnxTextModel", "RuntimeInfo", "TEXT_INPUTS", "TOKENIZE_CHUNK",
+__all__ = ["CPU", "CUDA", "Device", "INT8_ON_CPU", "OnnxTextModel", "RuntimeInfo", "TEXT_INPUTS", "TOKENIZE_CHUNK",
            "cuda_fallback_reason", "physical_cores"]
 
 CPU = "CPUExecutionProvider"
@@ -62,6 +69,8 @@ TOKENIZE_CHUNK = 4096
 TEXT_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "position_ids")
 """The graph inputs a text model may take, each int64 ``[batch, sequence]``."""
 _FLOAT_OUTPUTS = ("tensor(float)", "tensor(float16)")
+INT8_ON_CPU = ("an int8 model runs on the CPU: onnxruntime's CUDA provider has no kernel "
+               "for its integer MatMuls (uint8 x int8)")
 _CUDA_HINT = ("install the NVIDIA driver and the CUDA {cuda} and cuDNN 9 libraries "
               "onnxruntime-gpu {ort} needs (`pip install 'onnxruntime-gpu[cuda,cudnn]'`, or a "
               "CUDA {cuda} build of torch in the same environment), check that `nvidia-smi` "
@@ -79,7 +88,7 @@ class RuntimeInfo:
     fallback: str | None
     """Why CUDA is not used when ``auto`` or ``cuda`` asked for it; None otherwise."""
     precision: str
-    """``fp32`` or ``fp16``: the graph's precision, from the card."""
+    """``fp32``, ``fp16`` or ``int8``: the graph's precision, from the card."""
     io_binding: bool
     threads: int | None
     """Intra-op threads on the CPU provider; None on the GPU."""
@@ -242,6 +251,12 @@ def _start_session(path: Path, card: ModelCard, options: ort.SessionOptions, dev
     """The session and, when CUDA was wanted and does not run, why."""
     if device == "cpu":
         return _load(path, card, options, [CPU]), None
+    if card.precision == "int8":
+        if device == "cuda":
+            raise ScoringError(f"{path}: CUDA was asked for, but {INT8_ON_CPU}",
+                               "run it on the CPU (device cpu or auto), or export the model "
+                               "without --int8 (--fp16 for a GPU)")
+        return _load(path, card, options, [CPU]), INT8_ON_CPU
     reason = _cuda_unusable()
     session = None
     if reason is None:

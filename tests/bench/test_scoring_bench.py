@@ -1,5 +1,6 @@
-"""Smoke test of bench/scoring_bench.py on the tiny shape: both engines run on the same
-pairs, agree, and every figure carries the provider that ran."""
+"""Smoke test of bench/scoring_bench.py on the tiny shape: the three engines (onnxruntime
+fp32 and int8, PyTorch eager) run on the same pairs, agree, and every figure carries the
+provider and precision that ran."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ def test_benchmark_smoke(tmp_path):
         assert e["p50_batch_ms"] > 0 and e["peak_rss_mb"] > 0
     assert result["max_abs_prob_diff"] < 1e-4          # the same model, the same inputs
     assert result["ratio_onnx_over_torch"] > 0
+    # The int8 arm: the int8 export on the CPU provider, against the same eager run.
+    int8 = result["engines"]["onnxruntime-int8"]
+    assert (int8["provider"], int8["precision"], int8["pairs"]) == ("CPUExecutionProvider",
+                                                                    "int8", 24)
+    assert (ort["precision"], eager["precision"]) == ("fp32", "fp32")
+    assert 0 < int8["vs_torch"]["max_abs_prob_diff"] < 0.05     # quantized, yet close
+    assert int8["vs_torch"]["label_agreement"] >= 0.9
+    assert result["ratio_int8_over_torch"] > 0 and result["ratio_int8_over_onnx_fp32"] > 0
+    assert record["goals"] == {}                         # goals are for the base shape
+    goals = bench.goals([{"shape": "base", "ratio_onnx_over_torch": 1.24,
+                          "ratio_int8_over_torch": 2.33}], "cpu")
+    assert {name: g["pass"] for name, g in goals.items()} == {"cpu_ratio_ge_2": False,
+                                                              "cpu_int8_ratio_ge_2": True}
     saved = json.loads((out / "scoring_bench.jsonl").read_text().splitlines()[-1])
     assert saved["results"] == record["results"] and saved["machine"]["onnxruntime"]
     assert (out / "scoring_bench.png").stat().st_size > 0

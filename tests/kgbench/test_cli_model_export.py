@@ -67,10 +67,30 @@ def test_export_table_options_and_label_map(tiny_hf: TinyHf, tmp_path: Path,  # 
     assert (card.precision, card.optimized, card.max_length) == ("fp16", True, 64)
 
 
+def test_export_int8(tiny_hf: TinyHf, tmp_path: Path,  # noqa: F811
+                     capsys: pytest.CaptureFixture[str],
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "nli"
+    with pytest.raises(SystemExit) as info:
+        main(["model", "export", str(tiny_hf("deberta-v2", "nli")), "--task", "nli",
+              "--out", str(out), "--int8"])
+    assert info.value.code == 0
+    captured = capsys.readouterr()
+    printed = " ".join(captured.out.split())
+    for expected in ("precision int8", "parity fp32 ", "; int8 ", ", labels kept",
+                     f"wrote: {out}"):
+        assert expected in printed, expected
+    assert "MatMuls quantized" in " ".join(captured.err.split())
+    assert read_card(out).precision == "int8"
+
+
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["/etc"], 1, "Error: /etc: no config.json, so it is not a Hugging Face checkpoint"),
     (["{nli}", "--label-map", "entailment"], 2, "--label-map 'entailment': expected NAME=ROLE"),
     (["{gpt2}"], 1, "not a sequence classifier: it has no weights for --task nli"),
+    (["{nli}", "--fp16", "--int8"], 2, "--fp16 and --int8 are two different precisions: "
+                                       "choose one"),
 ])
 def test_bad_input_in_process(tiny_hf: TinyHf, tmp_path: Path,  # noqa: F811
                               capsys: pytest.CaptureFixture[str], args: list[str], code: int,

@@ -18,6 +18,7 @@ from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE
 from scoring.errors import ModelDirError, ScoringError
 from scoring.runtime.session import (
     CPU,
+    INT8_ON_CPU,
     OnnxTextModel,
     RuntimeInfo,
     _session_options,
@@ -110,6 +111,42 @@ def test_onnxruntimes_silent_fallback_is_detected_and_its_log_captured(classifie
                                              _session_options(1))
     assert session.get_providers() == [CPU]
     assert reason is not None and ("not found" in reason or "CUDA" in reason)
+    assert capfd.readouterr().err == ""
+
+
+@pytest.fixture(scope="module")
+def int8_classifier(tmp_path_factory):
+    """The mean-pool classifier quantized by the export's own int8 step (a real
+    MatMulInteger graph), its card saying int8."""
+    from scoring.export.convert import to_int8
+
+    d = tmp_path_factory.mktemp("int8")
+    tok = wordpiece_tokenizer()
+    card = card_for("classify", labels=("a", "b", "c")).model_copy(update={"precision": "int8"})
+    path = model_dir(d, card, tok)
+    emb, w = mean_pool_classifier(d / "fp32.onnx", vocab=tok.get_vocab_size(), n_labels=3)
+    assert to_int8(d / "fp32.onnx", path) == 1
+    return d, emb, w
+
+
+def test_an_int8_model_runs_on_the_cpu_and_says_why(int8_classifier, capfd):
+    """GPU or not: auto runs it on the CPU provider without trying CUDA (nothing logged)
+    and says why; cuda is one clear error; cpu is no fallback."""
+    d, emb, w = int8_classifier
+    model = OnnxTextModel.open(d)
+    assert model.runtime == RuntimeInfo(provider=CPU, requested="auto", fallback=INT8_ON_CPU,
+                                        precision="int8", io_binding=False,
+                                        threads=physical_cores())
+    assert "CUDA provider has no kernel for its integer MatMuls" in INT8_ON_CPU
+    got = model.run(pad_batch(model.tokenizer.encode_texts(TEXTS).items,
+                              model.tokenizer.pad_id, model.input_names))
+    want = expected_logits(model, emb, w, TEXTS)
+    assert np.abs(got - want).max() < 5e-2 * np.abs(want).max()
+    assert OnnxTextModel.open(d, device="cpu").runtime.fallback is None
+    with pytest.raises(ScoringError, match="CUDA was asked for, but an int8 model runs on the "
+                                           "CPU") as err:
+        OnnxTextModel.open(d, device="cuda")
+    assert "\n" not in str(err.value) and "without --int8" in err.value.hint
     assert capfd.readouterr().err == ""
 
 

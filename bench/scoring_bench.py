@@ -126,14 +126,15 @@ def export(hf_dir: Path, shape: str, seq: int, precision: str, work: Path) -> Pa
 
 def make_pairs(n: int, seed: int, seq: int = 128) -> tuple[list[str], list[str]]:
     """``n`` (premise, hypothesis) pairs from the tiny models' corpus. Each premise has
-    ``ceil(seq / 15)`` sentences (the corpus's shortest sentence is 15 tokens), so every
-    pair is truncated to exactly ``seq`` tokens, without tokenizing several times more
-    premise than the model reads (that would bill the tokenizer, not the model)."""
+    ``ceil(seq / 6)`` sentences (the corpus's shortest sentence is 6 tokens for the tiny
+    tokenizers, which learn whole words), so every pair is truncated to exactly ``seq``
+    tokens, without tokenizing many times more premise than the model reads (that would
+    bill the tokenizer, not the model)."""
     from scoring.export.corpus import corpus
 
     sentences = list(corpus())
     rng = random.Random(seed)
-    k = max(1, -(-seq // 15))
+    k = max(1, -(-seq // 6))
     premises = [" ".join(rng.choices(sentences, k=k)) for _ in range(n)]
     hypotheses = [rng.choice(sentences) for _ in range(n)]
     return premises, hypotheses

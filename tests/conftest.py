@@ -1,6 +1,6 @@
 """Session-wide test setup: every test that uses the one Neo4j test database carries the
 ``neo4j`` marker, so ``make test`` can run them in a process of their own, one after the
-other (``-m neo4j -p no:xdist``), while the rest run on xdist workers (``-m "not
+other (``-m neo4j -p no:xdist``), beside the xdist workers that run the rest (``-m "not
 neo4j"``). A fresh Neo4j store empties that database: two such tests side by side
 clobber each other. (xdist's ``--dist loadgroup`` was tried first; its groups did not
 hold here, see tests/test_neo4j_group.py.)"""

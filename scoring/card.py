@@ -123,10 +123,13 @@ def read_card(directory: Path) -> ModelCard:
         raise ModelDirError(f"{directory}: not a model directory",
                             "pass a directory written by `kgbench model export`")
     if not path.is_file():
+        # A checkpoint given where its export belongs is the likely slip: name the fix.
+        source = directory if (directory / "config.json").is_file() else "HF_DIR"
         raise ModelDirError(
-            f"{directory}: no {CARD_FILE} in it, so it is not an exported kgbench model",
-            f"export a Hugging Face checkpoint first: `kgbench model export HF_DIR --task nli "
-            f"--out {directory}`")
+            f"{directory}: no {CARD_FILE} in it, so it is not an exported kgbench model"
+            + (" (it looks like a Hugging Face checkpoint)" if source == directory else ""),
+            f"export a checkpoint first and pass its --out: `kgbench model export {source} "
+            f"--task nli|classify|rerank|causal-lm --out DIR`")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

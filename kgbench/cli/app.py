@@ -23,6 +23,7 @@ import typer
 import typer.core
 
 from kgbench.cli import (
+    conner,
     cypher,
     demo,
     evaluate,
@@ -30,6 +31,7 @@ from kgbench.cli import (
     export,
     extend,
     generate,
+    kalma,
     load,
     model,
     questions,
@@ -129,6 +131,8 @@ app.command("evaluate")(evaluate.evaluate_cmd)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
 app.add_typer(model.model_app, name="model")
+app.add_typer(kalma.kalma_app, name="kalma")
+app.add_typer(conner.conner_app, name="conner")
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

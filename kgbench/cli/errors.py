@@ -149,6 +149,7 @@ _ENGINE_ERRORS = (
     ("extension.parsed_file", "ParsedFileError"),
     ("extension.output_file", "OutputPathError"),  # an --out that is a directory, a device...
     ("scoring.errors", "ScoringError"),  # model directories, predictions files, benchmarks to score
+    ("kalma.errors", "KalmaError"),  # KaLMA entries, answers files, BioKaLMA files
 )
 """Errors of the engine, whose messages say what to do (and ``hint``, where they have
 one, how). Looked up by name: the engine is imported only by the commands that run it

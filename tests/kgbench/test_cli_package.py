@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "kgbench" / "cli"
 SHARED = {"errors", "options", "output", "render"}
 COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
-            "model", "evaluate", "score"}
+            "model", "evaluate", "score", "kalma", "conner"}
 USE_CASES = [
     "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
     "extension/question_parsing.py", "extension/question_grounding.py",
@@ -23,7 +23,7 @@ USE_CASES = [
     "scoring/evaluate/run.py", "scoring/score/benchmark.py",
     "scoring/train.py",
 ]
-LAYERS = {"kgstore": 0, "loaders": 1, "llm": 1, "extension": 2, "scoring": 3, "kgbench": 4}
+LAYERS = {"kgstore": 0, "loaders": 1, "llm": 1, "extension": 2, "scoring": 3, "kalma": 4, "kgbench": 5}
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -31,7 +31,7 @@ from kgstore.store import Store
 from llm.client import ChatClient
 from scoring.runtime import CausalLM
 
-__all__ = ["BuildConfig", "BuildSkip", "KalmaBuilder", "MIN_KNOWLEDGE"]
+__all__ = ["BuildConfig", "BuildSkip", "KalmaBuilder", "MIN_KNOWLEDGE", "Step"]
 
 MIN_KNOWLEDGE = 2
 """Fewest pieces of knowledge an entry's minimum knowledge set may have: one fact makes
@@ -75,6 +75,17 @@ class BuildConfig:
         doc = asdict(self)
         doc["domain"] = {"kind": self.domain.kind, "value": self.domain.value}
         return doc
+
+
+@dataclass(frozen=True)
+class Step:
+    """One iteration's Eq. 1 terms, per candidate, and the ``index`` of the one added."""
+
+    index: int
+    sentences: list[str]
+    specificities: list[float]
+    coherences: list[float] | None
+    scores: list[float]
 
 
 @dataclass(frozen=True)
@@ -179,20 +190,18 @@ class KalmaBuilder:
             left = [k for k in candidates if _fact_id(k) not in used]
             if not left:
                 break
-            specs = [self._specificity(k) for k in left]
-            texts = [self._sentence(k, several) for k in left]
-            cohs = self._coherence(paragraph, texts)
-            scores = selection_scores(specs, cohs, self.config.alpha)
-            i = best_index(scores, [k.key() for k in left])
+            step = self.choose(paragraph, left, several)
+            i = step.index
             k = left[i]
             chosen.append(k)
             used.add(_fact_id(k))
-            record.append({"added": k.triple(), "specificity": specs[i],
-                           "coherence": None if cohs is None else cohs[i], "score": scores[i]})
+            record.append({"added": k.triple(), "specificity": step.specificities[i],
+                           "coherence": None if step.coherences is None else step.coherences[i],
+                           "score": step.scores[i]})
             if self.writer is not None:
-                paragraph = self.writer.extend(paragraph, k, texts[i])
+                paragraph = self.writer.extend(paragraph, k, step.sentences[i])
             else:
-                paragraph = f"{paragraph} {texts[i]}"
+                paragraph = f"{paragraph} {step.sentences[i]}"
         if len(chosen) < MIN_KNOWLEDGE:
             return BuildSkip(start_id, f"pool has {len(chosen)} usable fact")
         several_keys = frozenset((k.subject_id, k.relation) for k in chosen
@@ -219,7 +228,19 @@ class KalmaBuilder:
                           knowledge_pool=tuple(knowledge_pool_all), seed=self.config.seed,
                           generation=generation)
 
-    # -- Eq. 1 terms ------------------------------------------------------------------
+    # -- Eq. 1 ------------------------------------------------------------------------
+    def choose(self, paragraph: str, candidates: Sequence[Knowledge],
+               several: frozenset[tuple[str, str]] = frozenset()) -> Step:
+        """One iteration of App. A.3: every candidate's templated sentence, its
+        specificity and (with a causal LM) coherence, its Eq. 1 score, and the index of
+        the one added (the argmax, ties by key)."""
+        sentences = [self._sentence(k, several) for k in candidates]
+        specs = [self._specificity(k) for k in candidates]
+        cohs = self._coherence(paragraph, sentences)
+        scores = selection_scores(specs, cohs, self.config.alpha)
+        return Step(best_index(scores, [k.key() for k in candidates]), sentences, specs,
+                    cohs, scores)
+
     def _count(self, k: Knowledge) -> int:
         """Count_r: facts with the predicate that carries the value (the last of
         ``p1/p2``)."""
@@ -236,7 +257,7 @@ class KalmaBuilder:
         perplexities = self.lm.perplexity([f"{paragraph} {s}" for s in sentences])
         return coherence([p if not math.isnan(p) else math.inf for p in perplexities])
 
-    def _sentence(self, k: Knowledge, several: frozenset[tuple[str, str]]) -> str:
+    def _sentence(self, k: Knowledge, several: frozenset[tuple[str, str]] = frozenset()) -> str:
         return knowledge_sentence(k, self.table, several=(k.subject_id, k.relation) in several)
 
 

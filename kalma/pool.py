@@ -26,7 +26,8 @@ from kalma.entry import Knowledge
 from kgstore.models import Entity, Fact, Literal, Predicate
 from kgstore.store import Store
 
-__all__ = ["cvt_relation_label", "is_citable", "knowledge_pool", "object_text", "relation_label"]
+__all__ = ["cvt_relation_label", "is_citable", "knowledge_pool", "object_text", "relation_label",
+           "segment_label"]
 
 _ID_ONLY = re.compile(r"^[PQL]\d+$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -43,8 +44,9 @@ def relation_label(predicate: Predicate | str, store_label: str | None) -> str:
       birth", ``people.person.spouse_s`` -> "spouse"); the store's Freebase labels
       ("Spouse (or domestic partner)", "Country of nationality") are longer than what
       a citation should repeat. Where the segment only repeats the domain
-      (``film.music_contributor.film``) the store's label says more ("film music
-      credits") and is used. A FB15k-237 path through a mediator (``a.b.c..d.e.f``)
+      (``film.director.film``) the curated relation phrase without its verb
+      ("directed"), else the store's label ("film music credits"), says more and is
+      used. A FB15k-237 path through a mediator (``a.b.c..d.e.f``)
       joins its two segments ("spouse type of union").
     * Otherwise the store's label (Wikidata ``P19`` labelled "Place of birth" ->
       "place of birth"; acronyms such as "ISBN" kept).
@@ -63,19 +65,20 @@ def relation_label(predicate: Predicate | str, store_label: str | None) -> str:
         if sep and inner:
             return f"{_segment_words(outer)} {_segment_words(inner)}"
         parts = outer.split(".")
-        if len(parts) == 3 and parts[0] == parts[2] and store_label and is_readable(store_label):
-            # film.music_contributor.film: the segment repeats the domain and says
-            # nothing of the relation; the label does ("film music credits").
-            return " ".join(store_label.split()).lower()
+        if len(parts) == 3 and parts[0] == parts[2]:
+            # film.director.film: the segment repeats the domain and says nothing of
+            # the relation; the curated phrase ("directed") or the label does.
+            phrase = _curated_label(local)
+            if phrase:
+                return phrase
+            if store_label and is_readable(store_label):
+                return " ".join(store_label.split()).lower()
         return _segment_words(outer)
     if store_label and store_label.strip():
         words = " ".join(store_label.split())
         return words if len(words) > 1 and words[1].isupper() else words[:1].lower() + words[1:]
-    phrase = _curated_phrases().get(pid) or _curated_phrases().get(local)
+    phrase = _curated_label(pid) or _curated_label(local)
     if phrase:
-        for head in _PHRASE_HEADS:
-            if phrase.startswith(head) and len(phrase) > len(head):
-                return phrase[len(head):]
         return phrase
     if _ID_ONLY.match(local) or not any(c.isalpha() for c in local):
         return pid
@@ -155,8 +158,8 @@ def knowledge_pool(store: Store, entity_id: str, *, labels: Mapping[str, str],
             # Through a CVT the outer predicate only leads to the node: its own words
             # ("film" of film.actor.film, not the label "film performances") head the
             # labels of the node's values.
-            outer = relation_label(f.predicate, None if _is_freebase(f.predicate)
-                                   else labels.get(f.predicate))
+            outer = (segment_label(f.predicate) if _is_freebase(f.predicate)
+                     else relation_label(f.predicate, labels.get(f.predicate)))
             for g in inner_facts[f.object]:
                 inner = relation_label(g.predicate, labels.get(g.predicate))
                 text, oid = object_text(g.object, names)
@@ -192,6 +195,25 @@ def _local_name(predicate: str) -> str:
     if ":" in local and not local.startswith("http"):
         local = local.rpartition(":")[2] or local
     return local
+
+
+def _curated_label(predicate: str) -> str | None:
+    """The curated relation phrase of ``predicate`` without its leading verb ("has the
+    occupation" -> "occupation", "was born in" -> "born in"), or None."""
+    phrase = _curated_phrases().get(predicate)
+    if not phrase:
+        return None
+    for head in _PHRASE_HEADS:
+        if phrase.startswith(head) and len(phrase) > len(head):
+            return phrase[len(head):]
+    return phrase
+
+
+def segment_label(predicate: str) -> str:
+    """A Freebase predicate's property segment as words (``film.actor.film`` ->
+    "film"): what heads the labels of a CVT's values, since the outer predicate only
+    leads to the node."""
+    return _segment_words(_local_name(predicate))
 
 
 def _segment_words(dotted: str) -> str:

@@ -46,10 +46,15 @@ _PARTICIPLES = frozenset({"born", "written", "made", "known", "held", "given", "
                           "directed", "produced", "located", "married", "nominated",
                           "awarded", "influenced", "signed", "named", "affiliated"})
 _THEMES = {"born": "birth", "died": "death", "married": "marriage", "educated": "education",
-           "buried": "burial", "employed": "employment", "nominated": "nominations",
-           "awarded": "awards", "spouse": "marriage"}
+           "buried": "burial", "employed": "employment", "spouse": "marriage",
+           "performance": "film role", "place of birth": "birthplace",
+           "date of birth": "birth", "place of death": "death", "date of death": "death",
+           "directed": "films", "gave": "film role"}
 """Nouns for the general question's theme where a label's head is a verb ("born in" ->
-"birth") or names a person rather than the matter ("spouse" -> "marriage")."""
+"birth") or names something other than the matter ("spouse" -> "marriage")."""
+_UNCOUNTED = frozenset({"marriage", "education", "birth", "death", "burial", "employment",
+                        "films", "nationality", "gender"})
+"""Themes that stay singular after "their" (two people's marriage is one)."""
 
 
 def relation_pos(label: str) -> RelationPos:
@@ -124,8 +129,9 @@ def _theme(k: Knowledge) -> str | None:
         if noun:
             return _THEMES.get(noun, noun)
     first = k.relation.split()[0] if k.relation.split() else ""
-    if first in _THEMES:
-        return _THEMES[first]
+    for word in (k.relation, first):
+        if word in _THEMES:
+            return _THEMES[word]
     if relation_pos(k.relation) == "noun" and is_readable(k.relation):
         return k.relation
     return None
@@ -143,7 +149,8 @@ def general_question(entities: Sequence[EntityRef], knowledge: Sequence[Knowledg
         theme = _theme(k)
         if theme and theme not in themes:
             themes.append(theme)
-    themes = themes[:3]
+    themes = [t if len(shown) < 2 or t in _UNCOUNTED else english.plural(t)
+              for t in themes[:3]]
     who = f"Who are {english.join(shown)}" if len(shown) > 1 else f"Who is {shown[0]}"
     owner = "their" if len(shown) > 1 else possessive(shown[0])
     if not themes:
@@ -185,9 +192,8 @@ def specific_question(knowledge: Sequence[Knowledge], names: dict[str, str] | No
         if label not in labels:
             labels.append(label)
     parts = [f"{possessive(name)} {english.join(labels)}" for name, labels in nouns.items()]
-    if parts and not clauses:
+    if not clauses:
         return f"What are {english.join(parts)}?"
-    if parts:
-        return (f"What are {english.join(parts)}, and can you say "
-                f"{english.join(clauses)}?")
-    return f"Can you say {english.join(clauses)}?"
+    if not parts:
+        return f"Can you tell me {english.join(clauses)}?"
+    return f"Can you tell me {', '.join(parts)}, and {english.join(clauses)}?"

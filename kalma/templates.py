@@ -191,7 +191,10 @@ def specific_question(knowledge: Sequence[Knowledge], names: dict[str, str] | No
         labels = nouns.setdefault(name, [])
         if label not in labels:
             labels.append(label)
-    parts = [f"{possessive(name)} {english.join(labels)}" for name, labels in nouns.items()]
+    # A disambiguated name ends in its parenthesis: "the spouse of Anne Hathaway (spouse
+    # of William Shakespeare)" reads, "…Shakespeare)'s spouse" does not.
+    parts = [f"the {english.join(labels)} of {name}" if name.endswith(")")
+             else f"{possessive(name)} {english.join(labels)}" for name, labels in nouns.items()]
     if not clauses:
         return f"What are {english.join(parts)}?"
     if not parts:

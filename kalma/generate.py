@@ -211,6 +211,8 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
         if not force:
             finished = _finished_result(out_dir, fingerprint)
             if finished is not None:
+                if progress:
+                    progress(finished.entries, config.n)
                 return finished
         builder = KalmaBuilder(store, config, lm=lm, client=client)
         starts = builder.seeds()   # no pair: one line, before anything is written

@@ -232,7 +232,10 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
                 break
             n_chunks = c + 1
             done = _read_json(work / _chunk_name(c, "stats.json"))
-            if not (isinstance(done, dict) and done.get("first_index") == made):
+            # Done only with both files: its stats are written last, but a chunk's
+            # entries file removed by hand must be built again, not trusted.
+            if not (isinstance(done, dict) and done.get("first_index") == made
+                    and (work / _chunk_name(c, "entries.jsonl")).is_file()):
                 done = _build_chunk(builder, work, c, chunk, first_index=made, wanted=config.n)
                 made_here += done["entries"]
             else:

@@ -219,12 +219,12 @@ def _print_generated(result: KalmaGenerateResult, as_json: bool) -> None:
 @kalma_app.command("import")
 def import_cmd(
     general: Annotated[
-        Path | None, typer.Argument(metavar="[GENERAL.json]", readable=False,
+        Path | None, typer.Argument(metavar="GENERAL.json", readable=False,
                                     help="BioKaLMA's simple_question_graph.json (the general "
                                     "questions).", show_default=False)
     ] = None,
     specific: Annotated[
-        Path | None, typer.Argument(metavar="[SPECIFIC.json]", readable=False,
+        Path | None, typer.Argument(metavar="SPECIFIC.json", readable=False,
                                     help="BioKaLMA's complex_question_graph.json (the specific "
                                     "questions).", show_default=False)
     ] = None,

@@ -396,18 +396,16 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
         raise KalmaError(f"{len(violations):,} entry line(s) do not match the entry schema, "
                          f"first: {violations[0]} (see {entries_path})",
                          "report this as a kgbench bug")
-    relations: Counter[str] = Counter()
-    examples: list[KalmaEntry] = []
-    for entry in _entries(entries_path):
-        relations.update(k.relation for k in entry.minimum_knowledge_set)
-        if len(examples) < 3:
-            examples.append(entry)
+    # Read once: an entry is a few kB, and the variants need every one of them.
+    entries = list(_entries(entries_path))
+    relations = Counter(k.relation for entry in entries for k in entry.minimum_knowledge_set)
+    examples = entries[:3]
     run["relations"] = dict(sorted(relations.items(), key=lambda kv: (-kv[1], kv[0])))
     variants: dict[str, dict[str, int]] = {}
     for k in levels:
         kept = left_out = 0
         with (work / incompetence_file(k)).open("w", encoding="utf-8") as sink:
-            for entry in _entries(entries_path):
+            for entry in entries:
                 variant = incompetence_variant(entry, k)
                 if variant is None:
                     left_out += 1

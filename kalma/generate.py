@@ -38,7 +38,7 @@ import random
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ import orjson
 
 from extension.output_file import check_output_dir, write_atomic
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
-from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry
+from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, knowledge_key
 from kalma.errors import KalmaError
 from kalma.schema import SCHEMA_FILE, entry_schema_text, iter_entry_violations
 from kgstore import open_store
@@ -106,17 +106,41 @@ class KalmaGenerateResult:
     run: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _removed(seed: int | None, entry_id: str, size: int, k: int) -> list[int]:
+    """Positions in the minimum knowledge set of the ``k`` pieces a variant removes: the
+    first ``k`` of a shuffle seeded by the entry's seed and id (one order per entry, so
+    lower levels remove subsets of higher ones)."""
+    order = list(range(size))
+    random.Random(f"{seed}:{entry_id}").shuffle(order)
+    return order[:k]
+
+
 def incompetence_variant(entry: KalmaEntry, k: int) -> KalmaEntry | None:
     """The §4.4 variant of ``entry`` with ``k`` pieces of its minimum knowledge set
-    removed from the pool: the first ``k`` of a shuffle seeded by the entry's seed and
-    id (one order per entry, so lower levels remove subsets of higher ones); ``None``
-    when the set has ``k`` pieces or fewer (nothing would be left to cite)."""
+    removed from the pool (:meth:`KalmaEntry.with_absent`; which pieces:
+    :func:`_removed`); ``None`` when the set has ``k`` pieces or fewer (nothing would
+    be left to cite)."""
     minimum = entry.minimum_knowledge_set
     if len(minimum) <= k:
         return None
-    order = list(range(len(minimum)))
-    random.Random(f"{entry.seed}:{entry.id}").shuffle(order)
-    return entry.with_absent([minimum[i] for i in order[:k]])
+    return entry.with_absent([minimum[i] for i in _removed(entry.seed, entry.id, len(minimum), k)])
+
+
+def _variant_line(doc: Mapping[str, Any], k: int,
+                  pool_keys: Sequence[tuple[str, str, str]]) -> str | None:
+    """:func:`incompetence_variant` of an entry line already parsed (``doc``, the
+    entry's :meth:`~KalmaEntry.to_json`), as its line: the same bytes as the entry's
+    ``to_line``, without building the entry's objects again (entries of a big KG hold
+    hundreds of pool triples)."""
+    minimum = doc["minimum_knowledge_set"]
+    if len(minimum) <= k:
+        return None
+    removed = [minimum[i] for i in _removed(doc["seed"], doc["id"], len(minimum), k)]
+    gone = {knowledge_key(*r["triple"]) for r in removed}
+    pool = [item for item, key in zip(doc["knowledge_pool"], pool_keys, strict=True)
+            if key not in gone]
+    variant = {**doc, "knowledge_pool": pool, "absent_knowledge": removed, "incompetence": k}
+    return json.dumps(variant, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 # -- the fingerprint --------------------------------------------------------------------
@@ -374,12 +398,6 @@ def _result(out_dir: Path, run: Mapping[str, Any], *, resumed: int) -> KalmaGene
         run=run)
 
 
-def _entries(path: Path) -> Iterator[KalmaEntry]:
-    with path.open("rb") as lines:
-        for number, line in enumerate(lines, 1):
-            yield KalmaEntry.from_json(orjson.loads(line), f"{path}:{number}")
-
-
 def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], levels: list[int],
             config: BuildConfig) -> KalmaGenerateResult:
     """Concatenate the chunks, check them against the schema, write the variants, the
@@ -396,21 +414,27 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
         raise KalmaError(f"{len(violations):,} entry line(s) do not match the entry schema, "
                          f"first: {violations[0]} (see {entries_path})",
                          "report this as a kgbench bug")
-    # Read once: an entry is a few kB, and the variants need every one of them.
-    entries = list(_entries(entries_path))
-    relations = Counter(k.relation for entry in entries for k in entry.minimum_knowledge_set)
-    examples = entries[:3]
+    # Parsed once (entries of a big KG are tens of kB each), as JSON: the variants are
+    # the same documents with another pool, so they are written without rebuilding
+    # every triple's objects (the lines equal KalmaEntry.to_line's: see the tests).
+    with entries_path.open("rb") as lines:
+        docs = [orjson.loads(line) for line in lines]
+    relations = Counter(k["relation"] for doc in docs for k in doc["minimum_knowledge_set"])
+    examples = [KalmaEntry.from_json(doc, f"{entries_path}:{i + 1}")
+                for i, doc in enumerate(docs[:3])]
     run["relations"] = dict(sorted(relations.items(), key=lambda kv: (-kv[1], kv[0])))
+    pool_keys = [[knowledge_key(*item["triple"]) for item in doc["knowledge_pool"]]
+                 for doc in docs] if levels else []
     variants: dict[str, dict[str, int]] = {}
     for k in levels:
         kept = left_out = 0
         with (work / incompetence_file(k)).open("w", encoding="utf-8") as sink:
-            for entry in entries:
-                variant = incompetence_variant(entry, k)
-                if variant is None:
+            for doc, keys in zip(docs, pool_keys, strict=True):
+                line = _variant_line(doc, k, keys)
+                if line is None:
                     left_out += 1
                 else:
-                    sink.write(variant.to_line())
+                    sink.write(line)
                     kept += 1
         variants[str(k)] = {"entries": kept, "left_out": left_out}
     run["incompetence"] = variants

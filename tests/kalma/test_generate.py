@@ -80,7 +80,11 @@ def test_incompetence_variants(demo_store: str, tmp_path: Path) -> None:  # noqa
             assert not absent & v.retrieved_keys()
             assert [p for p in e.knowledge_pool if p.key() not in absent] == list(v.knowledge_pool)
             assert v.minimum_knowledge_set == e.minimum_knowledge_set
+            assert v == e.with_absent(v.absent_knowledge) == incompetence_variant(e, k)
             removed[k][v.id] = absent
+    # The variant lines are the variants' own to_line (written from the parsed JSON).
+    assert (tmp_path / incompetence_file(2)).read_text("utf-8") == "".join(
+        v.to_line() for v in (incompetence_variant(e, 2) for e in full.values()) if v)
     # One shuffle per entry: what K=1 removes, K=2 removes too.
     assert all(removed[1][i] <= removed[2][i] <= removed[4][i] for i in full)
     assert len({frozenset(s) for s in removed[1].values()}) > 1   # not always the same triple

@@ -7,7 +7,31 @@ The work is in :mod:`kalma`; this module is the options and the tables around th
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from kgbench.cli.errors import RESUMES, CliError, on_interrupt
+from kgbench.cli.options import (
+    JsonOpt,
+    LlmCacheOpt,
+    LlmModelOpt,
+    LlmRetriesOpt,
+    LlmRpsOpt,
+    LlmTimeoutOpt,
+    StoreOpt,
+    finite_number,
+    readable_input,
+    store_location,
+)
+from kgbench.cli.output import emit_json, note, out, progress
+
+if TYPE_CHECKING:
+    from kalma.generate import KalmaGenerateResult
 
 kalma_app = typer.Typer(
     help=(
@@ -21,9 +45,281 @@ kalma_app = typer.Typer(
 )
 
 # --- kalma generate (h/kgen) -------------------------------------------------------
+# The builder (the store, the text templates) is imported inside the command, so that
+# registering it keeps `kgbench --help` quick.
+
+def _levels(text: str | None) -> list[int]:
+    """``--incompetence 1,2,3`` -> ``[1, 2, 3]``; a usage error (exit 2) otherwise."""
+    if not text:
+        return []
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise CliError(f"--incompetence {text!r}: expected numbers of triples to remove, at "
+                       "least 1, separated by commas", "e.g. --incompetence 1,2,3", code=2)
+    return sorted({int(p) for p in parts})
+
+
+@kalma_app.command("generate")
+def generate_cmd(
+    ctx: typer.Context,
+    store: StoreOpt = None,
+    domain: Annotated[
+        str, typer.Option("--domain", metavar="SPEC",
+                          help="Entities the entries are about: a type (Q5, people.person) or "
+                          "a predicate prefix (people.).")
+    ] = "Q5",
+    n: Annotated[int, typer.Option("--n", min=1, help="Entries to build.")] = 100,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")
+    ] = Path("kalma-entries"),
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the order of the starts.")] = 0,
+    iterations: Annotated[
+        int, typer.Option("--iterations", min=2,
+                          help="Pieces of knowledge per entry: one per round of the "
+                          "evolutionary generation (App. A.3; the paper uses 5).")
+    ] = 5,
+    alpha: Annotated[
+        float, typer.Option("--alpha", callback=finite_number(0.0, 1.0, "must be a number "
+                                                              "between 0 and 1"),
+                            help="Eq. 1's weight of specificity against coherence (the paper "
+                            "gives none; kgbench's default 0.5).")
+    ] = 0.5,
+    single: Annotated[
+        bool, typer.Option("--single", help="Entries about one entity instead of a "
+                           "connected pair (for a store without connected pairs).")
+    ] = False,
+    incompetence: Annotated[
+        str | None, typer.Option("--incompetence", metavar="K,...",
+                                 help="Also write incompetence-K.jsonl: each entry with K "
+                                 "triples of its minimum knowledge set removed from its "
+                                 "pool (§4.4, the [NA] setting).")
+    ] = None,
+    lm: Annotated[
+        Path | None, typer.Option("--lm", metavar="DIR", readable=False,
+                                  help="Causal-LM model directory (kgbench model export "
+                                  "--task causal-lm): Eq. 1's coherence from perplexity. "
+                                  "Without it, specificity alone.")
+    ] = None,
+    llm_url: Annotated[
+        str | None, typer.Option("--llm-url", metavar="URL",
+                                 help="OpenAI-compatible endpoint that writes the paragraph "
+                                 "and the questions with the paper's prompts (App. D); "
+                                 "templates without it.")
+    ] = None,
+    llm_model: LlmModelOpt = None,
+    llm_timeout: LlmTimeoutOpt = 120.0,
+    llm_retries: LlmRetriesOpt = 5,
+    llm_rps: LlmRpsOpt = None,
+    llm_cache: LlmCacheOpt = Path(".kgbench-llm-cache"),
+    chunk_size: Annotated[
+        int, typer.Option("--chunk-size", min=1, help="Starts per resumable unit of work.")
+    ] = 50,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace DIR's entries or unfinished run.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build KaLMA entries from a loaded KG: connected entities, their knowledge pools,
+    a minimum knowledge set chosen by App. A.3 Eq. 1, a paragraph and a general and a
+    specific question.
+
+    Writes DIR/entries.jsonl, incompetence-K.jsonl per --incompetence level,
+    entry.schema.json, run.json and report.html. The same --seed gives byte-identical
+    entries; an interrupted run resumes when the same command is rerun.
+
+    Examples:
+
+      kgbench kalma generate --store ./kgbench-data/demo-store --domain people.person --n 20 --out kalma-demo --seed 1 --incompetence 1,2
+
+      kgbench kalma generate --store wd-store --domain Q5 --single --n 50 --out kalma-wd
+    """
+    from extension.domain_spec import parse_domain_spec
+    from extension.generate_inputs import check_store
+    from kalma.builder import BuildConfig
+    from kalma.generate import generate_entries
+    from kgstore import open_store
+
+    levels = _levels(incompetence)
+    if lm is not None:
+        readable_input(lm)
+    endpoint = None
+    if llm_url is not None:
+        from llm.endpoint import endpoint_from_options
+
+        endpoint = endpoint_from_options(llm_url, llm_model, requests_per_second=llm_rps,
+                                         timeout_s=llm_timeout, max_retries=llm_retries)
+    location = store_location(ctx, store)
+    with open_store(location, read_only=True) as s:
+        check_store(s, location)
+        try:
+            spec = parse_domain_spec(domain, s)
+        except ValueError as exc:
+            raise CliError(f"--domain {domain}: {exc}") from None
+    config = BuildConfig(domain=spec, n=n, seed=seed, iterations=iterations, alpha=alpha,
+                         single=single)
+    with on_interrupt(RESUMES), progress() as display:
+        task = display.add_task("building entries", total=n)
+
+        def advance(done: int, total: int) -> None:
+            display.update(task, completed=done, total=total,
+                           description=f"building entries ({done:,} of {total:,})")
+
+        result = generate_entries(location, config, out_dir, incompetence=levels, lm_dir=lm,
+                                  llm=endpoint, llm_cache=llm_cache, force=force,
+                                  chunk_size=chunk_size, progress=advance)
+    _print_generated(result, as_json)
+
+
+def _print_generated(result: KalmaGenerateResult, as_json: bool) -> None:
+    if as_json:
+        emit_json({"out": str(result.out_dir), "entries": result.entries,
+                   "requested": result.requested,
+                   "incompetence": {str(k): {"entries": v,
+                                             "left_out": result.variants_left_out.get(k, 0)}
+                                    for k, v in result.variants.items()},
+                   "skips": dict(result.skips), "relations": dict(result.relations),
+                   "method": result.method, "coherence": result.coherence,
+                   "seconds": result.seconds, "entries_per_s": result.entries_per_s,
+                   "already_complete": result.resumed_chunks == -1})
+        return
+    table = Table(title="KaLMA entries", box=box.SIMPLE_HEAD, title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("File", overflow="fold")
+    table.add_column("Entries", justify="right", no_wrap=True)
+    table.add_column("Note", overflow="fold")
+    table.add_row("entries.jsonl", f"{result.entries:,}",
+                  "" if result.entries >= result.requested
+                  else f"{result.requested:,} asked: the store had too few starts")
+    for k, count in result.variants.items():
+        left = result.variants_left_out.get(k, 0)
+        table.add_row(f"incompetence-{k}.jsonl", f"{count:,}",
+                      f"{k} triple(s) absent" + (f"; {left:,} entries left out (minimum "
+                                                  f"knowledge set of {k} or fewer)" if left else ""))
+    out.print(table)
+    top = list(result.relations.items())[:8]
+    if top:
+        out.print("relations of the minimum knowledge sets: "
+                  + ", ".join(f"{escape(r)} {c:,}" for r, c in top))
+    if result.skips:
+        note("starts skipped: " + ", ".join(f"{escape(r)} ({c:,})" for r, c in result.skips.items()))
+    if result.resumed_chunks == -1:
+        note(f"{escape(str(result.out_dir))} already holds this run's entries; nothing to do "
+             "(--force rebuilds them)")
+        return
+    if result.resumed_chunks:
+        note(f"resumed: {result.resumed_chunks:,} chunk(s) came from the interrupted run")
+    rate = f" ({result.entries_per_s:,.1f} entries/s)" if result.entries_per_s else ""
+    note(f"text: {result.method}; Eq. 1 coherence: {result.coherence}{rate}; "
+         f"report: {escape(str(result.out_dir / 'report.html'))}")
+
 
 
 # --- kalma import / export (h/kgen) ------------------------------------------------
+
+@kalma_app.command("import")
+def import_cmd(
+    general: Annotated[
+        Path | None, typer.Argument(metavar="GENERAL.json", readable=False,
+                                    help="BioKaLMA's simple_question_graph.json (the general "
+                                    "questions).", show_default=False)
+    ] = None,
+    specific: Annotated[
+        Path | None, typer.Argument(metavar="SPECIFIC.json", readable=False,
+                                    help="BioKaLMA's complex_question_graph.json (the specific "
+                                    "questions).", show_default=False)
+    ] = None,
+    biokalma_dir: Annotated[
+        Path | None, typer.Option("--biokalma-dir", metavar="DIR",
+                                  help="A directory holding both files, instead of the two "
+                                  "arguments.")
+    ] = None,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR", help="Where entries.jsonl goes.")
+    ] = Path("biokalma-entries"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Read BioKaLMA's own dataset into KaLMA entries (DIR/entries.jsonl).
+
+    The simple file holds the general questions, the complex file the specific ones,
+    with the same entity dicts; every key of a dict but name and qid is a piece of the
+    entry's knowledge pool. Lost: the files have no minimum knowledge set and no object
+    ids (values are names), so imported entries are scored on their pool alone.
+
+    Example:
+
+      kgbench kalma import --biokalma-dir ../shared/data/external/attribution/biokalma --out biokalma
+    """
+    from extension.output_file import check_output_dir, write_atomic
+    from kalma.biokalma import IMPORT_LOSSES, biokalma_files, read_biokalma
+    from kalma.entry import ENTRIES_FILE
+    from kalma.schema import SCHEMA_FILE, entry_schema_text
+
+    if biokalma_dir is not None:
+        if general is not None or specific is not None:
+            raise CliError("give either the two files or --biokalma-dir, not both", code=2)
+        general, specific = biokalma_files(biokalma_dir)
+    if general is None or specific is None:
+        raise CliError("give BioKaLMA's two files (GENERAL.json SPECIFIC.json) or "
+                       "--biokalma-dir DIR", "e.g. kgbench kalma import --biokalma-dir "
+                       "biokalma/ --out biokalma-entries", code=2)
+    check_output_dir(out_dir, option="--out")
+    entries = read_biokalma(readable_input(general), readable_input(specific))
+    write_atomic(out_dir / ENTRIES_FILE, "".join(e.to_line() for e in entries), option="--out")
+    write_atomic(out_dir / SCHEMA_FILE, entry_schema_text())
+    knowledge = sum(len(e.knowledge_pool) for e in entries)
+    entities = sum(len(e.entities) for e in entries)
+    doc = {"out": str(out_dir / ENTRIES_FILE), "entries": len(entries),
+           "entities": entities, "knowledge": knowledge, "lost": list(IMPORT_LOSSES)}
+    if as_json:
+        emit_json(doc)
+        return
+    note(f"{len(entries):,} entries ({entities:,} entities, {knowledge:,} pieces of knowledge) "
+         f"-> {escape(str(out_dir / ENTRIES_FILE))}")
+    note("not in BioKaLMA's files, so not in these entries: " + "; ".join(IMPORT_LOSSES))
+
+
+@kalma_app.command("export")
+def export_cmd(
+    entries: Annotated[
+        Path, typer.Argument(metavar="ENTRIES", readable=False,
+                             help="An entries .jsonl file, or the directory holding "
+                             "entries.jsonl.")
+    ],
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", metavar="DIR",
+                           help="Where simple_question_graph.json and "
+                           "complex_question_graph.json go.")
+    ] = Path("biokalma-export"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Write KaLMA entries in BioKaLMA's own layout: simple_question_graph.json (general
+    questions) and complex_question_graph.json (specific questions), one entity dict
+    per entity.
+
+    The layout holds one value per relation (the first is kept), no minimum knowledge
+    set, no paragraph and no object ids: what was dropped is counted. An imported
+    dataset exports back byte for byte.
+
+    Example:
+
+      kgbench kalma export kalma-demo --out kalma-demo-biokalma
+    """
+    from extension.output_file import check_output_dir
+    from kalma.biokalma import write_biokalma
+    from kalma.entry import read_entries
+
+    check_output_dir(out_dir, option="--out")
+    written = write_biokalma(read_entries(readable_input(entries)), out_dir)
+    if as_json:
+        emit_json({"general": str(written.general), "specific": str(written.specific),
+                   "entries": written.entries, "lost": dict(written.lost)})
+        return
+    note(f"{written.entries:,} entries -> {escape(str(written.general))} (general questions), "
+         f"{escape(str(written.specific))} (specific questions)")
+    if written.lost:
+        note("not in BioKaLMA's layout, dropped: " + "; ".join(
+            f"{escape(kind)}: {n:,}" for kind, n in written.lost.items()))
+
 
 
 # --- kalma score (h/kscore) ---------------------------------------------------------

@@ -1,0 +1,82 @@
+"""``kgbench kalma generate | import | export`` end to end: the real CLI in a
+subprocess, one call per behaviour (generation on the demo KG, the real Wikidata
+sample with and without --single, a bad --domain, BioKaLMA's dataset round trip)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from kgstore import open_store
+from loaders.wikidata import load_wikidata
+from tests.external import external_path
+from tests.kalma.stores import demo_store  # noqa: F401
+
+CLI = [sys.executable, "-m", "kgbench.cli"]
+
+
+def kgbench(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "KGBENCH_STORE"}
+    env.update({"NO_COLOR": "1", "COLUMNS": "200"})
+    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def one_error(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, proc.stderr
+    return errors[0]
+
+
+def test_generate_on_the_demo_kg(demo_store: str, tmp_path: Path) -> None:  # noqa: F811
+    out = tmp_path / "kalma"
+    proc = kgbench("kalma", "generate", "--store", demo_store, "--domain", "people.person",
+                   "--n", "3", "--out", out, "--seed", "1", "--incompetence", "1,2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["entries"] == 3 and doc["incompetence"]["2"] == {"entries": 3, "left_out": 0}
+    assert (doc["method"], doc["coherence"], doc["already_complete"]) == ("template", "none", False)
+    assert len((out / "entries.jsonl").read_text("utf-8").splitlines()) == 3
+    assert (out / "report.html").is_file() and (out / "incompetence-2.jsonl").is_file()
+
+
+def test_bad_domain(demo_store: str, tmp_path: Path) -> None:  # noqa: F811
+    line = one_error(kgbench("kalma", "generate", "--store", demo_store, "--domain", "nope.thing",
+                             "--out", tmp_path / "x"))
+    assert "--domain nope.thing" in line and "people.person" in line
+    assert not (tmp_path / "x").exists()
+
+
+def test_real_wikidata_sample(tmp_path: Path) -> None:
+    humans = external_path("wikidata", "DERIVED_humans_Q5.jsonl")
+    store = tmp_path / "wd"
+    with open_store(str(store), create=True) as s:
+        load_wikidata(s, [humans])
+    proc = kgbench("kalma", "generate", "--store", store, "--domain", "Q5", "--n", "3",
+                   "--out", tmp_path / "pairs")
+    assert "no connected pair of type Q5 in the store" in one_error(proc)
+    assert "hint: use --single" in proc.stderr
+    assert not (tmp_path / "pairs" / "entries.jsonl").exists()
+    proc = kgbench("kalma", "generate", "--store", store, "--domain", "Q5", "--n", "3", "--single",
+                   "--out", tmp_path / "single", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["entries"] >= 1
+    first = json.loads((tmp_path / "single" / "entries.jsonl").read_text("utf-8").splitlines()[0])
+    assert len(first["entities"]) == 1 and first["entities"][0]["id"].startswith("Q")
+
+
+def test_import_and_export_biokalma(tmp_path: Path) -> None:
+    folder = external_path("attribution", "biokalma")
+    proc = kgbench("kalma", "import", "--biokalma-dir", folder, "--out", tmp_path / "imported")
+    assert proc.returncode == 0, proc.stderr
+    assert "1,085 entries" in proc.stderr and "minimum knowledge set" in proc.stderr
+    proc = kgbench("kalma", "export", tmp_path / "imported", "--out", tmp_path / "exported", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["entries"] == 1085
+    for name in ("simple_question_graph.json", "complex_question_graph.json"):
+        assert (tmp_path / "exported" / name).read_bytes() == (folder / name).read_bytes()

@@ -64,7 +64,7 @@ def score_cmd(
                            help='The system\'s answers: JSONL {"id": ENTRY_ID, "output": '
                            'TEXT with citations like [Q212657, place of birth: Rome] and '
                            '[NA]}, or pre-parsed {"id", "sentences": [{"text", "citations": '
-                           '[[qid, relation, value]], "na"}]}.')],
+                           '\\[\\[qid, relation, value], ...], "na"}, ...]}.')],
     nli: Annotated[
         Path | None, typer.Option("--nli", metavar="DIR", readable=False, show_default=False,
                                   help="Exported NLI model (`kgbench model export HF_DIR "

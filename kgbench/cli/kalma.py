@@ -134,6 +134,9 @@ def score_cmd(
                        f"use --question with one of {', '.join(QUESTIONS)}", code=2)
     if geval and not llm_url:
         raise CliError("--geval needs --llm-url", "add --llm-url URL --llm-model NAME", code=2)
+    if llm_model and not llm_url:
+        raise CliError("--llm-model needs --llm-url", "add --llm-url URL, or leave "
+                       "--llm-model out", code=2)
     if llm_url and not geval:
         raise CliError("--llm-url is used by --geval only", "add --geval, or leave "
                        "--llm-url out", code=2)
@@ -186,9 +189,7 @@ def _number(value: float | None) -> str:
 def _score_table(doc: dict[str, Any]) -> Table:
     """The scores in the order of the paper's Tables 2-4: citation quality micro and
     macro, alignment, [NA], then G-Eval."""
-    table = Table(title=f"KaLMA scores: {doc['n_entries']:,} entries, "
-                  f"{doc['n_citations']:,} citations ({doc['unparsed_citations']:,} unparsed)",
-                  box=box.SIMPLE_HEAD, title_justify="left")
+    table = Table(title="KaLMA scores", box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("metric")
     table.add_column("micro", justify="right")
     table.add_column("macro", justify="right")
@@ -205,5 +206,9 @@ def _score_table(doc: dict[str, Any]) -> Table:
         table.add_section()
         for aspect in ("coherence", "consistency", "fluency", "relevance"):
             table.add_row(f"G-Eval {aspect} (1-5)", _number(geval[aspect]), "")
+    table.add_section()
+    table.add_row("entries", f"{doc['n_entries']:,}", "")
+    table.add_row("citations (unparsed)", f"{doc['n_citations']:,} "
+                  f"({doc['unparsed_citations']:,})", "")
     return table
 

@@ -95,8 +95,8 @@ def helpfulness_baselines(records: Sequence[ConnerRecord], u: int, seed: int
     """For each record, the indices of ``u`` other records of the same file whose
     knowledge is the baseline of Eq. 6 (``k_1^-, …, k_u^-``): drawn without
     replacement from the records whose knowledge differs from its own (so never the
-    record itself), by a generator seeded with ``(seed, record id)`` (a record's
-    baseline does not depend on the others' order). Fewer than ``u`` when the file has
+    record itself), in id order, by a generator seeded with ``(seed, record id)``: a
+    record's baseline depends on the file's records, not on their order. Fewer than ``u`` when the file has
     fewer such records; none for a record without an answer."""
     out: list[tuple[int, ...]] = []
     for j, record in enumerate(records):
@@ -104,7 +104,8 @@ def helpfulness_baselines(records: Sequence[ConnerRecord], u: int, seed: int
             out.append(())
             continue
         own = record.knowledge.strip()
-        candidates = [i for i, r in enumerate(records) if i != j and r.knowledge.strip() != own]
+        candidates = sorted((i for i, r in enumerate(records)
+                             if i != j and r.knowledge.strip() != own), key=lambda i: records[i].id)
         rng = random.Random(f"{seed}\x1f{record.id}")
         out.append(tuple(rng.sample(candidates, min(u, len(candidates)))))
     return out

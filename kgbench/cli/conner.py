@@ -156,11 +156,13 @@ def summary_table(doc: dict[str, Any]) -> Table:
                   box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
     table.add_column("System", no_wrap=True)
     table.add_column("n", justify="right")
+    group = None
     for column in doc["columns"]:
-        header = column["header"]
-        if column["group"] != header:
-            header = f"{column['group']}\n{header}"
-        table.add_column(header, justify="right")
+        # The group's name over its first column only, as the paper's two header rows.
+        top = column["group"] if column["group"] != group else ""
+        group = column["group"]
+        bottom = column["header"] if column["header"] != column["group"] else ""
+        table.add_column(f"{top}\n{bottom}", justify="right")
     for row in doc["rows"]:
         table.add_row(field(row["system"]), f"{row['records']:,}",
                       *(_cell(row[c["key"]], c["percent"]) for c in doc["columns"]))

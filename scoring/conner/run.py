@@ -10,7 +10,12 @@ row per file (:mod:`scoring.conner.summary`).
 
 With ``out_dir``, each input ``NAME.jsonl`` gets ``out_dir/NAME.scores.jsonl`` (one
 line per record, in input order) and the run ``out_dir/summary.json``
-(:meth:`ConnerReport.to_json`), each written whole or not at all. A line::
+(:meth:`ConnerReport.to_json`), each written whole or not at all, and beside each scores
+file ``NAME.run.json``, the fingerprint of what made it (the input's SHA-256, the models'
+cards, the options, the store's location). An interrupted run resumes: rerun with the
+same inputs, models and options, and a file whose scores are complete with that
+fingerprint is read back instead of scored again (a store changed in between is not
+noticed: remove the folder to score again). A line::
 
     {"id": "nq-17", "sentences": 2, "evidence": {"source": "record"|"kg"|"none", "count": 3},
      "factuality": {"consistent": .., "non_verified": .., "inconsistent": ..},
@@ -36,10 +41,10 @@ from typing import Any, Literal
 
 import orjson
 
-from extension.output_file import atomic_output, write_atomic
+from extension.output_file import atomic_output, check_output_dir, write_atomic
 from kgstore import open_store
 from kgstore.location import checked_location
-from scoring.card import Task
+from scoring.card import CARD_FILE, Task
 from scoring.conner.batch import ConnerModels, Prepared, input_counts, score_batch
 from scoring.conner.evidence import KgEvidence
 from scoring.conner.metrics import AGGREGATES, Aggregate
@@ -47,6 +52,7 @@ from scoring.conner.records import ConnerRecord, read_records, split_sentences
 from scoring.conner.summary import ConnerReport, summary_row
 from scoring.errors import ScoringError
 from scoring.score.models import check_task
+from scoring.score.workdir import file_sha256
 
 __all__ = ["SCORES_SUFFIX", "SUMMARY_FILE", "ConnerProgress", "coherent_index", "conner_score",
            "helpfulness_baselines", "prepare"]
@@ -54,6 +60,8 @@ __all__ = ["SCORES_SUFFIX", "SUMMARY_FILE", "ConnerProgress", "coherent_index", 
 Device = Literal["auto", "cpu", "cuda"]
 SCORES_SUFFIX = ".scores.jsonl"
 SUMMARY_FILE = "summary.json"
+RUN_SUFFIX = ".run.json"
+RUN_FORMAT = "kgbench-conner-run/1"
 DEFAULT_RECORDS_PER_BATCH = 256
 
 
@@ -162,6 +170,8 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
             raise ScoringError(f"{files[i]}: two input files are named {stem!r}; their "
                                "scores and summary rows would be confused",
                                "rename one of them (each file is one system)")
+    if out_dir is not None:
+        check_output_dir(out_dir, option="--out")
     inputs = [read_records(Path(f)) for f in files]
     started = time.perf_counter()
     with ExitStack() as stack:
@@ -174,18 +184,25 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
             kg = KgEvidence(opened)
         rows = []
         notes = _model_notes(models)
+        options = {"format": RUN_FORMAT, "aggregate": aggregate, "helpfulness_u": helpfulness_u,
+                   "seed": seed, "store": store, "models": _model_fingerprints(info, dirs=(
+                       ("nli", nli_dir), ("rerank", rerank_dir), ("lm", lm_dir),
+                       ("coherence", coherence_dir)))}
         for path, records in zip(files, inputs, strict=True):
+            path = Path(path)
             items = prepare(records, kg=kg, u=helpfulness_u, seed=seed)
-            docs = _score_file(Path(path), items, models, aggregate, records_per_batch,
-                               progress)
-            scores_file = None
-            if out_dir is not None:
-                scores_file = out_dir / f"{Path(path).stem}{SCORES_SUFFIX}"
-                with atomic_output(scores_file, option="--out") as stream:
-                    for doc in docs:
-                        stream.write(orjson.dumps(doc).decode("utf-8") + "\n")
-            rows.append(summary_row(Path(path), docs, scores_file))
-            notes += _record_notes(Path(path), items, models)
+            notes += _record_notes(path, items, models)
+            scores_file = None if out_dir is None else out_dir / f"{path.stem}{SCORES_SUFFIX}"
+            fingerprint = {**options, "input_sha256": file_sha256(path)}
+            docs = _finished(scores_file, fingerprint)
+            if docs is not None:
+                notes.append(f"{path.name}: scores read back from {scores_file} (the same "
+                             "input, models and options scored it before)")
+            else:
+                docs = _score_file(path, items, models, aggregate, records_per_batch, progress)
+                if scores_file is not None:
+                    _write_scores(scores_file, docs, fingerprint)
+            rows.append(summary_row(path, docs, scores_file))
     for name, model in zip(("nli", "rerank", "lm", "coherence"),
                            (models.nli, models.rerank, models.lm, models.coherence),
                            strict=True):
@@ -200,6 +217,45 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                      orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n",
                      option="--out")
     return report
+
+
+def _model_fingerprints(info: dict[str, Any],
+                        dirs: Sequence[tuple[str, Path | None]]) -> dict[str, Any]:
+    return {name: {"card_sha256": file_sha256(directory / CARD_FILE),
+                   "precision": info[name]["runtime"]["precision"],
+                   "coherent_label": info[name].get("coherent_label")}
+            for name, directory in dirs if directory is not None}
+
+
+def _run_file(scores_file: Path) -> Path:
+    return scores_file.with_name(scores_file.name.removesuffix(SCORES_SUFFIX) + RUN_SUFFIX)
+
+
+def _finished(scores_file: Path | None, fingerprint: dict[str, Any]
+              ) -> list[dict[str, Any]] | None:
+    """The score documents of an earlier run with ``fingerprint``, when its scores file
+    is complete (its ``.run.json`` is written after it); None otherwise."""
+    if scores_file is None or not scores_file.is_file() or not _run_file(scores_file).is_file():
+        return None
+    try:
+        if orjson.loads(_run_file(scores_file).read_bytes()) != fingerprint:
+            return None
+        return [orjson.loads(line) for line in scores_file.read_bytes().splitlines()
+                if line.strip()]
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _write_scores(scores_file: Path, docs: Sequence[dict[str, Any]],
+                  fingerprint: dict[str, Any]) -> None:
+    # The old fingerprint goes first: new scores beside it would pass for the old run's.
+    _run_file(scores_file).unlink(missing_ok=True)
+    with atomic_output(scores_file, option="--out") as stream:
+        for doc in docs:
+            stream.write(orjson.dumps(doc).decode("utf-8") + "\n")
+    write_atomic(_run_file(scores_file),
+                 orjson.dumps(fingerprint, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n",
+                 option="--out")
 
 
 def _score_file(path: Path, items: Sequence[Prepared], models: ConnerModels,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from extension.output_file import OutputPathError
 from kgstore import Entity, Fact, open_store
 from scoring.conner import metrics
 from scoring.conner.batch import HELPFULNESS_PREFIX, INFORMATIVENESS_PREFIX
@@ -220,3 +221,27 @@ def test_cli_bad_file_is_one_line(tmp_path: Path, models: dict[str, Path]) -> No
     assert len(proc.stderr.strip().splitlines()) <= 2      # the error and its hint
     assert not (tmp_path / "out").exists()
 
+
+
+def test_a_rerun_reads_finished_files_back(tmp_path: Path, models: dict[str, Path]) -> None:
+    """Scores are written per file with the fingerprint of what made them: a rerun of the
+    same command (after an interruption) scores only what is not there yet."""
+    a = write(tmp_path / "sysA.jsonl", SYS_A)
+    b = write(tmp_path / "sysB.jsonl", SYS_B)
+    out = tmp_path / "out"
+    first = conner_score([a], rerank_dir=models["rerank"], device="cpu", out_dir=out)
+    seen: list[ConnerProgress] = []
+    again = conner_score([a, b], rerank_dir=models["rerank"], device="cpu", out_dir=out,
+                         progress=seen.append)
+    assert {p.file.name for p in seen} == {"sysB.jsonl"}     # sysA was read back
+    assert again.rows[0] == first.rows[0]
+    assert any(n.startswith("sysA.jsonl: scores read back") for n in again.notes)
+    # Another seed is another run: everything is scored again.
+    seen.clear()
+    conner_score([a, b], rerank_dir=models["rerank"], device="cpu", out_dir=out, seed=1,
+                 progress=seen.append)
+    assert {p.file.name for p in seen} == {"sysA.jsonl", "sysB.jsonl"}
+    assert json.loads((out / "sysA.run.json").read_text())["seed"] == 1
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputPathError, match="not a directory"):
+        conner_score([a], rerank_dir=models["rerank"], out_dir=tmp_path / "file" / "out")

@@ -207,8 +207,11 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                            (models.nli, models.rerank, models.lm, models.coherence),
                            strict=True):
         if model is not None:
-            info[name]["truncated"] = getattr(model, "truncated_hypotheses",
-                                              getattr(model, "truncated_texts", 0))
+            cut = getattr(model, "truncated_hypotheses", getattr(model, "truncated_texts", 0))
+            info[name]["truncated"] = cut
+            if cut:
+                notes.append(f"{name}: {cut:,} input(s) did not fit the model's max length "
+                             f"and were cut at their end ({_KEPT[name]})")
     report = ConnerReport(rows=rows, aggregate=aggregate, helpfulness_u=helpfulness_u,
                           seed=seed, models=info, notes=notes, out_dir=out_dir,
                           seconds=time.perf_counter() - started)
@@ -217,6 +220,12 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                      orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n",
                      option="--out")
     return report
+
+
+_KEPT = {"nli": "a knowledge sentence or an answer, the side NLI keeps whole",
+         "rerank": "a query, the side the cross-encoder keeps whole",
+         "lm": "a sentence, a knowledge text or an answer",
+         "coherence": "a knowledge text"}
 
 
 def _model_fingerprints(info: dict[str, Any],

@@ -177,6 +177,7 @@ def test_missing_models_are_null_with_a_note_and_kg_evidence(tmp_path: Path,
     assert "relevance: null (no --rerank model given)" in report.notes
     assert any("--lm" in n for n in report.notes) and any("--coherence" in n for n in report.notes)
     assert report.out_dir is None and not list(tmp_path.glob("*.scores.jsonl"))
+    assert not any("did not fit" in n for n in report.notes)
     # The KG gave the Hobbit record evidence; Paris is not in it.
     assert any("1 record(s) without evidence" in n for n in report.notes)
 
@@ -245,3 +246,13 @@ def test_a_rerun_reads_finished_files_back(tmp_path: Path, models: dict[str, Pat
     (tmp_path / "file").write_text("x")
     with pytest.raises(OutputPathError, match="not a directory"):
         conner_score([a], rerank_dir=models["rerank"], out_dir=tmp_path / "file" / "out")
+
+
+def test_inputs_cut_to_fit_are_counted_and_noted(tmp_path: Path,
+                                                 models: dict[str, Path]) -> None:
+    long_query = " ".join(["which river flows through the city"] * 60)   # > 128 tokens
+    path = write(tmp_path / "long.jsonl", [{**SYS_B[0], "query": long_query}, SYS_B[1]])
+    report = conner_score([path], rerank_dir=models["rerank"], device="cpu")
+    assert report.models["rerank"]["truncated"] == 1
+    assert "rerank: 1 input(s) did not fit the model's max length and were cut at their end " \
+           "(a query, the side the cross-encoder keeps whole)" in report.notes

@@ -114,6 +114,10 @@ def score_cmd(
 
       kgbench conner score answers.jsonl --nli models/nli --store my-kg --aggregate mean --json
     """
+    if nli is None and rerank is None and lm is None and coherence is None:
+        raise CliError("nothing to score with: no model given",
+                       "give at least one of --nli, --rerank, --lm, --coherence, e.g. "
+                       "kgbench conner score sys.jsonl --nli nli-model/", code=2)
     if aggregate not in AGGREGATES:
         raise CliError(f"unknown aggregate {aggregate!r}",
                        f"use --aggregate with one of {', '.join(AGGREGATES)}", code=2)

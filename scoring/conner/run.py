@@ -175,13 +175,13 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
     inputs = [read_records(Path(f)) for f in files]
     started = time.perf_counter()
     with ExitStack() as stack:
+        kg = None
+        if store is not None:   # before the models: a missing store is told at once
+            opened = stack.enter_context(open_store(checked_location(store), read_only=True))
+            kg = KgEvidence(opened)
         models, info = _open_models(nli_dir=nli_dir, rerank_dir=rerank_dir, lm_dir=lm_dir,
                                     coherence_dir=coherence_dir, coherent_label=coherent_label,
                                     device=device, threads=threads, batch_tokens=batch_tokens)
-        kg = None
-        if store is not None:
-            opened = stack.enter_context(open_store(checked_location(store), read_only=True))
-            kg = KgEvidence(opened)
         rows = []
         notes = _model_notes(models)
         options = {"format": RUN_FORMAT, "aggregate": aggregate, "helpfulness_u": helpfulness_u,

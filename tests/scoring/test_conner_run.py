@@ -221,6 +221,7 @@ def test_cli_bad_file_is_one_line(tmp_path: Path, models: dict[str, Path]) -> No
     assert f'{bad}:2: "knowledge" missing' in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 2      # the error and its hint
     assert not (tmp_path / "out").exists()
+    assert_clean_error(run("conner", "score", good), code=2)      # no model: a usage error
 
 
 

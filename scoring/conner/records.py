@@ -19,7 +19,6 @@ problem is a :class:`~scoring.errors.ScoringError` naming ``file:line``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,7 +173,3 @@ def _continues(text: str, match: re.Match[str]) -> bool:
     word = word.lstrip("\"'“‘([")
     return word[:-1].lower() in ABBREVIATIONS or bool(_DOTTED.fullmatch(word))
 
-
-def sentence_count(texts: Sequence[str]) -> int:
-    """The sentences of all ``texts`` together (progress totals)."""
-    return sum(len(split_sentences(t)) for t in texts)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import orjson
 
@@ -45,7 +45,13 @@ from extension.output_file import atomic_output, check_output_dir, write_atomic
 from kgstore import open_store
 from kgstore.location import checked_location
 from scoring.card import CARD_FILE, Task
-from scoring.conner.batch import ConnerModels, Prepared, input_counts, score_batch
+from scoring.conner.batch import (
+    ConnerModels,
+    EvidenceSource,
+    Prepared,
+    input_counts,
+    score_batch,
+)
 from scoring.conner.evidence import KgEvidence
 from scoring.conner.metrics import AGGREGATES, Aggregate
 from scoring.conner.records import ConnerRecord, read_records, split_sentences
@@ -126,12 +132,12 @@ def prepare(records: Sequence[ConnerRecord], *, kg: KgEvidence | None, u: int,
     baselines = helpfulness_baselines(records, u, seed)
     prepared = []
     for record, baseline in zip(records, baselines, strict=True):
-        evidence, source = record.evidence, "record"
+        evidence, source = record.evidence, cast(EvidenceSource, "record")
         if not evidence and kg is not None:
-            evidence, source = kg.for_query(record.query), "kg"
+            evidence, source = kg.for_query(record.query), cast(EvidenceSource, "kg")
         prepared.append(Prepared(
             record=record, sentences=tuple(split_sentences(record.knowledge)),
-            evidence=evidence, evidence_source=source if evidence else "none",  # type: ignore[arg-type]
+            evidence=evidence, evidence_source=source if evidence else "none",
             baseline=tuple(records[i].knowledge for i in baseline),
             baseline_ids=tuple(records[i].id for i in baseline)))
     return prepared

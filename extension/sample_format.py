@@ -153,6 +153,8 @@ def iter_schema_violations(path: Path, *, schema: dict[str, Any] | None = None
     validator = jsonschema_rs.validator_for(schema or shipped_schema())
     with path.open("rb") as lines:
         for number, line in enumerate(lines, 1):
+            if not line.strip():  # blank lines are skipped by every reader
+                continue
             try:
                 doc = orjson.loads(line)
             except orjson.JSONDecodeError as exc:

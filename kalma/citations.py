@@ -38,7 +38,6 @@ The reading rules, so that one answer is always read the same way:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -47,6 +46,8 @@ from typing import Any
 
 from kalma.entry import knowledge_key
 from kalma.errors import KalmaError
+from scoring.errors import ScoringError
+from scoring.evaluate.jsonl import iter_json_objects
 
 __all__ = ["AnswerSentence", "Citation", "ParsedAnswer", "parse_citation_group",
            "parse_output", "read_answers", "split_sentences"]
@@ -281,29 +282,18 @@ def read_answers(path: Path) -> dict[str, ParsedAnswer]:
     In the pre-parsed form a citation that is a list of strings but not three non-empty
     ones is an unparsed citation (incomplete, §4.2); any other shape, a line that is not
     JSON, a missing id or a repeated id raises :class:`KalmaError` naming ``file:line``.
-    Blank lines are skipped."""
-    if not path.is_file():
-        raise KalmaError(f"{path}: no such answers file",
-                         'give a JSONL file of {"id", "output"} lines, one per entry answered')
+    Lines are read by :func:`scoring.evaluate.jsonl.iter_json_objects` (blank lines
+    skipped; binary files, over-long lines and non-objects refused)."""
     answers: dict[str, ParsedAnswer] = {}
     try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{number}"
-                try:
-                    doc = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise KalmaError(f"{where}: not JSON ({exc.msg})", _ANSWER_HINT) from None
-                answer = _answer(doc, where, number)
-                if answer.id in answers:
-                    raise KalmaError(f"{where}: answer id {answer.id!r} repeats line "
-                                     f"{answers[answer.id].line}",
-                                     "give one answer per entry")
-                answers[answer.id] = answer
-    except UnicodeDecodeError:
-        raise KalmaError(f"{path}: not UTF-8 text", _ANSWER_HINT) from None
+        for number, doc in iter_json_objects(path, "answers", _ANSWER_HINT):
+            answer = _answer(doc, f"{path}:{number}", number)
+            if answer.id in answers:
+                raise KalmaError(f"{path}:{number}: answer id {answer.id!r} repeats line "
+                                 f"{answers[answer.id].line}", "give one answer per entry")
+            answers[answer.id] = answer
+    except ScoringError as exc:  # the line reader's refusals, as this package's error
+        raise KalmaError(str(exc), exc.hint or _ANSWER_HINT) from None
     return answers
 
 

@@ -32,6 +32,7 @@ counts, skips by reason, timings) and ``report.html``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -194,6 +195,7 @@ def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
     if chunk_size < 1:
         raise KalmaError(f"chunk size must be at least 1, got {chunk_size}")
     check_output_dir(out_dir, option="--out")
+    created = not out_dir.exists()
     try:
         with DirectoryLock(out_dir):
             return _generate(store, config, out_dir, levels=levels, lm_dir=lm_dir, llm=llm,
@@ -208,6 +210,12 @@ def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
         if full is None:
             raise
         raise full from exc
+    finally:
+        # A refused run (no connected pair, another run's files) leaves no empty --out
+        # behind that the lock alone created.
+        if created:
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()   # only succeeds when nothing was written
 
 
 def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels: list[int],

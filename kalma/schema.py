@@ -12,9 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from extension.sample_format import SchemaViolation
+from extension.sample_format import SchemaViolation, iter_schema_violations
 
 __all__ = ["SCHEMA_FILE", "entry_schema", "entry_schema_text", "iter_entry_violations"]
 
@@ -34,18 +32,4 @@ def entry_schema() -> dict[str, Any]:
 def iter_entry_violations(path: Path) -> Iterator[SchemaViolation]:
     """Every violation of the entry schema in the JSONL file ``path`` (a line that is
     not JSON is one), with its line number and JSON path."""
-    import jsonschema_rs  # only validation needs it
-
-    validator = jsonschema_rs.validator_for(entry_schema())
-    with path.open("rb") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                doc = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                yield SchemaViolation(number, "", f"not JSON: {exc}")
-                continue
-            for error in validator.iter_errors(doc):
-                yield SchemaViolation(number, "/".join(str(p) for p in error.instance_path),
-                                      error.message)
+    return iter_schema_violations(path, schema=entry_schema())

@@ -15,7 +15,7 @@ from rich import box
 from rich.table import Table
 
 from kgbench.cli.errors import CliError, on_interrupt
-from kgbench.cli.options import JsonOpt, any_store
+from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt, any_store
 from kgbench.cli.output import emit_json, err, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
@@ -84,14 +84,8 @@ def score_cmd(
         Path | None, typer.Option("--out", metavar="DIR",
                                   help="Write DIR/NAME.scores.jsonl per input (one line per "
                                   "record) and DIR/summary.json.")] = None,
-    device: Annotated[
-        str, typer.Option("--device", metavar="DEVICE",
-                          help="auto (CUDA when it really runs, else CPU), cpu or cuda.")
-    ] = "auto",
-    threads: Annotated[
-        int | None, typer.Option("--threads", min=1, metavar="N",
-                                 help="CPU threads per model (default: onnxruntime's choice).")
-    ] = None,
+    device: DeviceOpt = "auto",
+    threads: ThreadsOpt = None,
     batch_tokens: Annotated[
         int, typer.Option("--batch-tokens", min=16, metavar="N",
                           help="Tokens per batch (padded length × inputs).")] = 16384,

@@ -21,6 +21,7 @@ from kgbench.cli.options import (
     JsonOpt,
     LlmCacheOpt,
     LlmModelOpt,
+    LlmParallelOpt,
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
@@ -134,9 +135,7 @@ def evaluate_cmd(
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
     llm_cache: LlmCacheOpt = Path(".kgbench-llm-cache"),
-    llm_parallel: Annotated[
-        int, typer.Option("--llm-parallel", min=1, max=64,
-                          help="LLM requests in flight at once.")] = 4,
+    llm_parallel: LlmParallelOpt = 4,
     as_json: JsonOpt = False,
 ) -> None:
     """Evaluate an attribution evaluator on a benchmark split, as CAQA Table 6.

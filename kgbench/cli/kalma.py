@@ -19,9 +19,11 @@ from rich.table import Table
 
 from kgbench.cli.errors import NOTHING_WRITTEN, RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
+    DeviceOpt,
     JsonOpt,
     LlmCacheOpt,
     LlmModelOpt,
+    LlmParallelOpt,
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
@@ -350,10 +352,7 @@ def score_cmd(
                                   "--task nli --out DIR`): text-citation alignment (§4.3) "
                                   "and [NA] precision and recall (§4.4); null without.")
     ] = None,
-    device: Annotated[
-        str, typer.Option("--device", metavar="DEVICE",
-                          help="With --nli: auto (CUDA when it really runs, else CPU), cpu "
-                          "or cuda.")] = "auto",
+    device: DeviceOpt = "auto",
     geval: Annotated[
         bool, typer.Option("--geval", help="Rate the answers' text with G-Eval (§4.1: "
                            "coherence, consistency, fluency, relevance, 1 to 5) through "
@@ -372,9 +371,7 @@ def score_cmd(
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
     llm_cache: LlmCacheOpt = Path(".kgbench-llm-cache"),
-    llm_parallel: Annotated[
-        int, typer.Option("--llm-parallel", min=1, max=64,
-                          help="LLM requests in flight at once.")] = 4,
+    llm_parallel: LlmParallelOpt = 4,
     out_path: Annotated[
         Path | None, typer.Option("--out", "-o", metavar="FILE", show_default=False,
                                   help="Also write the JSON document to FILE (written as "

@@ -150,3 +150,19 @@ LlmCacheOpt = Annotated[
     Path, typer.Option("--llm-cache", metavar="DIR",
                        help="Cache of LLM responses (reruns cost nothing).")
 ]
+
+
+# The options of the ONNX scorers, shared by every command that runs models (score,
+# kalma score, conner score): one wording, one check.
+DeviceOpt = Annotated[
+    str, typer.Option("--device", metavar="DEVICE",
+                      help="Where the models run: auto (CUDA when it really runs, else CPU), "
+                      "cpu or cuda.")
+]
+ThreadsOpt = Annotated[
+    int | None, typer.Option("--threads", min=1, metavar="N",
+                             help="CPU threads per model (default: onnxruntime's choice).")
+]
+LlmParallelOpt = Annotated[
+    int, typer.Option("--llm-parallel", min=1, max=64, help="LLM requests in flight at once.")
+]

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from extension.labels import SPLIT_CHOICES
 from kgbench.cli.errors import RESUMES, CliError, on_interrupt
-from kgbench.cli.options import JsonOpt
+from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt
 from kgbench.cli.output import emit_json, err, field, note, out, progress
 from scoring.score.defaults import DEFAULT_BATCH_TOKENS, DEFAULT_SCORE_CHUNK_SIZE
 
@@ -54,14 +54,8 @@ def score_cmd(
                                    "the outcome their label expects is below P (0 to 1), "
                                    "lowest first, with the reason. Needs --nli.")
     ] = None,
-    device: Annotated[
-        str, typer.Option("--device", metavar="DEVICE",
-                          help="auto (CUDA when it really runs, else CPU), cpu or cuda.")
-    ] = "auto",
-    threads: Annotated[
-        int | None, typer.Option("--threads", min=1, metavar="N",
-                                 help="CPU threads per model (default: onnxruntime's choice).")
-    ] = None,
+    device: DeviceOpt = "auto",
+    threads: ThreadsOpt = None,
     batch_tokens: Annotated[
         int, typer.Option("--batch-tokens", min=16, metavar="N",
                           help="Tokens per batch (padded length × pairs).")

@@ -133,7 +133,7 @@ def test_read_answers_in_both_forms(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("line", "says"), [
     ("{not json", "not JSON"),
-    ('["e1", "text"]', "expected a JSON object"),
+    ('["e1", "text"]', "a JSON list where an object belongs"),
     ('{"output": "x"}', 'non-empty string "id"'),
     ('{"id": "e1"}', 'exactly one of "output" and "sentences"'),
     ('{"id": "e1", "output": 3}', '"output" must be a string'),
@@ -151,6 +151,18 @@ def test_a_repeated_answer_id_is_refused(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "a.jsonl", {"id": "e1", "output": "x."},
                        {"id": "e1", "output": "y."})
     with pytest.raises(KalmaError, match=r"a\.jsonl:2: answer id 'e1' repeats line 1"):
+        read_answers(path)
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "not UTF-8"),
+    (b'{"id": "e1", "output": "' + b"x" * (1 << 20) + b'"}', "longer than"),
+])
+def test_an_answers_file_that_is_not_jsonl_is_one_clear_error(tmp_path: Path, content: bytes,
+                                                              says: str) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(KalmaError, match=rf"a\.jsonl:1: .*{says}"):
         read_answers(path)
 
 

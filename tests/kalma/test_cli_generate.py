@@ -61,7 +61,7 @@ def test_real_wikidata_sample(tmp_path: Path) -> None:
                    "--out", tmp_path / "pairs")
     assert "no connected pair of type Q5 in the store" in one_error(proc)
     assert "hint: use --single" in proc.stderr
-    assert not (tmp_path / "pairs" / "entries.jsonl").exists()
+    assert not (tmp_path / "pairs").exists()   # a refused run leaves no empty --out
     proc = kgbench("kalma", "generate", "--store", store, "--domain", "Q5", "--n", "3", "--single",
                    "--out", tmp_path / "single", "--json")
     assert proc.returncode == 0, proc.stderr

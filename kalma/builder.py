@@ -14,7 +14,7 @@ ties broken by knowledge key), so no random draw is needed beyond the seeded ord
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,7 +26,12 @@ from kalma.evolve import DEFAULT_ALPHA, best_index, coherence, selection_scores,
 from kalma.pairs import SINGLE_HINT, EntityPair, find_connected_pairs, single_entities
 from kalma.pool import is_citable, knowledge_pool
 from kalma.prompts import QuestionWriter
-from kalma.templates import general_question, knowledge_sentence, specific_question
+from kalma.templates import (
+    general_question,
+    knowledge_sentence,
+    qualifier_anchor,
+    specific_question,
+)
 from kgstore.store import Store
 from llm.client import ChatClient
 from scoring.runtime import CausalLM
@@ -168,18 +173,22 @@ class KalmaBuilder:
         candidates = [k for k in knowledge_pool_all if is_citable(k) and k.predicate
                       and self._count(k) > 0
                       and not (len(entities) > 1 and k.object_id in between)]
+        anchors = {k.key(): a for k in knowledge_pool_all
+                   if (a := qualifier_anchor(k, knowledge_pool_all)) is not None}
         if not first:
-            if not candidates:
+            # The first fact is no CVT qualifier: its anchor would not be in the set.
+            firsts = [k for k in candidates if k.key() not in anchors]
+            if not firsts:
                 return BuildSkip(start_id, "pool has no usable fact")
-            specs = [self._specificity(k) for k in candidates]
-            first = [candidates[best_index(specs, [k.key() for k in candidates])]]
+            specs = [self._specificity(k) for k in firsts]
+            first = [firsts[best_index(specs, [k.key() for k in firsts])]]
         if len(first) + len(candidates) < MIN_KNOWLEDGE:
             return BuildSkip(start_id, f"pool has {len(first) + len(candidates)} usable fact"
                              f"{'' if len(first) + len(candidates) == 1 else 's'}")
         several = _several(knowledge_pool_all)
         chosen = list(first)
         used = {_fact_id(k) for k in chosen}
-        sentences = [self._sentence(k, several) for k in chosen]
+        sentences = [self._sentence(k, several, anchors) for k in chosen]
         record: list[dict[str, Any]] = [{"added": [k.triple() for k in chosen],
                                          "specificity": [self._specificity(k) for k in chosen],
                                          "coherence": None, "score": None}]
@@ -187,10 +196,14 @@ class KalmaBuilder:
         if self.writer is not None:
             paragraph = self.writer.annotate(paragraph, chosen, pools)
         for _ in range(1, self.config.iterations):
-            left = [k for k in candidates if _fact_id(k) not in used]
+            # A CVT's qualifier (a marriage's start date, a role's character) only after
+            # its anchor (that spouse, that film): alone it does not say which marriage.
+            told = {k.via for k in chosen if k.via and k.key() not in anchors}
+            left = [k for k in candidates if _fact_id(k) not in used
+                    and (k.key() not in anchors or k.via in told)]
             if not left:
                 break
-            step = self.choose(paragraph, left, several)
+            step = self.choose(paragraph, left, several, anchors)
             i = step.index
             k = left[i]
             chosen.append(k)
@@ -230,11 +243,13 @@ class KalmaBuilder:
 
     # -- Eq. 1 ------------------------------------------------------------------------
     def choose(self, paragraph: str, candidates: Sequence[Knowledge],
-               several: frozenset[tuple[str, str]] = frozenset()) -> Step:
+               several: frozenset[tuple[str, str]] = frozenset(),
+               anchors: Mapping[tuple[str, str, str], Knowledge] | None = None) -> Step:
         """One iteration of App. A.3: every candidate's templated sentence, its
         specificity and (with a causal LM) coherence, its Eq. 1 score, and the index of
-        the one added (the argmax, ties by key)."""
-        sentences = [self._sentence(k, several) for k in candidates]
+        the one added (the argmax, ties by key). ``anchors``: a CVT qualifier's anchor
+        by fact (:func:`~kalma.templates.qualifier_anchor`), named in its sentence."""
+        sentences = [self._sentence(k, several, anchors) for k in candidates]
         specs = [self._specificity(k) for k in candidates]
         cohs = self._coherence(paragraph, sentences)
         scores = selection_scores(specs, cohs, self.config.alpha)
@@ -257,8 +272,10 @@ class KalmaBuilder:
         perplexities = self.lm.perplexity([f"{paragraph} {s}" for s in sentences])
         return coherence([p if not math.isnan(p) else math.inf for p in perplexities])
 
-    def _sentence(self, k: Knowledge, several: frozenset[tuple[str, str]] = frozenset()) -> str:
-        return knowledge_sentence(k, self.table, several=(k.subject_id, k.relation) in several)
+    def _sentence(self, k: Knowledge, several: frozenset[tuple[str, str]] = frozenset(),
+                  anchors: Mapping[tuple[str, str, str], Knowledge] | None = None) -> str:
+        return knowledge_sentence(k, self.table, several=(k.subject_id, k.relation) in several,
+                                  anchor=(anchors or {}).get(k.key()))
 
 
 def _merged(pools: Sequence[Sequence[Knowledge]]) -> list[Knowledge]:

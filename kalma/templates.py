@@ -15,6 +15,11 @@ speech (:func:`relation_pos`):
   member of X." / "A has music by X." — and a value of a CVT (a marriage's start
   date), which :func:`extension.text.citations.hop_sentence` reads through the CVT:
   "A had a marriage with start date 1988."
+
+A CVT's qualifier whose anchor is known (:func:`qualifier_anchor`: the marriage's
+spouse for its start date) names it, since a person may have several marriages: "The
+start date of A's marriage to B is 1988." The builder adds a qualifier only after its
+anchor's CVT is in the minimum knowledge set.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from extension.text.relation_phrases import PhraseTable, is_readable, type_noun
 from kalma.entry import EntityRef, Knowledge
 
 __all__ = ["RelationPos", "general_question", "knowledge_sentence", "possessive",
-           "relation_pos", "specific_question"]
+           "qualifier_anchor", "relation_pos", "specific_question"]
 
 RelationPos = TypingLiteral["noun", "verb", "other"]
 
@@ -94,12 +99,43 @@ def _verb_phrase(k: Knowledge, table: PhraseTable) -> str:
     return k.relation
 
 
+_PARTNER_PREPOSITIONS = {"marriage": "to", "education": "at", "film role": "in",
+                         "employment": "at", "membership": "of"}
+"""How a CVT's theme meets its anchor: "marriage to Ethan Hawke", "education at
+Harvard University", "film role in Pulp Fiction"; "with" for any other theme."""
+
+
+def qualifier_anchor(k: Knowledge, pool: Sequence[Knowledge]) -> Knowledge | None:
+    """The anchor of a CVT's qualifier: the fact of the same subject through the same
+    CVT whose label is the qualifier's label without its last words — "spouse: Ethan
+    Hawke" for "spouse start date: 1998", "film: Pulp Fiction" for "film character:
+    Mia Wallace". ``None`` for a fact that is no CVT's qualifier (or whose CVT has no
+    such anchor, as an education's institution and degree)."""
+    if not k.via:
+        return None
+    for other in pool:
+        if (other.via == k.via and other.subject_id == k.subject_id
+                and k.relation.startswith(other.relation + " ")):
+            return other
+    return None
+
+
 def knowledge_sentence(k: Knowledge, table: PhraseTable, *, several: bool = False,
-                       subject: str | None = None) -> str:
+                       subject: str | None = None, anchor: Knowledge | None = None) -> str:
     """The templated sentence of one piece of knowledge (see the module docstring).
     ``several``: the subject has other values of this relation ("A's films include
-    X."); ``subject``: the name to use (default ``k.subject_name``)."""
+    X."); ``subject``: the name to use (default ``k.subject_name``); ``anchor``: for a
+    CVT's qualifier, its :func:`qualifier_anchor`, named so that a reader knows which
+    marriage or role the value belongs to ("The start date of Uma Thurman's marriage to
+    Ethan Hawke is 1998." rather than "Uma Thurman had a marriage with start date
+    1998.", which for a person married three times says nothing checkable)."""
     name = subject or k.subject_name
+    if anchor is not None and k.relation.startswith(anchor.relation + " "):
+        role = k.relation.removeprefix(anchor.relation + " ")
+        theme = _theme(k) or anchor.relation
+        preposition = _PARTNER_PREPOSITIONS.get(theme, "with")
+        return english.sentence(f"The {role} of {possessive(name)} {theme} {preposition} "
+                                f"{anchor.object} is {k.object}")
     if k.via and k.object_id is None and k.predicate and "/" in k.predicate:
         outer, _, inner = k.predicate.partition("/")
         triples = [Triple(s=k.subject_id, p=outer, o=k.via, s_name=name),

@@ -16,6 +16,7 @@ from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import KalmaEntry
 from kalma.errors import KalmaError
 from kalma.pairs import EntityPair
+from kalma.templates import qualifier_anchor
 from kgstore import open_store
 from llm.cache import ResponseCache
 from llm.client import ChatClient
@@ -71,6 +72,29 @@ def test_demo_entries(demo_store: str) -> None:  # noqa: F811
         assert scores == sorted(scores, reverse=True)   # specificity alone: rarest first
     one = json.loads(first[0].to_line())
     assert KalmaEntry.from_json(one, "x") == first[0]
+
+
+def test_a_cvt_qualifier_comes_with_its_anchor(demo_store: str) -> None:  # noqa: F811
+    """A marriage's start date is told as the start of the marriage to someone already
+    in the set: "James Cameron had a marriage with start date 1997" does not say which
+    of his three marriages a reader should check."""
+    config = BuildConfig(domain=PEOPLE, n=20, seed=1)
+    with open_store(demo_store, read_only=True) as store:
+        built = entries(KalmaBuilder(store, config), 20)
+    qualifiers = 0
+    for e in built:
+        assert "had a marriage with" not in e.paragraph
+        mks = e.minimum_knowledge_set
+        for k in mks:
+            anchor = qualifier_anchor(k, e.knowledge_pool)
+            if anchor is None:
+                continue
+            qualifiers += 1
+            # Its CVT is in the set through a fact that is not itself a qualifier.
+            assert any(o.via == k.via and qualifier_anchor(o, e.knowledge_pool) is None
+                       for o in mks), (e.id, k.triple())
+            assert f"{anchor.object} is {k.object}." in e.paragraph, (e.id, e.paragraph)
+    assert qualifiers >= 10
 
 
 def test_wikidata_shaped_entries(wikidata_store: str) -> None:  # noqa: F811

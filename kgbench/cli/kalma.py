@@ -225,7 +225,8 @@ def import_cmd(
     general: Annotated[
         Path | None, typer.Argument(metavar="GENERAL.json", readable=False,
                                     help="BioKaLMA's simple_question_graph.json (the general "
-                                    "questions).", show_default=False)
+                                    "questions), or the folder holding both files.",
+                                    show_default=False)
     ] = None,
     specific: Annotated[
         Path | None, typer.Argument(metavar="SPECIFIC.json", readable=False,
@@ -258,6 +259,8 @@ def import_cmd(
     from kalma.entry import ENTRIES_FILE
     from kalma.schema import SCHEMA_FILE, entry_schema_text
 
+    if general is not None and specific is None and general.is_dir() and biokalma_dir is None:
+        biokalma_dir, general = general, None   # the folder itself, as users first try
     if biokalma_dir is not None:
         if general is not None or specific is not None:
             raise CliError("give either the two files or --biokalma-dir, not both", code=2)

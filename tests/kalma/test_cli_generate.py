@@ -80,3 +80,9 @@ def test_import_and_export_biokalma(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["entries"] == 1085
     for name in ("simple_question_graph.json", "complex_question_graph.json"):
         assert (tmp_path / "exported" / name).read_bytes() == (folder / name).read_bytes()
+    # The folder alone, as a first try would give it, reads as --biokalma-dir.
+    proc = kgbench("kalma", "import", folder, "--out", tmp_path / "again", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["entries"] == 1085
+    assert (tmp_path / "again" / "entries.jsonl").read_bytes() == \
+        (tmp_path / "imported" / "entries.jsonl").read_bytes()

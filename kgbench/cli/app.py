@@ -14,6 +14,7 @@ and never each other; only this module imports them all.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import warnings
 from collections.abc import Sequence
@@ -133,6 +134,37 @@ app.add_typer(store.store_app, name="store")
 app.add_typer(model.model_app, name="model")
 app.add_typer(kalma.kalma_app, name="kalma")
 app.add_typer(conner.conner_app, name="conner")
+
+
+def _reflowed(doc: str) -> str:
+    """A command's docstring as its ``--help`` shows it: the lines of each prose
+    paragraph joined, so that rich wraps them to the terminal (the docstrings are
+    wrapped at 90 columns and Typer keeps their line breaks: at 80 columns every line
+    broke in two). Paragraphs of examples or lists (an indented line, a ``*`` or ``-``
+    item) keep their lines."""
+    paragraphs = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines = paragraph.split("\n")
+        if any(line[:1].isspace() or line.lstrip().startswith(("* ", "- ", "\b"))
+               for line in lines):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+
+
+def _reflow_help(group: typer.Typer) -> None:
+    """:func:`_reflowed` help for every command of ``group`` and its subgroups."""
+    for info in group.registered_commands:
+        doc = info.help or (inspect.getdoc(info.callback) if info.callback else None)
+        if doc:
+            info.help = _reflowed(doc)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _reflow_help(sub.typer_instance)
+
+
+_reflow_help(app)
 
 
 def _after_ctrl_c(exc: BaseException) -> bool:

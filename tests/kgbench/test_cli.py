@@ -398,6 +398,22 @@ def test_help(command: list[str]) -> None:
 
 
 
+
+@pytest.mark.parametrize(("command", "sentence"), [
+    (["kalma", "score"], "correctness (a complete citation matching the retrieved "
+                         "knowledge), precision (correct and in the minimum knowledge set)"),
+    (["conner", "score"], "Each FILE is one system's records; the knowledge is split into "
+                          "sentences. Printed: one row per FILE"),
+])
+def test_help_prose_wraps_to_the_terminal(command: list[str], sentence: str) -> None:
+    """A docstring's prose is one paragraph to rich, which wraps it to the terminal:
+    on a wide terminal a sentence is one line, not broken where the source wraps."""
+    proc = run(*command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert sentence in proc.stdout
+    assert "kgbench kalma score kalma-demo --answers chatgpt.jsonl" in proc.stdout or \
+        command[0] == "conner"   # example lines keep their own lines
+
 def test_commands_that_do_not_run_the_engine_do_not_import_it() -> None:
     # The extension engine (networkx, rdflib, the sample models) took 1.2 of the 1.9 s
     # `kgbench --help` needed; registering its commands must not import it.

@@ -20,7 +20,7 @@ from typing import Any
 from kalma.errors import KalmaError
 
 __all__ = ["ENTRIES_FILE", "ENTRY_FORMAT", "EntityRef", "KalmaEntry", "Knowledge",
-           "knowledge_key", "normalized_text", "read_entries", "entries_file"]
+           "knowledge_key", "statement_key", "normalized_text", "read_entries", "entries_file"]
 
 ENTRY_FORMAT = "kgbench-kalma-entry/1"
 """The ``format`` of every entry kgbench writes; a reader refuses another."""
@@ -42,6 +42,21 @@ def knowledge_key(subject_id: str, relation: str, value: str) -> tuple[str, str,
     triple are matched (ids compare case-sensitively after trimming: ``Q5`` is not
     ``q5``)."""
     return subject_id.strip(), normalized_text(relation), normalized_text(value)
+
+
+def statement_key(subject_id: str, predicate: str, object_id: str | None, object_text: str,
+                  via: str | None) -> tuple[Any, ...]:
+    """What a piece of knowledge states, whichever side it is read from: the two views
+    of one CVT's value (a marriage's start date from either spouse; the marriage's
+    spouse fact from either spouse) and a direct fact and its inverse (Wikidata's
+    ``P26`` both ways) have one key. §4.4 removes knowledge from the pool: a removed
+    triple whose other view stays is still there for a reader, so a variant removes
+    every piece with the removed pieces' statement keys. ``predicate``: the store's
+    predicate (``p1/p2`` through a CVT), or the relation label where there is none."""
+    inner = predicate.rpartition("/")[2]
+    value: Any = (frozenset((subject_id, object_id)) if object_id is not None
+                  else (subject_id if via is None else "", normalized_text(object_text)))
+    return ("via", via, inner, value) if via else ("fact", inner, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +98,11 @@ class Knowledge:
     def key(self) -> tuple[str, str, str]:
         """What a citation must match (:func:`knowledge_key`)."""
         return knowledge_key(self.subject_id, self.relation, self.object)
+
+    def statement(self) -> tuple[Any, ...]:
+        """:func:`statement_key` of this piece."""
+        return statement_key(self.subject_id, self.predicate or self.relation, self.object_id,
+                             self.object, self.via)
 
     def citation_text(self) -> str:
         """The citation as BioKaLMA's answers write it: ``[Q212657, place of birth: Rome]``."""
@@ -153,9 +173,13 @@ class KalmaEntry:
 
     def with_absent(self, removed: Sequence[Knowledge]) -> KalmaEntry:
         """The §4.4 variant without ``removed`` (pieces of the minimum knowledge set) in
-        its knowledge pool; they become its ``absent_knowledge``."""
+        its knowledge pool, with every other view of what they state
+        (:func:`statement_key`); they become its ``absent_knowledge``."""
         gone = {k.key() for k in removed}
-        return replace(self, knowledge_pool=tuple(k for k in self.knowledge_pool if k.key() not in gone),
+        stated = {k.statement() for k in removed}
+        return replace(self, knowledge_pool=tuple(k for k in self.knowledge_pool
+                                                  if k.key() not in gone
+                                                  and k.statement() not in stated),
                        absent_knowledge=tuple(removed), incompetence=len(removed))
 
     def to_json(self) -> dict[str, Any]:

@@ -42,13 +42,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 
 from extension.output_file import check_output_dir, write_atomic
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
-from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, knowledge_key
+from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
 from kalma.schema import SCHEMA_FILE, entry_schema_text, iter_entry_violations
 from kgstore import open_store
@@ -107,40 +107,49 @@ class KalmaGenerateResult:
     run: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _removed(seed: int | None, entry_id: str, size: int, k: int) -> list[int]:
+def _removed(seed: int | None, entry_id: str, minimum: Sequence[Knowledge],
+             pool: Sequence[Knowledge], k: int) -> list[int]:
     """Positions in the minimum knowledge set of the ``k`` pieces a variant removes: the
-    first ``k`` of a shuffle seeded by the entry's seed and id (one order per entry, so
-    lower levels remove subsets of higher ones)."""
-    order = list(range(size))
+    first ``k`` of one order per entry (so lower levels remove subsets of higher ones),
+    a shuffle seeded by the entry's seed and id in which the pieces a reader would miss
+    come first: those whose subject has no other value of the relation in the pool.
+    Without one of Hitchcock's three films in the pool, a system still has films to
+    name and no reason to say ``[NA]``; without his place of birth it has none."""
+    order = list(range(len(minimum)))
     random.Random(f"{seed}:{entry_id}").shuffle(order)
-    return order[:k]
+    values = Counter((p.subject_id, p.relation) for p in pool)
+    return sorted(order, key=lambda i: values[(minimum[i].subject_id,
+                                               minimum[i].relation)] > 1)[:k]
 
 
 def incompetence_variant(entry: KalmaEntry, k: int) -> KalmaEntry | None:
     """The §4.4 variant of ``entry`` with ``k`` pieces of its minimum knowledge set
-    removed from the pool (:meth:`KalmaEntry.with_absent`; which pieces:
-    :func:`_removed`); ``None`` when the set has ``k`` pieces or fewer (nothing would
-    be left to cite)."""
+    removed from the pool, each with its other views (:meth:`KalmaEntry.with_absent`;
+    which pieces: :func:`_removed`); ``None`` when the set has ``k`` pieces or fewer
+    (nothing would be left to cite)."""
     minimum = entry.minimum_knowledge_set
     if len(minimum) <= k:
         return None
-    return entry.with_absent([minimum[i] for i in _removed(entry.seed, entry.id, len(minimum), k)])
+    chosen = _removed(entry.seed, entry.id, minimum, entry.knowledge_pool, k)
+    return entry.with_absent([minimum[i] for i in chosen])
 
 
-def _variant_line(doc: Mapping[str, Any], k: int,
-                  pool_keys: Sequence[tuple[str, str, str]]) -> str | None:
+def _variant_line(doc: Mapping[str, Any], k: int, pool: Sequence[Knowledge]) -> str | None:
     """:func:`incompetence_variant` of an entry line already parsed (``doc``, the
-    entry's :meth:`~KalmaEntry.to_json`), as its line: the same bytes as the entry's
-    ``to_line``, without building the entry's objects again (entries of a big KG hold
-    hundreds of pool triples)."""
-    minimum = doc["minimum_knowledge_set"]
-    if len(minimum) <= k:
+    entry's :meth:`~KalmaEntry.to_json`; ``pool``, its knowledge pool read once for
+    every level), as its line: the same bytes as the variant's ``to_line``, without
+    building the entry again."""
+    minimum_docs = doc["minimum_knowledge_set"]
+    if len(minimum_docs) <= k:
         return None
-    removed = [minimum[i] for i in _removed(doc["seed"], doc["id"], len(minimum), k)]
-    gone = {knowledge_key(*r["triple"]) for r in removed}
-    pool = [item for item, key in zip(doc["knowledge_pool"], pool_keys, strict=True)
-            if key not in gone]
-    variant = {**doc, "knowledge_pool": pool, "absent_knowledge": removed, "incompetence": k}
+    minimum = [Knowledge.from_json(m, doc["id"]) for m in minimum_docs]
+    chosen = _removed(doc["seed"], doc["id"], minimum, pool, k)
+    removed = [minimum_docs[i] for i in chosen]
+    gone = {minimum[i].key() for i in chosen}
+    stated = {minimum[i].statement() for i in chosen}
+    kept = [item for item, known in zip(doc["knowledge_pool"], pool, strict=True)
+            if known.key() not in gone and known.statement() not in stated]
+    variant = {**doc, "knowledge_pool": kept, "absent_knowledge": removed, "incompetence": k}
     return json.dumps(variant, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -431,20 +440,22 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     examples = [KalmaEntry.from_json(doc, f"{entries_path}:{i + 1}")
                 for i, doc in enumerate(docs[:3])]
     run["relations"] = dict(sorted(relations.items(), key=lambda kv: (-kv[1], kv[0])))
-    pool_keys = [[knowledge_key(*item["triple"]) for item in doc["knowledge_pool"]]
-                 for doc in docs] if levels else []
-    variants: dict[str, dict[str, int]] = {}
-    for k in levels:
-        kept = left_out = 0
-        with (work / incompetence_file(k)).open("w", encoding="utf-8") as sink:
-            for doc, keys in zip(docs, pool_keys, strict=True):
-                line = _variant_line(doc, k, keys)
+    variants: dict[str, dict[str, int]] = {str(k): {"entries": 0, "left_out": 0}
+                                           for k in levels}
+    with contextlib.ExitStack() as stack:
+        sinks: dict[int, TextIO] = {
+            k: stack.enter_context((work / incompetence_file(k)).open("w", encoding="utf-8"))
+            for k in levels}
+        for doc in docs if levels else []:
+            # One entry's pool read once for all levels, then let go.
+            pool = [Knowledge.from_json(item, doc["id"]) for item in doc["knowledge_pool"]]
+            for k, level_sink in sinks.items():
+                line = _variant_line(doc, k, pool)
                 if line is None:
-                    left_out += 1
+                    variants[str(k)]["left_out"] += 1
                 else:
-                    sink.write(line)
-                    kept += 1
-        variants[str(k)] = {"entries": kept, "left_out": left_out}
+                    level_sink.write(line)
+                    variants[str(k)]["entries"] += 1
     run["incompetence"] = variants
     _write(work / SCHEMA_FILE, entry_schema_text())
     from kalma.report import render_report

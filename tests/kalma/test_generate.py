@@ -68,6 +68,7 @@ def test_incompetence_variants(demo_store: str, tmp_path: Path) -> None:  # noqa
     generate_entries(demo_store, CONFIG, tmp_path, incompetence=[1, 2, 4, 5])
     full = {e.id: e for e in read_entries(tmp_path)}
     removed: dict[int, dict[str, set[tuple[str, str, str]]]] = {}
+    others = single = 0
     for k in (1, 2, 4):
         variants = list(read_entries(tmp_path / incompetence_file(k)))
         assert [v.id for v in variants] == list(full)
@@ -78,10 +79,25 @@ def test_incompetence_variants(demo_store: str, tmp_path: Path) -> None:  # noqa
             assert v.incompetence == len(v.absent_knowledge) == len(absent) == k
             assert absent <= {m.key() for m in e.minimum_knowledge_set}
             assert not absent & v.retrieved_keys()
-            assert [p for p in e.knowledge_pool if p.key() not in absent] == list(v.knowledge_pool)
+            # Gone with every other view of what it states: a marriage's start date
+            # read from the other spouse, the spouse fact from the other side.
+            stated = {a.statement() for a in v.absent_knowledge}
+            assert [p for p in e.knowledge_pool
+                    if p.key() not in absent and p.statement() not in stated
+                    ] == list(v.knowledge_pool)
+            assert not stated & {p.statement() for p in v.knowledge_pool}
+            others += sum(p.key() not in absent and p.statement() in stated
+                          for p in e.knowledge_pool)
+            # What goes first is what a reader would miss: no other value of the
+            # relation for that subject is left in the pool.
+            if k == 1:
+                (gone,) = v.absent_knowledge
+                single += not any((p.subject_id, p.relation) == (gone.subject_id, gone.relation)
+                                  for p in v.knowledge_pool)
             assert v.minimum_knowledge_set == e.minimum_knowledge_set
             assert v == e.with_absent(v.absent_knowledge) == incompetence_variant(e, k)
             removed[k][v.id] = absent
+    assert others > 0 and single == len(full)
     # The variant lines are the variants' own to_line (written from the parsed JSON).
     assert (tmp_path / incompetence_file(2)).read_text("utf-8") == "".join(
         v.to_line() for v in (incompetence_variant(e, 2) for e in full.values()) if v)

@@ -14,6 +14,7 @@ ties broken by knowledge key), so no random draw is needed beyond the seeded ord
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -219,13 +220,16 @@ class KalmaBuilder:
             return BuildSkip(start_id, f"pool has {len(chosen)} usable fact")
         several_keys = frozenset((k.subject_id, k.relation) for k in chosen
                                  if (k.subject_id, k.relation) in several)
+        partial = _partial(chosen, knowledge_pool_all)
         if self.writer is not None:
             q_general, q_specific = self.writer.questions(
                 paragraph, general_question(entities, chosen, names),
-                specific_question(chosen, names, several_keys))
+                specific_question(chosen, names, several_keys, partial=partial,
+                                  anchors=anchors))
         else:
             q_general = general_question(entities, chosen, names)
-            q_specific = specific_question(chosen, names, several_keys)
+            q_specific = specific_question(chosen, names, several_keys, partial=partial,
+                                           anchors=anchors)
         generation: dict[str, Any] = {
             "method": "llm" if self.writer is not None else "template",
             "alpha": self.config.alpha,
@@ -293,6 +297,22 @@ def _several(pool: Sequence[Knowledge]) -> frozenset[tuple[str, str]]:
     for k in pool:
         counts[(k.subject_id, k.relation)] = counts.get((k.subject_id, k.relation), 0) + 1
     return frozenset(key for key, n in counts.items() if n > 1)
+
+
+def _partial(chosen: Sequence[Knowledge], pool: Sequence[Knowledge]
+             ) -> dict[tuple[str, str], tuple[int, bool]]:
+    """(subject id, relation) -> (how many of its values the set holds, whether others
+    are in the set from the other side), where the pool has more values than the set
+    covers: the question then asks for that many, not for all. A value the set states
+    from the other side (the pair's marriage, read from the other spouse) is covered."""
+    stated = {k.statement() for k in chosen}
+    keys = {k.key() for k in chosen}
+    took = Counter((k.subject_id, k.relation) for k in chosen)
+    had = Counter((p.subject_id, p.relation) for p in pool
+                  if p.key() in keys or p.statement() not in stated)
+    covered = {(p.subject_id, p.relation) for p in pool
+               if p.key() not in keys and p.statement() in stated}
+    return {key: (n, key in covered) for key, n in took.items() if n < had[key]}
 
 
 def _fact_id(k: Knowledge) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ anchor's CVT is in the minimum knowledge set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal as TypingLiteral
 
 from extension.samples import Triple
@@ -207,20 +207,60 @@ def _clause(k: Knowledge, name: str) -> str:
     return f"what {name} {phrase}"
 
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _count(n: int) -> str:
+    return _NUMBERS[n] if n < len(_NUMBERS) else str(n)
+
+
 def specific_question(knowledge: Sequence[Knowledge], names: dict[str, str] | None = None,
-                      several: frozenset[tuple[str, str]] = frozenset()) -> str:
+                      several: frozenset[tuple[str, str]] = frozenset(), *,
+                      partial: Mapping[tuple[str, str], tuple[int, bool]] | None = None,
+                      anchors: Mapping[tuple[str, str, str], Knowledge] | None = None) -> str:
     """The specific question (§2.2: "a tighter bond to the minimum knowledge set"): it
     names every relation of ``knowledge`` with its subject, nouns as "Tom Hanks'
     spouse and professions", verbs as indirect questions ("when Douglas Adams was
-    born"). ``several``: (subject id, relation) pairs with several values (plural)."""
+    born"). ``several``: (subject id, relation) pairs with several values (plural).
+
+    It asks for exactly the set, so that every piece is needed and none is missing:
+    ``partial`` gives the number of values asked for where the set holds fewer than the
+    subject has, and whether the set names others from the other side ("two of
+    Christopher Nolan's films", "three things Alfred Hitchcock directed", "two other
+    spouses of James Cameron" — not "Christopher Nolan's films", which the set does not
+    complete), and
+    a CVT qualifier with its anchor in ``anchors`` is asked as "the start date of George
+    Lucas' marriage to Marcia Lucas" (not "George Lucas' spouse start dates")."""
     nouns: dict[str, list[str]] = {}
     clauses: list[str] = []
+    extra: list[str] = []
     for k in knowledge:
         name = (names or {}).get(k.subject_id, k.subject_name)
+        anchor = (anchors or {}).get(k.key())
+        asked, others = (partial or {}).get((k.subject_id, k.relation), (None, False))
+        if anchor is not None and k.relation.startswith(anchor.relation + " "):
+            role = k.relation.removeprefix(anchor.relation + " ")
+            theme = _theme(k) or anchor.relation
+            phrase = (f"the {role} of {possessive(name)} {theme} "
+                      f"{_PARTNER_PREPOSITIONS.get(theme, 'with')} {anchor.object}")
+            if phrase not in extra:
+                extra.append(phrase)
+            continue
         if relation_pos(k.relation) == "verb":
             clause = _clause(k, name)
+            if asked is not None and clause.startswith("what "):
+                clause = (f"{_count(asked)} {'other ' if others else ''}"
+                          f"{'thing' if asked == 1 else 'things'} "
+                          f"{clause.removeprefix('what ')}")
             if clause not in clauses:
                 clauses.append(clause)
+            continue
+        if asked is not None:
+            noun = k.relation if asked == 1 else english.plural(k.relation)
+            phrase = (f"{_count(asked)} other {noun} of {name}" if others
+                      else f"{_count(asked)} of {possessive(name)} {english.plural(k.relation)}")
+            if phrase not in extra:
+                extra.append(phrase)
             continue
         label = (english.plural(k.relation) if (k.subject_id, k.relation) in several
                  else k.relation)
@@ -231,6 +271,7 @@ def specific_question(knowledge: Sequence[Knowledge], names: dict[str, str] | No
     # of William Shakespeare)" reads, "…Shakespeare)'s spouse" does not.
     parts = [f"the {english.join(labels)} of {name}" if name.endswith(")")
              else f"{possessive(name)} {english.join(labels)}" for name, labels in nouns.items()]
+    parts += extra
     if not clauses:
         return f"What are {english.join(parts)}?"
     if not parts:

@@ -97,6 +97,37 @@ def test_a_cvt_qualifier_comes_with_its_anchor(demo_store: str) -> None:  # noqa
     assert qualifiers >= 10
 
 
+def test_the_specific_question_asks_for_exactly_the_set(demo_store: str) -> None:  # noqa: F811
+    """Where the set holds some of a subject's values of a relation (one of Nolan's
+    films), the question asks for that many, not for all: a careful reader answering
+    "Christopher Nolan's films" from the set would leave films out."""
+    config = BuildConfig(domain=PEOPLE, n=30, seed=7)
+    with open_store(demo_store, read_only=True) as store:
+        built = entries(KalmaBuilder(store, config), 30)
+    counted = 0
+    for e in built:
+        mks, pool = e.minimum_knowledge_set, e.knowledge_pool
+        stated = {k.statement() for k in mks}
+        keys = {k.key() for k in mks}
+        for k in mks:
+            if qualifier_anchor(k, pool) is not None:
+                # "the start date of A's marriage to B": which marriage is in the question.
+                anchor = qualifier_anchor(k, pool)
+                assert anchor is not None and f"marriage to {anchor.object}" in \
+                    e.question_specific or "film role in" in e.question_specific
+                continue
+            group = (k.subject_id, k.relation)
+            held = sum((m.subject_id, m.relation) == group for m in mks)
+            values = sum((p.subject_id, p.relation) == group
+                         and (p.key() in keys or p.statement() not in stated) for p in pool)
+            if held < values:
+                counted += 1
+                number = ("one", "two", "three", "four")[held - 1]
+                assert re.search(rf"\b{number} (of|other|things?)\b", e.question_specific), (
+                    e.id, k.triple(), e.question_specific)
+    assert counted >= 3
+
+
 def test_wikidata_shaped_entries(wikidata_store: str) -> None:  # noqa: F811
     with open_store(wikidata_store, read_only=True) as store:
         (pair,) = KalmaBuilder(store, BuildConfig(domain=HUMANS, n=5, seed=0)).seeds()

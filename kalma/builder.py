@@ -172,7 +172,7 @@ class KalmaBuilder:
         knowledge_pool_all = _merged(pools)
         between = {e.id for e in entities}
         candidates = [k for k in knowledge_pool_all if is_citable(k) and k.predicate
-                      and self._count(k) > 0
+                      and k.predicate not in UNASKED_PREDICATES and self._count(k) > 0
                       and not (len(entities) > 1 and k.object_id in between)]
         anchors = {k.key(): a for k in knowledge_pool_all
                    if (a := qualifier_anchor(k, knowledge_pool_all)) is not None}
@@ -297,6 +297,13 @@ def _several(pool: Sequence[Knowledge]) -> frozenset[tuple[str, str]]:
     for k in pool:
         counts[(k.subject_id, k.relation)] = counts.get((k.subject_id, k.relation), 0) + 1
     return frozenset(key for key, n in counts.items() if n > 1)
+
+
+UNASKED_PREDICATES = frozenset({"people.person.gender", "P21"})
+"""Relations kept in the pool but never put into a question (kgbench's choice): a
+person's gender, one of a handful of values that the name mostly tells. Blind readers
+of generated entries flagged "What are Paul Simon's place of birth, date of birth and
+gender?" as a question nobody asks."""
 
 
 def _partial(chosen: Sequence[Knowledge], pool: Sequence[Knowledge]

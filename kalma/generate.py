@@ -51,6 +51,7 @@ from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
 from kalma.schema import SCHEMA_FILE, entry_schema_text, iter_entry_violations
+from kalma.templates import qualifier_anchor
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
@@ -108,18 +109,31 @@ class KalmaGenerateResult:
 
 
 def _removed(seed: int | None, entry_id: str, minimum: Sequence[Knowledge],
-             pool: Sequence[Knowledge], k: int) -> list[int]:
+             pool: Sequence[Knowledge], k: int, *, pair: bool) -> list[int]:
     """Positions in the minimum knowledge set of the ``k`` pieces a variant removes: the
     first ``k`` of one order per entry (so lower levels remove subsets of higher ones),
-    a shuffle seeded by the entry's seed and id in which the pieces a reader would miss
-    come first: those whose subject has no other value of the relation in the pool.
-    Without one of Hitchcock's three films in the pool, a system still has films to
-    name and no reason to say ``[NA]``; without his place of birth it has none."""
+    a shuffle seeded by the entry's seed and id, in which the pieces a reader would miss
+    come first. Last come the pieces the questions themselves name: the pair's link
+    (the general question names both people and their marriage) and the anchor of a
+    qualifier in the set (the specific question asks for "the start date of A's
+    marriage to B"). Before those, the pieces whose subject has other values of the
+    relation in the pool: without one of Hitchcock's three films a system still has
+    films to name and no reason to say ``[NA]``; without his place of birth it has
+    none."""
     order = list(range(len(minimum)))
     random.Random(f"{seed}:{entry_id}").shuffle(order)
     values = Counter((p.subject_id, p.relation) for p in pool)
-    return sorted(order, key=lambda i: values[(minimum[i].subject_id,
-                                               minimum[i].relation)] > 1)[:k]
+    named = {a.statement() for q in minimum
+             if (a := qualifier_anchor(q, pool)) is not None}
+    if pair and minimum:
+        named.add(minimum[0].statement())
+
+    def rank(i: int) -> tuple[bool, bool]:
+        piece = minimum[i]
+        return (piece.statement() in named,
+                values[(piece.subject_id, piece.relation)] > 1)
+
+    return sorted(order, key=rank)[:k]
 
 
 def incompetence_variant(entry: KalmaEntry, k: int) -> KalmaEntry | None:
@@ -130,7 +144,8 @@ def incompetence_variant(entry: KalmaEntry, k: int) -> KalmaEntry | None:
     minimum = entry.minimum_knowledge_set
     if len(minimum) <= k:
         return None
-    chosen = _removed(entry.seed, entry.id, minimum, entry.knowledge_pool, k)
+    chosen = _removed(entry.seed, entry.id, minimum, entry.knowledge_pool, k,
+                      pair=len(entry.entities) > 1)
     return entry.with_absent([minimum[i] for i in chosen])
 
 
@@ -143,7 +158,7 @@ def _variant_line(doc: Mapping[str, Any], k: int, pool: Sequence[Knowledge]) -> 
     if len(minimum_docs) <= k:
         return None
     minimum = [Knowledge.from_json(m, doc["id"]) for m in minimum_docs]
-    chosen = _removed(doc["seed"], doc["id"], minimum, pool, k)
+    chosen = _removed(doc["seed"], doc["id"], minimum, pool, k, pair=len(doc["entities"]) > 1)
     removed = [minimum_docs[i] for i in chosen]
     gone = {minimum[i].key() for i in chosen}
     stated = {minimum[i].statement() for i in chosen}

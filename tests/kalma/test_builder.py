@@ -128,6 +128,17 @@ def test_the_specific_question_asks_for_exactly_the_set(demo_store: str) -> None
     assert counted >= 3
 
 
+def test_gender_stays_in_the_pool_but_is_never_asked(demo_store: str) -> None:  # noqa: F811
+    """Single-entity entries exhaust small pools: without the rule, "What are Paul
+    Simon's place of birth, date of birth and gender?" came out."""
+    config = BuildConfig(domain=PEOPLE, n=15, seed=11, single=True)
+    with open_store(demo_store, read_only=True) as store:
+        built = entries(KalmaBuilder(store, config), 15)
+    assert sum(k.relation == "gender" for e in built for k in e.knowledge_pool) >= 10
+    assert not [k for e in built for k in e.minimum_knowledge_set if k.relation == "gender"]
+    assert not [e.question_specific for e in built if "gender" in e.question_specific]
+
+
 def test_wikidata_shaped_entries(wikidata_store: str) -> None:  # noqa: F811
     with open_store(wikidata_store, read_only=True) as store:
         (pair,) = KalmaBuilder(store, BuildConfig(domain=HUMANS, n=5, seed=0)).seeds()

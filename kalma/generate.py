@@ -108,44 +108,53 @@ class KalmaGenerateResult:
     run: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _removed(seed: int | None, entry_id: str, minimum: Sequence[Knowledge],
-             pool: Sequence[Knowledge], k: int, *, pair: bool) -> list[int]:
-    """Positions in the minimum knowledge set of the ``k`` pieces a variant removes: the
-    first ``k`` of one order per entry (so lower levels remove subsets of higher ones),
-    a shuffle seeded by the entry's seed and id, in which the pieces a reader would miss
-    come first. Last come the pieces the questions themselves name: the pair's link
-    (the general question names both people and their marriage) and the anchor of a
-    qualifier in the set (the specific question asks for "the start date of A's
-    marriage to B"). Before those, the pieces whose subject has other values of the
-    relation in the pool: without one of Hitchcock's three films a system still has
-    films to name and no reason to say ``[NA]``; without his place of birth it has
-    none."""
-    order = list(range(len(minimum)))
-    random.Random(f"{seed}:{entry_id}").shuffle(order)
+def _removable(minimum: Sequence[Knowledge], pool: Sequence[Knowledge], *,
+               pair: bool) -> list[bool]:
+    """For each piece of the minimum knowledge set, whether a reader of the pool would
+    notice it missing (§4.4 asks the system to mark ``[NA]`` where knowledge is absent,
+    so the absence has to be there to see). Not removable: what the questions name
+    themselves (the pair's link: the general question names both people and their
+    marriage; the anchor of a qualifier in the set: the specific question asks for "the
+    start date of A's marriage to B"), and a value of a relation whose subject has other
+    values in the pool (without one of Hitchcock's three films a system still has films
+    to name). A qualifier is one value of its CVT ("the start date of A's marriage to
+    B"), whatever other marriages A has."""
     values = Counter((p.subject_id, p.relation) for p in pool)
-    named = {a.statement() for q in minimum
-             if (a := qualifier_anchor(q, pool)) is not None}
+    named = {a.statement() for q in minimum if (a := qualifier_anchor(q, pool)) is not None}
     if pair and minimum:
         named.add(minimum[0].statement())
+    return [piece.statement() not in named
+            and (values[(piece.subject_id, piece.relation)] == 1
+                 or qualifier_anchor(piece, pool) is not None)
+            for piece in minimum]
 
-    def rank(i: int) -> tuple[bool, bool]:
-        piece = minimum[i]
-        return (piece.statement() in named,
-                values[(piece.subject_id, piece.relation)] > 1)
 
-    return sorted(order, key=rank)[:k]
+def _removed(seed: int | None, entry_id: str, minimum: Sequence[Knowledge],
+             pool: Sequence[Knowledge], k: int, *, pair: bool) -> list[int] | None:
+    """Positions in the minimum knowledge set of the ``k`` pieces a variant removes: the
+    first ``k`` removable pieces (:func:`_removable`) of a shuffle seeded by the entry's
+    seed and id (one order per entry, so lower levels remove subsets of higher ones);
+    ``None`` when fewer than ``k`` are removable, or removing them would leave nothing
+    to cite."""
+    if len(minimum) <= k:
+        return None
+    order = list(range(len(minimum)))
+    random.Random(f"{seed}:{entry_id}").shuffle(order)
+    removable = _removable(minimum, pool, pair=pair)
+    chosen = [i for i in order if removable[i]][:k]
+    return chosen if len(chosen) == k else None
 
 
 def incompetence_variant(entry: KalmaEntry, k: int) -> KalmaEntry | None:
     """The §4.4 variant of ``entry`` with ``k`` pieces of its minimum knowledge set
     removed from the pool, each with its other views (:meth:`KalmaEntry.with_absent`;
-    which pieces: :func:`_removed`); ``None`` when the set has ``k`` pieces or fewer
-    (nothing would be left to cite)."""
+    which pieces: :func:`_removed`); ``None`` when there are not ``k`` pieces whose
+    absence a reader would notice, or nothing would be left to cite."""
     minimum = entry.minimum_knowledge_set
-    if len(minimum) <= k:
-        return None
     chosen = _removed(entry.seed, entry.id, minimum, entry.knowledge_pool, k,
                       pair=len(entry.entities) > 1)
+    if chosen is None:
+        return None
     return entry.with_absent([minimum[i] for i in chosen])
 
 
@@ -155,10 +164,10 @@ def _variant_line(doc: Mapping[str, Any], k: int, pool: Sequence[Knowledge]) -> 
     every level), as its line: the same bytes as the variant's ``to_line``, without
     building the entry again."""
     minimum_docs = doc["minimum_knowledge_set"]
-    if len(minimum_docs) <= k:
-        return None
     minimum = [Knowledge.from_json(m, doc["id"]) for m in minimum_docs]
     chosen = _removed(doc["seed"], doc["id"], minimum, pool, k, pair=len(doc["entities"]) > 1)
+    if chosen is None:
+        return None
     removed = [minimum_docs[i] for i in chosen]
     gone = {minimum[i].key() for i in chosen}
     stated = {minimum[i].statement() for i in chosen}

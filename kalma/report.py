@@ -88,7 +88,9 @@ def render_report(run: Mapping[str, Any], examples: Sequence[KalmaEntry],
     variants = run.get("incompetence") or {}
     variant_html = (_list([(f"incompetence-{k}.jsonl",
                             f"{v['entries']:,} entries ({v['left_out']:,} left out: "
-                            f"minimum knowledge set of {k} or fewer)")
+                            + ("no piece" if str(k) == "1" else f"fewer than {k} pieces")
+                            + " of the minimum knowledge set whose absence a reader would "
+                            "notice, or nothing left to cite)")
                            for k, v in variants.items()]) if variants
                     else '<p class="muted">no --incompetence level asked</p>')
     title = "kgbench KaLMA entries"

@@ -197,8 +197,10 @@ def _print_generated(result: KalmaGenerateResult, as_json: bool) -> None:
     for k, count in result.variants.items():
         left = result.variants_left_out.get(k, 0)
         table.add_row(f"incompetence-{k}.jsonl", f"{count:,}",
-                      f"{k} triple(s) absent" + (f"; {left:,} entries left out (minimum "
-                                                  f"knowledge set of {k} or fewer)" if left else ""))
+                      f"{k} triple(s) absent" + (
+                          f"; {left:,} {'entry' if left == 1 else 'entries'} left out "
+                          f"({'no piece' if k == 1 else f'fewer than {k} pieces'} whose "
+                          "absence a reader would notice)" if left else ""))
     out.print(table)
     top = list(result.relations.items())[:8]
     if top:

@@ -13,7 +13,7 @@ import pytest
 from extension.domain_spec import DomainSpec
 from extension.output_file import OutputPathError
 from kalma.builder import BuildConfig
-from kalma.entry import KalmaEntry, Knowledge, read_entries
+from kalma.entry import KalmaEntry, read_entries
 from kalma.errors import KalmaError
 from kalma.generate import WORK_DIR, generate_entries, incompetence_file, incompetence_variant
 from kalma.report import render_report
@@ -66,13 +66,13 @@ def test_demo_entries_and_outputs(demo_store: str, tmp_path: Path) -> None:  # n
 
 
 def test_incompetence_variants(demo_store: str, tmp_path: Path) -> None:  # noqa: F811
-    generate_entries(demo_store, CONFIG, tmp_path, incompetence=[1, 2, 4, 5])
+    generate_entries(demo_store, CONFIG, tmp_path, incompetence=[1, 2, 3, 5])
     full = {e.id: e for e in read_entries(tmp_path)}
     removed: dict[int, dict[str, set[tuple[str, str, str]]]] = {}
-    others = single = 0
-    for k in (1, 2, 4):
+    others = 0
+    for k in (1, 2, 3):
         variants = list(read_entries(tmp_path / incompetence_file(k)))
-        assert [v.id for v in variants] == list(full)
+        assert [v.id for v in variants] == [i for i in full if incompetence_variant(full[i], k)]
         removed[k] = {}
         for v in variants:
             e = full[v.id]
@@ -89,37 +89,33 @@ def test_incompetence_variants(demo_store: str, tmp_path: Path) -> None:  # noqa
             assert not stated & {p.statement() for p in v.knowledge_pool}
             others += sum(p.key() not in absent and p.statement() in stated
                           for p in e.knowledge_pool)
-            # What goes first is what a reader would miss: not named by the questions
-            # (the pair's link, a qualifier's anchor), and no other value of the
-            # relation for that subject left in the pool.
-            if k == 1:
-                named = {e.minimum_knowledge_set[0].statement()} | {
-                    a.statement() for q in e.minimum_knowledge_set
-                    if (a := qualifier_anchor(q, e.knowledge_pool)) is not None}
-
-                def rank(piece: Knowledge, e: KalmaEntry = e,
-                         named: set[tuple[object, ...]] = named) -> tuple[bool, bool]:
-                    return (piece.statement() in named,
-                            sum((p.subject_id, p.relation) == (piece.subject_id, piece.relation)
-                                for p in e.knowledge_pool) > 1)
-
-                (gone,) = v.absent_knowledge
-                assert rank(gone) == min(rank(m) for m in e.minimum_knowledge_set)
-                single += rank(gone) == (False, False)
+            # Only what a reader would miss is removed: nothing the questions name
+            # (the pair's link, a qualifier's anchor), and no value of a relation
+            # whose other values stay (a qualifier is its own marriage's one value).
+            mks = e.minimum_knowledge_set
+            named = {mks[0].statement()} | {
+                a.statement() for q in mks if (a := qualifier_anchor(q, e.knowledge_pool))}
+            for gone in v.absent_knowledge:
+                assert gone.statement() not in named, (v.id, gone.triple())
+                assert qualifier_anchor(gone, e.knowledge_pool) is not None or not [
+                    p for p in v.knowledge_pool
+                    if (p.subject_id, p.relation) == (gone.subject_id, gone.relation)]
             assert v.minimum_knowledge_set == e.minimum_knowledge_set
             assert v == e.with_absent(v.absent_knowledge) == incompetence_variant(e, k)
             removed[k][v.id] = absent
-    assert others > 0 and single >= len(full) // 2
+    assert others > 0
+    assert len(removed[1]) == len(full) and len(removed[3]) >= len(full) // 2
     # The variant lines are the variants' own to_line (written from the parsed JSON).
     assert (tmp_path / incompetence_file(2)).read_text("utf-8") == "".join(
         v.to_line() for v in (incompetence_variant(e, 2) for e in full.values()) if v)
     # One shuffle per entry: what K=1 removes, K=2 removes too.
-    assert all(removed[1][i] <= removed[2][i] <= removed[4][i] for i in full)
+    assert all(removed[1][i] <= removed[2][i] <= removed[3][i] for i in removed[3])
     assert len({frozenset(s) for s in removed[1].values()}) > 1   # not always the same triple
     # Five pieces of minimum knowledge: nothing would be left to cite at K=5.
     assert (tmp_path / incompetence_file(5)).read_text("utf-8") == ""
     run = json.loads((tmp_path / "run.json").read_text("utf-8"))
     assert run["incompetence"]["5"] == {"entries": 0, "left_out": 6}
+    assert run["incompetence"]["3"]["left_out"] == len(full) - len(removed[3])
     assert incompetence_variant(next(iter(full.values())), 5) is None
 
 

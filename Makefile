@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXPORT_STAMP := $(VENV)/.installed-export
 
-.PHONY: demo test bench lint clean venv neo4j-up neo4j-down
+.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium
 
 venv: $(STAMP)
 
@@ -30,7 +30,7 @@ demo: $(STAMP)
 # of the others, not after it: they wait on the server more than they compute (about 1.3
 # cores), and one after the other the two took 11.6 + 8.3 minutes here. Their output is
 # printed when both are done; each run has its own temporary folder.
-test: $(STAMP) $(EXPORT_STAMP)
+test: $(STAMP) $(EXPORT_STAMP) chromium
 	@work=$$(mktemp -d); \
 	echo "Neo4j tests (-m neo4j) run in the background; their report follows the others'"; \
 	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --basetemp "$$work/tmp" \
@@ -39,6 +39,14 @@ test: $(STAMP) $(EXPORT_STAMP)
 	wait $$neo4j; b=$$?; \
 	echo "== Neo4j tests (-m neo4j, one process)"; cat "$$work/neo4j.log"; rm -rf "$$work"; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)
+
+# The web UI's browser tests drive Debian's Chromium through Playwright (Playwright's own
+# browser download cannot reach its CDN here); installed once when missing.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the browser tests"; \
+	    if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
 
 bench: $(STAMP)
 	$(BIN)/python bench/store_bench.py

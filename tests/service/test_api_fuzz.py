@@ -32,6 +32,27 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 
 
+def fuzz(operation: Any, mode: GenerationMode, seen: list[str]) -> None:
+    """Send ``EXAMPLES`` generated requests of ``operation`` and check each answer."""
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def check(case: Case) -> None:
+        response = case.call(timeout=30)
+        assert "Traceback" not in response.text, response.text
+        assert response.status_code < 500 or response.status_code in (503, 504), (
+            f"{case.method} {case.formatted_path}: {response.status_code} "
+            f"{response.text[:300]}")
+        case.validate_response(response, checks=CHECKS)
+        seen.append(operation.label)
+
+    try:
+        check()
+    except Unsatisfiable:
+        # No invalid request exists for an operation without parameters.
+        assert mode == GenerationMode.NEGATIVE, operation.label
+
+
 @pytest.mark.slow
 def test_no_server_errors_and_answers_fit_the_schema(demo_server: Server) -> None:
     schema: Any = schemathesis.openapi.from_url(f"{demo_server.url}/api/openapi.json")
@@ -40,22 +61,6 @@ def test_no_server_errors_and_answers_fit_the_schema(demo_server: Server) -> Non
     seen: list[str] = []
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            @given(case=operation.as_strategy(generation_mode=mode))
-            @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                      suppress_health_check=list(HealthCheck))
-            def check(case: Case) -> None:
-                response = case.call(timeout=30)
-                assert "Traceback" not in response.text, response.text
-                assert response.status_code < 500 or response.status_code in (503, 504), (
-                    f"{case.method} {case.formatted_path}: {response.status_code} "
-                    f"{response.text[:300]}")
-                case.validate_response(response, checks=CHECKS)
-                seen.append(operation.label)
-
-            try:
-                check()
-            except Unsatisfiable:
-                # No invalid request exists for an operation without parameters.
-                assert mode == GenerationMode.NEGATIVE, operation.label
+            fuzz(operation, mode, seen)
     assert {op.label for op in operations} <= set(seen)
     assert "Traceback" not in demo_server.log()

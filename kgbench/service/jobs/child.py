@@ -30,6 +30,7 @@ from kgbench.service.jobs.kinds import RUNNERS, RunContext
 from kgbench.service.jobs.progress import ProgressWriter
 from kgbench.service.jobs.record import (
     JOB_FILE,
+    PARENT_ENV,
     PROGRESS_FILE,
     RESULT_FILE,
     JobFile,
@@ -40,7 +41,6 @@ from kgbench.service.jobs.specs import params_model
 __all__ = ["INTERRUPTED_EXIT", "main"]
 
 INTERRUPTED_EXIT = 130
-PARENT_ENV = "KGBENCH_JOB_PARENT"
 _PR_SET_PDEATHSIG = 1
 _signalled = False
 

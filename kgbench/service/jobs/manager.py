@@ -29,6 +29,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,11 @@ from pydantic import BaseModel, ValidationError
 
 import kgbench
 from kgbench.service.errors import ApiError
-from kgbench.service.jobs.child import PARENT_ENV
 from kgbench.service.jobs.inputs import resolve_inputs
 from kgbench.service.jobs.record import (
     JOB_FILE,
     LOG_FILE,
+    PARENT_ENV,
     PROGRESS_FILE,
     RESULT_FILE,
     TERMINAL,
@@ -118,6 +120,15 @@ class JobManager:
         with self._cond:
             self._reap()
 
+    @contextmanager
+    def running(self) -> Iterator[JobManager]:
+        """``start()`` on entry, ``stop()`` on exit (for the app's lifespan)."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+
     # --- requests -----------------------------------------------------------
 
     def submit(self, kind: str, params: BaseModel) -> Job:
@@ -152,7 +163,7 @@ class JobManager:
             self._cond.notify_all()
         return job.public()
 
-    def list(self) -> list[Job]:
+    def list_jobs(self) -> list[Job]:
         """Every job, newest first."""
         with self._cond:
             jobs = sorted(self._jobs.values(), key=lambda j: (j.created, j.id), reverse=True)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 __all__ = ["JOB_FILE", "PROGRESS_FILE", "RESULT_FILE", "Job", "JobFile", "JobProgress",
-           "JobState", "LOG_FILE", "TERMINAL", "now_iso", "read_json", "write_json_atomic"]
+           "JobState", "LOG_FILE", "PARENT_ENV", "TERMINAL", "now_iso", "read_json", "write_json_atomic"]
 
 JobState = Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
@@ -25,6 +25,8 @@ JOB_FILE = "job.json"
 PROGRESS_FILE = "progress.json"
 RESULT_FILE = "result.json"
 LOG_FILE = "log"
+PARENT_ENV = "KGBENCH_JOB_PARENT"
+"""The server's pid, in a job process's environment (see ``child._die_with_parent``)."""
 
 
 class JobProgress(BaseModel):

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kgbench.service.deps import require_write_token
+from kgbench.service.deps import WriteToken
 from kgbench.service.jobs.manager import JobManager
 from kgbench.service.jobs.record import TERMINAL, Job
 from kgbench.service.jobs.specs import JobRequest
@@ -35,7 +35,6 @@ def jobs(request: Request) -> JobManager:
 
 
 Manager = Annotated[JobManager, Depends(jobs)]
-WriteToken = Depends(require_write_token)
 
 
 @router.post("", status_code=202, dependencies=[WriteToken], response_model=Job)
@@ -49,7 +48,7 @@ def submit_job(manager: Manager,
 @router.get("", response_model=dict[str, list[Job]])
 def list_jobs(manager: Manager) -> dict[str, list[Job]]:
     """Every job, newest first."""
-    return {"jobs": manager.list()}
+    return {"jobs": manager.list_jobs()}
 
 
 @router.get("/{job_id}", response_model=Job)

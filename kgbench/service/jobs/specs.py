@@ -8,7 +8,7 @@ submitted, and again by the job's process); an LLM endpoint must be an http(s) U
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -223,7 +223,7 @@ class EvaluateParams(_LlmParams):
         return paths
 
 
-JobParams = Union[ParseParams, GenerateParams, ScoreParams, EvaluateParams, KalmaGenerateParams]
+JobParams = ParseParams | GenerateParams | ScoreParams | EvaluateParams | KalmaGenerateParams
 
 _MODELS: dict[str, type[_Params]] = {
     "parse": ParseParams, "generate": GenerateParams, "score": ScoreParams,
@@ -264,7 +264,7 @@ class KalmaGenerateJob(_Request):
     params: KalmaGenerateParams
 
 
-JobRequest = Annotated[Union[ParseJob, GenerateJob, ScoreJob, EvaluateJob, KalmaGenerateJob],
+JobRequest = Annotated[ParseJob | GenerateJob | ScoreJob | EvaluateJob | KalmaGenerateJob,
                        Field(discriminator="kind")]
 """The body of ``POST /api/jobs``: ``{"kind": ..., "params": {...}}``."""
 

@@ -18,6 +18,7 @@ import pytest
 from tests.service.conftest import Server, StartServer, _launch
 from tests.service.jobs_support import (
     DEMO_JOB,
+    LONG_JOB,
     assert_one_line_error,
     finished,
     job_data_dir,
@@ -182,6 +183,17 @@ def test_bad_job_requests_are_one_line_4xx(client: httpx.Client, job_server: Ser
     error = assert_one_line_error(client.post("/api/jobs", json=body), *statuses)
     assert words in error["message"], error
     assert set(os.listdir(job_server.data_dir / "jobs")) == before   # nothing queued
+
+
+def test_a_queued_job_is_cancelled_at_once(client: httpx.Client) -> None:
+    running = submit(client, "generate", LONG_JOB)
+    queued = submit(client, "parse", {"file": "questions/demo.jsonl"})
+    reply = client.post(f"/api/jobs/{queued['id']}/cancel")
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["state"] == "cancelled" and reply.json()["attempts"] == 0
+    stopped = client.post(f"/api/jobs/{running['id']}/cancel").json()
+    assert stopped["state"] == "cancelled"
+    assert client.get(f"/api/jobs/{queued['id']}").json()["state"] == "cancelled"
 
 
 def test_a_finished_job_is_neither_cancelled_nor_resumed(client: httpx.Client,

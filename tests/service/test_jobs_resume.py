@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.kgbench.test_cli import run
@@ -118,17 +117,3 @@ def _pid(data: Path, job_id: str) -> int:
     pid = json.loads((data / "jobs" / job_id / "job.json").read_text())["pid"]
     assert isinstance(pid, int) and pid > 0 and os.path.exists(f"/proc/{pid}")
     return pid
-
-
-def test_a_queued_job_is_cancelled_at_once(demo_store_path: str, tmp_path: Path,
-                                           start_server: StartServer) -> None:
-    server = start_server(demo_store_path, job_data_dir(tmp_path / "data"))
-    with server.client() as client:
-        first = submit(client, "generate", LONG_JOB)
-        second = submit(client, "parse", {"file": "questions/demo.jsonl"})
-        reply = client.post(f"/api/jobs/{second['id']}/cancel")
-        assert reply.status_code == 200 and reply.json()["state"] == "cancelled"
-        assert reply.json()["attempts"] == 0
-        stopped = client.post(f"/api/jobs/{first['id']}/cancel").json()
-        assert stopped["state"] == "cancelled"
-        assert isinstance(client, httpx.Client)

@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from kgbench.service import reads, session
+from kgbench.service import samples, ui
 from kgbench.service.errors import install_error_handlers
 from kgbench.service.security import SecurityMiddleware
 from kgbench.service.settings import ServiceSettings
@@ -46,6 +47,8 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     app.include_router(reads.router)
     app.include_router(session.router)
     # ---- routers of other parts (one line each) --------------------------------------
+    app.include_router(samples.router)
+    app.include_router(ui.router)
     # ---- end -------------------------------------------------------------------------
     app.add_middleware(SecurityMiddleware, settings=settings)
     return app

@@ -18,7 +18,8 @@ from pydantic import BaseModel
 from extension.labels import Complexity, Label, Split
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ApiError
-from kgbench.service.graphjson import GraphJson, subgraph_graph
+from kgbench.service.graphjson import edge_id, subgraph_graph
+from kgbench.service.models import GraphJson
 from kgbench.service.paths import resolve_under
 from kgbench.service.sample_index import (
     SAMPLES_FILES,
@@ -170,11 +171,6 @@ def _context(db: Store, ids: list[str], have: set[Fact]) -> tuple[list[Fact], bo
     return extra, truncated
 
 
-def _fact_key(f: Fact) -> str:
-    o = f.object if isinstance(f.object, str) else f.object.value
-    return f"{f.subject}\x1f{f.predicate}\x1f{o}"
-
-
 @router.get("/sample", response_model=SampleDetail)
 def one_sample(
     root: Annotated[Path, Depends(data_root)],
@@ -213,37 +209,9 @@ def one_sample(
         center=subjects[0] if subjects else None,
         highlight=[(f.subject, f.predicate, f.object if isinstance(f.object, str)
                     else f.object.value) for f in changed])
-    by_key = {_fact_key(f): f for f in (*facts, *context)}
-    kind: dict[str, str] = {}
-    for edge in graph.edges:
-        f = _edge_fact(edge, graph, by_key)
-        if f is None:
-            continue
-        if f in edits.added:
-            kind[edge.id] = "added"
-        elif f in edits.removed:
-            kind[edge.id] = "removed"
-        elif f in context:
-            kind[edge.id] = "context"
+    context_ids = {edge_id(f) for f in context}
     return SampleDetail(
         bench=name, sample=sample.model_dump(mode="json"), graph=graph,
-        added=[e for e, k in kind.items() if k == "added"],
-        removed=[e for e, k in kind.items() if k == "removed"],
-        context=[e for e, k in kind.items() if k == "context"])
-
-
-def _edge_fact(edge: Any, graph: GraphJson, by_key: dict[str, Fact]) -> Fact | None:
-    """The fact an edge of ``graph`` draws (literal targets are matched by value)."""
-    target = edge.target
-    node = next((n for n in graph.nodes if n.id == target), None)
-    if node is not None and node.kind == "literal":
-        candidates = [f for f in by_key.values() if f.subject == edge.source
-                      and f.predicate == edge.predicate and not isinstance(f.object, str)]
-        return next((f for f in candidates if _literal_id_matches(f, target)), None) \
-            or (candidates[0] if len(candidates) == 1 else None)
-    return by_key.get(f"{edge.source}\x1f{edge.predicate}\x1f{target}")
-
-
-def _literal_id_matches(f: Fact, node_id: str) -> bool:
-    from kgbench.service.graphjson import literal_node_id  # core's stable literal id
-    return bool(literal_node_id(f) == node_id)
+        added=[edge_id(f) for f in facts if f in edits.added],
+        removed=[edge_id(f) for f in facts if f in edits.removed],
+        context=[e.id for e in graph.edges if e.id in context_ids])

@@ -1,5 +1,5 @@
 // DOM and API helpers shared by every page. Data from the API only ever enters the
-// page as text (textContent / text nodes): no innerHTML anywhere, so a name like
+// page as text (textContent / text nodes): no markup is ever parsed from data, so a name like
 // "<img src=x onerror=...>" is shown, never run.
 
 /** el("a", {href: "#/x", class: "btn"}, "text", child) -> element. Strings are text nodes;

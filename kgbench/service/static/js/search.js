@@ -98,7 +98,7 @@ export function render(main) {
       if (!q) return;
       try {
         const doc = await api(`/api/lookup?${qs({q, limit: 50})}`);
-        const found = doc.entities || doc.results || [];
+        const found = [...(doc.results || []).map((r) => r.entity), ...(doc.candidates || [])];
         replace(results, found.length
           ? el("ul", {class: "plain"}, ...found.map((e) => el("li", {},
               el("a", {href: route("entity", {id: e.id})}, e.name || e.id), " ",

@@ -16,6 +16,8 @@ from fastapi import FastAPI
 from kgbench.service import reads, session
 from kgbench.service import samples, ui
 from kgbench.service.errors import install_error_handlers
+from kgbench.service.jobs import routes as jobs_routes
+from kgbench.service.jobs.manager import JobManager
 from kgbench.service.security import SecurityMiddleware
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
@@ -34,6 +36,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         async with AsyncExitStack() as stack:
             app.state.stores = stack.enter_context(StorePool(settings.store, settings.readers))
             # ---- shared resources of other parts (one line each) -------------------
+            app.state.jobs = stack.enter_context(JobManager(settings).running())
             # ---- end -----------------------------------------------------------------
             yield
 
@@ -47,6 +50,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     app.include_router(reads.router)
     app.include_router(session.router)
     # ---- routers of other parts (one line each) --------------------------------------
+    app.include_router(jobs_routes.router)
     app.include_router(samples.router)
     app.include_router(ui.router)
     # ---- end -------------------------------------------------------------------------

@@ -41,8 +41,8 @@ router = APIRouter(prefix="/api", tags=["samples"])
 CONTEXT_BELOW = 6
 """A sample graph with fewer facts than this gets the store's facts around its
 entities too, so a one-triple sample is not drawn as a lone edge."""
-CONTEXT_PER_ENTITY = 4
-CONTEXT_MAX = 24
+CONTEXT_PER_ENTITY = 3
+CONTEXT_MAX = 18
 """Store facts added around a sample's entities: per entity, and in all."""
 
 BenchName = Annotated[str, Query(min_length=1, max_length=512,

@@ -19,6 +19,7 @@ import pytest
 from extension.caqa_table5 import compare_with_caqa, counts_of_stats
 from extension.sample_format import BenchmarkSample
 from kgbench.service.graphjson import edge_id
+from kgbench.service.samples import CONTEXT_MAX
 from kgbench.service.ui import STATIC_DIR
 from tests.service.conftest import Server, StartServer
 
@@ -115,7 +116,7 @@ def test_a_small_sample_gets_store_context(api: httpx.Client,
     assert doc["context"], "a two-fact sample is drawn with the facts around it"
     edges = {e["id"]: e for e in doc["graph"]["edges"]}
     assert not any(edges[c]["highlight"] for c in doc["context"])
-    assert len(doc["context"]) <= 24
+    assert len(doc["context"]) <= CONTEXT_MAX
     assert {edge_id(t.fact()) for t in small.subgraph}.isdisjoint(doc["context"])
 
 

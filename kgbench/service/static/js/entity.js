@@ -92,7 +92,7 @@ export async function render(main, params) {
     expanded.add(nodeId);
     try {
       const n = await api(`/api/neighborhood?${qs({id: nodeId, hops: 1, max_per_node: 30, max_facts: 300})}`);
-      graph.add(n.graph);
+      graph.add(n.graph, {origin: nodeId});
       graph.markExpanded(nodeId);
       graphNote.replaceChildren();
     } catch (err) {

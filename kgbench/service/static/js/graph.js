@@ -56,7 +56,7 @@ export function createGraph(host, {onActivate = null, expandable = false, captio
       el("summary", {}, expandable ? "Nodes (Enter expands one)" : "Nodes"), list));
   replace(host, panel);
   let capped = false;
-  const cy = cytoscape({container: canvas, style: STYLE, elements: [], wheelSensitivity: 0.3,
+  const cy = cytoscape({container: canvas, style: STYLE, elements: [],
     minZoom: 0.2, maxZoom: 3});
 
   function refresh() {
@@ -84,13 +84,18 @@ export function createGraph(host, {onActivate = null, expandable = false, captio
 
   cy.on("tap", "node", (evt) => activate(evt.target.id()));
 
-  /** Add a GraphJson (nodes and edges already drawn are kept). */
-  function add(graph, {classes = {}} = {}) {
+  /** Add a GraphJson (nodes and edges already drawn are kept); new nodes start in a
+   *  ring around `origin` (the expanded node) so the layout keeps the old picture. */
+  function add(graph, {classes = {}, origin = null} = {}) {
+    const first = cy.nodes().length === 0;
+    const from = origin && cy.getElementById(origin).nonempty() ? cy.getElementById(origin).position() : null;
     const fresh = [];
     for (const node of graph.nodes || []) {
       if (cy.getElementById(node.id).nonempty()) continue;
       if (cy.nodes().length + fresh.length >= MAX_NODES) { capped = true; break; }
-      fresh.push({group: "nodes", data: {id: node.id, kind: node.kind, center: !!node.center,
+      const angle = fresh.length * 2.4;   // golden-angle spiral: spread, and the same every run
+      const position = from ? {x: from.x + 40 * Math.cos(angle), y: from.y + 40 * Math.sin(angle)} : undefined;
+      fresh.push({group: "nodes", position, data: {id: node.id, kind: node.kind, center: !!node.center,
         label: node.kind === "cvt" ? "" : short(node.label), fullLabel: node.label, types: node.types || []}});
     }
     const known = new Set([...cy.nodes().map((n) => n.id()), ...fresh.map((n) => n.data.id)]);
@@ -106,8 +111,10 @@ export function createGraph(host, {onActivate = null, expandable = false, captio
     for (const item of fresh) {
       if (item.group === "nodes" && item.data.kind !== "literal") list.append(listItem(item.data));
     }
-    cy.layout({name: "cose", animate: false, randomize: false, nodeRepulsion: 9000,
-      idealEdgeLength: 70, padding: 20}).run();
+    const small = cy.nodes().length < 30;
+    cy.layout({name: "cose", animate: false, randomize: first, numIter: 1500, gravity: 0.2,
+      nodeRepulsion: () => (small ? 120000 : 30000), idealEdgeLength: () => (small ? 60 : 45),
+      edgeElasticity: () => 100, nodeOverlap: 40, componentSpacing: 60, padding: 24}).run();
     cy.fit(undefined, 20);
     refresh();
     return fresh.filter((i) => i.group === "nodes").length;

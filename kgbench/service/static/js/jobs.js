@@ -76,7 +76,7 @@ async function jobList(host) {
   try {
     const doc = await api("/api/jobs");
     const jobs = doc.jobs || [];
-    replace(host, jobs.length ? el("table", {class: "rows", id: "job-list"},
+    replace(host, jobs.length ? el("table", {class: "rows job-list", id: "job-list"},
       el("caption", {}, "Jobs (newest first)"),
       el("thead", {}, el("tr", {}, ...["job", "kind", "state", "progress", "created"].map((h) =>
         el("th", {scope: "col"}, h)))),
@@ -92,7 +92,7 @@ function closeStream() {
   if (stream) { stream.close(); stream = null; }
 }
 
-async function jobDetail(host, id) {
+async function jobDetail(host, id, onChange) {
   closeStream();
   const box = el("section", {class: "card", id: "job-detail", "aria-live": "polite"});
   const files = el("div", {});
@@ -106,7 +106,9 @@ async function jobDetail(host, id) {
     return;
   }
   const draw = (j) => {
+    const changed = !job || job.state !== j.state;
     job = j;
+    if (changed && onChange) onChange(j);
     const cancel = el("button", {type: "button", id: "job-cancel", onclick: async () => {
       try { draw(await api(`/api/jobs/${encodeURIComponent(id)}/cancel`, {method: "POST"})); }
       catch (err) { replace(note, errorBox(err)); }
@@ -145,9 +147,9 @@ async function jobDetail(host, id) {
     if (FINISHED.has(job.state)) return;
     stream = new EventSource(`/api/jobs/${encodeURIComponent(id)}/events`);
     stream.addEventListener("progress", (evt) => draw(JSON.parse(evt.data)));
-    stream.addEventListener("end", async () => {
-      closeStream();
-      try { draw(await api(`/api/jobs/${encodeURIComponent(id)}`)); } catch (err) { replace(note, errorBox(err)); }
+    stream.addEventListener("end", (evt) => {
+      closeStream();   // else EventSource would reconnect to a finished stream
+      draw(JSON.parse(evt.data));
     });
     stream.onerror = async () => {
       // The stream broke (server restart, network): read the job once and stop following.
@@ -168,7 +170,7 @@ export function render(main, params) {
     el("div", {class: "col-right"}, detail)));
   jobList(list);
   const id = params.get("id");
-  if (id) jobDetail(detail, id);
+  if (id) jobDetail(detail, id, () => jobList(list));
 }
 
 export function leave() {

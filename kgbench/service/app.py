@@ -13,8 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
-from kgbench.service import reads, session
-from kgbench.service import samples, ui
+from kgbench.service import reads, samples, session, ui
 from kgbench.service.errors import install_error_handlers
 from kgbench.service.jobs import routes as jobs_routes
 from kgbench.service.jobs.manager import JobManager

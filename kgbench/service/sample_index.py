@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, cast
 
 import orjson
 from pydantic import ValidationError
@@ -201,8 +201,9 @@ class BenchmarkIndex:
     def counts(self) -> dict[str, dict[str, dict[str, int]]]:
         """Samples per split, label and complexity, shaped like ``stats.json``'s
         ``by_split`` (every cell present, zeros included)."""
-        by_split = {split: {label: dict.fromkeys(COMPLEXITIES, 0) for label in LABELS}
-                    for split in SPLITS}
+        by_split: dict[str, dict[str, dict[str, int]]] = {
+            split: {label: dict.fromkeys(COMPLEXITIES, 0) for label in LABELS}
+            for split in SPLITS}
         for s in self.samples:
             row = by_split.get(s.split, {}).get(s.label)
             if row is not None and s.complexity in row:
@@ -227,8 +228,10 @@ class BenchmarkIndex:
         return sample
 
 
-def _open(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")
+def _open(path: Path) -> BinaryIO:
+    if path.name.endswith(".gz"):
+        return cast(BinaryIO, gzip.open(path, "rb"))
+    return path.open("rb")
 
 
 def _lines(f: IO[bytes]) -> Iterator[tuple[int, int, bytes]]:

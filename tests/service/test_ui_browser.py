@@ -16,28 +16,22 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, ConsoleMessage, expect, sync_playwright
+from playwright.sync_api import Page as BrowserPage
 
-from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
-from loaders.into_store import load_into_store
-from loaders.triples import load_triples
-from tests.service.conftest import Server, _launch
+from tests.service import ui_support
+from tests.service.conftest import Server
+from tests.service.ui_support import COPPOLA, HOSTILE_NAME, QUESTIONS
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
-VIEWPORT = {"width": 1366, "height": 768}
-HOSTILE_NAME = "<img src=x onerror=document.body.dataset.pwned=1>"
-HOSTILE_ID = "m.0xss01"
-FREEBASE = "http://rdf.freebase.com/ns/"
-GODFATHER = "m.0kgb0gd"
-COPPOLA = "m.0kgb085"
 STEP_TIMEOUT_MS = 15_000
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium "
@@ -53,44 +47,19 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def ui_server(tmp_path_factory: pytest.TempPathFactory, demo_data_dir: Path) -> Iterator[Server]:
-    """A server over the demo KG plus an entity named like an HTML tag (it directed
-    The Godfather, so it shows in Coppola's neighbourhood too); its data directory
-    has the demo benchmark and ``questions.jsonl``. Jobs write here, so it is not the
-    shared ``demo_server``."""
-    root = tmp_path_factory.mktemp("ui-server")
-    hostile = root / "hostile.nt"
-    hostile.write_text(
-        f'<{FREEBASE}{HOSTILE_ID}> <{FREEBASE}type.object.name> "{HOSTILE_NAME}"@en .\n'
-        f"<{FREEBASE}{HOSTILE_ID}> <{FREEBASE}type.object.type> <{FREEBASE}film.director> .\n"
-        f"<{FREEBASE}{GODFATHER}> <{FREEBASE}film.film.directed_by> <{FREEBASE}{HOSTILE_ID}> .\n",
-        encoding="utf-8")
-    store_path = root / "store"
-    files = [DEMO_KG, hostile]
-    load_into_store(str(store_path), files,
-                    lambda store, progress: load_triples(store, files, progress=progress),
-                    force=True)
-    data = root / "data"
-    shutil.copytree(demo_data_dir / "benchmarks", data / "benchmarks")
-    shutil.copy(DEMO_QUESTIONS, data / "questions.jsonl")
-    server = _launch(str(store_path), data, None, "127.0.0.1", ())
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
 
+
 class Page:
     """A fresh page on the UI that records script errors and CSP violations."""
 
-    def __init__(self, browser: object, server: Server, artifacts: Path) -> None:
-        self.context = browser.new_context(viewport=VIEWPORT)   # type: ignore[attr-defined]
+    def __init__(self, browser: Browser, server: Server, artifacts: Path) -> None:
+        self.context = browser.new_context(viewport={"width": 1366, "height": 768})
         self.page = self.context.new_page()
         self.page.set_default_timeout(STEP_TIMEOUT_MS)
         self.server = server
@@ -99,13 +68,12 @@ class Page:
         self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
         self.page.on("console", self._console)
 
-    def _console(self, message: object) -> None:
-        text = message.text   # type: ignore[attr-defined]
+    def _console(self, message: ConsoleMessage) -> None:
         # a refused request (the Cypher write) is logged by the browser; it is expected
-        if message.type == "error" and "Failed to load resource" not in text:  # type: ignore[attr-defined]
-            self.problems.append(f"console: {text}")
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            self.problems.append(f"console: {message.text}")
 
-    def open(self, hash_route: str = "") -> object:
+    def open(self, hash_route: str = "") -> BrowserPage:
         self.page.goto(f"{self.server.url}/{hash_route}")
         return self.page
 
@@ -120,18 +88,14 @@ class Page:
 
 
 @pytest.fixture
-def ui(browser: object, ui_server: Server, artifacts: Path) -> Iterator[Page]:
+def ui(browser: Browser, ui_server: Server, artifacts: Path) -> Iterator[Page]:
     page = Page(browser, ui_server, artifacts)
     yield page
     page.close()
 
 
-def expect(locator: object) -> object:
-    return playwright_api.expect(locator)
-
-
-def node_count(page: object) -> int:
-    return int(page.locator(".graph-panel").get_attribute("data-nodes") or 0)  # type: ignore[attr-defined]
+def node_count(page: BrowserPage) -> int:
+    return int(page.locator(".graph-panel").get_attribute("data-nodes") or 0)
 
 
 def test_search_with_autocomplete_then_open_the_entity(ui: Page) -> None:
@@ -198,8 +162,9 @@ def test_cypher_rows_and_a_refused_write(ui: Page) -> None:
 def test_start_a_generate_job_and_watch_it_finish(ui: Page) -> None:
     page = ui.open("#/jobs")
     page.get_by_label("Questions file (relative to the server's --data directory)").fill(
-        "questions.jsonl")
-    page.get_by_label("Questions at most").fill("2")
+        QUESTIONS)
+    page.get_by_label("Questions at most").fill("1")
+    page.get_by_label("Other parameters (JSON object, optional)").fill('{"report": false}')
     page.get_by_role("button", name="Start").click()
     detail = page.locator("#job-detail")
     expect(detail).to_contain_text("Job ")

@@ -34,6 +34,7 @@ HOSTILE_NAME = "<img src=x onerror=document.body.dataset.pwned=1>"
 HOSTILE_ID = "m.0xss01"
 GODFATHER = "m.0kgb0gd"
 COPPOLA = "m.0kgb085"
+SPIELBERG = "m.0kgb086"
 
 
 def _hostile_triples(path: Path) -> Path:

@@ -66,7 +66,7 @@ export async function api(path, {method = "GET", body, signal} = {}) {
   }
   if (!response.ok) {
     const error = (doc && doc.error) || {};
-    const hint = response.status === 401 ? "sign in with the server's token on the login page" : error.hint;
+    const hint = error.hint || (response.status === 401 ? "log in with the server's token" : null);
     throw new ApiFailure(response.status, error.message || `HTTP ${response.status}`, hint);
   }
   return doc;
@@ -76,7 +76,10 @@ export async function api(path, {method = "GET", body, signal} = {}) {
 export function errorBox(err) {
   const box = el("div", {class: "error", role: "alert"}, el("strong", {}, "Error: "), err.message || String(err));
   if (err.hint) append(box, [el("div", {class: "hint"}, err.hint)]);
-  if (err.status === 401) append(box, [" ", el("a", {href: "/login"}, "Log in")]);
+  if (err.status === 401 && location.pathname !== "/login") {
+    const next = location.pathname + location.hash;
+    append(box, [" ", el("a", {href: `/login?next=${encodeURIComponent(next)}`}, "Log in")]);
+  }
   return box;
 }
 

@@ -20,9 +20,9 @@ DEMO_JOB: dict[str, Any] = {
     "seed": DEMO_SEED, "test_fraction": DEMO_TEST_FRACTION}
 """The generate job equivalent to :func:`kgbench.demo.tour.generate_demo_benchmark`."""
 
-LONG_JOB: dict[str, Any] = {"domain": "film.", "n": 300, "chunk_size": 4, "seed": 3}
+LONG_JOB: dict[str, Any] = {"domain": "film.", "n": 150, "chunk_size": 2, "seed": 3}
 """A generate job of 75 chunks (a few seconds): long enough to stop in the middle."""
-LONG_JOB_ARGS = ["--domain", "film.", "--n", "300", "--chunk-size", "4", "--seed", "3"]
+LONG_JOB_ARGS = ["--domain", "film.", "--n", "150", "--chunk-size", "2", "--seed", "3"]
 """The same run as ``kgbench generate`` options."""
 
 

@@ -18,6 +18,7 @@ import pytest
 from tests.service.conftest import Server, StartServer, _launch
 from tests.service.jobs_support import (
     DEMO_JOB,
+    LONG_JOB,
     assert_one_line_error,
     finished,
     job_data_dir,
@@ -184,6 +185,17 @@ def test_bad_job_requests_are_one_line_4xx(client: httpx.Client, job_server: Ser
     assert set(os.listdir(job_server.data_dir / "jobs")) == before   # nothing queued
 
 
+def test_a_queued_job_is_cancelled_at_once(client: httpx.Client) -> None:
+    running = submit(client, "generate", LONG_JOB)
+    queued = submit(client, "parse", {"file": "questions/demo.jsonl"})
+    reply = client.post(f"/api/jobs/{queued['id']}/cancel")
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["state"] == "cancelled" and reply.json()["attempts"] == 0
+    stopped = client.post(f"/api/jobs/{running['id']}/cancel").json()
+    assert stopped["state"] == "cancelled"
+    assert client.get(f"/api/jobs/{queued['id']}").json()["state"] == "cancelled"
+
+
 def test_a_finished_job_is_neither_cancelled_nor_resumed(client: httpx.Client,
                                                          demo_job: dict[str, Any]) -> None:
     job_id = demo_job["final"]["id"]
@@ -214,12 +226,13 @@ def test_a_failing_job_says_why_in_one_line(client: httpx.Client, job_server: Se
 def test_jobs_need_the_token_when_one_is_set(demo_store_path: str, tmp_path: Path,
                                              start_server: StartServer) -> None:
     server = start_server(demo_store_path, job_data_dir(tmp_path / "data"), token="s3cret-t0ken")
-    body = {"kind": "parse", "params": {"file": "questions/demo.jsonl"}}
+    params = {"file": "questions/demo.jsonl"}
+    body: dict[str, Any] = {"kind": "parse", "params": params}
     with server.client() as anonymous, server.client(token="wrong") as wrong, \
             server.client(token="s3cret-t0ken") as owner:
         for c in (anonymous, wrong):
             assert_one_line_error(c.post("/api/jobs", json=body), 401)
-        job = submit(owner, "parse", body["params"])
+        job = submit(owner, "parse", params)
         for c in (anonymous, wrong):
             assert_one_line_error(c.post(f"/api/jobs/{job['id']}/cancel"), 401)
             assert_one_line_error(c.post(f"/api/jobs/{job['id']}/resume"), 401)

@@ -15,13 +15,17 @@ from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from kgbench.service.deps import WriteToken
+from kgbench.service.errors import ERROR_RESPONSES, ErrorBody
 from kgbench.service.jobs.manager import JobManager
 from kgbench.service.jobs.record import TERMINAL, Job
 from kgbench.service.jobs.specs import JobRequest
 
 __all__ = ["HEARTBEAT_S", "router"]
 
-router = APIRouter(prefix="/api/jobs", tags=["jobs"])
+router = APIRouter(prefix="/api/jobs", tags=["jobs"], responses={
+    **ERROR_RESPONSES,
+    409: {"model": ErrorBody, "description": "Not in a state for that (cancel a finished "
+          "job, resume a running one), or out already exists"}})
 
 HEARTBEAT_S = 10.0
 """A comment line on an idle event stream this often keeps proxies from closing it."""
@@ -104,7 +108,9 @@ def list_files(job_id: str, manager: Manager) -> dict[str, Any]:
     return {"out": manager.get(job_id).out, "files": manager.files(job_id)}
 
 
-@router.get("/{job_id}/files/{path:path}", response_class=FileResponse)
+@router.get("/{job_id}/files/{path:path}", response_class=FileResponse,
+            responses={200: {"content": {"application/octet-stream": {}},
+                             "description": "The file's bytes"}})
 def download_file(job_id: str, path: str, manager: Manager) -> FileResponse:
     """One output file (never one outside the job's output directory)."""
     target = manager.file(job_id, path)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from extension.labels import Complexity, Label, Split
 from kgbench.service.deps import data_root, store
-from kgbench.service.errors import ApiError
+from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
 from kgbench.service.models import GraphJson
 from kgbench.service.paths import resolve_under
@@ -36,7 +36,9 @@ from kgstore import Entity, Fact, Store, Subgraph
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api", tags=["samples"])
+router = APIRouter(prefix="/api", tags=["samples"], responses={
+    **ERROR_RESPONSES,
+    409: {"model": ErrorBody, "description": "The samples file is unreadable or being rewritten"}})
 
 CONTEXT_BELOW = 6
 """A sample graph with fewer facts than this gets the store's facts around its

@@ -1,5 +1,5 @@
-"""Jobs that stop before their end: a generate job cancelled in the middle and resumed,
-and a server killed (SIGKILL) under a running generate job and a running parse job,
+"""Jobs that stop before their end: a generate job cancelled in the middle, resumed,
+and interrupted again by a server stopped with Ctrl-C and started again; a server killed (SIGKILL) under a running generate job and a running parse job,
 then started again. The generate job continues from its finished chunks and writes
 the same bytes as one uninterrupted ``kgbench generate``; the parse job (which does
 not resume) starts again from scratch, its partial output removed."""
@@ -43,7 +43,7 @@ def _work_chunks(out: Path) -> list[Path]:
     return [p for p in out.rglob("*") if p.is_file() and "chunk" in p.name]
 
 
-def test_a_cancelled_generate_job_resumes_to_the_same_bytes(
+def test_a_generate_job_cancelled_resumed_and_restarted_writes_the_same_bytes(
         demo_store_path: str, tmp_path: Path, start_server: StartServer,
         uninterrupted: bytes) -> None:
     server = start_server(demo_store_path, job_data_dir(tmp_path / "data"))
@@ -58,9 +58,12 @@ def test_a_cancelled_generate_job_resumes_to_the_same_bytes(
         assert _work_chunks(out), "the finished chunks are kept"
         resumed = client.post(f"/api/jobs/{job['id']}/resume")
         assert resumed.status_code == 200 and resumed.json()["state"] == "queued"
+        wait_for(client, job["id"], lambda j: in_progress(j) and j["attempts"] == 2)
+    server.restart()   # Ctrl-C: the running job is interrupted, and resumed on start
+    with server.client() as client:
         final = wait_for(client, job["id"], finished)
     assert final["state"] == "succeeded", final
-    assert final["attempts"] == 2 and final["result"]["resumed_chunks"] > 0
+    assert final["attempts"] == 3 and final["result"]["resumed_chunks"] > 0
     assert (out / "samples.jsonl").read_bytes() == uninterrupted
 
 

@@ -78,7 +78,7 @@ def run_job(job_dir: Path) -> dict[str, Any]:
     job = JobFile.model_validate_json((job_dir / JOB_FILE).read_text(encoding="utf-8"))
     data_dir = job_dir.parent.parent
     params = params_model(job.kind).model_validate(job.params)
-    progress = ProgressWriter(job_dir / PROGRESS_FILE)
+    progress = ProgressWriter(job_dir / PROGRESS_FILE, stop_requested=lambda: _signalled)
     try:
         inputs = resolve_inputs(params, data_dir)
         ctx = RunContext(store=job.store, out_dir=data_dir / job.out, job_dir=job_dir,

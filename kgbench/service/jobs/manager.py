@@ -65,6 +65,10 @@ JOBS_DIR = "jobs"
 """Under ``--data``: one directory per job."""
 JOB_ID = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
 MAX_LISTED_FILES = 10_000
+RESIGNAL_S = 1.0
+"""A stopping job gets SIGINT again this often: one that landed where Python cannot
+raise (a finalizer) is lost, and the job's next progress update or the next signal
+stops it."""
 
 
 class JobManager:
@@ -110,9 +114,12 @@ class JobManager:
             self._cond.notify_all()
         deadline = time.monotonic() + self._grace_s
         for proc in running.values():
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            while proc.poll() is None and time.monotonic() < deadline:
+                try:
+                    proc.wait(timeout=RESIGNAL_S)
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc.pid, signal.SIGINT)
+            if proc.poll() is None:
                 _signal_group(proc.pid, signal.SIGKILL)
                 proc.wait()
         if self._thread is not None:
@@ -190,15 +197,18 @@ class JobManager:
             proc = self._procs.get(job_id)
             if proc is not None:
                 _signal_group(proc.pid, signal.SIGINT)
-            for signum, wait_s in ((signal.SIGKILL, self._grace_s), (None, 10.0)):
-                deadline = time.monotonic() + wait_s
-                while job.state == "running" and time.monotonic() < deadline:
-                    self._cond.wait(self._poll_s)
-                if job.state != "running" or signum is None:
-                    break
+            deadline = time.monotonic() + self._grace_s
+            while job.state == "running" and time.monotonic() < deadline:
+                self._cond.wait(RESIGNAL_S)
                 proc = self._procs.get(job_id)
-                if proc is not None:
-                    _signal_group(proc.pid, signum)
+                if proc is not None and job.state == "running":
+                    _signal_group(proc.pid, signal.SIGINT)
+            proc = self._procs.get(job_id)
+            if proc is not None and job.state == "running":
+                _signal_group(proc.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10.0
+            while job.state == "running" and time.monotonic() < deadline:
+                self._cond.wait(self._poll_s)
             return self._view(job)
 
     def resume(self, job_id: str) -> Job:

@@ -6,6 +6,7 @@ not inflate its rate."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kgbench.service.jobs.record import JobProgress, write_json_atomic
@@ -17,8 +18,10 @@ class ProgressWriter:
     """``update(done, total, description)``; writes at most every ``min_interval_s``
     (and always when the work is complete, and on :meth:`flush`)."""
 
-    def __init__(self, path: Path, *, min_interval_s: float = 0.2) -> None:
+    def __init__(self, path: Path, *, min_interval_s: float = 0.2,
+                 stop_requested: Callable[[], bool] = lambda: False) -> None:
         self._path = path
+        self._stop_requested = stop_requested
         self._min_interval_s = min_interval_s
         self._last_write = 0.0
         self._start: tuple[float, int] | None = None
@@ -29,6 +32,11 @@ class ProgressWriter:
         return self._current
 
     def update(self, done: int, total: int | None, description: str = "") -> None:
+        """Record progress; raises ``KeyboardInterrupt`` when a stop was requested (an
+        interrupt the signal handler raised may have been swallowed where Python cannot
+        raise, in a finalizer: each progress update is a safe point to stop at)."""
+        if self._stop_requested():
+            raise KeyboardInterrupt
         now = time.monotonic()
         if self._start is None:
             self._start = (now, done)

@@ -24,6 +24,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
+from kgbench.service.security import READ_POSTS, SESSION_PATH
 from tests.service.conftest import Server
 
 EXAMPLES = 6
@@ -56,7 +57,11 @@ def fuzz(operation: Any, mode: GenerationMode, seen: list[str]) -> None:
 @pytest.mark.slow
 def test_no_server_errors_and_answers_fit_the_schema(demo_server: Server) -> None:
     schema: Any = schemathesis.openapi.from_url(f"{demo_server.url}/api/openapi.json")
-    operations = [result.ok() for result in schema.get_all_operations()]
+    # Requests that start work (a job, its cancel or resume) are fuzzed by nothing here:
+    # generated ones would launch real jobs into the shared data directory.
+    operations = [op for op in (result.ok() for result in schema.get_all_operations())
+                  if op.method.upper() in ("GET", "HEAD") or op.path in READ_POSTS
+                  or op.path == SESSION_PATH]
     assert len(operations) >= 12
     seen: list[str] = []
     for operation in operations:

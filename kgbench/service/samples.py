@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel
 
 from extension.labels import Complexity, Label, Split
+from extension.sample_format import BenchmarkSample
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
@@ -88,7 +89,7 @@ class SamplePage(BaseModel):
 
 class SampleDetail(BaseModel):
     bench: str
-    sample: dict[str, Any]
+    sample: BenchmarkSample
     graph: GraphJson
     added: list[str]
     removed: list[str]
@@ -224,7 +225,7 @@ def one_sample(
                     else f.object.value) for f in changed])
     context_ids = {edge_id(f) for f in context}
     return SampleDetail(
-        bench=name, sample=sample.model_dump(mode="json"), graph=graph,
+        bench=name, sample=sample, graph=graph,
         added=[edge_id(f) for f in facts if f in edits.added],
         removed=[edge_id(f) for f in facts if f in edits.removed],
         context=[e.id for e in graph.edges if e.id in context_ids])

@@ -207,6 +207,8 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         f"kgbench predicates --limit 15{opt}",
         f"kgbench stats --json{opt}",
         f"kgbench export {store_path.parent / 'demo-benchmark'} --to caqa --out demo-caqa.csv",
+        f"kgbench serve{opt} --data {store_path.parent}   # web UI and API on "
+        "http://127.0.0.1:8765/",
         f"kgbench load triples YOUR_FILE.nt.gz   # your own KG (default store {DEFAULT_STORE})",
     ):
         out.print(f"  {escape(cmd)}")

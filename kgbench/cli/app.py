@@ -37,6 +37,7 @@ from kgbench.cli import (
     model,
     questions,
     score,
+    serve,
     store,
 )
 from kgbench.cli.errors import (
@@ -129,6 +130,7 @@ app.command("extend")(extend.extend_cmd)
 app.command("generate")(generate.generate_cmd)
 app.command("score")(score.score_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
+app.command("serve")(serve.serve)
 app.add_typer(questions.questions_app, name="questions")
 app.add_typer(store.store_app, name="store")
 app.add_typer(model.model_app, name="model")

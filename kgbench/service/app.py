@@ -1,0 +1,51 @@
+"""``create_app``: the FastAPI application of ``kgbench serve``.
+
+The lifespan opens the shared resources on ``app.state`` (``settings``, ``stores``: the
+:class:`~kgbench.service.storepool.StorePool`; ``jobs``: the job manager) and closes
+them at shutdown. The routers are included explicitly, one line each; the security
+middleware wraps everything (:mod:`kgbench.service.security`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from kgbench.service import reads, session
+from kgbench.service.errors import install_error_handlers
+from kgbench.service.security import SecurityMiddleware
+from kgbench.service.settings import ServiceSettings
+from kgbench.service.storepool import StorePool
+
+__all__ = ["API_TITLE", "create_app"]
+
+API_TITLE = "kgbench"
+
+
+def create_app(settings: ServiceSettings) -> FastAPI:
+    """The app for ``settings`` (checked: a non-loopback bind needs a token)."""
+    settings.check()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            app.state.stores = stack.enter_context(StorePool(settings.store, settings.readers))
+            # ---- shared resources of other parts (one line each) -------------------
+            # ---- end -----------------------------------------------------------------
+            yield
+
+    app = FastAPI(title=API_TITLE, version=reads.VERSION, debug=False, lifespan=lifespan,
+                  docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+                  description="Explore a knowledge graph, run kgbench jobs and review "
+                  "benchmark samples. Errors are {\"error\": {\"status\", \"message\", "
+                  "\"hint\"}}.")
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.include_router(reads.router)
+    app.include_router(session.router)
+    # ---- routers of other parts (one line each) --------------------------------------
+    # ---- end -------------------------------------------------------------------------
+    app.add_middleware(SecurityMiddleware, settings=settings)
+    return app

@@ -1,0 +1,108 @@
+"""FastAPI dependencies every router uses: the settings, a store handle, the data
+directory, the write-token check, and :class:`Reader`, which runs a store read in a
+worker thread with a wall-clock bound.
+
+A route that reads the store should take ``reader: Reader = Depends(reader)`` and
+``await reader.run(fn, ...)``: the handle is checked out *inside* the worker thread
+and returned only when ``fn`` ends, so a request that timed out (504) never hands a
+handle still in use to the next request. ``Depends(store)`` gives a handle for the
+whole request, for routes whose reads are small and bounded by construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Request
+
+from kgbench.service.errors import ApiError
+from kgbench.service.security import token_presented_ok
+from kgbench.service.settings import ServiceSettings
+from kgbench.service.storepool import StorePool
+from kgstore import Store
+
+__all__ = ["DataRootDep", "Reader", "ReaderDep", "SettingsDep", "StoreDep", "StorePoolDep",
+           "WriteToken", "data_root", "reader", "require_write_token", "settings", "store",
+           "store_pool"]
+
+T = TypeVar("T")
+WALL_CLOCK_GRACE_S = 2.0
+"""How long past the query timeout a read may take before the request gets its 504
+(the engine's own timeout usually stops a Cypher query first)."""
+
+
+def settings(request: Request) -> ServiceSettings:
+    """The server's settings."""
+    found: ServiceSettings = request.app.state.settings
+    return found
+
+
+def store_pool(request: Request) -> StorePool:
+    """The server's pool of read-only store handles."""
+    pool: StorePool = request.app.state.stores
+    return pool
+
+
+def store(request: Request) -> Iterator[Store]:
+    """One read-only handle for this request (returned when it ends)."""
+    with store_pool(request).checkout() as handle:
+        yield handle
+
+
+def data_root(request: Request) -> Path:
+    """The data directory (resolved); every request path goes through
+    :func:`kgbench.service.paths.resolve_under` with it."""
+    return settings(request).data_dir
+
+
+def require_write_token(request: Request) -> None:
+    """401 unless the request carries the token, when one is set: put it on every
+    route that starts or cancels a job or writes anything. (The security middleware
+    checks the same rule for every non-read request already; this makes it explicit
+    where the route is declared, and holds if a route is mounted elsewhere.)"""
+    conf = settings(request)
+    if conf.auth and not token_presented_ok(conf, request.headers):
+        raise ApiError(401, "this needs the server's token",
+                       "send Authorization: Bearer TOKEN, or log in at /login")
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Runs store reads for one request: in a worker thread, on a pooled handle, at
+    most ``timeout_s`` of wall-clock time (then 504)."""
+
+    pool: StorePool
+    timeout_s: float
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(store, *args, **kwargs)`` on a handle of its own."""
+        def work() -> T:
+            with self.pool.checkout() as handle:
+                return fn(handle, *args, **kwargs)
+
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(work),
+                                          self.timeout_s + WALL_CLOCK_GRACE_S)
+        except TimeoutError:
+            raise ApiError(504, f"the request ran past the server's time limit of "
+                           f"{self.timeout_s:g} s and was abandoned",
+                           "narrow it (fewer hops, lower caps, a LIMIT)") from None
+
+
+def reader(request: Request) -> Reader:
+    """The :class:`Reader` of this request."""
+    return Reader(store_pool(request), settings(request).query_timeout_s)
+
+
+# Parameter types for routes: ``def route(conf: SettingsDep, reader: ReaderDep)``;
+# ``dependencies=[WriteToken]`` on a route that starts, cancels or writes anything.
+SettingsDep = Annotated[ServiceSettings, Depends(settings)]
+StorePoolDep = Annotated[StorePool, Depends(store_pool)]
+StoreDep = Annotated[Store, Depends(store)]
+DataRootDep = Annotated[Path, Depends(data_root)]
+ReaderDep = Annotated[Reader, Depends(reader)]
+WriteToken = Depends(require_write_token)

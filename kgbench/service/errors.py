@@ -1,0 +1,120 @@
+"""Every error the API answers, in one shape: ``{"error": {"status": int, "message":
+str, "hint": str | null}}``, with a one-line message that says what to do.
+
+Handlers turn our :class:`ApiError`, FastAPI's validation errors (422, naming the
+field), HTTP errors (404, 405, ...), the store's errors (a refused or failed query is
+the client's 400, a timeout 504, a store that cannot answer 503) and anything else
+(500, a fixed message: the traceback goes to the server's log, never into a body).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kgstore.errors import (
+    QueryError,
+    QueryTimeoutError,
+    ReadOnlyQueryError,
+    StoreError,
+)
+
+__all__ = ["INTERNAL_ERROR", "ApiError", "error_body", "error_response", "install_error_handlers"]
+
+INTERNAL_ERROR = "internal error (logged by the server)"
+log = logging.getLogger("kgbench.service")
+
+
+class ApiError(Exception):
+    """An error to answer as is: ``status`` (4xx/5xx), a one-line ``message`` and an
+    optional ``hint`` (what to do)."""
+
+    def __init__(self, status: int, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.hint = hint
+
+
+def error_body(status: int, message: str, hint: str | None = None) -> dict[str, Any]:
+    """The JSON body of an error (one line of message)."""
+    line = " ".join(message.split()) or "error"
+    return {"error": {"status": status, "message": line, "hint": hint}}
+
+
+def error_response(status: int, message: str, hint: str | None = None,
+                   headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(status, message, hint), status_code=status,
+                        headers=dict(headers) if headers else None)
+
+
+def _field(loc: Any) -> str:
+    """``query.limit``-style name of a validation error's location."""
+    parts = [str(p) for p in loc if p not in ("body",) or len(loc) == 1]
+    return ".".join(parts) or "request"
+
+
+async def _api_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.message, exc.hint)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    where = _field(first.get("loc", ()))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return error_response(422, f"{where}: {first.get('msg', 'invalid value')}{more}",
+                          "see /api/docs for the parameters this endpoint takes")
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    message = exc.detail if isinstance(exc.detail, str) else "request refused"
+    if exc.status_code == 404 and message == "Not Found":
+        message = f"no such endpoint: {request.url.path}"
+    if exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    return error_response(exc.status_code, message, headers=exc.headers)
+
+
+def store_error_status(exc: StoreError) -> int:
+    """The HTTP status of a store error: a refused or failed query is the client's
+    (400), a timeout 504, anything else means the store cannot answer now (503)."""
+    if isinstance(exc, QueryTimeoutError):
+        return 504
+    if isinstance(exc, (ReadOnlyQueryError, QueryError)):
+        return 400
+    return 503
+
+
+async def _store_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreError)
+    status = store_error_status(exc)
+    hint = None
+    if isinstance(exc, ReadOnlyQueryError) and status == 400:
+        hint = "only read queries run here: MATCH ... RETURN"
+    if status == 503:
+        log.warning("store error on %s: %s", request.url.path, exc)
+    return error_response(status, str(exc), hint)
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, INTERNAL_ERROR)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Answer every error of ``app`` in the one JSON shape."""
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(StoreError, _store_error)
+    app.add_exception_handler(Exception, _internal_error)

@@ -1,0 +1,76 @@
+"""``kgbench serve`` as a command: it starts and answers, and refuses bad options in
+one line without starting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.service.conftest import ROOT, Server, StartServer, free_port, server_env
+
+
+def run_serve(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kgbench.cli", "serve", *args],
+                          capture_output=True, text=True, timeout=timeout, env=server_env(),
+                          cwd=str(ROOT))
+
+
+def error_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
+
+
+def test_health_answers(api: httpx.Client, demo_server: Server) -> None:
+    reply = api.get("/api/health")
+    assert reply.status_code == 200
+    assert reply.json() == {"status": "ok", "backend": "ladybug", "version": reply.json()["version"],
+                            "auth": False}
+    assert "Traceback" not in demo_server.log()
+
+
+def test_public_host_without_token_is_refused(demo_store_path: str, tmp_path: Path) -> None:
+    proc = run_serve("--store", demo_store_path, "--data", str(tmp_path), "--host", "0.0.0.0",
+                     "--port", str(free_port()))
+    assert proc.returncode == 2
+    assert len(error_lines(proc)) == 1
+    assert "--token" in error_lines(proc)[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_data_dir_is_one_line(demo_store_path: str, tmp_path: Path) -> None:
+    proc = run_serve("--store", demo_store_path, "--data", str(tmp_path / "nope"))
+    assert proc.returncode == 2
+    assert "no such directory" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_store_is_one_line(tmp_path: Path) -> None:
+    proc = run_serve("--store", str(tmp_path / "nostore"), "--data", str(tmp_path),
+                     "--port", str(free_port()))
+    assert proc.returncode == 1
+    assert "no kgbench store" in error_lines(proc)[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_busy_port_is_one_line(demo_server: Server, demo_store_path: str, tmp_path: Path) -> None:
+    proc = run_serve("--store", demo_store_path, "--data", str(tmp_path), "--port",
+                     str(demo_server.port))
+    assert proc.returncode == 1
+    assert "in use" in error_lines(proc)[0]
+
+
+def test_help_teaches_with_an_example() -> None:
+    proc = run_serve("--help")
+    assert proc.returncode == 0
+    assert "Example: kgbench serve --store" in proc.stdout
+    assert "--token" in proc.stdout and "KGBENCH_TOKEN" in proc.stdout
+
+
+def test_restart_keeps_the_port(start_server: StartServer, demo_store_path: str,
+                                tmp_path: Path) -> None:
+    server = start_server(demo_store_path, tmp_path)
+    port = server.port
+    server.restart()
+    assert server.port == port
+    assert httpx.get(f"{server.url}/api/health").json()["status"] == "ok"

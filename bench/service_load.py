@@ -1,8 +1,8 @@
 """Load generator of ``bench/service_bench.py``: N concurrent HTTP clients against a
 running ``kgbench serve``, for a bounded time, in a process of its own.
 
-Each client is an asyncio task on one shared ``httpx.AsyncClient`` (keep-alive, at most
-N connections) that sends ``GET URL+PATH?PARAM=<id>&EXTRA`` one after another, the ids
+Each client is an asyncio task with one keep-alive HTTP/1.1 connection
+(:class:`HttpConnection`) that sends ``GET URL+PATH?PARAM=<id>&EXTRA`` one after another, the ids
 read from ``--ids`` (one a line) starting at its own offset (client ``i`` of N starts
 at ``i * len(ids) // N + --offset``) and wrapping around, so two runs with the same
 arguments send the same requests. ``--warmup`` seconds of the same loop run first and
@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import resource
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
-import httpx
 import numpy as np
 
 
@@ -47,49 +48,101 @@ def client_ids(ids: list[str], client: int, clients: int, offset: int) -> list[s
     return ids[start:] + ids[:start]
 
 
+class HttpConnection:
+    """One keep-alive HTTP/1.1 connection that sends GETs and reads whole answers.
+
+    Deliberately minimal: ``httpx.AsyncClient`` spent a whole core on 140 requests/s
+    with 32 connections (its pool, not the server, set the pace), and the load must
+    come from a client much cheaper than the server it measures."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, target: str) -> tuple[int, bytes]:
+        """``GET target``: the status and the body (reconnects when the server closed)."""
+        if self.writer is None or self.writer.is_closing():
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(f"GET {target} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                          "Accept: application/json\r\n\r\n".encode("ascii"))
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {k.strip().lower(): v.strip() for k, _, v in
+                   (line.partition(":") for line in lines[1:] if line)}
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = bytearray()
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                body += await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                del body[-2:]
+            data = bytes(body)
+        else:
+            data = await self.reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status, data
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+            self.writer = None
+
+
 async def run_load(url: str, path: str, param: str, ids: list[str], *, clients: int,
                    seconds: float, warmup: float = 0.0, offset: int = 0,
                    extra: dict[str, str] | None = None) -> dict[str, Any]:
-    """``clients`` concurrent request loops for ``warmup`` + ``seconds``; the timed part's
-    counts and latencies."""
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    """``clients`` concurrent request loops (one connection each) for ``warmup`` +
+    ``seconds``; the timed part's counts and latencies."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
     latencies: list[float] = []
     statuses: dict[str, int] = {}
     failures = 0
     last_done = 0.0
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60.0) as http:
+    connections = [HttpConnection(host, port) for _ in range(clients)]
 
-        async def loop(client: int, until: float, record: bool) -> None:
-            nonlocal failures, last_done
-            mine = client_ids(ids, client, clients, offset)
-            i = 0
-            while time.perf_counter() < until:
-                params = {param: mine[i % len(mine)], **(extra or {})}
-                i += 1
-                started = time.perf_counter()
-                try:
-                    response = await http.get(path, params=params)
-                    await response.aread()
-                    status = str(response.status_code)
-                except httpx.HTTPError:
-                    status = "transport"
-                done = time.perf_counter()
-                if record:
-                    statuses[status] = statuses.get(status, 0) + 1
-                    if status == "200":
-                        latencies.append((done - started) * 1000)
-                    else:
-                        failures += 1
-                    last_done = max(last_done, done)
+    async def loop(client: int, until: float, record: bool) -> None:
+        nonlocal failures, last_done
+        mine = client_ids(ids, client, clients, offset)
+        conn = connections[client]
+        i = 0
+        while time.perf_counter() < until:
+            query = urlencode({param: mine[i % len(mine)], **(extra or {})})
+            i += 1
+            started = time.perf_counter()
+            try:
+                code, _ = await conn.get(f"{path}?{query}")
+                status = str(code)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                await conn.close()
+                status = "transport"
+            done = time.perf_counter()
+            if record:
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == "200":
+                    latencies.append((done - started) * 1000)
+                else:
+                    failures += 1
+                last_done = max(last_done, done)
 
+    try:
         if warmup > 0:
             until = time.perf_counter() + warmup
             await asyncio.gather(*(loop(c, until, False) for c in range(clients)))
         cpu0 = resource.getrusage(resource.RUSAGE_SELF)
         started = time.perf_counter()
-        until = started + seconds
-        await asyncio.gather(*(loop(c, until, True) for c in range(clients)))
+        await asyncio.gather(*(loop(c, started + seconds, True) for c in range(clients)))
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        for conn in connections:
+            await conn.close()
     elapsed = max(last_done - started, 1e-9)
     requests = sum(statuses.values())
     return {"requests": requests, "ok": len(latencies), "errors": failures,

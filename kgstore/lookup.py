@@ -6,14 +6,15 @@ backend answers the same way, and printing nothing (the command line's ``entity`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral
 
 from kgstore.models import Entity, Fact
 from kgstore.store import Store
 
-__all__ = ["EntityFacts", "EntityLookup", "Resolution", "entity_facts", "lookup_entity",
-           "resolve_entity"]
+__all__ = ["EntityFacts", "EntityLookup", "Resolution", "entity_facts", "entity_names",
+           "fact_entity_ids", "lookup_entity", "resolve_entity"]
 
 MatchedBy = TypingLiteral["id", "name", "prefix"]
 
@@ -91,3 +92,20 @@ def resolve_entity(store: Store, text: str, *, limit: int = 20) -> Resolution:
     if len(matches) == 1:
         return Resolution(matches[0], by_name=True)
     return Resolution(None, matches=matches)
+
+
+def fact_entity_ids(facts: Iterable[Fact]) -> list[str]:
+    """The entity ids at the ends of ``facts`` (subjects and entity objects), each once,
+    in order of appearance: whose names a listing of those facts shows."""
+    ids: dict[str, None] = {}
+    for f in facts:
+        ids.setdefault(f.subject)
+        if isinstance(f.object, str):
+            ids.setdefault(f.object)
+    return list(ids)
+
+
+def entity_names(store: Store, ids: Iterable[str]) -> dict[str, str | None]:
+    """``id -> name`` (``None`` for a nameless one) of the entities among ``ids`` that
+    exist, read in one batch: the ``names`` map beside a list of facts or paths."""
+    return {i: e.name for i, e in store.entities(list(dict.fromkeys(ids))).items()}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -259,3 +260,24 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, _dt.date | _dt.datetime):
         return obj.isoformat()
     return obj
+
+
+_JSON_SCALARS = (str, int, bool, type(None))
+
+
+def json_ready(obj: Any) -> Any:
+    """:func:`to_jsonable`, then what strict JSON has no words for made plain: NaN and
+    infinite floats become ``None``, any other value (bytes, intervals, decimals from a
+    Cypher result) its ``str``. What a ``--json`` document and an HTTP body hold."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, _JSON_SCALARS):
+            return value
+        if isinstance(value, float):
+            return value if math.isfinite(value) else None
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return str(value)
+
+    return plain(to_jsonable(obj))

@@ -26,7 +26,6 @@ or a message: its newlines and tabs are escapes too, and it stays on its line.
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import warnings
@@ -49,7 +48,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from kgstore import to_jsonable
+from kgstore.models import json_ready
 
 __all__ = ["ProgressReporter", "TerminalSafeConsole", "emit_json", "err", "field",
            "human_bytes", "note", "one_line", "out", "progress", "show_warning", "task_label",
@@ -118,26 +117,14 @@ err = TerminalSafeConsole(stderr=True, highlight=False)
 
 
 def emit_json(doc: Any) -> None:
-    """``doc`` as one JSON document on stdout (records through :func:`to_jsonable`);
+    """``doc`` as one JSON document on stdout (records through :func:`~kgstore.models.json_ready`);
     control characters are ``\\u`` escapes, as JSON allows (the values are unchanged).
     NaN and Infinity, which JSON has no words for (``json.dumps`` writes them bare,
     and strict parsers refuse the document), are written as null."""
-    text = json.dumps(_finite(to_jsonable(doc)), ensure_ascii=False, indent=2, default=str,
-                      allow_nan=False)
+    text = json.dumps(json_ready(doc), ensure_ascii=False, indent=2, allow_nan=False)
     sys.stdout.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
     sys.stdout.write("\n")
     sys.stdout.flush()
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every NaN and infinite float (in lists and dicts too) as None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 def show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

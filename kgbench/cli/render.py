@@ -16,7 +16,7 @@ from rich.text import Text
 from extension.labels import COMPLEXITIES, LABELS, SPLITS
 from kgbench.cli.output import field, one_line, out
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
-from kgstore.lookup import EntityFacts
+from kgstore.lookup import EntityFacts, fact_entity_ids
 
 __all__ = ["COMPLEXITY_TITLES", "LABEL_TITLES", "Labels", "caqa_shares", "cell", "entity_label",
            "entity_table", "fact_line", "path_text", "predicate_table", "print_entity", "table5"]
@@ -45,12 +45,7 @@ class Labels:
             self.entities.update(self.store.entities(missing))
 
     def add_facts(self, facts: Iterable[Fact]) -> None:
-        ids: list[str] = []
-        for f in facts:
-            ids.append(f.subject)
-            if isinstance(f.object, str):
-                ids.append(f.object)
-        self.add(ids)
+        self.add(fact_entity_ids(facts))
 
     def __call__(self, id: str) -> str:
         return entity_label(self.entities.get(id), id)

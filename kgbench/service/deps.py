@@ -78,18 +78,20 @@ class Reader:
     pool: StorePool
     timeout_s: float
 
-    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(store, *args, **kwargs)`` on a handle of its own."""
+    async def run(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None,
+                  **kwargs: Any) -> T:
+        """``fn(store, *args, **kwargs)`` on a handle of its own, within ``timeout_s``
+        (default: the server's query timeout) plus a grace for the engine's own stop."""
         def work() -> T:
             with self.pool.checkout() as handle:
                 return fn(handle, *args, **kwargs)
 
+        limit = self.timeout_s if timeout_s is None else timeout_s
         try:
-            return await asyncio.wait_for(asyncio.to_thread(work),
-                                          self.timeout_s + WALL_CLOCK_GRACE_S)
+            return await asyncio.wait_for(asyncio.to_thread(work), limit + WALL_CLOCK_GRACE_S)
         except TimeoutError:
             raise ApiError(504, f"the request ran past the server's time limit of "
-                           f"{self.timeout_s:g} s and was abandoned",
+                           f"{limit:g} s and was abandoned",
                            "narrow it (fewer hops, lower caps, a LIMIT)") from None
 
 

@@ -1,20 +1,64 @@
-"""The read endpoints: the store as JSON, with the command line's bounds."""
+"""The read endpoints: the store as JSON, with the command line's behaviour and bounds.
+
+Each route is a thin shell over the functions ``kgbench stats / predicates / search /
+entity / neighbors / paths / cypher`` call (:mod:`kgstore.lookup`, the
+:class:`~kgstore.Store` methods); its work runs on a pooled read-only handle in a
+worker thread with a wall-clock bound (:class:`~kgbench.service.deps.Reader`). The
+caps that the command line leaves open (``--max-facts``, ``--limit``) are bounded
+here: one request cannot ask for the whole graph. Cypher goes through the same
+allow-list guard and parameter checks as ``kgbench cypher``, in the store's dialect,
+before any handle is taken.
+"""
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from kgbench.service.deps import SettingsDep, StorePoolDep
+from kgbench.service.deps import ReaderDep, SettingsDep, StorePoolDep
+from kgbench.service.errors import ApiError
+from kgbench.service.graphjson import subgraph_graph
+from kgbench.service.models import (
+    CypherRequest,
+    CypherResultModel,
+    EntityPage,
+    FactPage,
+    LookupResult,
+    MatchRequest,
+    MatchResultModel,
+    NeighborhoodResult,
+    PathsResult,
+    PredicateList,
+    SearchResult,
+    StatsModel,
+)
+from kgstore import Entity, Store
+from kgstore.cypher.guard import Dialect, assert_read_only
+from kgstore.cypher.params import parameters_for
+from kgstore.lookup import (
+    entity_facts,
+    entity_names,
+    fact_entity_ids,
+    lookup_entity,
+    resolve_entity,
+)
+from kgstore.models import json_ready
 
-__all__ = ["VERSION", "router"]
+__all__ = ["MAX_FACTS", "MAX_PER_NODE", "VERSION", "router"]
 
 try:
     VERSION = version("kgbench")
 except PackageNotFoundError:   # run from a checkout that is not installed
     VERSION = "0.0.0"
+
+MAX_PER_NODE = 1_000
+MAX_FACTS = 10_000
+MAX_OFFSET = 100_000
+MAX_PATHS = 200
+AMBIGUOUS_SHOWN = 5
 
 router = APIRouter(prefix="/api", tags=["reads"])
 
@@ -25,8 +69,208 @@ class Health(BaseModel):
     version: str
     auth: bool = Field(description="Whether the server has a token.")
 
+IdParam = Annotated[str, Query(min_length=1, max_length=2048,
+                               description="An entity id (or an unambiguous name).")]
+
 
 @router.get("/health", response_model=Health)
-def health(conf: SettingsDep, pool: StorePoolDep) -> Health:
-    """Whether the server is up, and which backend it reads."""
-    return Health(status="ok", backend=pool.backend, version=VERSION, auth=conf.auth)
+def health(conf: SettingsDep, pool: StorePoolDep) -> dict[str, Any]:
+    """Whether the server is up, which backend it reads, and whether it has a token."""
+    return {"status": "ok", "backend": pool.backend, "version": VERSION, "auth": conf.auth}
+
+
+def _stats(store: Store, top: int) -> dict[str, Any]:
+    doc: dict[str, Any] = json_ready(store.stats())
+    doc["top_predicates"] = json_ready(store.predicates(limit=top)) if top else []
+    return doc
+
+
+@router.get("/stats", response_model=StatsModel)
+async def stats(reader: ReaderDep,
+                top: Annotated[int, Query(ge=0, le=1000)] = 10) -> dict[str, Any]:
+    """What the store holds: counts, loaded sources, the ``top`` predicates."""
+    return await reader.run(_stats, top)
+
+
+@router.get("/predicates", response_model=PredicateList)
+async def predicates(reader: ReaderDep,
+                     limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict[str, Any]:
+    """Predicates with their fact counts, most frequent first."""
+    found = await reader.run(lambda s: s.predicates(limit=limit))
+    return {"predicates": json_ready(found)}
+
+
+@router.get("/search", response_model=SearchResult)
+async def search(reader: ReaderDep,
+                 prefix: Annotated[str, Query(min_length=1, max_length=256)],
+                 limit: Annotated[int, Query(ge=1, le=100)] = 20) -> dict[str, Any]:
+    """Named entities whose name or alias starts with ``prefix`` (case and extra
+    spaces ignored, shortest first, no CVTs): autocomplete."""
+    found = await reader.run(lambda s: s.search_prefix(prefix, limit=limit))
+    return {"prefix": prefix, "entities": json_ready(found)}
+
+
+def _entity_page(store: Store, id: str, limit: int) -> dict[str, Any]:
+    entity = store.entity(id)
+    if entity is None:
+        raise ApiError(404, f"no entity with id {ascii(id[:200])}",
+                       "find ids with /api/search?prefix=NAME or /api/lookup?q=NAME")
+    doc = entity_facts(store, entity, limit)
+    page: dict[str, Any] = json_ready(doc)
+    page["names"] = entity_names(store, fact_entity_ids(doc.facts_out + doc.facts_in))
+    return page
+
+
+@router.get("/entity", response_model=EntityPage)
+async def entity(reader: ReaderDep, id: IdParam,
+                 limit: Annotated[int, Query(ge=1, le=1000,
+                                             description="Facts per direction.")] = 20
+                 ) -> dict[str, Any]:
+    """An entity by exact id with its first facts out and in (sorted by predicate)
+    and the names of the entities they reach; 404 when no entity has that id."""
+    return await reader.run(_entity_page, id, limit)
+
+
+def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
+    found = lookup_entity(store, q)
+    if not found.found:
+        raise ApiError(404, f"no entity with id, name or name prefix {ascii(q[:200])}",
+                       "try a shorter prefix with /api/search")
+    docs = [entity_facts(store, e, limit) for e in found.entities]
+    ids = [i for d in docs for i in fact_entity_ids(d.facts_out + d.facts_in)]
+    ids += [e.id for e in found.entities]
+    return {"query": q, "matched_by": found.matched_by, "results": json_ready(docs),
+            "candidates": json_ready(found.candidates), "names": entity_names(store, ids)}
+
+
+@router.get("/lookup", response_model=LookupResult)
+async def lookup(reader: ReaderDep,
+                 q: Annotated[str, Query(min_length=1, max_length=2048,
+                                         description="An id, a name or a name prefix.")],
+                 limit: Annotated[int, Query(ge=1, le=1000,
+                                             description="Facts per direction.")] = 20
+                 ) -> dict[str, Any]:
+    """What ``kgbench entity Q --json`` shows: an exact id wins, else every entity
+    with that name or alias, else the name prefix (one match, or candidates)."""
+    return await reader.run(_lookup, q, limit)
+
+
+def _resolve(store: Store, text: str, what: str) -> Entity:
+    """An entity by id, else by unambiguous name (``kgbench neighbors`` and ``paths``
+    accept both): 404 for none, 400 naming a few ids when several share the name."""
+    found = resolve_entity(store, text)
+    if found.entity is not None:
+        return found.entity
+    if found.matches:
+        ids = ", ".join(e.id for e in found.matches[:AMBIGUOUS_SHOWN])
+        raise ApiError(400, f"{what} {ascii(text[:200])} is ambiguous: it names "
+                       f"{len(found.matches)} entities", f"pass one of the ids: {ids}")
+    raise ApiError(404, f"no entity with id or name {ascii(text[:200])}",
+                   "find candidates with /api/search?prefix=...")
+
+
+def _facts(store: Store, id: str, direction: str, predicate: str | None, offset: int,
+           limit: int) -> dict[str, Any]:
+    if store.entity(id) is None:
+        raise ApiError(404, f"no entity with id {ascii(id[:200])}",
+                       "find ids with /api/search?prefix=NAME")
+    read = store.facts_out if direction == "out" else store.facts_in
+    window = read(id, predicate=predicate, limit=offset + limit + 1)
+    page = window[offset:offset + limit]
+    return {"id": id, "direction": direction, "predicate": predicate, "offset": offset,
+            "limit": limit, "more": len(window) > offset + limit, "facts": json_ready(page),
+            "names": entity_names(store, fact_entity_ids(page))}
+
+
+@router.get("/facts", response_model=FactPage)
+async def facts(reader: ReaderDep,
+                id: Annotated[str, Query(min_length=1, max_length=2048)],
+                direction: Literal["out", "in"] = "out",
+                predicate: Annotated[str | None, Query(min_length=1, max_length=2048)] = None,
+                offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """One page of an entity's facts in one direction, optionally of one predicate,
+    in the store's order (pages are windows of it); ``more`` says later pages exist."""
+    return await reader.run(_facts, id, direction, predicate, offset, limit)
+
+
+def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,
+                  max_facts: int) -> dict[str, Any]:
+    center = _resolve(store, id, "centre")
+    sub = store.neighborhood(center.id, hops=hops, max_per_node=max_per_node,
+                             max_facts=max_facts)
+    missing = [i for i in fact_entity_ids(sub.facts) if i not in sub.entities]
+    sub.entities.update(store.entities(missing))
+    return {"center": center.id, "hops": hops,
+            "graph": subgraph_graph(sub, center=center.id).model_dump(),
+            "entities": json_ready(sub.entities), "facts": json_ready(sub.facts),
+            "distance": sub.hops, "truncated": sub.truncated}
+
+
+@router.get("/neighborhood", response_model=NeighborhoodResult)
+async def neighborhood(
+        reader: ReaderDep, id: IdParam,
+        hops: Annotated[int, Query(ge=0, le=3, description="A hop through a CVT counts once.")
+                        ] = 1,
+        max_per_node: Annotated[int, Query(ge=1, le=MAX_PER_NODE)] = 50,
+        max_facts: Annotated[int, Query(ge=1, le=MAX_FACTS)] = 2000) -> dict[str, Any]:
+    """The ``hops``-hop neighbourhood of an entity (``kgbench neighbors --json``) and
+    the same as graph JSON; fan-out caps keep hubs cheap (``truncated`` says they cut)."""
+    return await reader.run(_neighborhood, id, hops, max_per_node, max_facts)
+
+
+def _paths(store: Store, source: str, target: str, max_length: int,
+           limit: int) -> dict[str, Any]:
+    src = _resolve(store, source, "source")
+    dst = _resolve(store, target, "target")
+    found = store.paths(src.id, dst.id, max_length=max_length, limit=limit)
+    return {"source": src.id, "target": dst.id, "max_length": max_length,
+            "paths": [{"length": p.length, "nodes": p.nodes, "facts": json_ready(p.facts)}
+                      for p in found],
+            "names": entity_names(store, [n for p in found for n in p.nodes])}
+
+
+@router.get("/paths", response_model=PathsResult)
+async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
+                max_length: Annotated[int, Query(ge=1, le=3)] = 3,
+                limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20) -> dict[str, Any]:
+    """Short paths between two entities, shortest first (facts walked either way,
+    literals not used)."""
+    return await reader.run(_paths, source, target, max_length, limit)
+
+
+@router.post("/match", response_model=MatchResultModel)
+async def match(body: MatchRequest, reader: ReaderDep, conf: SettingsDep) -> dict[str, Any]:
+    """Solutions of a triple-pattern query (a :class:`kgstore.PatternQuery` as JSON),
+    at most ``limit`` (and the server's --max-rows); ``truncated`` says more exist."""
+    try:
+        query = body.record(conf.max_rows)
+    except ValueError as exc:
+        raise ApiError(400, f"invalid pattern query: {exc}",
+                       "see MatchRequest in /api/docs") from None
+    result = await reader.run(lambda s: s.match(query))
+    doc: dict[str, Any] = json_ready(result)
+    return doc
+
+
+def _dialect(pool_backend: str) -> Dialect:
+    return "neo4j" if pool_backend == "neo4j" else "ladybug"
+
+
+@router.post("/cypher", response_model=CypherResultModel)
+async def cypher(body: CypherRequest, reader: ReaderDep, conf: SettingsDep,
+                 pool: StorePoolDep) -> dict[str, Any]:
+    """A read-only Cypher query (the allow-list of ``kgbench cypher``: read clauses
+    and catalogue calls only; a write is refused with 400). At most ``limit_rows``
+    rows (``truncated`` says there were more) and ``timeout_s`` seconds (then 504),
+    each bounded by the server's --max-rows and --query-timeout."""
+    dialect = _dialect(pool.backend)
+    assert_read_only(body.query, dialect)
+    params = parameters_for(body.query, body.params, dialect)
+    limit_rows = min(body.limit_rows or conf.max_rows, conf.max_rows)
+    timeout_s = min(body.timeout_s or conf.query_timeout_s, conf.query_timeout_s)
+    result = await reader.run(
+        lambda s: s.cypher(body.query, params, max_rows=limit_rows, timeout_s=timeout_s),
+        timeout_s=timeout_s)
+    doc: dict[str, Any] = json_ready(result)
+    return doc

@@ -1,0 +1,302 @@
+"""The API's JSON shapes: pydantic models mirroring the :mod:`kgstore` records (so
+OpenAPI describes them), and the request bodies of the POST reads.
+
+Records become JSON through :func:`kgstore.models.json_ready`, the same as the
+command line's ``--json``; routes declare these models as their response models,
+so FastAPI checks every answer against its schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kgstore import HasType, IsCvt, IsEntity, NotEqual, NotIn, PatternQuery, TriplePattern, Var
+from kgstore import Literal as KgLiteral
+
+__all__ = ["CypherRequest", "CypherResultModel", "EntityFactsModel", "EntityModel",
+           "EntityPage", "FactModel", "FactPage", "LiteralModel", "LookupResult",
+           "MatchRequest", "MatchResultModel", "NeighborhoodResult", "PathModel",
+           "PathsResult", "PredicateList", "PredicateModel", "SearchResult",
+           "SourceModel", "StatsModel"]
+
+Names = dict[str, str | None]
+MAX_ID_CHARS = 2048
+
+
+class LiteralModel(BaseModel):
+    """A literal object: its lexical value, and a datatype or a language tag."""
+
+    value: str
+    datatype: str | None = None
+    lang: str | None = None
+
+    def record(self) -> KgLiteral:
+        return KgLiteral(self.value, self.datatype, self.lang)
+
+
+class EntityModel(BaseModel):
+    """A KG node; ``is_cvt`` marks nameless mediator nodes of n-ary facts."""
+
+    id: str
+    name: str | None = None
+    aliases: list[str] = []
+    types: list[str] = []
+    is_cvt: bool = False
+    description: str | None = None
+
+
+class FactModel(BaseModel):
+    """One edge; ``object`` is an entity id or a literal."""
+
+    subject: str
+    predicate: str
+    object: str | LiteralModel
+
+
+class PredicateModel(BaseModel):
+    id: str
+    label: str | None = None
+    count: int = 0
+
+
+class SourceModel(BaseModel):
+    """One loaded input file."""
+
+    file: str
+    checksum: str
+    format: str
+    counts: dict[str, int] = {}
+    loaded_at: str = ""
+    status: str = "complete"
+
+
+class StatsModel(BaseModel):
+    """What the store holds (``kgbench stats --json``)."""
+
+    backend: str
+    location: str
+    schema_version: int
+    entities: int
+    cvt_entities: int
+    literals: int
+    facts: int
+    entity_facts: int
+    literal_facts: int
+    predicates: int
+    sources: list[SourceModel] = []
+    top_predicates: list[PredicateModel] = []
+
+
+class PredicateList(BaseModel):
+    predicates: list[PredicateModel]
+
+
+class SearchResult(BaseModel):
+    prefix: str
+    entities: list[EntityModel]
+
+
+class EntityFactsModel(BaseModel):
+    """An entity with its first facts out and in; ``more_*`` say more exist."""
+
+    entity: EntityModel
+    facts_out: list[FactModel]
+    more_out: bool
+    facts_in: list[FactModel]
+    more_in: bool
+
+
+class EntityPage(EntityFactsModel):
+    """An entity by id, with the names of the entities its facts reach."""
+
+    names: Names
+
+
+class LookupResult(BaseModel):
+    """``kgbench entity --json``: matched by id, by name (every namesake) or by prefix
+    (one match, or several ``candidates``)."""
+
+    query: str
+    matched_by: Literal["id", "name", "prefix"]
+    results: list[EntityFactsModel]
+    candidates: list[EntityModel]
+    names: Names
+
+
+class FactPage(BaseModel):
+    """A window of an entity's facts in one direction; ``more``: later pages exist."""
+
+    id: str
+    direction: Literal["out", "in"]
+    predicate: str | None
+    offset: int
+    limit: int
+    more: bool
+    facts: list[FactModel]
+    names: Names
+
+
+class GraphNode(BaseModel):
+    id: str
+    label: str
+    kind: Literal["entity", "cvt", "literal"]
+    types: list[str] = []
+    center: bool = False
+
+
+class GraphEdge(BaseModel):
+    id: str
+    source: str
+    target: str
+    predicate: str
+    label: str
+    highlight: bool = False
+
+
+class GraphJson(BaseModel):
+    """A subgraph ready to draw: entities, CVTs and literals (one leaf per fact) as
+    nodes, facts as edges; ``truncated``: a cap left some facts out."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    truncated: bool = False
+
+
+class NeighborhoodResult(BaseModel):
+    """``kgbench neighbors --json`` plus the ``graph`` to draw."""
+
+    center: str
+    hops: int
+    graph: GraphJson
+    entities: dict[str, EntityModel]
+    facts: list[FactModel]
+    distance: dict[str, int]
+    truncated: bool
+
+
+class PathModel(BaseModel):
+    length: int
+    nodes: list[str]
+    facts: list[FactModel]
+
+
+class PathsResult(BaseModel):
+    source: str
+    target: str
+    max_length: int
+    paths: list[PathModel]
+    names: Names
+
+
+# -- POST bodies ------------------------------------------------------------------------
+
+class CypherRequest(BaseModel):
+    """A read-only Cypher query with its parameters and bounds (each at most the
+    server's own; leave them out for the server's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=100_000)
+    params: dict[str, Any] = {}
+    limit_rows: int | None = Field(default=None, ge=1)
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+
+class CypherResultModel(BaseModel):
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool = Field(description="More rows existed than limit_rows.")
+
+
+def _term(text: str) -> Var | str:
+    """``?name`` is a variable, anything else an id."""
+    return Var(text) if text.startswith("?") else text
+
+
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+
+
+class TriplePatternModel(BaseModel):
+    """``subject predicate object``: ``?name`` is a variable, other text an id (entity
+    or predicate); an object may also be a literal."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: Id
+    predicate: Id
+    object: Id | LiteralModel
+
+    def record(self) -> TriplePattern:
+        obj = self.object.record() if isinstance(self.object, LiteralModel) else _term(self.object)
+        return TriplePattern(_term(self.subject), _term(self.predicate), obj)
+
+
+class ConstraintModel(BaseModel):
+    """A filter on variable ``var``: ``not_equal`` (``value``), ``not_in``
+    (``values``), ``has_type`` (``type_id``), ``is_cvt`` / ``is_entity`` (``value``:
+    true or false)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["not_equal", "not_in", "has_type", "is_cvt", "is_entity"]
+    var: Id
+    value: Id | LiteralModel | bool | None = None
+    values: list[Id | LiteralModel] = Field(default=[], max_length=1000)
+    type_id: Id | None = None
+
+    def record(self) -> NotEqual | NotIn | HasType | IsCvt | IsEntity:
+        var = Var(self.var)
+        if self.kind == "has_type":
+            if self.type_id is None:
+                raise ValueError("has_type needs type_id")
+            return HasType(var, self.type_id)
+        if self.kind == "not_in":
+            return NotIn(var, tuple(v.record() if isinstance(v, LiteralModel) else v
+                                    for v in self.values))
+        if self.kind in ("is_cvt", "is_entity"):
+            flag = True if self.value is None else self.value
+            if not isinstance(flag, bool):
+                raise ValueError(f"{self.kind} takes value true or false")
+            return IsCvt(var, flag) if self.kind == "is_cvt" else IsEntity(var, flag)
+        if self.value is None or isinstance(self.value, bool):
+            raise ValueError("not_equal needs a value (an id, ?variable or literal)")
+        value = self.value.record() if isinstance(self.value, LiteralModel) else _term(self.value)
+        return NotEqual(var, value)
+
+
+class MatchRequest(BaseModel):
+    """A :class:`kgstore.PatternQuery` as JSON. Example: ``{"patterns": [{"subject":
+    "?film", "predicate": "film.film.directed_by", "object": "?d"}], "limit": 10}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patterns: list[TriplePatternModel] = Field(min_length=1, max_length=16)
+    constraints: list[ConstraintModel] = Field(default=[], max_length=64)
+    select: list[Id] | None = None
+    limit: int | None = Field(default=None, ge=1)
+
+    @field_validator("select")
+    @classmethod
+    def _variables(cls, select: list[str] | None) -> list[str] | None:
+        for name in select or ():
+            if not name.startswith("?"):
+                raise ValueError(f"select names variables (?name), not {name!r}")
+        return select
+
+    def record(self, max_rows: int) -> PatternQuery:
+        """The query, its ``limit`` at most ``max_rows``; ``ValueError`` when it is
+        not a valid pattern query."""
+        limit = min(self.limit or max_rows, max_rows)
+        return PatternQuery(
+            patterns=tuple(p.record() for p in self.patterns),
+            constraints=tuple(c.record() for c in self.constraints),
+            select=tuple(Var(v) for v in self.select) if self.select is not None else None,
+            limit=limit)
+
+
+class MatchResultModel(BaseModel):
+    variables: list[str]
+    bindings: list[dict[str, str | LiteralModel]]
+    truncated: bool

@@ -9,15 +9,19 @@ with ``--store-dir`` as ``bench/extend_bench.py`` does), on both backends
 ``$KGBENCH_NEO4J_URI``, loaded online from the same stage unless it already holds a KG
 with the embedded store's counts).
 
-Per backend, operation, client count and repeat, two cells over the same ids:
+Per backend, operation, client count and repeat, three cells over the same ids:
 
 * **http** — a real ``kgbench serve`` subprocess on a free loopback port
   (``--readers`` store handles) and the load from a second process
-  (``bench/service_load.py``: N asyncio clients on one keep-alive ``httpx`` client),
+  (``bench/service_load.py``: N asyncio clients, one keep-alive connection each),
   bounded by ``--seconds`` after ``--warmup`` seconds;
 * **inproc** — the same store calls the endpoint makes (:data:`INPROC_OPS`), from N
   threads of this process over a :class:`kgbench.service.storepool.StorePool` of the
-  same size (the server's own pool design), bounded the same way.
+  same size (the server's own pool design), bounded the same way;
+* **handler** — the route's own work function (:mod:`kgbench.service.reads`: the store
+  calls plus the JSON shaping, graph JSON included) the same way, which splits the
+  overhead into shaping the answer and the HTTP stack (FastAPI, validation,
+  serialisation, uvicorn, the worker thread hop).
 
 The ids: ``--ids`` named entities drawn once with a seeded ``sample_entities`` from the
 embedded store (so both backends get the same ones); client ``i`` of N starts at its own
@@ -26,7 +30,8 @@ read-only caches are warm in both cells alike (the warm-up runs the same loop).
 
 Reported per cell: requests/s, p50/p99 latency (ms), errors, the load generator's CPU;
 medians over ``--repeats``; and the service's overhead: http/inproc p50 latency and
-inproc/http requests/s. The machine (2 cores shared with other jobs) is recorded with
+inproc/http requests/s. Before timing, the server's and the store calls' answers are
+compared for 20 ids (``same_answers``). The machine (2 cores shared with other jobs) is recorded with
 its load average and CPU steal. Appends to ``bench/results/service_bench.jsonl``.
 
     python bench/service_bench.py --store-dir /tmp/kgbench-svc-5m --seconds 8 --repeats 3
@@ -36,6 +41,7 @@ its load average and CPU steal. Appends to ``bench/results/service_bench.jsonl``
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import shutil
@@ -64,42 +70,80 @@ if str(REPO) not in sys.path:  # run as a script from anywhere
 from bench.extend_bench import build_store, load_neo4j  # noqa: E402
 from bench.service_load import client_ids, summary  # noqa: E402
 from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
+from kgbench.service import reads  # noqa: E402
 from kgbench.service.storepool import StorePool  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
+from kgstore.lookup import (  # noqa: E402
+    entity_facts,
+    entity_names,
+    fact_entity_ids,
+    resolve_entity,
+)
 
 CONSOLE = Console(stderr=True)
 LOAD_SCRIPT = Path(__file__).resolve().with_name("service_load.py")
 OPS = ("entity", "neighborhood_2hop")
 
 
+ENTITY_LIMIT = 20
+"""Facts per direction of ``GET /api/entity`` (its default ``limit``)."""
+HOPS = 2
+
+
 @dataclass(frozen=True)
 class Op:
-    """One read: its endpoint and query parameters, and the store calls it makes."""
+    """One read: its endpoint and query parameters, the store calls it makes, and the
+    route's own work function (store calls plus the JSON shaping)."""
 
     path: str
     extra: dict[str, str]
     calls: Callable[[Store, str], Any]
+    handler: Callable[[Store, str], Any]
 
 
 def _entity_calls(store: Store, id: str) -> Any:
-    """What ``GET /api/entity`` asks the store: the entity, its facts both ways and the
-    names of the entities at their other ends."""
+    """The store reads of ``GET /api/entity?id=`` (:func:`kgbench.service.reads`'
+    entity page): the entity, its first facts both ways, the names at their ends."""
     entity = store.entity(id)
-    out = store.facts_out(id)
-    incoming = store.facts_in(id)
-    ends = {str(f.object) for f in out if not f.is_literal} | {f.subject for f in incoming}
-    return entity, out, incoming, store.entities(ends)
+    if entity is None:
+        raise LookupError(id)
+    doc = entity_facts(store, entity, ENTITY_LIMIT)
+    return doc, entity_names(store, fact_entity_ids(doc.facts_out + doc.facts_in))
 
 
 def _neighborhood_calls(store: Store, id: str) -> Any:
-    """What ``GET /api/neighborhood?hops=2`` asks the store (default caps)."""
-    return store.neighborhood(id, hops=2)
+    """The store reads of ``GET /api/neighborhood?id=&hops=2`` (default caps): the
+    centre, the neighbourhood, the records of entities it reaches without them."""
+    center = resolve_entity(store, id).entity
+    if center is None:
+        raise LookupError(id)
+    sub = store.neighborhood(center.id, hops=HOPS)
+    missing = [i for i in fact_entity_ids(sub.facts) if i not in sub.entities]
+    sub.entities.update(store.entities(missing))
+    return sub
 
+
+def _entity_handler(store: Store, id: str) -> Any:
+    return reads._entity_page(store, id, ENTITY_LIMIT)
+
+
+def _neighborhood_handler(store: Store, id: str) -> Any:
+    return reads._neighborhood(store, id, HOPS, NEIGHBORHOOD_MAX_PER_NODE,
+                               NEIGHBORHOOD_MAX_FACTS)
+
+
+_caps = inspect.signature(Store.neighborhood).parameters
+NEIGHBORHOOD_MAX_PER_NODE = int(_caps["max_per_node"].default)
+NEIGHBORHOOD_MAX_FACTS = int(_caps["max_facts"].default)
 
 INPROC_OPS: dict[str, Op] = {
-    "entity": Op("/api/entity", {}, _entity_calls),
-    "neighborhood_2hop": Op("/api/neighborhood", {"hops": "2"}, _neighborhood_calls),
+    "entity": Op("/api/entity", {}, _entity_calls, _entity_handler),
+    "neighborhood_2hop": Op("/api/neighborhood", {"hops": str(HOPS)}, _neighborhood_calls,
+                            _neighborhood_handler),
 }
+MODES = ("inproc", "handler", "http")
+"""inproc: the store calls; handler: the route's work function (store calls + JSON
+shaping), both from threads of this process; http: the server, from another process."""
 
 
 # --------------------------------------------------------------------------------------
@@ -174,9 +218,9 @@ def http_cell(url: str, op: Op, ids_file: Path, clients: int, seconds: float,
 # --------------------------------------------------------------------------------------
 
 
-def inproc_cell(pool: StorePool, op: Op, ids: list[str], clients: int, seconds: float,
-                warmup: float, offset: int) -> dict[str, Any]:
-    """``clients`` threads, each calling ``op.calls`` over a store checked out of
+def inproc_cell(pool: StorePool, fn: Callable[[Store, str], Any], ids: list[str],
+                clients: int, seconds: float, warmup: float, offset: int) -> dict[str, Any]:
+    """``clients`` threads, each calling ``fn(store, id)`` on a store checked out of
     ``pool`` per call (as each request does), the ids as the load generator sends them."""
     lock = threading.Lock()
     latencies: list[float] = []
@@ -194,7 +238,7 @@ def inproc_cell(pool: StorePool, op: Op, ids: list[str], clients: int, seconds: 
             started = time.perf_counter()
             try:
                 with pool.checkout() as store:
-                    op.calls(store, id)
+                    fn(store, id)
             except Exception as exc:  # counted like an HTTP error, the cell goes on
                 if record:
                     with lock:
@@ -236,21 +280,24 @@ def sample_ids(location: str, n: int, seed: int) -> list[str]:
 
 
 def same_answers(url: str, pool: StorePool, ids: list[str]) -> dict[str, str]:
-    """Whether the server and the in-process calls see the same data for a few ids
-    (the entity's out/in fact counts, the neighbourhood's fact count)."""
+    """For how many of ``ids`` the server and the in-process store calls give the same
+    answer (entity page: the facts both ways and the names; neighbourhood: the facts,
+    the centre, whether a cap cut it)."""
     out: dict[str, str] = {}
     with httpx.Client(base_url=url, timeout=60) as http, pool.checkout() as store:
         agree = 0
         for id in ids:
             body = http.get("/api/entity", params={"id": id}).json()
-            _, facts_out, facts_in, _ = _entity_calls(store, id)
-            agree += (len(body["facts_out"]), len(body["facts_in"])) == \
-                (len(facts_out), len(facts_in))
+            doc, names = _entity_calls(store, id)
+            agree += (len(body["facts_out"]), len(body["facts_in"]), body["names"]) == \
+                (len(doc.facts_out), len(doc.facts_in), names)
         out["entity"] = f"{agree}/{len(ids)}"
         agree = 0
         for id in ids:
-            body = http.get("/api/neighborhood", params={"id": id, "hops": 2}).json()
-            agree += len(body["facts"]) == len(_neighborhood_calls(store, id).facts)
+            body = http.get("/api/neighborhood", params={"id": id, "hops": HOPS}).json()
+            sub = _neighborhood_calls(store, id)
+            agree += (len(body["facts"]), body["center"], body["truncated"]) == \
+                (len(sub.facts), id, sub.truncated)
         out["neighborhood_2hop"] = f"{agree}/{len(ids)}"
     return out
 
@@ -272,7 +319,7 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
     data = work / f"data-{name}"
     data.mkdir(exist_ok=True)
     runs: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
-        op: {str(c): {"http": [], "inproc": []} for c in args.clients} for op in args.ops}
+        op: {str(c): {m: [] for m in MODES} for c in args.clients} for op in args.ops}
     pool = StorePool(location, args.readers)
     try:
         with serve(location, data, args.readers, work / f"serve-{name}.log") as url:
@@ -281,20 +328,20 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
                 for op_name in args.ops:
                     op = INPROC_OPS[op_name]
                     for c in args.clients:
-                        # Each (repeat, op, clients) starts elsewhere in the ids; both
-                        # cells of the pair send the same sequence.
+                        # Each (repeat, op, clients) starts elsewhere in the ids; the
+                        # cells of all modes send the same sequence.
                         offset = (r * 7919 + c * 104_729 + OPS.index(op_name) * 15_485_863) \
                             % len(ids)
                         cell = runs[op_name][str(c)]
-                        cell["inproc"].append(inproc_cell(pool, op, ids, c, args.seconds,
+                        for fn, mode in ((op.calls, "inproc"), (op.handler, "handler")):
+                            cell[mode].append(inproc_cell(pool, fn, ids, c, args.seconds,
                                                           args.warmup, offset))
                         cell["http"].append(http_cell(url, op, ids_file, c, args.seconds,
                                                       args.warmup, offset))
                         CONSOLE.print(
-                            f"{name} {op_name} x{c} repeat {r + 1}: http "
-                            f"{cell['http'][-1]['rps']:.0f}/s, in-process "
-                            f"{cell['inproc'][-1]['rps']:.0f}/s  (load "
-                            f"{os.getloadavg()[0]:.1f})")
+                            f"{name} {op_name} x{c} repeat {r + 1}: " + ", ".join(
+                                f"{m} {cell[m][-1]['rps']:.0f}/s" for m in MODES)
+                            + f"  (load {os.getloadavg()[0]:.1f})")
     finally:
         pool.close()
     results: dict[str, Any] = {}
@@ -303,7 +350,7 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
         for c, cell in by_clients.items():
             http, inproc = median_cell(cell["http"]), median_cell(cell["inproc"])
             results[op_name][c] = {
-                "http": http, "inproc": inproc,
+                "http": http, "inproc": inproc, "handler": median_cell(cell["handler"]),
                 "overhead_p50": round(http["p50_ms"] / inproc["p50_ms"], 2)
                 if inproc["p50_ms"] > 0 else None,
                 "overhead_rps": round(inproc["rps"] / http["rps"], 2) if http["rps"] > 0 else None,
@@ -332,7 +379,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.perf_counter()
             neo4j_load = load_neo4j(argparse.Namespace(
                 store=args.neo4j_uri, facts=args.facts, entities=args.entities,
-                seed=args.seed), store_dir, work)
+                seed=args.seed), store_dir / "store", work)
             neo4j_load["seconds_total"] = round(time.perf_counter() - started, 1)
             locations["neo4j"] = args.neo4j_uri
         watch = CpuWatch()
@@ -357,20 +404,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def print_table(record: dict[str, Any], console: Console) -> None:
     p = record["params"]
     table = Table(title=f"kgbench serve vs in-process: {record['kg']['facts_distinct']:,} "
-                        f"facts, {p['seconds']} s per cell, median of {p['repeats']}, "
+                        f"facts, {p['seconds']:g} s per cell, median of {p['repeats']}, "
                         f"{p['readers']} store handles")
-    for col in ("backend", "read", "clients", "http req/s", "http p50 ms", "http p99 ms",
-                "in-proc req/s", "in-proc p50 ms", "in-proc p99 ms", "p50 http/in-proc",
-                "req/s in-proc/http", "errors"):
+    for col in ("backend", "read", "clients", "http req/s", "p50 ms", "p99 ms",
+                "store calls req/s", "p50 ms", "p99 ms", "+JSON shaping req/s", "p50 ms",
+                "p50 http/store", "req/s store/http", "errors"):
         table.add_column(col, justify="right")
     for backend, b in record["backends"].items():
         for op, by_clients in b["results"].items():
             for c, cell in by_clients.items():
-                h, i = cell["http"], cell["inproc"]
+                h, i, w = cell["http"], cell["inproc"], cell["handler"]
                 table.add_row(backend, op, c, f"{h['rps']:,.0f}", f"{h['p50_ms']:.2f}",
                               f"{h['p99_ms']:.2f}", f"{i['rps']:,.0f}", f"{i['p50_ms']:.2f}",
-                              f"{i['p99_ms']:.2f}", f"{cell['overhead_p50']}",
-                              f"{cell['overhead_rps']}", f"{h['errors']}/{i['errors']}")
+                              f"{i['p99_ms']:.2f}", f"{w['rps']:,.0f}", f"{w['p50_ms']:.2f}",
+                              f"{cell['overhead_p50']}", f"{cell['overhead_rps']}",
+                              f"{h['errors'] + i['errors'] + w['errors']}")
     console.print(table)
     cpu = record["cpu"]
     console.print(f"machine: {record['machine']['cores']} cores, load average "
@@ -432,7 +480,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "service_bench.jsonl").open("a", encoding="utf-8") as f:
         f.write(json.dumps(record, sort_keys=True) + "\n")
-    print_table(record, Console())
+    print_table(record, Console(width=180))   # 14 columns: wider than a default terminal
     return record
 
 

@@ -10,8 +10,8 @@ import pytest
 from tests.bench import load_bench
 from tests.neo4j_server import URI, requires_neo4j, wipe
 
-TINY = ["--entities", "1500", "--facts", "6000", "--ids", "100", "--seconds", "0.5",
-        "--warmup", "0.2", "--repeats", "1", "--clients", "1,4"]
+TINY = ["--entities", "1500", "--facts", "6000", "--ids", "100", "--seconds", "0.3",
+        "--warmup", "0.1", "--repeats", "1", "--clients", "1,4"]
 
 
 def _check_record(record: dict, out, backends: list[str]) -> None:

@@ -28,7 +28,9 @@ embedded store (so both backends get the same ones); client ``i`` of N starts at
 offset, rotated per cell, and both cells of a pair send the same sequence. The stores'
 read-only caches are warm in both cells alike (the warm-up runs the same loop).
 
-Reported per cell: requests/s, p50/p99 latency (ms), errors, the load generator's CPU;
+Reported per cell: requests/s, p50/p99 latency (ms) of the answered requests, errors by
+status (503: no store handle freed up within the pool's wait; ``transport:...``: the
+connection failed), the load generator's CPU;
 medians over ``--repeats``; and the service's overhead: http/inproc p50 latency and
 inproc/http requests/s. Before timing, the server's and the store calls' answers are
 compared for 20 ids (``same_answers``). The machine (2 cores shared with other jobs) is recorded with
@@ -242,7 +244,7 @@ def inproc_cell(pool: StorePool, fn: Callable[[Store, str], Any], ids: list[str]
             except Exception as exc:  # counted like an HTTP error, the cell goes on
                 if record:
                     with lock:
-                        errors.append(type(exc).__name__)
+                        errors.append(getattr(exc, "status", None) or type(exc).__name__)
                 continue
             mine_ms.append((time.perf_counter() - started) * 1000)
         if record:
@@ -263,8 +265,11 @@ def inproc_cell(pool: StorePool, fn: Callable[[Store, str], Any], ids: list[str]
     started = time.perf_counter()
     run(started + seconds, True)
     elapsed = max(last_done - started, 1e-9)
+    statuses = {"200": len(latencies)}
+    for error in errors:
+        statuses[str(error)] = statuses.get(str(error), 0) + 1
     return {"requests": len(latencies) + len(errors), "ok": len(latencies),
-            "errors": len(errors), "seconds": round(elapsed, 4),
+            "errors": len(errors), "statuses": statuses, "seconds": round(elapsed, 4),
             "rps": round(len(latencies) / elapsed, 2), "latency_ms": summary(latencies)}
 
 
@@ -320,30 +325,40 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
     data.mkdir(exist_ok=True)
     runs: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
         op: {str(c): {m: [] for m in MODES} for c in args.clients} for op in args.ops}
-    pool = StorePool(location, args.readers)
-    try:
-        with serve(location, data, args.readers, work / f"serve-{name}.log") as url:
-            agreement = same_answers(url, pool, ids[:20])
-            for r in range(args.repeats):
-                for op_name in args.ops:
-                    op = INPROC_OPS[op_name]
-                    for c in args.clients:
-                        # Each (repeat, op, clients) starts elsewhere in the ids; the
-                        # cells of all modes send the same sequence.
-                        offset = (r * 7919 + c * 104_729 + OPS.index(op_name) * 15_485_863) \
-                            % len(ids)
-                        cell = runs[op_name][str(c)]
-                        for fn, mode in ((op.calls, "inproc"), (op.handler, "handler")):
-                            cell[mode].append(inproc_cell(pool, fn, ids, c, args.seconds,
-                                                          args.warmup, offset))
-                        cell["http"].append(http_cell(url, op, ids_file, c, args.seconds,
-                                                      args.warmup, offset))
-                        CONSOLE.print(
-                            f"{name} {op_name} x{c} repeat {r + 1}: " + ", ".join(
-                                f"{m} {cell[m][-1]['rps']:.0f}/s" for m in MODES)
-                            + f"  (load {os.getloadavg()[0]:.1f})")
-    finally:
-        pool.close()
+    # One pool per in-process mode, and the server's own: each mode's read-only caches
+    # see the same ids in the same order, so none runs on another's warm caches.
+    with StorePool(location, 1) as check, \
+            StorePool(location, args.readers) as inproc_pool, \
+            StorePool(location, args.readers) as handler_pool, \
+            serve(location, data, args.readers, work / f"serve-{name}.log") as url:
+        agreement = same_answers(url, check, ids[-20:])
+        for r in range(args.repeats):
+            for op_name in args.ops:
+                op = INPROC_OPS[op_name]
+
+                def measure(mode: str, c: int, offset: int, op: Op = op) -> dict[str, Any]:
+                    if mode == "http":
+                        return http_cell(url, op, ids_file, c, args.seconds, args.warmup,
+                                         offset)
+                    pool, fn = (inproc_pool, op.calls) if mode == "inproc" \
+                        else (handler_pool, op.handler)
+                    return inproc_cell(pool, fn, ids, c, args.seconds, args.warmup, offset)
+
+                # The mode that goes first warms what all share (the OS page cache,
+                # Neo4j's): each goes first in one repeat of three.
+                order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
+                for c in args.clients:
+                    # Each (repeat, op, clients) starts elsewhere in the ids; the
+                    # cells of all modes send the same sequence.
+                    offset = (r * 7919 + c * 104_729 + OPS.index(op_name) * 15_485_863) \
+                        % len(ids)
+                    cell = runs[op_name][str(c)]
+                    for mode in order:
+                        cell[mode].append(measure(mode, c, offset))
+                    CONSOLE.print(
+                        f"{name} {op_name} x{c} repeat {r + 1}: " + ", ".join(
+                            f"{m} {cell[m][-1]['rps']:.0f}/s" for m in MODES)
+                        + f"  (load {os.getloadavg()[0]:.1f})")
     results: dict[str, Any] = {}
     for op_name, by_clients in runs.items():
         results[op_name] = {}
@@ -408,7 +423,7 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                         f"{p['readers']} store handles")
     for col in ("backend", "read", "clients", "http req/s", "p50 ms", "p99 ms",
                 "store calls req/s", "p50 ms", "p99 ms", "+JSON shaping req/s", "p50 ms",
-                "p50 http/store", "req/s store/http", "errors"):
+                "p50 http/store", "req/s store/http", "errors http/store/+JSON"):
         table.add_column(col, justify="right")
     for backend, b in record["backends"].items():
         for op, by_clients in b["results"].items():
@@ -418,7 +433,7 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                               f"{h['p99_ms']:.2f}", f"{i['rps']:,.0f}", f"{i['p50_ms']:.2f}",
                               f"{i['p99_ms']:.2f}", f"{w['rps']:,.0f}", f"{w['p50_ms']:.2f}",
                               f"{cell['overhead_p50']}", f"{cell['overhead_rps']}",
-                              f"{h['errors'] + i['errors'] + w['errors']}")
+                              f"{h['errors']}/{i['errors']}/{w['errors']}")
     console.print(table)
     cpu = record["cpu"]
     console.print(f"machine: {record['machine']['cores']} cores, load average "

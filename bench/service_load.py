@@ -120,9 +120,10 @@ async def run_load(url: str, path: str, param: str, ids: list[str], *, clients: 
             try:
                 code, _ = await conn.get(f"{path}?{query}")
                 status = str(code)
-            except (OSError, asyncio.IncompleteReadError, ValueError):
+            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                    ValueError) as exc:
                 await conn.close()
-                status = "transport"
+                status = f"transport:{type(exc).__name__}"
             done = time.perf_counter()
             if record:
                 statuses[status] = statuses.get(status, 0) + 1

@@ -78,6 +78,35 @@ def open_store(location: str, *, create: bool = False, read_only: bool = False,
     return LadybugStore(path, create=create, read_only=read_only)
 
 
+def open_readers(location: str, count: int) -> list[Store]:
+    """``count`` read-only handles on the store at ``location``, for as many threads
+    reading at once: no handle may be used by two threads at a time (the embedded
+    store runs explicit transactions on its one connection; the Neo4j store holds one
+    driver session and unsynchronised read caches). Embedded handles share one engine
+    database, so one buffer pool (:meth:`LadybugStore.reader`); each Neo4j handle has
+    one Bolt connection. Raises as :func:`open_store` does."""
+    if count < 1:
+        raise ValueError("open_readers needs a count of at least 1")
+    handles: list[Store] = []
+    try:
+        if is_neo4j(location):
+            from kgstore.backends.neo4j import Neo4jStore
+
+            for _ in range(count):
+                handles.append(Neo4jStore(location, read_only=True, pool_size=1))
+        else:
+            from kgstore.backends.ladybug import LadybugStore
+
+            first = LadybugStore(local_store_path(location), read_only=True)
+            handles.append(first)
+            handles.extend(first.reader() for _ in range(count - 1))
+    except BaseException:
+        for handle in handles:
+            handle.close()
+        raise
+    return handles
+
+
 def store_exists(location: str) -> bool:
     """Whether ``location`` holds a kgbench store (:class:`StoreLocationError` for a
     URI: no backend that could answer is available; :class:`StoreNotADirectoryError`
@@ -114,5 +143,5 @@ __all__ = [
     "StoreLocationError", "StoreLockedError", "StoreNotADirectoryError", "StoreNotFoundError",
     "StorePermissionError", "StoreStats", "Subgraph", "checked_location",
     "TriplePattern", "Var", "is_neo4j", "is_uri", "local_store_path", "location_scheme", "normalize_name",
-    "open_store", "remove_store", "store_exists", "to_jsonable",
+    "open_readers", "open_store", "remove_store", "store_exists", "to_jsonable",
 ]

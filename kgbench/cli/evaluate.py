@@ -30,8 +30,7 @@ from kgbench.cli.options import (
 from kgbench.cli.output import emit_json, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
-    from scoring.evaluate.run import EvaluationReport, Evaluator
-    from scoring.evaluate.schemes import LabelScheme
+    from scoring.evaluate.run import EvaluationReport
 
 # scoring.evaluate (and the sample models under it) is imported when the command runs:
 # registering it keeps `kgbench --help` and the other commands quick.
@@ -163,6 +162,7 @@ def evaluate_cmd(
     from extension.export import ExportError, parse_label_map
     from extension.output_file import output_target, write_atomic
     from scoring.errors import ScoringError
+    from scoring.evaluate.choose import make_evaluator
     from scoring.evaluate.run import evaluate_benchmark
     from scoring.evaluate.schemes import label_scheme
 
@@ -192,11 +192,12 @@ def evaluate_cmd(
     for output, option in ((out_path, "--out"), (save_predictions, "--save-predictions")):
         if output is not None:
             output_target(output, option=option, inputs=inputs)
-    evaluator = _evaluator(scheme, predictions=predictions, model=model, llm_url=llm_url,
-                           llm_model=llm_model, prompt=prompt, prompts_file=prompts_file,
-                           nli_map=nli_overrides, device=device, llm_timeout=llm_timeout,
-                           llm_retries=llm_retries, llm_rps=llm_rps, llm_cache=llm_cache,
-                           llm_parallel=llm_parallel)
+    evaluator = make_evaluator(scheme, predictions=predictions, model=model,
+                               llm_url=llm_url, llm_model=llm_model, prompt=prompt,
+                               prompts_file=prompts_file,
+                               nli_map=nli_overrides, device=device,
+                               llm_timeout=llm_timeout, llm_retries=llm_retries,
+                               llm_rps=llm_rps, llm_cache=llm_cache, llm_parallel=llm_parallel)
     # A file is read in a moment; a model or an LLM gets a progress bar.
     with on_interrupt(RESUMES if llm_url else NOTHING_WRITTEN), \
             (nullcontext(None) if predictions else progress()) as display:
@@ -248,31 +249,6 @@ def _check_option_pairs(*, model: Path | None, llm_url: str | None, llm_model: s
     if device not in DEVICES:
         raise CliError(f"unknown device {device!r}", f"use --device with one of "
                        f"{', '.join(DEVICES)}", code=2)
-
-
-def _evaluator(scheme: LabelScheme, *, predictions: Path | None, model: Path | None,
-               llm_url: str | None, llm_model: str | None, prompt: str | None,
-               prompts_file: Path | None, nli_map: dict[str, str], device: str,
-               llm_timeout: float, llm_retries: int, llm_rps: float | None, llm_cache: Path,
-               llm_parallel: int) -> Evaluator:
-    """The evaluator the options name (checked: exactly one)."""
-    if predictions is not None:
-        from scoring.evaluate.run import PredictionsFileEvaluator
-
-        return PredictionsFileEvaluator(predictions, scheme)
-    if model is not None:
-        from scoring.evaluate.model_evaluator import Device, ModelEvaluator
-
-        return ModelEvaluator(model, scheme, nli_map=nli_map, device=cast(Device, device))
-    from llm.endpoint import endpoint_from_options
-    from scoring.evaluate.llm_evaluator import LLMEvaluator
-    from scoring.evaluate.prompts import default_prompt, select_prompt
-
-    assert llm_url is not None
-    endpoint = endpoint_from_options(llm_url, llm_model, requests_per_second=llm_rps,
-                                     timeout_s=llm_timeout, max_retries=llm_retries)
-    chosen = select_prompt(prompt or default_prompt(scheme.name), scheme, prompts_file)
-    return LLMEvaluator(endpoint, chosen, scheme, llm_cache, parallel=llm_parallel)
 
 
 def _split_text(split: str) -> str:

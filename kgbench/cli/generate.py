@@ -1,7 +1,7 @@
 """``kgbench generate``: a KGQA dataset or a KG domain -> a finished benchmark directory.
 
-The pipeline is :func:`extension.generate.generate`, its inputs come from
-:mod:`extension.generate_inputs`; this module is the command around them (options,
+The use case is :mod:`extension.generate_job` (inputs, then
+:func:`extension.generate.generate`); this module is the command around it (options,
 progress, the Table-5 counts).
 """
 
@@ -34,7 +34,6 @@ from kgbench.cli.options import (
 )
 from kgbench.cli.output import emit_json, err, note, out, progress
 from kgbench.cli.render import caqa_shares, table5
-from kgstore import open_store
 from loaders.kgqa import FORMATS
 
 if TYPE_CHECKING:
@@ -150,8 +149,13 @@ def generate_cmd(
       kgbench generate --store S --domain Q5 --n 1000 --out humans-bench
     """
     from extension.extend import ExtensionConfig
-    from extension.generate import GenerateConfig, GenerateError, TextOptions, generate, parse_shard
-    from extension.generate_inputs import check_store, dataset_questions, domain_questions
+    from extension.generate import GenerateConfig, GenerateError, TextOptions, parse_shard
+    from extension.generate_job import (
+        GenerateRequest,
+        read_generate_inputs,
+        require_questions,
+        run_generate_on,
+    )
     from extension.samples import SampleConfig
 
     if (questions is None) == (domain is None):
@@ -177,42 +181,25 @@ def generate_cmd(
         workers=workers, chunk_size=chunk_size,
         **({"shard": shard_spec} if shard_spec else {}))
     location = store_location(ctx, store)
-    seed_lines: str | None = None
-    with open_store(location, read_only=True) as s:
-        check_store(s, location)
-        if domain is not None:
-            drawn = domain_questions(s, domain, n, seed=seed)
-            if len(drawn.items) < n:
-                note(f"sampled {len(drawn.items):,} of {n:,} seed questions from {domain} "
-                     "(the domain has fewer groundable facts)")
-            items, source, seed_lines = drawn.items, drawn.source, drawn.seed_lines
-        else:
-            assert questions is not None
-            read = dataset_questions(questions, fmt, strict=strict)
-            _print_skipped(read.issues)
-            items, source = read.items, read.source
-    if limit is not None:
-        items = items[:limit]
-        source = {**source, "limit": limit}
-    if not items:
-        raise CliError(f"no questions to generate from ({source.get('file') or domain})",
-                       "check the file's format with `kgbench questions parse FILE`")
+    request = GenerateRequest(store=location, out_dir=out_dir, config=config,
+                              questions=questions, fmt=fmt, domain=domain, n=n, limit=limit,
+                              strict=strict, force=force, report=report)
+    inputs = read_generate_inputs(request)
+    _print_skipped(inputs.issues)
+    for line in inputs.notes:
+        note(line)
+    require_questions(request, inputs)
     with on_interrupt(RESUMES), progress() as display:
-        task = display.add_task("generating", total=len(config.shard.block(len(items))))
+        task = display.add_task("generating", total=len(config.shard.block(len(inputs.items))))
 
         def advance(done: int, total: int, samples: int) -> None:
             display.update(task, completed=done, total=total,
                            description=f"generating ({samples:,} samples)")
 
         try:
-            result = generate(location, items, out_dir, config, source=source,
-                              progress=advance, force=force, report=report)
+            result = run_generate_on(request, inputs, progress=advance)
         except GenerateError as exc:
             raise CliError(str(exc)) from exc
-    if seed_lines is not None:
-        from extension.output_file import write_atomic
-
-        write_atomic(out_dir / "seed_questions.jsonl", seed_lines)
     _print_result(result, as_json)
 
 

@@ -137,11 +137,8 @@ def generate_cmd(
 
       kgbench kalma generate --store wd-store --domain Q5 --single --n 50 --out kalma-wd
     """
-    from extension.domain_spec import parse_domain_spec
-    from extension.generate_inputs import check_store
-    from kalma.builder import BuildConfig
     from kalma.generate import generate_entries
-    from kgstore import open_store
+    from kalma.generate_job import kalma_build_config
 
     levels = _levels(incompetence)
     if lm is not None:
@@ -153,14 +150,8 @@ def generate_cmd(
         endpoint = endpoint_from_options(llm_url, llm_model, requests_per_second=llm_rps,
                                          timeout_s=llm_timeout, max_retries=llm_retries)
     location = store_location(ctx, store)
-    with open_store(location, read_only=True) as s:
-        check_store(s, location)
-        try:
-            spec = parse_domain_spec(domain, s)
-        except ValueError as exc:
-            raise CliError(f"--domain {domain}: {exc}") from None
-    config = BuildConfig(domain=spec, n=n, seed=seed, iterations=iterations, alpha=alpha,
-                         single=single)
+    config = kalma_build_config(location, domain, n=n, seed=seed, iterations=iterations,
+                                alpha=alpha, single=single)
     with on_interrupt(RESUMES), progress() as display:
         task = display.add_task("building entries", total=n)
 

@@ -13,8 +13,10 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
-from kgbench.service import reads, session
+from kgbench.service import reads, samples, session, ui
 from kgbench.service.errors import install_error_handlers
+from kgbench.service.jobs import routes as jobs_routes
+from kgbench.service.jobs.manager import JobManager
 from kgbench.service.security import SecurityMiddleware
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
@@ -33,6 +35,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         async with AsyncExitStack() as stack:
             app.state.stores = stack.enter_context(StorePool(settings.store, settings.readers))
             # ---- shared resources of other parts (one line each) -------------------
+            app.state.jobs = stack.enter_context(JobManager(settings).running())
             # ---- end -----------------------------------------------------------------
             yield
 
@@ -46,6 +49,9 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     app.include_router(reads.router)
     app.include_router(session.router)
     # ---- routers of other parts (one line each) --------------------------------------
+    app.include_router(jobs_routes.router)
+    app.include_router(samples.router)
+    app.include_router(ui.router)
     # ---- end -------------------------------------------------------------------------
     app.add_middleware(SecurityMiddleware, settings=settings)
     return app

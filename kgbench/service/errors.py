@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgstore.errors import (
@@ -25,10 +26,36 @@ from kgstore.errors import (
     StoreError,
 )
 
-__all__ = ["INTERNAL_ERROR", "ApiError", "error_body", "error_response", "install_error_handlers"]
+__all__ = ["ERROR_RESPONSES", "INTERNAL_ERROR", "ApiError", "ErrorBody", "error_body",
+           "error_response", "install_error_handlers"]
 
 INTERNAL_ERROR = "internal error (logged by the server)"
 log = logging.getLogger("kgbench.service")
+
+
+class ErrorDetail(BaseModel):
+    status: int
+    message: str
+    hint: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """Every error's body."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": what} for status, what in (
+        (400, "Refused: an invalid or write query, a bad path, an ambiguous name"),
+        (401, "The server's token is needed"),
+        (404, "Nothing found"),
+        (413, "The request body is over the limit"),
+        (422, "A parameter is missing or invalid"),
+        (503, "The server or the store is busy or unavailable"),
+        (504, "The request ran past its time limit"))}
+"""The error responses every route may give, for the OpenAPI description
+(``APIRouter(responses=ERROR_RESPONSES)``)."""
 
 
 class ApiError(Exception):
@@ -56,8 +83,7 @@ def error_response(status: int, message: str, hint: str | None = None,
 
 def _field(loc: Any) -> str:
     """``query.limit``-style name of a validation error's location."""
-    parts = [str(p) for p in loc if p not in ("body",) or len(loc) == 1]
-    return ".".join(parts) or "request"
+    return ".".join(str(p) for p in loc) or "request"
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
@@ -99,11 +125,15 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StoreError)
     status = store_error_status(exc)
     hint = None
-    if isinstance(exc, ReadOnlyQueryError) and status == 400:
+    message = str(exc)
+    if isinstance(exc, ReadOnlyQueryError):
         hint = "only read queries run here: MATCH ... RETURN"
+    elif isinstance(exc, QueryError) and status == 400 and \
+            not message.lower().startswith(("invalid", "the query")):
+        message = f"the query failed: {message}"   # as kgbench cypher says it
     if status == 503:
         log.warning("store error on %s: %s", request.url.path, exc)
-    return error_response(status, str(exc), hint)
+    return error_response(status, message, hint)
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:

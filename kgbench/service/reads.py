@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from kgbench.service.deps import ReaderDep, SettingsDep, StorePoolDep
-from kgbench.service.errors import ApiError
+from kgbench.service.errors import ERROR_RESPONSES, ApiError
 from kgbench.service.graphjson import subgraph_graph
 from kgbench.service.models import (
     CypherRequest,
@@ -60,7 +60,7 @@ MAX_OFFSET = 100_000
 MAX_PATHS = 200
 AMBIGUOUS_SHOWN = 5
 
-router = APIRouter(prefix="/api", tags=["reads"])
+router = APIRouter(prefix="/api", tags=["reads"], responses=ERROR_RESPONSES)
 
 
 class Health(BaseModel):
@@ -68,6 +68,10 @@ class Health(BaseModel):
     backend: str = Field(description="The store's backend: ladybug or neo4j.")
     version: str
     auth: bool = Field(description="Whether the server has a token.")
+
+SAME_AS_CLI: dict[str, Any] = {"response_model_exclude_unset": True}
+"""Answers hold the fields the records give, as ``--json`` prints them (a literal
+without a language has no ``lang``), not every optional field of the model."""
 
 IdParam = Annotated[str, Query(min_length=1, max_length=2048,
                                description="An entity id (or an unambiguous name).")]
@@ -85,14 +89,14 @@ def _stats(store: Store, top: int) -> dict[str, Any]:
     return doc
 
 
-@router.get("/stats", response_model=StatsModel)
+@router.get("/stats", response_model=StatsModel, **SAME_AS_CLI)
 async def stats(reader: ReaderDep,
                 top: Annotated[int, Query(ge=0, le=1000)] = 10) -> dict[str, Any]:
     """What the store holds: counts, loaded sources, the ``top`` predicates."""
     return await reader.run(_stats, top)
 
 
-@router.get("/predicates", response_model=PredicateList)
+@router.get("/predicates", response_model=PredicateList, **SAME_AS_CLI)
 async def predicates(reader: ReaderDep,
                      limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict[str, Any]:
     """Predicates with their fact counts, most frequent first."""
@@ -100,7 +104,7 @@ async def predicates(reader: ReaderDep,
     return {"predicates": json_ready(found)}
 
 
-@router.get("/search", response_model=SearchResult)
+@router.get("/search", response_model=SearchResult, **SAME_AS_CLI)
 async def search(reader: ReaderDep,
                  prefix: Annotated[str, Query(min_length=1, max_length=256)],
                  limit: Annotated[int, Query(ge=1, le=100)] = 20) -> dict[str, Any]:
@@ -121,7 +125,7 @@ def _entity_page(store: Store, id: str, limit: int) -> dict[str, Any]:
     return page
 
 
-@router.get("/entity", response_model=EntityPage)
+@router.get("/entity", response_model=EntityPage, **SAME_AS_CLI)
 async def entity(reader: ReaderDep, id: IdParam,
                  limit: Annotated[int, Query(ge=1, le=1000,
                                              description="Facts per direction.")] = 20
@@ -143,7 +147,7 @@ def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
             "candidates": json_ready(found.candidates), "names": entity_names(store, ids)}
 
 
-@router.get("/lookup", response_model=LookupResult)
+@router.get("/lookup", response_model=LookupResult, **SAME_AS_CLI)
 async def lookup(reader: ReaderDep,
                  q: Annotated[str, Query(min_length=1, max_length=2048,
                                          description="An id, a name or a name prefix.")],
@@ -182,7 +186,7 @@ def _facts(store: Store, id: str, direction: str, predicate: str | None, offset:
             "names": entity_names(store, fact_entity_ids(page))}
 
 
-@router.get("/facts", response_model=FactPage)
+@router.get("/facts", response_model=FactPage, **SAME_AS_CLI)
 async def facts(reader: ReaderDep,
                 id: Annotated[str, Query(min_length=1, max_length=2048)],
                 direction: Literal["out", "in"] = "out",
@@ -207,7 +211,7 @@ def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,
             "distance": sub.hops, "truncated": sub.truncated}
 
 
-@router.get("/neighborhood", response_model=NeighborhoodResult)
+@router.get("/neighborhood", response_model=NeighborhoodResult, **SAME_AS_CLI)
 async def neighborhood(
         reader: ReaderDep, id: IdParam,
         hops: Annotated[int, Query(ge=0, le=3, description="A hop through a CVT counts once.")
@@ -230,7 +234,7 @@ def _paths(store: Store, source: str, target: str, max_length: int,
             "names": entity_names(store, [n for p in found for n in p.nodes])}
 
 
-@router.get("/paths", response_model=PathsResult)
+@router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)
 async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
                 max_length: Annotated[int, Query(ge=1, le=3)] = 3,
                 limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20) -> dict[str, Any]:
@@ -239,7 +243,7 @@ async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
     return await reader.run(_paths, source, target, max_length, limit)
 
 
-@router.post("/match", response_model=MatchResultModel)
+@router.post("/match", response_model=MatchResultModel, **SAME_AS_CLI)
 async def match(body: MatchRequest, reader: ReaderDep, conf: SettingsDep) -> dict[str, Any]:
     """Solutions of a triple-pattern query (a :class:`kgstore.PatternQuery` as JSON),
     at most ``limit`` (and the server's --max-rows); ``truncated`` says more exist."""
@@ -257,7 +261,7 @@ def _dialect(pool_backend: str) -> Dialect:
     return "neo4j" if pool_backend == "neo4j" else "ladybug"
 
 
-@router.post("/cypher", response_model=CypherResultModel)
+@router.post("/cypher", response_model=CypherResultModel, **SAME_AS_CLI)
 async def cypher(body: CypherRequest, reader: ReaderDep, conf: SettingsDep,
                  pool: StorePoolDep) -> dict[str, Any]:
     """A read-only Cypher query (the allow-list of ``kgbench cypher``: read clauses

@@ -11,12 +11,12 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
 from kgbench.service.deps import SettingsDep
-from kgbench.service.errors import ApiError
+from kgbench.service.errors import ERROR_RESPONSES, ApiError
 from kgbench.service.security import SESSION_COOKIE, token_matches
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api", tags=["session"])
+router = APIRouter(prefix="/api", tags=["session"], responses=ERROR_RESPONSES)
 
 
 class SessionRequest(BaseModel):

@@ -3,7 +3,8 @@
 Neither backend's handle may be used by two threads at once: the embedded store holds
 one engine connection and runs explicit transactions on it, and the Neo4j store holds
 one driver session and unsynchronised read caches. So the pool opens ``size``
-read-only handles and lends each to one thread at a time (``with pool.checkout() as
+read-only handles (:func:`kgstore.open_readers`: embedded ones share one buffer pool)
+and lends each to one thread at a time (``with pool.checkout() as
 store:``); a request that waits longer than ``wait_s`` for one is told the server is
 busy (503) instead of queueing without end.
 """
@@ -15,7 +16,7 @@ import queue
 from collections.abc import Iterator
 
 from kgbench.service.errors import ApiError
-from kgstore import Store, is_neo4j, open_store
+from kgstore import Store, is_neo4j, open_readers
 
 __all__ = ["StorePool"]
 
@@ -34,16 +35,9 @@ class StorePool:
         self.wait_s = wait_s
         self.backend = "neo4j" if is_neo4j(location) else "ladybug"
         self._idle: queue.LifoQueue[Store] = queue.LifoQueue()
-        self._handles: list[Store] = []
-        try:
-            for _ in range(size):
-                # One Bolt connection per Neo4j handle: a handle serves one thread.
-                handle = open_store(location, read_only=True, pool_size=1)
-                self._handles.append(handle)
-                self._idle.put(handle)
-        except BaseException:
-            self.close()
-            raise
+        self._handles = open_readers(location, size)
+        for handle in self._handles:
+            self._idle.put(handle)
 
     @contextlib.contextmanager
     def checkout(self) -> Iterator[Store]:

@@ -1,0 +1,412 @@
+"""The job queue of a server: jobs wait in ``queued``, at most ``max_jobs`` run at
+once, each in a child process of its own (:mod:`kgbench.service.jobs.child`, its own
+process group), and end ``succeeded``, ``failed`` or ``cancelled``::
+
+    queued -> running -> succeeded | failed | cancelled
+                      -> interrupted (the server stopped under it) -> queued (on start)
+    cancelled | failed | interrupted -> queued (resume, resumable kinds only)
+
+``DATA/jobs/<id>/job.json`` is rewritten (atomically) on every change of state, so a
+server that is stopped, or killed, finds its jobs again when it starts: a job of a
+resumable kind (generate, score, kalma-generate) runs again on the same output and
+resumes from its finished chunks; any other job restarts from scratch, its partial
+output removed first.
+
+One thread (the dispatcher) starts every child and reaps it: the child asks the
+kernel to signal it when the thread that started it dies (``PR_SET_PDEATHSIG``), so
+that thread must live as long as the manager.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+import kgbench
+from kgbench.service.errors import ApiError
+from kgbench.service.jobs.inputs import resolve_inputs
+from kgbench.service.jobs.record import (
+    JOB_FILE,
+    LOG_FILE,
+    PARENT_ENV,
+    PROGRESS_FILE,
+    RESULT_FILE,
+    TERMINAL,
+    Job,
+    JobFile,
+    JobProgress,
+    now_iso,
+    read_json,
+    write_json_atomic,
+)
+from kgbench.service.jobs.specs import RESUMABLE_KINDS, dump_params
+from kgbench.service.paths import resolve_under
+from kgbench.service.settings import ServiceSettings
+
+__all__ = ["JOBS_DIR", "JobManager"]
+
+log = logging.getLogger("kgbench.service.jobs")
+
+JOBS_DIR = "jobs"
+"""Under ``--data``: one directory per job."""
+JOB_ID = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
+MAX_LISTED_FILES = 10_000
+
+
+class JobManager:
+    """Queue, run, cancel and resume jobs under ``settings.data_dir / "jobs"``.
+
+    ``cancel_grace_s``: how long a cancelled job has to stop after SIGINT (finishing
+    its chunk) before SIGKILL."""
+
+    def __init__(self, settings: ServiceSettings, *, cancel_grace_s: float = 10.0,
+                 poll_s: float = 0.1) -> None:
+        self._data_dir = Path(settings.data_dir).resolve()
+        self._jobs_dir = self._data_dir / JOBS_DIR
+        self._store = settings.store
+        self._max_jobs = max(1, settings.max_jobs)
+        self._grace_s = cancel_grace_s
+        self._poll_s = poll_s
+        self._cond = threading.Condition()
+        self._jobs: dict[str, JobFile] = {}
+        self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # --- life ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Find the jobs of earlier runs (requeueing the unfinished ones) and start the
+        dispatcher."""
+        self._jobs_dir.mkdir(parents=True, exist_ok=True)
+        with self._cond:
+            self._recover()
+        self._thread = threading.Thread(target=self._dispatch, name="kgbench-jobs",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Interrupt the running jobs (they keep what they finished) and mark them
+        ``interrupted``, so the next start resumes them."""
+        with self._cond:
+            self._stopping = True
+            running = dict(self._procs)
+            for proc in running.values():
+                _signal_group(proc.pid, signal.SIGINT)
+            self._cond.notify_all()
+        deadline = time.monotonic() + self._grace_s
+        for proc in running.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._cond:
+            self._reap()
+
+    @contextmanager
+    def running(self) -> Iterator[JobManager]:
+        """``start()`` on entry, ``stop()`` on exit (for the app's lifespan)."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+
+    # --- requests -----------------------------------------------------------
+
+    def submit(self, kind: str, params: BaseModel) -> Job:
+        """Queue a job; its inputs must exist under ``--data`` (4xx otherwise) and its
+        ``out``, when given, must be a new directory there."""
+        resolved = resolve_inputs(params, self._data_dir)
+        job_id = secrets.token_urlsafe(8)
+        owns_out = True
+        out_name = getattr(params, "out", None)
+        if kind == "score":   # scores are written into the benchmark itself
+            out = resolved["bench"]
+            owns_out = False
+        elif out_name:
+            out = resolve_under(self._data_dir, out_name, must_exist=False, kind="dir")
+            if out.exists() or out.is_symlink():
+                raise ApiError(409, f"out {out_name!r} already exists under --data",
+                               "name a new directory, or leave out empty for the job's own")
+        else:
+            out = self._jobs_dir / job_id / "out"
+        relative_out = out.relative_to(self._data_dir).as_posix()
+        job = JobFile(id=job_id, kind=kind, params=dump_params(params), state="queued",
+                      created=now_iso(), out=relative_out, resumable=kind in RESUMABLE_KINDS,
+                      store=self._store, owns_out=owns_out)
+        with self._cond:
+            if owns_out and any(other.out == relative_out and other.state not in TERMINAL
+                                for other in self._jobs.values()):
+                raise ApiError(409, f"another job writes to {relative_out!r}",
+                               "name a new directory for out")
+            (self._jobs_dir / job_id).mkdir(parents=True)
+            self._jobs[job_id] = job
+            self._save(job)
+            self._cond.notify_all()
+        return job.public()
+
+    def list_jobs(self) -> list[Job]:
+        """Every job, newest first."""
+        with self._cond:
+            jobs = sorted(self._jobs.values(), key=lambda j: (j.created, j.id), reverse=True)
+            return [self._view(job) for job in jobs]
+
+    def get(self, job_id: str) -> Job:
+        with self._cond:
+            return self._view(self._job(job_id))
+
+    def cancel(self, job_id: str) -> Job:
+        """Stop a queued or running job: SIGINT to the job's process group (generate and
+        score keep their finished chunks), SIGKILL when it has not stopped after the
+        grace period. Returns the job once it has stopped."""
+        with self._cond:
+            job = self._job(job_id)
+            if job.state in ("queued", "interrupted"):
+                self._finish(job, "cancelled")
+                return job.public()
+            if job.state != "running":
+                raise ApiError(409, f"job {job_id} is {job.state}; only a queued or running "
+                               "job can be cancelled")
+            job.cancel_requested = True
+            self._save(job)
+            proc = self._procs.get(job_id)
+            if proc is not None:
+                _signal_group(proc.pid, signal.SIGINT)
+            for signum, wait_s in ((signal.SIGKILL, self._grace_s), (None, 10.0)):
+                deadline = time.monotonic() + wait_s
+                while job.state == "running" and time.monotonic() < deadline:
+                    self._cond.wait(self._poll_s)
+                if job.state != "running" or signum is None:
+                    break
+                proc = self._procs.get(job_id)
+                if proc is not None:
+                    _signal_group(proc.pid, signum)
+            return self._view(job)
+
+    def resume(self, job_id: str) -> Job:
+        """Queue a cancelled, failed or interrupted job of a resumable kind again, on
+        the same output: it continues from its finished chunks."""
+        with self._cond:
+            job = self._job(job_id)
+            if not job.resumable:
+                raise ApiError(409, f"{job.kind} jobs do not resume",
+                               "submit the job again")
+            if job.state not in ("cancelled", "failed", "interrupted"):
+                raise ApiError(409, f"job {job_id} is {job.state}; only a cancelled, failed "
+                               "or interrupted job can be resumed")
+            self._requeue(job)
+            self._cond.notify_all()
+            return job.public()
+
+    def out_dir(self, job_id: str) -> Path:
+        """The job's output directory (absolute)."""
+        with self._cond:
+            return self._data_dir / self._job(job_id).out
+
+    def files(self, job_id: str) -> list[dict[str, Any]]:
+        """The regular files under the job's output: ``{"path", "size"}``, paths
+        relative to it (links are not followed)."""
+        root = self.out_dir(job_id)
+        listed: list[dict[str, Any]] = []
+        if not root.is_dir():
+            return listed
+        for directory, dirs, names in os.walk(root):
+            dirs.sort()
+            for name in sorted(names):
+                path = Path(directory) / name
+                if path.is_symlink() or not path.is_file():
+                    continue
+                listed.append({"path": path.relative_to(root).as_posix(),
+                               "size": path.stat().st_size})
+                if len(listed) >= MAX_LISTED_FILES:
+                    return listed
+        return listed
+
+    def file(self, job_id: str, relative: str) -> Path:
+        """One output file, resolved under the job's output (never outside it)."""
+        return resolve_under(self.out_dir(job_id), relative, must_exist=True, kind="file")
+
+    # --- inside (callers hold self._cond) -----------------------------------
+
+    def _job(self, job_id: str) -> JobFile:
+        job = self._jobs.get(job_id) if JOB_ID.match(job_id) else None
+        if job is None:
+            raise ApiError(404, f"no job {job_id!r}", "GET /api/jobs lists the jobs")
+        return job
+
+    def _view(self, job: JobFile) -> Job:
+        public = job.public()
+        if job.state == "running":
+            doc = read_json(self._jobs_dir / job.id / PROGRESS_FILE)
+            if isinstance(doc, dict):
+                try:
+                    public.progress = JobProgress.model_validate(doc)
+                except ValidationError:
+                    pass
+        return public
+
+    def _save(self, job: JobFile) -> None:
+        write_json_atomic(self._jobs_dir / job.id / JOB_FILE, job.model_dump(mode="json"))
+
+    def _finish(self, job: JobFile, state: str, error: str | None = None) -> None:
+        job.state = state  # type: ignore[assignment]
+        job.error = error
+        job.finished = now_iso()
+        job.pid = None
+        self._save(job)
+        self._cond.notify_all()
+
+    def _requeue(self, job: JobFile) -> None:
+        job.state = "queued"
+        job.error = None
+        job.finished = None
+        job.cancel_requested = False
+        job.pid = None
+        self._save(job)
+
+    def _dispatch(self) -> None:
+        with self._cond:
+            while not self._stopping:
+                try:
+                    self._reap()
+                    self._launch_queued()
+                except Exception:   # a full disk, a vanished directory: keep serving
+                    log.exception("job dispatcher")
+                self._cond.wait(self._poll_s)
+
+    def _launch_queued(self) -> None:
+        queued = sorted((j for j in self._jobs.values() if j.state == "queued"),
+                        key=lambda j: (j.created, j.id))
+        for job in queued:
+            if len(self._procs) >= self._max_jobs:
+                return
+            self._launch(job)
+
+    def _launch(self, job: JobFile) -> None:
+        job_dir = self._jobs_dir / job.id
+        for name in (RESULT_FILE, PROGRESS_FILE):
+            (job_dir / name).unlink(missing_ok=True)
+        package_root = str(Path(kgbench.__file__).resolve().parent.parent)
+        env = {**os.environ, PARENT_ENV: str(os.getpid()),
+               "PYTHONPATH": os.pathsep.join(
+                   p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
+        with open(job_dir / LOG_FILE, "ab") as log_file:
+            log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
+            log_file.flush()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "kgbench.service.jobs.child", str(job_dir)],
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                cwd=job_dir, env=env, start_new_session=True)
+        self._procs[job.id] = proc
+        job.state = "running"
+        job.started = now_iso()
+        job.attempts += 1
+        job.pid = proc.pid
+        job.progress = JobProgress()
+        job.result = None
+        self._save(job)
+        self._cond.notify_all()
+
+    def _reap(self) -> None:
+        for job_id, proc in list(self._procs.items()):
+            code = proc.poll()
+            if code is None:
+                continue
+            del self._procs[job_id]
+            job = self._jobs[job_id]
+            job_dir = self._jobs_dir / job_id
+            progress = read_json(job_dir / PROGRESS_FILE)
+            if isinstance(progress, dict):
+                try:
+                    job.progress = JobProgress.model_validate(progress)
+                except ValidationError:
+                    pass
+            result = read_json(job_dir / RESULT_FILE)
+            result = result if isinstance(result, dict) else None
+            if result is not None and result.get("ok"):
+                job.result = result.get("summary")
+                self._finish(job, "succeeded")
+            elif job.cancel_requested:
+                self._finish(job, "cancelled")
+            elif self._stopping or (result is not None and result.get("interrupted")):
+                self._finish(job, "interrupted", "interrupted; resume the job to continue"
+                             if job.resumable else "interrupted")
+            elif result is not None:
+                self._finish(job, "failed", str(result.get("error") or "failed"))
+            else:
+                self._finish(job, "failed", f"the job's process ended with status {code} "
+                             f"and no result; see {JOBS_DIR}/{job_id}/{LOG_FILE}")
+
+    def _recover(self) -> None:
+        """Load ``job.json`` of every job; requeue those an earlier server left running
+        (their process, if one outlived that server, is stopped first)."""
+        for path in sorted(self._jobs_dir.glob(f"*/{JOB_FILE}")):
+            try:
+                job = JobFile.model_validate_json(path.read_text(encoding="utf-8"))
+            except (OSError, ValidationError) as exc:
+                log.warning("skipping %s: %s", path, exc)
+                continue
+            if job.id != path.parent.name or not JOB_ID.match(job.id):
+                continue
+            self._jobs[job.id] = job
+            if job.pid is not None:
+                _stop_orphan(job.pid, path.parent, self._grace_s)
+            if job.state in ("running", "interrupted"):
+                if job.state == "running":
+                    job.state = "interrupted"
+                    job.pid = None
+                    self._save(job)
+                if not job.resumable and job.owns_out:
+                    shutil.rmtree(self._data_dir / job.out, ignore_errors=True)
+                self._requeue(job)
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    try:
+        os.killpg(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def _stop_orphan(pid: int, job_dir: Path, grace_s: float) -> None:
+    """Stop the child an earlier server left running for ``job_dir`` (checked by its
+    command line, so a recycled pid is left alone)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return
+    if b"kgbench.service.jobs.child" not in cmdline or str(job_dir).encode() not in cmdline:
+        return
+    _signal_group(pid, signal.SIGINT)
+    deadline = time.monotonic() + grace_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        _signal_group(pid, signal.SIGKILL)

@@ -1,0 +1,217 @@
+"""The benchmark browser's endpoints: the benchmarks under ``--data``, their samples
+filtered and paged, one sample with its subgraph as graph JSON (the edit's triples
+highlighted), and the label × complexity table beside CAQA Table 5.
+
+A thin shell over :mod:`kgbench.service.sample_index`; every ``bench=`` name goes
+through :func:`kgbench.service.paths.resolve_under`, so no request reads outside
+``--data``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel
+
+from extension.labels import Complexity, Label, Split
+from kgbench.service.deps import data_root, store
+from kgbench.service.errors import ApiError
+from kgbench.service.graphjson import edge_id, subgraph_graph
+from kgbench.service.models import GraphJson
+from kgbench.service.paths import resolve_under
+from kgbench.service.sample_index import (
+    SAMPLES_FILES,
+    BenchmarkIndex,
+    SampleFilter,
+    SampleNotFoundError,
+    StaleIndexError,
+    benchmark_table,
+    find_benchmark_dirs,
+    load_index,
+    sample_edits,
+)
+from kgstore import Entity, Fact, Store, Subgraph
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", tags=["samples"])
+
+CONTEXT_BELOW = 6
+"""A sample graph with fewer facts than this gets the store's facts around its
+entities too, so a one-triple sample is not drawn as a lone edge."""
+CONTEXT_PER_ENTITY = 3
+CONTEXT_MAX = 18
+"""Store facts added around a sample's entities: per entity, and in all."""
+
+BenchName = Annotated[str, Query(min_length=1, max_length=512,
+                                 description="A benchmark's name from /api/benchmarks "
+                                 "(its directory relative to --data).")]
+
+
+class BenchmarkInfo(BaseModel):
+    name: str
+    samples: int | None
+    created: str
+    source: str | None
+
+
+class BenchmarkList(BaseModel):
+    benchmarks: list[BenchmarkInfo]
+
+
+class SampleSummaryModel(BaseModel):
+    id: str
+    label: str
+    complexity: str
+    split: str
+    question: str
+    answer: str
+    edit: str
+
+
+class SamplePage(BaseModel):
+    bench: str
+    total: int
+    offset: int
+    limit: int
+    samples: list[SampleSummaryModel]
+    invalid_lines: int
+
+
+class SampleDetail(BaseModel):
+    bench: str
+    sample: dict[str, Any]
+    graph: GraphJson
+    added: list[str]
+    removed: list[str]
+    context: list[str]
+
+
+def _benchmark_dir(root: Path, bench: str) -> tuple[str, Path]:
+    """``bench`` resolved under ``root`` and its samples file (resolved too: a
+    samples file that is a link out of ``--data`` is refused like the name)."""
+    directory = resolve_under(root, bench, kind="dir")
+    rel = directory.relative_to(root.resolve()).as_posix()
+    for name in SAMPLES_FILES:
+        if (directory / name).exists() or (directory / name).is_symlink():
+            return rel, resolve_under(root, f"{rel}/{name}", kind="file")
+    raise ApiError(404, f"{bench!r} holds no samples.jsonl: it is not a benchmark",
+                   "GET /api/benchmarks lists the benchmarks under --data")
+
+
+def _index(root: Path, bench: str) -> tuple[str, BenchmarkIndex]:
+    name, path = _benchmark_dir(root, bench)
+    try:
+        return name, load_index(path)
+    except OSError as exc:
+        raise ApiError(409, f"{name}: cannot read its samples ({exc.strerror or exc})",
+                       "check the file is complete and readable, then retry") from None
+
+
+@router.get("/benchmarks", response_model=BenchmarkList)
+def list_benchmarks(root: Annotated[Path, Depends(data_root)]) -> BenchmarkList:
+    """Every benchmark directory under ``--data`` (down to 4 levels; links are not
+    followed out): a directory with ``samples.jsonl`` (or ``.gz``) and ``stats.json``."""
+    found: list[BenchmarkInfo] = []
+    for b in find_benchmark_dirs(root):
+        try:
+            resolve_under(root, f"{b.name}/{b.samples_file}", kind="file")
+        except ApiError:
+            continue   # a samples file that links out of --data is not listed
+        found.append(BenchmarkInfo(name=b.name, samples=b.samples, created=b.created,
+                                   source=b.source))
+    return BenchmarkList(benchmarks=found)
+
+
+@router.get("/benchmarks/table")
+def table(root: Annotated[Path, Depends(data_root)], bench: BenchName) -> dict[str, Any]:
+    """Samples per split × label × complexity, and the label and complexity shares
+    beside CAQA Table 5's."""
+    name, index = _index(root, bench)
+    return {"bench": name, "total": len(index.samples), **benchmark_table(index)}
+
+
+@router.get("/samples", response_model=SamplePage)
+def list_samples(
+    root: Annotated[Path, Depends(data_root)],
+    bench: BenchName,
+    label: Label | None = None,
+    complexity: Complexity | None = None,
+    split: Split | None = None,
+    q: Annotated[str | None, Query(max_length=200, description=
+                                   "Case-insensitive text in the id, question, answer "
+                                   "or citations.")] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> SamplePage:
+    """A page of the benchmark's samples that match every given filter, in file order."""
+    name, index = _index(root, bench)
+    chosen = index.select(SampleFilter(label, complexity, split, q.strip() if q else None))
+    page = chosen[offset:offset + limit]
+    return SamplePage(bench=name, total=len(chosen), offset=offset, limit=limit,
+                      samples=[SampleSummaryModel(**s.to_json()) for s in page],
+                      invalid_lines=index.invalid)
+
+
+def _context(db: Store, ids: list[str], have: set[Fact]) -> tuple[list[Fact], bool]:
+    """Up to :data:`CONTEXT_MAX` store facts around ``ids`` that the sample lacks."""
+    extra: list[Fact] = []
+    truncated = False
+    for id in ids:
+        facts, more = db.facts_around(id, limit=CONTEXT_PER_ENTITY)
+        truncated |= more
+        for f in facts:
+            if f not in have:
+                have.add(f)
+                extra.append(f)
+        if len(extra) >= CONTEXT_MAX:
+            return extra[:CONTEXT_MAX], True
+    return extra, truncated
+
+
+@router.get("/sample", response_model=SampleDetail)
+def one_sample(
+    root: Annotated[Path, Depends(data_root)],
+    db: Annotated[Store, Depends(store)],
+    bench: BenchName,
+    id: Annotated[str, Query(min_length=1, max_length=512)],
+) -> SampleDetail:
+    """One sample in full, and its subgraph as graph JSON: the sample's facts plus
+    the facts its edit removed, the edit's triples highlighted (``added``/``removed``
+    list their edge ids); a small subgraph gets store facts around it (``context``)."""
+    name, index = _index(root, bench)
+    try:
+        sample = index.read(id)
+    except SampleNotFoundError:
+        raise ApiError(404, f"no sample {id!r} in {name}",
+                       "GET /api/samples?bench=... lists the sample ids") from None
+    except StaleIndexError as exc:
+        raise ApiError(409, str(exc), "the benchmark is being rewritten; retry") from None
+    edits = sample_edits(sample)
+    facts = list(edits.facts)
+    context: list[Fact] = []
+    if len(facts) < CONTEXT_BELOW:
+        named = [i for i in dict.fromkeys(
+            [f.subject for f in facts] + [f.object for f in facts if isinstance(f.object, str)])
+            if i not in edits.cvts]
+        context, _ = _context(db, named, set(facts))
+    ids = {f.subject for f in (*facts, *context)} | {
+        f.object for f in (*facts, *context) if isinstance(f.object, str)}
+    entities: dict[str, Entity] = db.entities(ids)
+    for i in ids - entities.keys():   # an entity the store lacks: its name from the sample
+        entities[i] = Entity(i, name=edits.names.get(i), is_cvt=i in edits.cvts)
+    subjects = list(sample.query.subjects)
+    changed = edits.added | edits.removed
+    graph = subgraph_graph(
+        Subgraph(entities=entities, facts=[*facts, *context]),
+        center=subjects[0] if subjects else None,
+        highlight=[(f.subject, f.predicate, f.object if isinstance(f.object, str)
+                    else f.object.value) for f in changed])
+    context_ids = {edge_id(f) for f in context}
+    return SampleDetail(
+        bench=name, sample=sample.model_dump(mode="json"), graph=graph,
+        added=[edge_id(f) for f in facts if f in edits.added],
+        removed=[edge_id(f) for f in facts if f in edits.removed],
+        context=[e.id for e in graph.edges if e.id in context_ids])

@@ -1,0 +1,251 @@
+"""The read endpoints against a real ``kgbench serve`` on both backends: each answer is
+what the same store functions give in-process (what the command line prints with
+``--json``), bounds are enforced, errors are one JSON line, and many concurrent readers
+all get correct answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kgstore import open_store
+from kgstore.lookup import entity_facts
+from kgstore.models import json_ready
+from tests.service.conftest import Server, _launch
+
+TITANIC = "m.0kgb0gs"   # the 1997 film; another entity shares the name
+
+
+@pytest.fixture(scope="session", params=["embedded", "neo4j"])
+def backend_server(request: pytest.FixtureRequest, demo_data_dir: Path) -> Iterator[Server]:
+    """A read-only server per backend over the demo KG (the embedded one is the shared
+    demo server)."""
+    if request.param == "embedded":
+        yield request.getfixturevalue("demo_server")
+        return
+    location = request.getfixturevalue("neo4j_demo_location")
+    server = _launch(location, demo_data_dir, None, "127.0.0.1", ())
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def client(backend_server: Server) -> Iterator[httpx.Client]:
+    with backend_server.client() as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def expected(demo_store_path: str) -> dict[str, object]:
+    """What the store functions answer in-process (the embedded demo store; the
+    Neo4j copy holds the same KG and answers the same, by the conformance suite)."""
+    with open_store(demo_store_path, read_only=True) as s:
+        titanic = s.entity(TITANIC)
+        assert titanic is not None
+        return {
+            "stats": json_ready(s.stats()),
+            "entity": json_ready(entity_facts(s, titanic, 5)),
+            "facts_out": json_ready(s.facts_out(TITANIC, limit=1000)),
+            "hop2": s.neighborhood(TITANIC, hops=2),
+            "predicates": json_ready(s.predicates(limit=5)),
+        }
+
+
+def assert_error(reply: httpx.Response, status: int, *words: str) -> dict[str, object]:
+    assert reply.status_code == status, reply.text
+    body = reply.json()
+    assert set(body) == {"error"} and body["error"]["status"] == status
+    message = body["error"]["message"]
+    assert "\n" not in message and "Traceback" not in reply.text
+    for word in words:
+        assert word in message
+    detail: dict[str, object] = body["error"]
+    return detail
+
+
+def test_health_names_the_backend(client: httpx.Client, backend_server: Server) -> None:
+    health = client.get("/api/health").json()
+    assert health["backend"] == ("neo4j" if backend_server.store.startswith("bolt") else "ladybug")
+    assert health["auth"] is False
+
+
+def test_stats_counts_match_the_store(client: httpx.Client, expected: dict[str, object]) -> None:
+    doc = client.get("/api/stats", params={"top": 5}).json()
+    stats = expected["stats"]
+    assert isinstance(stats, dict)
+    for key in ("entities", "cvt_entities", "literals", "facts", "predicates"):
+        assert doc[key] == stats[key]
+    assert doc["top_predicates"] == expected["predicates"]
+    assert client.get("/api/predicates", params={"limit": 5}).json() == {
+        "predicates": expected["predicates"]}
+
+
+def test_search_is_prefix_autocomplete(client: httpx.Client) -> None:
+    doc = client.get("/api/search", params={"prefix": "  TITAN", "limit": 5}).json()
+    assert doc["prefix"] == "  TITAN"
+    assert {e["id"] for e in doc["entities"]} >= {TITANIC}
+    assert all(not e["is_cvt"] for e in doc["entities"])
+    assert_error(client.get("/api/search", params={"prefix": ""}), 422, "prefix")
+    assert_error(client.get("/api/search", params={"prefix": "a", "limit": 101}), 422, "limit")
+
+
+def test_entity_by_id_has_facts_and_names(client: httpx.Client,
+                                          expected: dict[str, object]) -> None:
+    doc = client.get("/api/entity", params={"id": TITANIC, "limit": 5}).json()
+    names = doc.pop("names")
+    assert doc == expected["entity"]
+    assert names[TITANIC] == "Titanic"
+    assert "James Cameron" in names.values()
+    assert_error(client.get("/api/entity", params={"id": "m.nothing"}), 404, "m.nothing")
+
+
+def test_lookup_by_name_lists_every_namesake(client: httpx.Client) -> None:
+    doc = client.get("/api/lookup", params={"q": "titanic", "limit": 2}).json()
+    assert doc["matched_by"] == "name"
+    assert len(doc["results"]) == 2 and TITANIC in {r["entity"]["id"] for r in doc["results"]}
+    by_id = client.get("/api/lookup", params={"q": TITANIC}).json()
+    assert by_id["matched_by"] == "id"
+    prefix = client.get("/api/lookup", params={"q": "Al"}).json()
+    assert prefix["matched_by"] == "prefix" and len(prefix["candidates"]) > 1
+    assert_error(client.get("/api/lookup", params={"q": "zzzz no such"}), 404, "zzzz")
+
+
+def test_facts_pages_are_windows_of_one_order(client: httpx.Client,
+                                              expected: dict[str, object]) -> None:
+    pages, offset = [], 0
+    while True:
+        doc = client.get("/api/facts", params={"id": TITANIC, "offset": offset,
+                                               "limit": 3}).json()
+        pages += doc["facts"]
+        offset += 3
+        if not doc["more"]:
+            break
+    assert pages == expected["facts_out"]
+    genre = client.get("/api/facts", params={"id": TITANIC, "predicate": "film.film.genre",
+                                             "direction": "out"}).json()
+    assert genre["facts"] and {f["predicate"] for f in genre["facts"]} == {"film.film.genre"}
+    incoming = client.get("/api/facts", params={"id": TITANIC, "direction": "in"}).json()
+    assert all(f["object"] == TITANIC for f in incoming["facts"])
+    assert_error(client.get("/api/facts", params={"id": TITANIC, "limit": 1001}), 422, "limit")
+    assert_error(client.get("/api/facts", params={"id": TITANIC, "direction": "up"}), 422)
+    assert_error(client.get("/api/facts", params={"id": "m.nothing"}), 404)
+
+
+def test_neighborhood_as_graph(client: httpx.Client, expected: dict[str, object]) -> None:
+    doc = client.get("/api/neighborhood", params={"id": TITANIC, "hops": 2}).json()
+    sub = expected["hop2"]
+    assert doc["center"] == TITANIC and doc["truncated"] == sub.truncated  # type: ignore[attr-defined]
+    assert doc["facts"] == json_ready(sub.facts)   # type: ignore[attr-defined]
+    assert doc["distance"] == sub.hops   # type: ignore[attr-defined]
+    graph = doc["graph"]
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    assert nodes[TITANIC]["center"] and nodes[TITANIC]["label"] == "Titanic"
+    assert len(graph["edges"]) == len(doc["facts"])
+    assert {n["kind"] for n in nodes.values()} == {"entity", "cvt", "literal"}
+    for edge in graph["edges"]:
+        assert edge["source"] in nodes and edge["target"] in nodes
+    literal_facts = [f for f in doc["facts"] if isinstance(f["object"], dict)]
+    assert sum(n["kind"] == "literal" for n in nodes.values()) == len(literal_facts)
+
+
+def test_neighborhood_caps_are_bounded(client: httpx.Client) -> None:
+    assert_error(client.get("/api/neighborhood", params={"id": TITANIC, "hops": 4}), 422, "hops")
+    assert_error(client.get("/api/neighborhood", params={"id": TITANIC, "max_facts": 10**6}),
+                 422, "max_facts")
+    capped = client.get("/api/neighborhood", params={"id": TITANIC, "hops": 2,
+                                                     "max_facts": 5}).json()
+    assert capped["truncated"] and len(capped["facts"]) <= 5
+    ambiguous = assert_error(client.get("/api/neighborhood", params={"id": "Titanic"}), 400,
+                             "ambiguous")
+    assert TITANIC in str(ambiguous["hint"])
+
+
+def test_paths_by_name(client: httpx.Client) -> None:
+    doc = client.get("/api/paths", params={"source": "Al Pacino", "target": "Robert De Niro",
+                                           "max_length": 2, "limit": 3}).json()
+    assert 0 < len(doc["paths"]) <= 3
+    for path in doc["paths"]:
+        assert path["nodes"][0] == doc["source"] and path["nodes"][-1] == doc["target"]
+        assert path["length"] == len(path["facts"]) <= 2
+    assert doc["names"][doc["source"]] == "Al Pacino"
+    assert_error(client.get("/api/paths", params={"source": "Al Pacino", "target": "x",
+                                                  "max_length": 4}), 422)
+
+
+def test_match_pattern_query(client: httpx.Client) -> None:
+    body = {"patterns": [{"subject": "?film", "predicate": "film.film.directed_by",
+                          "object": "?d"},
+                         {"subject": "?film", "predicate": "film.film.initial_release_date",
+                          "object": "?date"}],
+            "constraints": [{"kind": "is_cvt", "var": "?d", "value": False}],
+            "select": ["?film", "?date"], "limit": 3}
+    doc = client.post("/api/match", json=body).json()
+    assert doc["variables"] == ["film", "date"]
+    assert len(doc["bindings"]) == 3 and doc["truncated"]
+    assert all(isinstance(b["date"], dict) and b["date"]["value"] for b in doc["bindings"])
+    bad = {"patterns": [{"subject": "?a", "predicate": "p", "object": "?b"}],
+           "select": ["?zz"]}
+    assert_error(client.post("/api/match", json=bad), 400, "zz")
+    assert_error(client.post("/api/match", json={"patterns": []}), 422, "patterns")
+
+
+def test_cypher_rows_params_and_row_cap(client: httpx.Client) -> None:
+    query = "MATCH (e:Entity) WHERE e.name = $n RETURN e.id AS id ORDER BY id"
+    doc = client.post("/api/cypher", json={"query": query, "params": {"n": "Titanic"}}).json()
+    assert doc["columns"] == ["id"] and [TITANIC] in doc["rows"] and not doc["truncated"]
+    capped = client.post("/api/cypher", json={"query": "MATCH (e:Entity) RETURN e.id",
+                                              "limit_rows": 7}).json()
+    assert len(capped["rows"]) == 7 and capped["truncated"]
+    assert_error(client.post("/api/cypher", json={"query": query}), 400, "$n")
+    nan = client.post("/api/cypher", json={"query": "RETURN 0.0/0.0 AS x"})
+    assert nan.status_code == 200 and nan.json()["rows"] == [[None]]
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (e:Entity) SET e.name = 'x'",
+    "CREATE (e:Entity {id: 'x'})",
+    "MATCH (e:Entity) DETACH DELETE e",
+    "MATCH (e:Entity) RETURN e.id; MATCH (e:Entity) DELETE e",
+    "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row",
+    "CALL apoc.help('x')",
+])
+def test_write_cypher_is_refused(client: httpx.Client, query: str) -> None:
+    error = assert_error(client.post("/api/cypher", json={"query": query}), 400)
+    assert "read" in str(error["message"]) + str(error["hint"])
+
+
+def test_long_cypher_stops_at_the_timeout(client: httpx.Client) -> None:
+    slow = ("MATCH (a:Entity), (b:Entity), (c:Entity) "
+            "WHERE a.id < b.id AND b.id < c.id RETURN count(*)")
+    reply = client.post("/api/cypher", json={"query": slow, "timeout_s": 0.3})
+    assert_error(reply, 504, "time limit")
+    assert client.get("/api/health").status_code == 200   # the handle came back
+
+
+def test_concurrent_readers_all_get_correct_answers(
+        client: httpx.Client, backend_server: Server, expected: dict[str, object]) -> None:
+    entity = expected["entity"]
+    hop2_facts = json_ready(expected["hop2"].facts)   # type: ignore[attr-defined]
+
+    def work(i: int) -> list[str]:
+        wrong = []
+        with backend_server.client() as c:
+            for j in range(8):
+                if (i + j) % 2:
+                    r = c.get("/api/entity", params={"id": TITANIC, "limit": 5})
+                    ok = r.status_code == 200 and {k: v for k, v in r.json().items()
+                                                   if k != "names"} == entity
+                else:
+                    r = c.get("/api/neighborhood", params={"id": TITANIC, "hops": 2})
+                    ok = r.status_code == 200 and r.json()["facts"] == hop2_facts
+                if not ok:
+                    wrong.append(f"{r.status_code} {r.text[:200]}")
+        return wrong
+
+    with ThreadPoolExecutor(16) as pool:
+        failures = [w for ws in pool.map(work, range(16)) for w in ws]
+    assert failures == []

@@ -1,0 +1,204 @@
+"""The benchmark browser's API (``/api/benchmarks``, ``/api/benchmarks/table``,
+``/api/samples``, ``/api/sample``) and the UI's pages, against a real ``kgbench serve``
+over the demo store and the demo benchmark: filters, paging, search, one sample's graph
+with its edit highlighted, the CAQA table, hostile ``bench=`` names (``..``, absolute,
+encoded dots, symlinks out of ``--data``), and the pages' security properties (CSP, no
+inline script, no HTML insertion of data in the scripts)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from extension.caqa_table5 import compare_with_caqa, counts_of_stats
+from extension.sample_format import BenchmarkSample
+from kgbench.service.graphjson import edge_id
+from kgbench.service.samples import CONTEXT_MAX
+from kgbench.service.ui import STATIC_DIR
+from tests.service import ui_support
+from tests.service.conftest import Server
+from tests.service.ui_support import BENCH, LINKED_DIR, LINKED_FILE
+
+ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
+
+
+@pytest.fixture
+def api(ui_server: Server) -> Iterator[httpx.Client]:
+    """A client of the UI tests' server (this module's ``api``, not ``demo_server``'s:
+    its data directory also holds benchmarks that link out of it)."""
+    with ui_server.client() as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def demo_samples(demo_data_dir: Path) -> list[BenchmarkSample]:
+    lines = (demo_data_dir / BENCH / "samples.jsonl").read_bytes().splitlines()
+    return [BenchmarkSample.model_validate_json(line) for line in lines if line.strip()]
+
+
+def assert_error(response: httpx.Response, status: int) -> str:
+    """The response is the JSON error shape with ``status``; its message."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["status"] == status
+    message: str = body["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in response.text
+    return message
+
+
+def test_lists_the_demo_benchmark(api: httpx.Client, demo_data_dir: Path) -> None:
+    stats = json.loads((demo_data_dir / BENCH / "stats.json").read_text())
+    found = [b for b in api.get("/api/benchmarks").json()["benchmarks"] if b["name"] == BENCH]
+    assert len(found) == 1
+    assert found[0]["samples"] == stats["samples"]
+    assert found[0]["source"] == stats["source"]["file"]
+
+
+def test_filters_and_pages(api: httpx.Client, demo_samples: list[BenchmarkSample]) -> None:
+    everything = api.get("/api/samples", params={"bench": BENCH, "limit": 500}).json()
+    assert everything["total"] == len(demo_samples)
+    assert [s["id"] for s in everything["samples"]] == [s.id for s in demo_samples]
+    pages: list[str] = []
+    for offset in range(0, len(demo_samples), 7):
+        page = api.get("/api/samples", params={"bench": BENCH, "offset": offset,
+                                               "limit": 7}).json()
+        assert page["offset"] == offset and page["limit"] == 7
+        pages += [s["id"] for s in page["samples"]]
+    assert pages == [s.id for s in demo_samples]
+    got = api.get("/api/samples", params={"bench": BENCH, "label": "partially_supportive",
+                                          "complexity": "intersection", "split": "train"}).json()
+    want = [s.id for s in demo_samples if (s.label, s.complexity, s.split)
+            == ("partially_supportive", "intersection", "train")]
+    assert got["total"] == len(want) > 0 and [s["id"] for s in got["samples"]] == want
+    first = got["samples"][0]
+    assert set(first) == {"id", "label", "complexity", "split", "question", "answer", "edit"}
+
+
+def test_text_search_looks_in_citations(api: httpx.Client,
+                                        demo_samples: list[BenchmarkSample]) -> None:
+    target = next(s for s in demo_samples if s.citations[-1].text not in s.question + s.answer)
+    phrase = target.citations[-1].text[:30].upper()
+    got = api.get("/api/samples", params={"bench": BENCH, "q": phrase}).json()
+    assert target.id in [s["id"] for s in got["samples"]]
+    assert api.get("/api/samples", params={"bench": BENCH, "q": "zzqx nothing"}).json()[
+        "total"] == 0
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"label": "supported"}, "label"), ({"complexity": "hard"}, "complexity"),
+    ({"split": "dev"}, "split"), ({"offset": -1}, "offset"), ({"limit": 0}, "limit"),
+    ({"limit": 501}, "limit"), ({"q": "x" * 201}, "q")])
+def test_bad_filters_are_a_422_naming_the_field(api: httpx.Client, params: dict[str, Any],
+                                                field: str) -> None:
+    message = assert_error(api.get("/api/samples", params={"bench": BENCH, **params}), 422)
+    assert field in message
+
+
+def test_a_sample_with_its_edit_highlighted(api: httpx.Client,
+                                            demo_samples: list[BenchmarkSample]) -> None:
+    partial = next(s for s in demo_samples if s.edit.kind == "delete_path")
+    doc = api.get("/api/sample", params={"bench": BENCH, "id": partial.id}).json()
+    assert doc["sample"]["id"] == partial.id and doc["sample"]["question"] == partial.question
+    deleted = {edge_id(t.fact()) for t in partial.edit.deleted}
+    assert set(doc["removed"]) == deleted and doc["added"] == []
+    edges = {e["id"]: e for e in doc["graph"]["edges"]}
+    assert {e for e, edge in edges.items() if edge["highlight"]} == deleted
+    assert {edge_id(t.fact()) for t in partial.subgraph} <= edges.keys()
+    contradictory = next(s for s in demo_samples if s.edit.kind == "replace_answer")
+    doc = api.get("/api/sample", params={"bench": BENCH, "id": contradictory.id}).json()
+    assert doc["added"] and doc["removed"]
+    highlighted = {e["id"] for e in doc["graph"]["edges"] if e["highlight"]}
+    assert highlighted == set(doc["added"]) | set(doc["removed"])
+    kinds = {n["id"]: n["kind"] for n in doc["graph"]["nodes"]}
+    assert all(kinds[c] == "cvt" for c in contradictory.cvt_nodes if c in kinds)
+
+
+def test_a_small_sample_gets_store_context(api: httpx.Client,
+                                           demo_samples: list[BenchmarkSample]) -> None:
+    small = next(s for s in demo_samples if s.edit.kind == "none" and len(s.subgraph) <= 2)
+    doc = api.get("/api/sample", params={"bench": BENCH, "id": small.id}).json()
+    assert doc["context"], "a two-fact sample is drawn with the facts around it"
+    edges = {e["id"]: e for e in doc["graph"]["edges"]}
+    assert not any(edges[c]["highlight"] for c in doc["context"])
+    assert len(doc["context"]) <= CONTEXT_MAX
+    assert {edge_id(t.fact()) for t in small.subgraph}.isdisjoint(doc["context"])
+
+
+def test_unknown_sample_or_benchmark(api: httpx.Client) -> None:
+    assert "no sample" in assert_error(
+        api.get("/api/sample", params={"bench": BENCH, "id": "nope:supportive"}), 404)
+    assert_error(api.get("/api/samples", params={"bench": "benchmarks/none"}), 404)
+    assert "not a benchmark" in assert_error(
+        api.get("/api/samples", params={"bench": "benchmarks"}), 404)
+    assert_error(api.get("/api/samples"), 422)                  # bench is required
+
+
+def test_the_table_beside_caqa(api: httpx.Client, demo_data_dir: Path) -> None:
+    stats = json.loads((demo_data_dir / BENCH / "stats.json").read_text())
+    doc = api.get("/api/benchmarks/table", params={"bench": BENCH}).json()
+    assert doc["by_split"] == stats["by_split"]
+    assert doc["caqa"] == compare_with_caqa(counts_of_stats(stats)).to_json()
+    assert doc["total"] == stats["samples"]
+
+
+ESCAPES = ["../", "..", "../../etc", "/etc", "/tmp", "%2e%2e", "%2e%2e/%2e%2e/etc",
+           "benchmarks/%2e%2e/%2e%2e", "%252e%252e", "..%2fetc", "benchmarks\\..\\..",
+           "benchmarks/demo/../../..", "~", "a\x00b", "C:/Windows"]
+
+
+@pytest.mark.parametrize("bench", ESCAPES)
+def test_bench_names_cannot_leave_data(api: httpx.Client, bench: str) -> None:
+    for path in ("/api/samples", "/api/benchmarks/table", "/api/sample"):
+        response = api.get(path, params={"bench": bench, "id": "x"})
+        assert 400 <= response.status_code < 500, (path, bench, response.text)
+        assert_error(response, response.status_code)
+
+
+def test_symlinks_out_of_data_are_not_listed_or_read(api: httpx.Client) -> None:
+    names = [b["name"] for b in api.get("/api/benchmarks").json()["benchmarks"]]
+    assert BENCH in names and LINKED_DIR not in names and LINKED_FILE not in names
+    for bench in (LINKED_DIR, LINKED_FILE, f"{LINKED_DIR}/../{BENCH}"):
+        for path in ("/api/samples", "/api/benchmarks/table", "/api/sample"):
+            message = assert_error(api.get(path, params={"bench": bench, "id": "x"}), 400)
+            assert "outside" in message or ".." in message
+
+
+def test_pages_are_served_with_a_strict_policy_and_no_inline_script(api: httpx.Client) -> None:
+    for page in ("/", "/login"):
+        response = api.get(page)
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/html")
+        assert "default-src 'self'" in response.headers["content-security-policy"]
+        html = response.text
+        scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
+        assert scripts and all('src="/static/' in attrs and not body.strip()
+                               for attrs, body in scripts)
+        assert not re.search(r"\son[a-z]+\s*=", html)               # no inline handlers
+        assert "<style" not in html and " style=" not in html
+        for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
+            asset = api.get(src)
+            assert asset.status_code == 200, src
+    js = api.get("/static/js/main.js")
+    assert js.headers["content-type"].startswith("text/javascript")
+    vendor = api.get("/static/vendor/cytoscape/cytoscape.esm.min.js")
+    assert vendor.status_code == 200 and b"3.35.0" in vendor.content
+    assert_error(api.get("/static/../ui.py"), 404)
+    assert_error(api.get("/static/nope.js"), 404)
+
+
+def test_no_script_inserts_html() -> None:
+    # Data from the API enters the page as text only; a script that builds markup from
+    # strings would be the way an entity named "<img onerror=...>" ran.
+    scripts = sorted((STATIC_DIR / "js").glob("*.js"))
+    assert scripts
+    for script in scripts:
+        text = script.read_text("utf-8")
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write",
+                     "eval(", "new Function"):
+            assert sink not in text, f"{script.name} uses {sink}"

@@ -61,7 +61,20 @@ class HttpConnection:
         self.writer: asyncio.StreamWriter | None = None
 
     async def get(self, target: str) -> tuple[int, bytes]:
-        """``GET target``: the status and the body (reconnects when the server closed)."""
+        """``GET target``: the status and the body. A kept-alive connection the server
+        has closed meanwhile (uvicorn closes one idle for 5 s, as between the warm-up
+        and the timed part while the slowest client finishes) is reopened and the GET
+        sent again once, as HTTP clients do for idempotent requests."""
+        reused = self.writer is not None and not self.writer.is_closing()
+        try:
+            return await self._exchange(target)
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            if not reused or (isinstance(exc, asyncio.IncompleteReadError) and exc.partial):
+                raise
+            await self.close()
+            return await self._exchange(target)
+
+    async def _exchange(self, target: str) -> tuple[int, bytes]:
         if self.writer is None or self.writer.is_closing():
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None

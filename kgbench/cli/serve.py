@@ -73,9 +73,7 @@ def serve(
 
     Example (shared): KGBENCH_TOKEN=s3cret kgbench serve --store bolt://db:7687 --data /srv/kg --host 0.0.0.0
     """
-    import uvicorn
-
-    from kgbench.service import ServiceSettings, SettingsError, create_app
+    from kgbench.service.settings import ServiceSettings, SettingsError
     from kgstore import open_store
 
     location = store_location(ctx, store)
@@ -90,6 +88,10 @@ def serve(
         raise CliError(f"port {port} on {host} is in use", "pass another --port", code=1)
     with open_store(location, read_only=True):   # fails here, in one line, if it cannot
         pass
+    import uvicorn
+
+    from kgbench.service import create_app
+
     app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host
     note(f"serving {location} (data {settings.data_dir}) at http://{shown}:{port}/ "

@@ -9,6 +9,7 @@ through :func:`kgbench.service.paths.resolve_under`, so no request reads outside
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel
 
 from extension.labels import Complexity, Label, Split
 from kgbench.service.deps import data_root, store
-from kgbench.service.errors import ApiError
+from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
 from kgbench.service.models import GraphJson
 from kgbench.service.paths import resolve_under
@@ -36,7 +37,9 @@ from kgstore import Entity, Fact, Store, Subgraph
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api", tags=["samples"])
+router = APIRouter(prefix="/api", tags=["samples"], responses={
+    **ERROR_RESPONSES,
+    409: {"model": ErrorBody, "description": "The samples file is unreadable or being rewritten"}})
 
 CONTEXT_BELOW = 6
 """A sample graph with fewer facts than this gets the store's facts around its
@@ -44,6 +47,9 @@ entities too, so a one-triple sample is not drawn as a lone edge."""
 CONTEXT_PER_ENTITY = 3
 CONTEXT_MAX = 18
 """Store facts added around a sample's entities: per entity, and in all."""
+
+UNREADABLE = (OSError, EOFError, zlib.error)
+"""What reading a damaged samples file raises (a truncated or corrupt ``.gz`` too)."""
 
 BenchName = Annotated[str, Query(min_length=1, max_length=512,
                                  description="A benchmark's name from /api/benchmarks "
@@ -97,7 +103,7 @@ def _benchmark_dir(root: Path, bench: str) -> tuple[str, Path]:
     for name in SAMPLES_FILES:
         if (directory / name).exists() or (directory / name).is_symlink():
             return rel, resolve_under(root, f"{rel}/{name}", kind="file")
-    raise ApiError(404, f"{bench!r} holds no samples.jsonl: it is not a benchmark",
+    raise ApiError(404, f"{ascii(bench[:200])} holds no samples.jsonl: it is not a benchmark",
                    "GET /api/benchmarks lists the benchmarks under --data")
 
 
@@ -105,9 +111,14 @@ def _index(root: Path, bench: str) -> tuple[str, BenchmarkIndex]:
     name, path = _benchmark_dir(root, bench)
     try:
         return name, load_index(path)
-    except OSError as exc:
-        raise ApiError(409, f"{name}: cannot read its samples ({exc.strerror or exc})",
-                       "check the file is complete and readable, then retry") from None
+    except UNREADABLE as exc:
+        raise _unreadable(name, exc) from None
+
+
+def _unreadable(name: str, exc: BaseException) -> ApiError:
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return ApiError(409, f"{name}: cannot read its samples ({reason})",
+                    "check the file is complete (a .gz not cut short) and readable, then retry")
 
 
 @router.get("/benchmarks", response_model=BenchmarkList)
@@ -184,8 +195,10 @@ def one_sample(
     name, index = _index(root, bench)
     try:
         sample = index.read(id)
+    except UNREADABLE as exc:
+        raise _unreadable(name, exc) from None
     except SampleNotFoundError:
-        raise ApiError(404, f"no sample {id!r} in {name}",
+        raise ApiError(404, f"no sample {ascii(id[:200])} in {name}",
                        "GET /api/samples?bench=... lists the sample ids") from None
     except StaleIndexError as exc:
         raise ApiError(409, str(exc), "the benchmark is being rewritten; retry") from None

@@ -66,7 +66,7 @@ class ServiceSettings:
                 raise SettingsError(f"{name} must be at least 1")
         if not 0 < self.query_timeout_s < float("inf"):
             raise SettingsError("query_timeout_s must be a positive number of seconds")
-        if not 0 <= self.port <= 65535:
+        if not 1 <= self.port <= 65535:
             raise SettingsError(f"--port {self.port}: a port is a number from 1 to 65535")
 
     @property

@@ -27,8 +27,8 @@ from schemathesis.checks import (
 from kgbench.service.security import READ_POSTS, SESSION_PATH
 from tests.service.conftest import Server
 
-EXAMPLES = 6
-"""Cases per operation and generation mode (about 200 requests, ~15 s on 2 busy cores)."""
+EXAMPLES = 4
+"""Cases per operation and generation mode (about 150 requests, ~15 s on 2 busy cores)."""
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 

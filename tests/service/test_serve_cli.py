@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.service.conftest import ROOT, Server, StartServer, free_port, server_env
+from tests.service.conftest import ROOT, Server, free_port, server_env
 
 
 def run_serve(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -65,12 +65,3 @@ def test_help_teaches_with_an_example() -> None:
     assert proc.returncode == 0
     assert "Example: kgbench serve --store" in proc.stdout
     assert "--token" in proc.stdout and "KGBENCH_TOKEN" in proc.stdout
-
-
-def test_restart_keeps_the_port(start_server: StartServer, demo_store_path: str,
-                                tmp_path: Path) -> None:
-    server = start_server(demo_store_path, tmp_path)
-    port = server.port
-    server.restart()
-    assert server.port == port
-    assert httpx.get(f"{server.url}/api/health").json()["status"] == "ok"

@@ -24,7 +24,7 @@ from playwright.sync_api import Browser, ConsoleMessage, expect, sync_playwright
 from playwright.sync_api import Page as BrowserPage
 
 from tests.service import ui_support
-from tests.service.conftest import Server
+from tests.service.conftest import Server, StartServer
 from tests.service.ui_support import COPPOLA, HOSTILE_NAME, QUESTIONS, SPIELBERG
 
 ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
@@ -223,3 +223,36 @@ def test_an_entity_named_like_html_is_shown_as_text(ui: Page) -> None:
     assert page.locator("main img").count() == 0
     assert page.evaluate("document.body.dataset.pwned") is None
     ui.shot("10-hostile-name-as-text.png")
+
+
+@pytest.mark.slow
+def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: StartServer,
+                                            demo_store_path: str, artifacts: Path,
+                                            tmp_path: Path) -> None:
+    # A server with a token: reads are open on loopback, starting a job is not.
+    (tmp_path / "data").mkdir()
+    server = start_server(demo_store_path, tmp_path / "data", token="t0ken-for-the-ui")
+    ui = Page(browser, server, artifacts)
+    try:
+        page = ui.open("#/jobs")
+        questions = page.get_by_label("Questions file (relative to the server's --data directory)")
+        questions.fill("missing.jsonl")
+        page.get_by_role("button", name="Start").click()
+        expect(page.get_by_role("alert")).to_contain_text("needs the server's token")
+        ui.shot("11-job-needs-token.png")
+        page.get_by_role("alert").get_by_role("link", name="Log in").click()
+        expect(page).to_have_url(re.compile(r"/login\?next="))
+        page.get_by_label("Token").fill("wrong")
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("alert")).to_contain_text("token")
+        page.get_by_label("Token").fill("t0ken-for-the-ui")
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("link", name="Continue").click()
+        expect(page).to_have_url(re.compile(r"#/jobs$"))
+        questions.fill("missing.jsonl")
+        page.get_by_role("button", name="Start").click()
+        # authorised now: the job is refused for its input, not for the token
+        expect(page.get_by_role("alert")).to_contain_text("missing.jsonl")
+        ui.shot("12-job-after-login.png")
+    finally:
+        ui.close()

@@ -23,7 +23,7 @@ from kgbench.service.samples import CONTEXT_MAX
 from kgbench.service.ui import STATIC_DIR
 from tests.service import ui_support
 from tests.service.conftest import Server
-from tests.service.ui_support import BENCH, LINKED_DIR, LINKED_FILE
+from tests.service.ui_support import BENCH, BROKEN, LINKED_DIR, LINKED_FILE
 
 ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
 
@@ -137,6 +137,12 @@ def test_unknown_sample_or_benchmark(api: httpx.Client) -> None:
     assert "not a benchmark" in assert_error(
         api.get("/api/samples", params={"bench": "benchmarks"}), 404)
     assert_error(api.get("/api/samples"), 422)                  # bench is required
+
+
+def test_a_damaged_samples_file_is_a_409(api: httpx.Client) -> None:
+    for path in ("/api/samples", "/api/benchmarks/table", "/api/sample"):
+        message = assert_error(api.get(path, params={"bench": BROKEN, "id": "x"}), 409)
+        assert message.startswith(f"{BROKEN}: cannot read its samples")
 
 
 def test_the_table_beside_caqa(api: httpx.Client, demo_data_dir: Path) -> None:

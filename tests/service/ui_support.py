@@ -9,6 +9,7 @@ into its data directory, so it is not the shared ``demo_server``.
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 from collections.abc import Iterator
@@ -28,6 +29,8 @@ LINKED_DIR = "linked-dir"
 """A benchmark directory that is a symlink out of the data directory."""
 LINKED_FILE = "linked-file"
 """A directory inside whose samples.jsonl is a symlink out of the data directory."""
+BROKEN = "broken"
+"""A benchmark whose samples.jsonl.gz is cut short."""
 QUESTIONS = "questions.jsonl"
 """The demo questions, for a generate job."""
 HOSTILE_NAME = "<img src=x onerror=document.body.dataset.pwned=1>"
@@ -58,6 +61,10 @@ def _data_dir(root: Path, demo_data_dir: Path) -> Path:
     (data / LINKED_FILE).mkdir()
     shutil.copy(outside / "stats.json", data / LINKED_FILE / "stats.json")
     os.symlink(outside / "samples.jsonl", data / LINKED_FILE / "samples.jsonl")
+    (data / BROKEN).mkdir()
+    shutil.copy(outside / "stats.json", data / BROKEN / "stats.json")
+    whole = gzip.compress((outside / "samples.jsonl").read_bytes())
+    (data / BROKEN / "samples.jsonl.gz").write_bytes(whole[:len(whole) // 2])
     return data
 
 

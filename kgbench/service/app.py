@@ -40,7 +40,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
             yield
 
     app = FastAPI(title=API_TITLE, version=reads.VERSION, debug=False, lifespan=lifespan,
-                  docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",   # docs: ui.py
                   description="Explore a knowledge graph, run kgbench jobs and review "
                   "benchmark samples. Errors are {\"error\": {\"status\", \"message\", "
                   "\"hint\"}}.")

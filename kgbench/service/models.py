@@ -21,7 +21,11 @@ __all__ = ["CypherRequest", "CypherResultModel", "EntityFactsModel", "EntityMode
            "PathsResult", "PredicateList", "PredicateModel", "SearchResult",
            "SourceModel", "StatsModel"]
 
-Names = dict[str, str | None]
+Names = Annotated[dict[str, str | None], Field(
+    description="The name of each entity the facts reach (null: nameless, e.g. a CVT).")]
+Cvts = Annotated[dict[str, list[str]], Field(
+    description="The CVTs (mediator nodes of n-ary facts) among those entities, with "
+    "their types: show them as \"CVT · education.education\", not as a bare id.")]
 MAX_ID_CHARS = 2048
 
 
@@ -112,6 +116,7 @@ class EntityPage(EntityFactsModel):
     """An entity by id, with the names of the entities its facts reach."""
 
     names: Names
+    cvts: Cvts
 
 
 class LookupResult(BaseModel):
@@ -123,6 +128,7 @@ class LookupResult(BaseModel):
     results: list[EntityFactsModel]
     candidates: list[EntityModel]
     names: Names
+    cvts: Cvts
 
 
 class FactPage(BaseModel):
@@ -136,6 +142,7 @@ class FactPage(BaseModel):
     more: bool
     facts: list[FactModel]
     names: Names
+    cvts: Cvts
 
 
 class GraphNode(BaseModel):
@@ -188,6 +195,7 @@ class PathsResult(BaseModel):
     max_length: int
     paths: list[PathModel]
     names: Names
+    cvts: Cvts
 
 
 # -- POST bodies ------------------------------------------------------------------------

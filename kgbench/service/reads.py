@@ -12,6 +12,7 @@ before any handle is taken.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, Literal
 
@@ -40,7 +41,6 @@ from kgstore.cypher.guard import Dialect, assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.lookup import (
     entity_facts,
-    entity_names,
     fact_entity_ids,
     lookup_entity,
     resolve_entity,
@@ -75,6 +75,16 @@ without a language has no ``lang``), not every optional field of the model."""
 
 IdParam = Annotated[str, Query(min_length=1, max_length=2048,
                                description="An entity id (or an unambiguous name).")]
+
+
+def _labels(store: Store, ids: Iterable[str]) -> dict[str, Any]:
+    """``names`` (``id -> name``, ``None`` for a nameless one) and ``cvts`` (``id ->
+    types`` of the mediator nodes among them) of the entities among ``ids`` that exist,
+    read in one batch: what a listing of facts or paths needs to show a CVT as "CVT ·
+    education.education" rather than a bare id."""
+    found = store.entities(list(dict.fromkeys(ids)))
+    return {"names": {i: e.name for i, e in found.items()},
+            "cvts": {i: list(e.types) for i, e in found.items() if e.is_cvt}}
 
 
 @router.get("/health", response_model=Health)
@@ -121,7 +131,7 @@ def _entity_page(store: Store, id: str, limit: int) -> dict[str, Any]:
                        "find ids with /api/search?prefix=NAME or /api/lookup?q=NAME")
     doc = entity_facts(store, entity, limit)
     page: dict[str, Any] = json_ready(doc)
-    page["names"] = entity_names(store, fact_entity_ids(doc.facts_out + doc.facts_in))
+    page.update(_labels(store, fact_entity_ids(doc.facts_out + doc.facts_in)))
     return page
 
 
@@ -144,7 +154,7 @@ def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
     ids = [i for d in docs for i in fact_entity_ids(d.facts_out + d.facts_in)]
     ids += [e.id for e in found.entities]
     return {"query": q, "matched_by": found.matched_by, "results": json_ready(docs),
-            "candidates": json_ready(found.candidates), "names": entity_names(store, ids)}
+            "candidates": json_ready(found.candidates), **_labels(store, ids)}
 
 
 @router.get("/lookup", response_model=LookupResult, **SAME_AS_CLI)
@@ -183,7 +193,7 @@ def _facts(store: Store, id: str, direction: str, predicate: str | None, offset:
     page = window[offset:offset + limit]
     return {"id": id, "direction": direction, "predicate": predicate, "offset": offset,
             "limit": limit, "more": len(window) > offset + limit, "facts": json_ready(page),
-            "names": entity_names(store, fact_entity_ids(page))}
+            **_labels(store, fact_entity_ids(page))}
 
 
 @router.get("/facts", response_model=FactPage, **SAME_AS_CLI)
@@ -231,7 +241,7 @@ def _paths(store: Store, source: str, target: str, max_length: int,
     return {"source": src.id, "target": dst.id, "max_length": max_length,
             "paths": [{"length": p.length, "nodes": p.nodes, "facts": json_ready(p.facts)}
                       for p in found],
-            "names": entity_names(store, [n for p in found for n in p.nodes])}
+            **_labels(store, [n for p in found for n in p.nodes])}
 
 
 @router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from extension.labels import Complexity, Label, Split
 from extension.sample_format import BenchmarkSample
@@ -87,6 +87,45 @@ class SamplePage(BaseModel):
     invalid_lines: int
 
 
+class ShareRowModel(BaseModel):
+    """One label or complexity: our count and share beside CAQA's (percent; the
+    difference in percentage points, ours − CAQA's); ``flagged``: a label further
+    from CAQA's share than the tolerance."""
+
+    count: int
+    share_pct: float
+    caqa_share_pct: float
+    diff_points: float
+    flagged: bool
+
+
+class CaqaComparison(BaseModel):
+    """Our shares beside CAQA Table 5's (:func:`extension.caqa_table5.compare_with_caqa`,
+    as ``stats.json`` keeps it)."""
+
+    source: str
+    samples: int
+    caqa_samples: int
+    label_tolerance_points: float
+    label: dict[str, ShareRowModel]
+    complexity: dict[str, ShareRowModel]
+    flagged_labels: list[str]
+
+
+class BenchmarkTable(BaseModel):
+    """Samples per split × label × complexity (every cell, zeros included; the axes in
+    table order) and the shares beside CAQA Table 5's."""
+
+    bench: str
+    total: int
+    labels: list[str]
+    complexities: list[str]
+    splits: list[str]
+    by_split: dict[str, dict[str, dict[str, int]]] = Field(
+        description="by_split[split][label][complexity] = samples")
+    caqa: CaqaComparison
+
+
 class SampleDetail(BaseModel):
     bench: str
     sample: BenchmarkSample
@@ -137,7 +176,7 @@ def list_benchmarks(root: Annotated[Path, Depends(data_root)]) -> BenchmarkList:
     return BenchmarkList(benchmarks=found)
 
 
-@router.get("/benchmarks/table")
+@router.get("/benchmarks/table", response_model=BenchmarkTable)
 def table(root: Annotated[Path, Depends(data_root)], bench: BenchName) -> dict[str, Any]:
     """Samples per split × label × complexity, and the label and complexity shares
     beside CAQA Table 5's."""

@@ -42,7 +42,6 @@ READ_POSTS = frozenset({"/api/cypher", "/api/match"})
 PUBLIC_PATHS = frozenset({"/login", "/favicon.ico"})
 PUBLIC_PREFIXES = ("/static/",)
 SESSION_PATH = "/api/session"
-DOCS_PATHS = frozenset({"/api/docs", "/api/docs/oauth2-redirect", "/api/redoc"})
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'")
@@ -197,7 +196,6 @@ class SecurityMiddleware:
 
     def _with_headers(self, scope: Scope, send: Send) -> Send:
         path: str = scope["path"]
-        csp = path not in DOCS_PATHS
         api = path.startswith("/api/")
 
         async def sending(message: Message) -> None:
@@ -205,8 +203,7 @@ class SecurityMiddleware:
                 kept = [(k, v) for k, v in message.get("headers", [])
                         if not k.lower().startswith(b"access-control-")]
                 kept.extend(SECURITY_HEADERS)
-                if csp:
-                    kept.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
+                kept.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
                 if api:
                     kept.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": kept}

@@ -1,10 +1,11 @@
-"""The web UI: two HTML pages and the static files they load, served by the same
-process as the API, with no build step (plain ES modules; cytoscape vendored under
-``static/vendor``).
+"""The web UI: three HTML pages and the static files they load, served by the same
+process as the API, with no build step (plain ES modules; cytoscape and Swagger UI
+vendored under ``static/vendor``).
 
 ``/`` is a single-page app with hash routes (``#/search``, ``#/entity?id=``,
 ``#/cypher``, ``#/jobs``, ``#/bench``, ``#/sample?bench=&id=``); ``/login`` takes the
-token. The pages hold no inline script or style, so the strict Content-Security-Policy
+token; ``/api/docs`` is the API reference (Swagger UI over ``/api/openapi.json``, from
+this server: the lab machines have no internet for a CDN). The pages hold no inline script or style, so the strict Content-Security-Policy
 the security middleware sends (``default-src 'self'``) applies unchanged, and every
 text from the API is inserted as text by the scripts, never as markup.
 """
@@ -42,3 +43,9 @@ def app_page() -> FileResponse:
 def login_page() -> FileResponse:
     """The page that takes the server's token (``POST /api/session``)."""
     return _page("login.html")
+
+
+@router.get("/api/docs")
+def docs_page() -> FileResponse:
+    """The API reference: the vendored Swagger UI over ``/api/openapi.json``."""
+    return _page("docs.html")

@@ -18,6 +18,9 @@ from kgstore.models import json_ready
 from tests.service.conftest import Server, _launch
 
 TITANIC = "m.0kgb0gs"   # the 1997 film; another entity shares the name
+SPIELBERG = "m.0kgb086"
+EDUCATION = "m.0kgb0zq"   # a CVT: Spielberg's people.person.education
+SCHOOL = "m.0kgb06p"      # the institution of that education
 
 
 @pytest.fixture(scope="session", params=["embedded", "neo4j"])
@@ -97,6 +100,8 @@ def test_entity_by_id_has_facts_and_names(client: httpx.Client,
                                           expected: dict[str, object]) -> None:
     doc = client.get("/api/entity", params={"id": TITANIC, "limit": 5}).json()
     names = doc.pop("names")
+    cvts = doc.pop("cvts")   # e.g. a film.performance of the cast
+    assert all(names[i] is None and types for i, types in cvts.items())
     assert doc == expected["entity"]
     assert names[TITANIC] == "Titanic"
     assert "James Cameron" in names.values()
@@ -112,6 +117,25 @@ def test_lookup_by_name_lists_every_namesake(client: httpx.Client) -> None:
     prefix = client.get("/api/lookup", params={"q": "Al"}).json()
     assert prefix["matched_by"] == "prefix" and len(prefix["candidates"]) > 1
     assert_error(client.get("/api/lookup", params={"q": "zzzz no such"}), 404, "zzzz")
+
+
+def test_fact_listings_name_their_cvts_with_types(client: httpx.Client) -> None:
+    cvt = {EDUCATION: ["education.education"]}
+    page = client.get("/api/entity", params={"id": SPIELBERG, "limit": 1000}).json()
+    assert page["cvts"].get(EDUCATION) == cvt[EDUCATION] and page["names"][EDUCATION] is None
+    assert all(page["names"][i] is None for i in page["cvts"])   # only nameless CVTs
+    assert SPIELBERG not in page["cvts"]
+    facts = client.get("/api/facts", params={"id": SPIELBERG,
+                                             "predicate": "people.person.education"}).json()
+    assert [f["object"] for f in facts["facts"]] == [EDUCATION] and facts["cvts"] == cvt
+    incoming = client.get("/api/facts", params={"id": EDUCATION, "direction": "in"}).json()
+    assert incoming["cvts"] == cvt   # the CVT itself as the facts' object
+    looked_up = client.get("/api/lookup", params={"q": SPIELBERG, "limit": 1000}).json()
+    assert looked_up["cvts"].get(EDUCATION) == cvt[EDUCATION]
+    paths = client.get("/api/paths", params={"source": SPIELBERG, "target": SCHOOL,
+                                             "max_length": 2}).json()
+    assert any(EDUCATION in p["nodes"] for p in paths["paths"])
+    assert paths["cvts"].get(EDUCATION) == cvt[EDUCATION]
 
 
 def test_facts_pages_are_windows_of_one_order(client: httpx.Client,

@@ -27,6 +27,8 @@ from tests.service import ui_support
 from tests.service.conftest import Server, StartServer
 from tests.service.ui_support import COPPOLA, HOSTILE_NAME, QUESTIONS, SPIELBERG
 
+EDUCATION = "m.0kgb0zq"   # a CVT: Spielberg's people.person.education
+
 ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -113,6 +115,31 @@ def test_search_with_autocomplete_then_open_the_entity(ui: Page) -> None:
     expect(facts.locator("td.pred").filter(has_text="film.film.directed_by").first).to_be_visible()
     expect(facts.get_by_role("link", name="Francis Ford Coppola")).to_be_visible()
     ui.shot("02-entity-facts.png")
+
+
+def test_a_cvt_object_is_shown_by_its_type(ui: Page) -> None:
+    page = ui.open(f"#/entity?id={SPIELBERG}")
+    row = page.locator("table.facts").first.locator("tr").filter(has_text="people.person.education")
+    link = row.get_by_role("link", name="CVT · education.education")
+    expect(link).to_be_visible()
+    expect(link).to_have_attribute("href", f"#/entity?id={EDUCATION}")
+    ui.shot("02b-entity-cvt-fact.png")
+    link.click()
+    expect(page.locator("#entity-name")).to_have_text(f"CVT · education.education ({EDUCATION})")
+
+
+def test_the_api_reference_works_offline(ui: Page) -> None:
+    # Swagger UI from this server under the strict CSP: no request leaves it (the lab
+    # machines have no internet), no CSP violation (Page fails on any console error).
+    elsewhere: list[str] = []
+    ui.page.on("request", lambda r: None if r.url.startswith((ui.server.url, "data:"))
+               else elsewhere.append(r.url))
+    page = ui.open("api/docs")
+    expect(page.locator('.opblock-summary-path[data-path="/api/entity"]')).to_be_visible()
+    expect(page.locator('.opblock-summary-path[data-path="/api/benchmarks/table"]')
+           ).to_be_visible()
+    ui.shot("13-api-docs.png")
+    assert not elsewhere
 
 
 def test_expand_a_node_of_the_graph_with_the_keyboard(ui: Page) -> None:

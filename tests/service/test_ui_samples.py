@@ -20,6 +20,7 @@ from extension.caqa_table5 import compare_with_caqa, counts_of_stats
 from extension.sample_format import BenchmarkSample
 from kgbench.service.graphjson import edge_id
 from kgbench.service.samples import CONTEXT_MAX
+from kgbench.service.security import CONTENT_SECURITY_POLICY
 from kgbench.service.ui import STATIC_DIR
 from tests.service import ui_support
 from tests.service.conftest import Server
@@ -151,6 +152,15 @@ def test_the_table_beside_caqa(api: httpx.Client, demo_data_dir: Path) -> None:
     assert doc["by_split"] == stats["by_split"]
     assert doc["caqa"] == compare_with_caqa(counts_of_stats(stats)).to_json()
     assert doc["total"] == stats["samples"]
+    assert set(doc) == {"bench", "total", "labels", "complexities", "splits", "by_split", "caqa"}
+    # OpenAPI describes the answer (what the UI's table reads), not an untyped object
+    schema = api.get("/api/openapi.json").json()
+    answer = schema["paths"]["/api/benchmarks/table"]["get"]["responses"]["200"]
+    assert answer["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/BenchmarkTable"}
+    described = schema["components"]["schemas"]
+    assert set(described["BenchmarkTable"]["required"]) == set(doc)
+    assert set(described["CaqaComparison"]["required"]) == set(doc["caqa"])
 
 
 ESCAPES = ["../", "..", "../../etc", "/etc", "/tmp", "%2e%2e", "%2e%2e/%2e%2e/etc",
@@ -176,12 +186,14 @@ def test_symlinks_out_of_data_are_not_listed_or_read(api: httpx.Client) -> None:
 
 
 def test_pages_are_served_with_a_strict_policy_and_no_inline_script(api: httpx.Client) -> None:
-    for page in ("/", "/login"):
+    for page in ("/", "/login", "/api/docs"):
         response = api.get(page)
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/html")
-        assert "default-src 'self'" in response.headers["content-security-policy"]
+        assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         html = response.text
+        # every asset from this server (the API docs too: no CDN on an offline machine)
+        assert not re.search(r'(?:src|href)="(?:[a-z]+:)?//', html, re.I), page
         scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
         assert scripts and all('src="/static/' in attrs and not body.strip()
                                for attrs, body in scripts)
@@ -194,6 +206,9 @@ def test_pages_are_served_with_a_strict_policy_and_no_inline_script(api: httpx.C
     assert js.headers["content-type"].startswith("text/javascript")
     vendor = api.get("/static/vendor/cytoscape/cytoscape.esm.min.js")
     assert vendor.status_code == 200 and b"3.35.0" in vendor.content
+    swagger = api.get("/static/vendor/swagger-ui/swagger-ui-bundle.js")
+    assert swagger.status_code == 200 and swagger.headers["content-type"].startswith(
+        "text/javascript")
     assert_error(api.get("/static/../ui.py"), 404)
     assert_error(api.get("/static/nope.js"), 404)
 

@@ -107,9 +107,12 @@ export function objectText(object, names) {
   return (names && names[object]) || object;
 }
 
-/** The name of entity `id` from a names map, else the id. */
-export function nameOf(id, names) {
-  return (names && names[id]) || id;
+/** How a listing shows entity `id`: its name; else, for a CVT (mediator node, in the API's
+ *  `cvts` map of id -> types), "CVT · education.education"; else the id. */
+export function entityText(id, names, cvts) {
+  if (names && names[id]) return names[id];
+  if (cvts && cvts[id]) return `CVT · ${cvts[id].join(", ") || "mediator"}`;
+  return id;
 }
 
 /** Debounce: call `fn` once calls stop for `ms`. */

@@ -1,11 +1,11 @@
 // An entity: its record, its facts out and in (paged, with a predicate filter) and
 // its neighbourhood graph; activating a node adds that node's neighbours.
-import {api, el, errorBox, nameOf, objectText, qs, replace, route} from "./dom.js";
+import {api, el, entityText, errorBox, objectText, qs, replace, route} from "./dom.js";
 import {createGraph} from "./graph.js";
 
 const PAGE = 50;
 
-function factTable(id, direction, names) {
+function factTable(id, direction, names, cvts) {
   const caption = direction === "out" ? "Facts out" : "Facts in";
   const body = el("tbody");
   const more = el("button", {type: "button", hidden: true}, "More facts");
@@ -22,7 +22,9 @@ function factTable(id, direction, names) {
 
   function cellFor(value) {
     if (value && typeof value === "object") return el("td", {class: "literal"}, objectText(value));
-    return el("td", {}, el("a", {href: route("entity", {id: value})}, nameOf(value, names)));
+    const cvt = !names[value] && cvts[value] !== undefined;
+    return el("td", {class: cvt ? "cvt" : null}, el("a", {href: route("entity", {id: value}),
+      title: cvt ? `mediator node ${value}` : null}, entityText(value, names, cvts)));
   }
 
   async function load(from, reset) {
@@ -31,6 +33,7 @@ function factTable(id, direction, names) {
       const doc = await api(`/api/facts?${qs({id, direction, predicate: filter.value.trim(),
         offset: from, limit: PAGE})}`);
       Object.assign(names, doc.names || {});
+      Object.assign(cvts, doc.cvts || {});
       if (reset) body.replaceChildren();
       for (const f of doc.facts) {
         body.append(direction === "out"
@@ -65,8 +68,9 @@ export async function render(main, params) {
   }
   const e = doc.entity;
   const names = {...(doc.names || {}), [e.id]: e.name};
+  const cvts = {...(doc.cvts || {})};
   const head = el("header", {class: "entity-head"},
-    el("h1", {id: "entity-name"}, e.name || (e.is_cvt ? `(CVT ${e.id})` : e.id)),
+    el("h1", {id: "entity-name"}, e.name || (e.is_cvt ? `${entityText(e.id, {}, {[e.id]: e.types || []})} (${e.id})` : e.id)),
     el("dl", {class: "props"},
       el("dt", {}, "id"), el("dd", {class: "mono"}, e.id),
       el("dt", {}, "types"), el("dd", {}, (e.types || []).join(", ") || "—"),
@@ -76,7 +80,7 @@ export async function render(main, params) {
   const graphHost = el("div", {class: "graph-host"});
   const graphNote = el("div", {"aria-live": "polite"});
   replace(main, el("div", {class: "two-col"},
-    el("div", {class: "col-left"}, head, factTable(e.id, "out", names), factTable(e.id, "in", names)),
+    el("div", {class: "col-left"}, head, factTable(e.id, "out", names, cvts), factTable(e.id, "in", names, cvts)),
     el("div", {class: "col-right"}, el("h2", {}, "Neighbourhood"),
       el("p", {class: "muted"}, "Click a node (or press Enter on it in the node list) to draw its neighbours; double-click opens it."),
       graphHost, graphNote)));

@@ -41,7 +41,7 @@ def app(demo_store_path: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
     @application.get("/test/idle")
     def idle(pool: StorePoolDep) -> dict[str, int]:
-        return {"idle": pool._idle.qsize()}
+        return {"idle": pool.idle}
 
     yield application
 
@@ -82,3 +82,28 @@ def test_a_pool_with_every_handle_out_is_busy(demo_store_path: str, tmp_path: Pa
         with pytest.raises(ApiError) as caught, pool.checkout():
             pass
         assert caught.value.status == 503 and "busy" in caught.value.message
+
+
+def test_a_returned_handle_goes_to_the_thread_waiting_longest(demo_store_path: str) -> None:
+    """The thread that returns a handle and asks again at once queues behind a thread
+    already waiting (with a plain queue it took the handle back first, and under load
+    waiters starved into 503s)."""
+    order: list[str] = []
+    with StorePool(demo_store_path, 1, wait_s=5) as pool:
+        holding = pool.checkout()
+        holding.__enter__()
+
+        def waiter() -> None:
+            with pool.checkout():
+                order.append("waiter")
+
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        deadline = time.monotonic() + 5
+        while not pool._waiters and time.monotonic() < deadline:
+            time.sleep(0.005)
+        holding.__exit__(None, None, None)
+        with pool.checkout():
+            order.append("returner")
+        thread.join(5)
+    assert order == ["waiter", "returner"]

@@ -15,13 +15,18 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "kgbench" / "cli"
 SHARED = {"errors", "options", "output", "render"}
 COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
-            "model", "evaluate", "score", "kalma", "conner"}
+            "model", "evaluate", "score", "kalma", "conner", "serve"}
 USE_CASES = [
     "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
     "extension/question_parsing.py", "extension/question_grounding.py",
     "extension/extend_file.py", "extension/generate_inputs.py", "kgbench/demo/tour.py",
     "scoring/evaluate/run.py", "scoring/score/benchmark.py",
-    "scoring/train.py",
+    "scoring/train.py", "extension/generate_job.py", "kalma/generate_job.py",
+    "scoring/evaluate/choose.py",
+    # the service: the second shell over the same use cases, never over the CLI (the job
+    # child is a program of its own: its usage line is printed)
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kgbench" / "service").rglob("*.py")
+            if p.name != "child.py"),
 ]
 LAYERS = {"kgstore": 0, "loaders": 1, "llm": 1, "extension": 2, "scoring": 3, "kalma": 4, "kgbench": 5}
 

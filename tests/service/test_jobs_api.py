@@ -150,6 +150,8 @@ BAD_REQUESTS: list[tuple[str, dict[str, Any], tuple[int, ...], str]] = [
     ("out escapes", {"kind": "generate", "params": {**DEMO_JOB, "out": "../bench"}}, (400,), ".."),
     ("out exists", {"kind": "generate", "params": {**DEMO_JOB, "out": "taken"}}, (409,),
      "exists"),
+    ("out in the job records", {"kind": "generate", "params": {**DEMO_JOB, "out": "jobs/x"}},
+     (400,), "job records"),
     ("unknown kind", {"kind": "rm -rf", "params": {}}, (422,), "kind"),
     ("no kind", {"params": {}}, (422,), "kind"),
     ("extra param", {"kind": "generate", "params": {**DEMO_JOB, "force": True}}, (422,),
@@ -239,3 +241,35 @@ def test_jobs_need_the_token_when_one_is_set(demo_store_path: str, tmp_path: Pat
         assert owner.post(f"/api/jobs/{job['id']}/cancel").json()["state"] == "cancelled"
         assert owner.post(f"/api/jobs/{job['id']}/resume").json()["state"] == "queued"
         assert owner.post(f"/api/jobs/{job['id']}/cancel").json()["state"] == "cancelled"
+
+
+def test_out_inside_the_served_store_is_refused(tmp_path: Path) -> None:
+    """A job may not write into the store the server serves (when it lives under
+    --data): it would sit beside the engine's files and be listed as a benchmark."""
+    from kgbench.service.errors import ApiError
+    from kgbench.service.jobs.manager import JobManager
+    from kgbench.service.jobs.specs import GenerateParams
+    from kgbench.service.settings import ServiceSettings
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "q.jsonl").write_text("{}\n", encoding="utf-8")
+    manager = JobManager(ServiceSettings(store=str(tmp_path / "store"), data_dir=tmp_path))
+    for out in ("store", "store/x", "./store/y"):
+        with pytest.raises(ApiError) as refused:
+            manager.submit("generate", GenerateParams(questions="q.jsonl", out=out))
+        assert refused.value.status == 400 and "inside the store" in refused.value.message
+    assert not (tmp_path / "jobs").exists() or not any((tmp_path / "jobs").iterdir())
+
+
+def test_jobs_submitted_within_one_second_run_in_the_order_they_came(tmp_path: Path) -> None:
+    """``created`` is to the second; the submission number breaks the tie (two jobs of
+    one second once ran the later first when its random id sorted first)."""
+    from kgbench.service.jobs.manager import JobManager
+    from kgbench.service.jobs.specs import ParseParams
+    from kgbench.service.settings import ServiceSettings
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "q.jsonl").write_text("{}\n", encoding="utf-8")
+    manager = JobManager(ServiceSettings(store=str(tmp_path / "store"), data_dir=tmp_path))
+    ids = [manager.submit("parse", ParseParams(file="q.jsonl")).id for _ in range(12)]
+    assert [job.id for job in reversed(manager.list_jobs())] == ids

@@ -56,6 +56,7 @@ from kgbench.service.jobs.record import (
 from kgbench.service.jobs.specs import RESUMABLE_KINDS, dump_params
 from kgbench.service.paths import resolve_under
 from kgbench.service.settings import ServiceSettings
+from kgstore import is_neo4j
 
 __all__ = ["JOBS_DIR", "JobManager"]
 
@@ -150,6 +151,7 @@ class JobManager:
             owns_out = False
         elif out_name:
             out = resolve_under(self._data_dir, out_name, must_exist=False, kind="dir")
+            self._refuse_reserved_out(out, out_name)
             if out.exists() or out.is_symlink():
                 raise ApiError(409, f"out {out_name!r} already exists under --data",
                                "name a new directory, or leave out empty for the job's own")
@@ -160,6 +162,7 @@ class JobManager:
                       created=now_iso(), out=relative_out, resumable=kind in RESUMABLE_KINDS,
                       store=self._store, owns_out=owns_out)
         with self._cond:
+            job.seq = 1 + max((other.seq for other in self._jobs.values()), default=0)
             if owns_out and any(other.out == relative_out and other.state not in TERMINAL
                                 for other in self._jobs.values()):
                 raise ApiError(409, f"another job writes to {relative_out!r}",
@@ -170,10 +173,23 @@ class JobManager:
             self._cond.notify_all()
         return job.public()
 
+    def _refuse_reserved_out(self, out: Path, out_name: str) -> None:
+        """A job's ``out`` may not be inside the server's job records (``jobs/``) nor
+        inside the store it serves, when that store lives under ``--data``."""
+        reserved = [(self._jobs_dir, "the server's job records")]
+        if not is_neo4j(self._store):
+            reserved.append((Path(os.path.realpath(self._store)), "the store"))
+        for root, what in reserved:
+            if out == root or out.is_relative_to(root):
+                raise ApiError(400, f"out {ascii(out_name[:200])} is inside {what}",
+                               "name a new directory elsewhere under --data, or leave out "
+                               "empty for the job's own")
+
     def list_jobs(self) -> list[Job]:
         """Every job, newest first."""
         with self._cond:
-            jobs = sorted(self._jobs.values(), key=lambda j: (j.created, j.id), reverse=True)
+            jobs = sorted(self._jobs.values(), key=lambda j: (j.created, j.seq, j.id),
+                          reverse=True)
             return [self._view(job) for job in jobs]
 
     def get(self, job_id: str) -> Job:
@@ -304,7 +320,7 @@ class JobManager:
 
     def _launch_queued(self) -> None:
         queued = sorted((j for j in self._jobs.values() if j.state == "queued"),
-                        key=lambda j: (j.created, j.id))
+                        key=lambda j: (j.created, j.seq, j.id))
         for job in queued:
             if len(self._procs) >= self._max_jobs:
                 return

@@ -68,6 +68,9 @@ class JobFile(Job):
     owns_out: bool = True
     """Whether ``out`` was made for this job (so a restart from scratch may remove it)."""
     cancel_requested: bool = False
+    seq: int = 0
+    """Submission order: ``created`` is to the second, and two jobs submitted within
+    one second must still run in the order they came (a tie once ran the later first)."""
 
     def public(self) -> Job:
         return Job.model_validate(self.model_dump(include=set(Job.model_fields)))

@@ -69,9 +69,14 @@ class ApiError(Exception):
         self.hint = hint
 
 
+MAX_MESSAGE_CHARS = 500
+
+
 def error_body(status: int, message: str, hint: str | None = None) -> dict[str, Any]:
     """The JSON body of an error (one line of message)."""
     line = " ".join(message.split()) or "error"
+    if len(line) > MAX_MESSAGE_CHARS:   # a message may quote the request: never echo 100 kB
+        line = line[:MAX_MESSAGE_CHARS] + " …"
     return {"error": {"status": status, "message": line, "hint": hint}}
 
 

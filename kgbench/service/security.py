@@ -3,8 +3,9 @@
 Rules (from the settings, :class:`~kgbench.service.settings.ServiceSettings`):
 
 * Loopback without a token: everything is open (one person on their own machine).
-* A token set: every request that is not a read needs it (jobs, anything that writes;
-  the read-only POSTs ``/api/cypher`` and ``/api/match`` are reads), on any host.
+* A token set: every request that is not a read needs it (anything that writes; the
+  read-only POSTs ``/api/cypher`` and ``/api/match`` are reads), and every request
+  under ``/api/jobs`` (reading a job too), on any host.
 * A non-loopback bind (which requires a token): every request needs it, except the
   login page, its static files and ``/api/session`` (which checks the token itself).
 * The token comes as ``Authorization: Bearer T`` or the ``kgbench_token`` cookie that
@@ -42,6 +43,7 @@ READ_POSTS = frozenset({"/api/cypher", "/api/match"})
 PUBLIC_PATHS = frozenset({"/login", "/favicon.ico"})
 PUBLIC_PREFIXES = ("/static/",)
 SESSION_PATH = "/api/session"
+JOBS_PATH = "/api/jobs"
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'")
@@ -101,7 +103,10 @@ def token_required_for(settings: ServiceSettings, method: str, path: str) -> boo
     """Whether a request needs the token (the rules in the module docstring)."""
     if not settings.auth or _public(method, path):
         return False
-    return not settings.loopback or not is_read(method, path)
+    # Jobs need the token even to be read: their parameters and outputs are one
+    # person's work, and the issue asks for the token on every job request.
+    jobs = path == JOBS_PATH or path.startswith(JOBS_PATH + "/")
+    return not settings.loopback or jobs or not is_read(method, path)
 
 
 def _host_is_loopback(host_header: str) -> bool:

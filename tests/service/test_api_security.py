@@ -148,3 +148,10 @@ def test_entity_ids_are_data_not_code(api: httpx.Client) -> None:
     for hostile in ("m.0kgb0gs' OR 1=1 //", "x\") RETURN 1 //", "$id", "\\u0000", "../../etc"):
         reply = api.get("/api/entity", params={"id": hostile})
         assert error_of(reply, 404).startswith("no entity")
+
+
+def test_an_error_never_echoes_a_huge_request(api: httpx.Client) -> None:
+    """A message that quotes the request is cut (a 60 kB job id came back whole)."""
+    reply = api.get("/api/jobs/" + "A" * 60_000 + "/files")
+    assert 400 <= reply.status_code < 500 and len(reply.content) < 2_000, reply.status_code
+    assert len(reply.json()["error"]["message"]) <= 502

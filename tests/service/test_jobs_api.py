@@ -237,7 +237,11 @@ def test_jobs_need_the_token_when_one_is_set(demo_store_path: str, tmp_path: Pat
         for c in (anonymous, wrong):
             assert_one_line_error(c.post(f"/api/jobs/{job['id']}/cancel"), 401)
             assert_one_line_error(c.post(f"/api/jobs/{job['id']}/resume"), 401)
-        assert anonymous.get(f"/api/jobs/{job['id']}").status_code == 200   # reads: loopback
+        for c in (anonymous, wrong):   # reading jobs needs it too, even on loopback
+            for path in ("/api/jobs", f"/api/jobs/{job['id']}", f"/api/jobs/{job['id']}/files",
+                         f"/api/jobs/{job['id']}/events"):
+                assert_one_line_error(c.get(path), 401)
+        assert owner.get(f"/api/jobs/{job['id']}").json()["id"] == job["id"]
         assert owner.post(f"/api/jobs/{job['id']}/cancel").json()["state"] == "cancelled"
         assert owner.post(f"/api/jobs/{job['id']}/resume").json()["state"] == "queued"
         assert owner.post(f"/api/jobs/{job['id']}/cancel").json()["state"] == "cancelled"

@@ -256,7 +256,7 @@ def test_an_entity_named_like_html_is_shown_as_text(ui: Page) -> None:
 def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: StartServer,
                                             demo_store_path: str, artifacts: Path,
                                             tmp_path: Path) -> None:
-    # A server with a token: reads are open on loopback, starting a job is not.
+    # A server with a token: reads are open on loopback, jobs are not.
     (tmp_path / "data").mkdir()
     server = start_server(demo_store_path, tmp_path / "data", token="t0ken-for-the-ui")
     ui = Page(browser, server, artifacts)
@@ -265,9 +265,12 @@ def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: Star
         questions = page.get_by_label("Questions file (relative to the server's --data directory)")
         questions.fill("missing.jsonl")
         page.get_by_role("button", name="Start").click()
-        expect(page.get_by_role("alert")).to_contain_text("needs the server's token")
+        # the job list says so as well: reading jobs needs the token too
+        form_alert = page.locator("form").get_by_role("alert")
+        expect(form_alert).to_contain_text("needs the server's token")
+        expect(page.get_by_role("alert")).to_have_count(2)
         ui.shot("11-job-needs-token.png")
-        page.get_by_role("alert").get_by_role("link", name="Log in").click()
+        form_alert.get_by_role("link", name="Log in").click()
         expect(page).to_have_url(re.compile(r"/login\?next="))
         page.get_by_label("Token").fill("wrong")
         page.get_by_role("button", name="Log in").click()
@@ -279,7 +282,7 @@ def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: Star
         questions.fill("missing.jsonl")
         page.get_by_role("button", name="Start").click()
         # authorised now: the job is refused for its input, not for the token
-        expect(page.get_by_role("alert")).to_contain_text("missing.jsonl")
+        expect(page.locator("form").get_by_role("alert")).to_contain_text("missing.jsonl")
         ui.shot("12-job-after-login.png")
     finally:
         ui.close()

@@ -96,10 +96,32 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.message, exc.hint)
 
 
+JSON_BODY_HINT = "send one JSON object with Content-Type: application/json"
+
+
+def _body_error(first: Mapping[str, Any]) -> str | None:
+    """The message for a body that is not a JSON object at all (pydantic's words name
+    a character offset, or a dictionary, which a caller does not think in)."""
+    loc = tuple(first.get("loc", ()))
+    if not loc or loc[0] != "body":
+        return None
+    kind = first.get("type")
+    if kind == "json_invalid":
+        at = f" at character {loc[1]}" if len(loc) > 1 else ""
+        reason = (first.get("ctx") or {}).get("error") or "malformed"
+        return f"the body is not valid JSON{at} ({reason})"
+    if len(loc) == 1 and kind in ("model_attributes_type", "dict_type", "missing"):
+        return "the body must be a JSON object"
+    return None
+
+
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    body = _body_error(first)
+    if body is not None:
+        return error_response(422, body, JSON_BODY_HINT)
     where = _field(first.get("loc", ()))
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return error_response(422, f"{where}: {first.get('msg', 'invalid value')}{more}",
@@ -111,9 +133,12 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     message = exc.detail if isinstance(exc.detail, str) else "request refused"
     if exc.status_code == 404 and message == "Not Found":
         message = f"no such endpoint: {request.url.path}"
+    hint = None
     if exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
-    return error_response(exc.status_code, message, headers=exc.headers)
+    if exc.status_code == 400 and "parsing the body" in message:
+        message, hint = "the body could not be read as JSON (UTF-8)", JSON_BODY_HINT
+    return error_response(exc.status_code, message, hint, headers=exc.headers)
 
 
 def store_error_status(exc: StoreError) -> int:

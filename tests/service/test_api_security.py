@@ -155,3 +155,17 @@ def test_an_error_never_echoes_a_huge_request(api: httpx.Client) -> None:
     reply = api.get("/api/jobs/" + "A" * 60_000 + "/files")
     assert 400 <= reply.status_code < 500 and len(reply.content) < 2_000, reply.status_code
     assert len(reply.json()["error"]["message"]) <= 502
+
+
+@pytest.mark.parametrize(("body", "content_type", "status", "says"), [
+    (b'{"query": "MATCH', "application/json", 422, "not valid JSON at character"),
+    (b'{"query": "RETURN \xff"}', "application/json", 400, "could not be read as JSON"),
+    (b'"MATCH (e) RETURN e"', "application/json", 422, "must be a JSON object"),
+    (b'{"query": "MATCH (e:Entity) RETURN e.id LIMIT 1"}', "text/plain", 422,
+     "must be a JSON object"),
+])
+def test_a_body_that_is_not_a_json_object_says_how_to_send_one(
+        api: httpx.Client, body: bytes, content_type: str, status: int, says: str) -> None:
+    reply = api.post("/api/cypher", content=body, headers={"content-type": content_type})
+    assert says in error_of(reply, status)
+    assert "application/json" in reply.json()["error"]["hint"]

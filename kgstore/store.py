@@ -13,8 +13,10 @@ so an interrupted import is finished by running it again.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from types import TracebackType
 from typing import Any, ClassVar
 
 from kgstore import subgraph as _subgraph
+from kgstore.errors import QueryTimeoutError
 from kgstore.models import (
     Adjacency,
     Entity,
@@ -75,6 +78,8 @@ class Store(ABC):
     """A knowledge-graph store. Use as a context manager or call :meth:`close`."""
 
     backend: ClassVar[str]
+    _deadline: float | None = None
+    _deadline_s: float = 0.0
 
     # -- lifecycle ------------------------------------------------------------------
     @property
@@ -95,6 +100,31 @@ class Store(ABC):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    # -- time limits ----------------------------------------------------------------
+    @contextlib.contextmanager
+    def deadline(self, timeout_s: float) -> Iterator[None]:
+        """Reads in the block stop with :class:`QueryTimeoutError` once ``timeout_s``
+        has passed: every statement runs with the time left as the engine's own limit,
+        and none starts after it. So a server thread that gave up on a read also frees
+        the handle soon (the engine stops the work), instead of leaving it busy for as
+        long as the read would have run. One handle, one thread: not for sharing."""
+        previous = self._deadline, self._deadline_s
+        self._deadline, self._deadline_s = time.monotonic() + timeout_s, timeout_s
+        try:
+            yield
+        finally:
+            self._deadline, self._deadline_s = previous
+
+    def _time_left(self) -> float | None:
+        """Seconds the current :meth:`deadline` leaves (``None``: no deadline);
+        :class:`QueryTimeoutError` once it has passed."""
+        if self._deadline is None:
+            return None
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise QueryTimeoutError(self._deadline_s)
+        return left
 
     # -- metadata -------------------------------------------------------------------
     @abstractmethod

@@ -82,11 +82,14 @@ class Reader:
                   **kwargs: Any) -> T:
         """``fn(store, *args, **kwargs)`` on a handle of its own, within ``timeout_s``
         (default: the server's query timeout) plus a grace for the engine's own stop."""
+        limit = self.timeout_s if timeout_s is None else timeout_s
+
         def work() -> T:
-            with self.pool.checkout() as handle:
+            # The store's own deadline stops the engine's work too, so an abandoned read
+            # gives its handle back soon instead of holding it for as long as it runs.
+            with self.pool.checkout() as handle, handle.deadline(limit):
                 return fn(handle, *args, **kwargs)
 
-        limit = self.timeout_s if timeout_s is None else timeout_s
         try:
             return await asyncio.wait_for(asyncio.to_thread(work), limit + WALL_CLOCK_GRACE_S)
         except TimeoutError:

@@ -383,16 +383,24 @@ class LadybugStore(Store):
         where the store's lookups run on one (see ``__init__``)."""
         if self._conn is None:
             raise StoreError("store is closed")
+        left = self._time_left()
         try:
+            if left is not None:   # the engine stops the statement at the deadline
+                self._conn.set_query_timeout(max(1, round(left * 1000)))
             with self._threads(0) if scan else contextlib.nullcontext():
                 if params:
                     result = self._conn.execute(self._prepared(query), params)
                 else:
                     result = self._conn.execute(query)
         except RuntimeError as exc:
+            if left is not None and "interrupted" in str(exc).lower():
+                raise QueryTimeoutError(self._deadline_s) from None
             # A write that filled the disk is not a query problem (an import's COPY, a
             # checkpoint after it).
             raise disk_full_error(exc, self.path / DB_FILE) or QueryError(str(exc)) from None
+        finally:
+            if left is not None:
+                self._conn.set_query_timeout(0)
         assert not isinstance(result, list)
         return _fetch_rows(result)
 

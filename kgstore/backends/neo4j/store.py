@@ -277,8 +277,13 @@ class Neo4jStore(Store):
         def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
             return [tx.run(q, p).values() for q, p in queries]
 
-        with translated_errors(self._location):
-            return self._sess().execute_read(work)
+        left = self._time_left()
+        if left is None:
+            with translated_errors(self._location):
+                return self._sess().execute_read(work)
+        # Within a deadline (Store.deadline) the server stops the transaction at it.
+        with translated_errors(self._location, timeout_s=self._deadline_s):
+            return self._sess().execute_read(neo4j.unit_of_work(timeout=left)(work))
 
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._read_many([(query, params or {})])[0]

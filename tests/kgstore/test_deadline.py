@@ -1,0 +1,32 @@
+"""``Store.deadline``: reads in the block stop with ``QueryTimeoutError`` once the time
+is up, the engine's own work included, and the handle answers normally after it (the
+HTTP server gives each request's reads one, so an abandoned read frees its handle)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kgstore import PatternQuery, Store, TriplePattern, Var
+from kgstore.errors import QueryTimeoutError
+
+
+def test_no_read_starts_after_the_deadline(film_store: Store) -> None:
+    with film_store.deadline(0.05):
+        time.sleep(0.1)
+        with pytest.raises(QueryTimeoutError, match="0.05 s"):
+            film_store.facts_out("m.godfather", limit=10)
+    assert film_store.facts_out("m.godfather", limit=10)   # no deadline after the block
+
+
+def test_the_engine_stops_a_long_read_at_the_deadline(film_store: Store) -> None:
+    # Six unconnected all-variable patterns: a cartesian product of the facts, far
+    # longer than the deadline, run as one engine query.
+    query = PatternQuery(tuple(TriplePattern(Var(f"s{i}"), Var(f"p{i}"), Var(f"o{i}"))
+                               for i in range(6)))
+    started = time.perf_counter()
+    with pytest.raises(QueryTimeoutError), film_store.deadline(0.5):
+        film_store.match(query)
+    assert time.perf_counter() - started < 5
+    assert film_store.entity("m.pacino") is not None

@@ -28,7 +28,10 @@ const STYLE = [
     "curve-style": "bezier", "target-arrow-shape": "triangle", "arrow-scale": 0.7, "width": 1.2,
     "line-color": "#9aa5b1", "target-arrow-color": "#9aa5b1", "label": "data(label)",
     "font-size": 8, "color": "#52606d", "text-rotation": "autorotate", "text-background-color": "#fff",
-    "text-background-opacity": 0.8, "text-background-padding": 1}},
+    "text-background-opacity": 0.8, "text-background-padding": 1,
+    // A whole neighbourhood fits the panel at a zoom where predicate labels would be
+    // a few pixels high: they show once zoomed in far enough to read (wheel or pinch).
+    "min-zoomed-font-size": 7}},
   {selector: "edge[?highlight]", style: {
     "line-color": "#d9480f", "target-arrow-color": "#d9480f", "width": 3.5, "color": "#a33a0b",
     "font-weight": "bold"}},

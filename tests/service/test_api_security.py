@@ -174,23 +174,21 @@ def test_a_body_that_is_not_a_json_object_says_how_to_send_one(
 
 def test_abandoned_reads_give_their_handles_back(start_server: StartServer,
                                                  demo_store_path: str, tmp_path: Path) -> None:
-    """Reads that run past --query-timeout are stopped in the engine too: right after a
-    burst of them a cheap lookup is answered (an abandoned read used to keep running
-    and hold its handle, so lookups got 504s for many seconds)."""
-    import concurrent.futures
-
+    """A read that runs past --query-timeout is answered 504 and, on the one store
+    handle, a cheap lookup right after it is answered. (That the engine itself stops
+    at the deadline is shown by tests/kgstore/test_deadline.py: this small product
+    also ends soon without it, so here it is the server's wiring that is checked.)"""
     (tmp_path / "data").mkdir()
     server = start_server(demo_store_path, tmp_path / "data",
-                          extra_args=("--query-timeout", "1", "--readers", "2"))
+                          extra_args=("--query-timeout", "1", "--readers", "1"))
     cartesian = {"patterns": [{"subject": f"?s{i}", "predicate": f"?p{i}", "object": f"?o{i}"}
                               for i in range(2)], "limit": 10}
-    with server.client() as client, concurrent.futures.ThreadPoolExecutor(4) as pool:
-        replies = list(pool.map(lambda _: client.post("/api/match", json=cartesian), range(4)))
+    with server.client() as client:
         # Two unconnected all-variable patterns: a product of the facts, stopped at the
-        # limit (504); four at once on one shared buffer pool may also run it out of
-        # memory, which the engine refuses (400: "Unable to allocate memory").
-        assert {r.status_code for r in replies} <= {400, 504}, [r.text for r in replies]
-        assert 504 in {r.status_code for r in replies}
+        # limit (504), or refused by the engine if it outgrows the buffer pool first
+        # (400 "Unable to allocate memory": seen on a loaded machine).
+        reply = client.post("/api/match", json=cartesian)
+        assert reply.status_code in (400, 504), reply.text
         started = time.monotonic()
         reply = client.get("/api/entity", params={"id": "m.0kgb0gs"})
         assert reply.status_code == 200 and time.monotonic() - started < 2.5

@@ -3,7 +3,7 @@
 Builds the store benchmark's synthetic Freebase-like KG (``bench/store_bench.py``:
 Zipf degrees, CVTs, shared names, literals), draws questions of the three CAQA shapes
 from the store itself (single ``(e0, r0, ?a)``, path ``(e0, r0, ?v)(?v, r1, ?a)``, tree
-``(e1, r1, ?a)(e2, r2, ?a)``), and runs :func:`extension.samples.structured_samples` on
+``(e1, r1, ?a)(e2, r2, ?a)``), and runs :func:`extension.core.samples.structured_samples` on
 each. Reported (medians of per-question times):
 
 * questions/s and samples/s end to end, p50/p99 per question;
@@ -11,7 +11,7 @@ each. Reported (medians of per-question times):
 * store round-trips per question and per sample (calls through the ``Store`` interface);
 * the share of questions that yield each label, and label × complexity counts;
 * each label's and complexity's share of all samples beside CAQA Table 5's
-  (:mod:`extension.caqa_table5`; printed, and kept as ``caqa_table5``);
+  (:mod:`extension.outputs.caqa_table5`; printed, and kept as ``caqa_table5``);
 * the baseline of the same run: grounding each question's original query only, so the
   ratio says what the four samples cost relative to one grounding;
 * the same questions again on ``--workers`` processes (default 2: both cores), each
@@ -56,14 +56,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
-from extension.caqa_table5 import compare_with_caqa  # noqa: E402
-from extension.grounding import Grounder  # noqa: E402
-from extension.heap import PacedCollection  # noqa: E402
-from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
-from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
-from extension.questions import ParsedQuestion  # noqa: E402
-from extension.samples import structured_samples  # noqa: E402
-from extension.shapes import classify  # noqa: E402
+from extension.core.grounding import Grounder  # noqa: E402
+from extension.core.labels import COMPLEXITIES, LABELS  # noqa: E402
+from extension.core.query_graph import QueryGraph, build_query_graph  # noqa: E402
+from extension.core.samples import structured_samples  # noqa: E402
+from extension.core.shapes import classify  # noqa: E402
+from extension.inputs.questions import ParsedQuestion  # noqa: E402
+from extension.outputs.caqa_table5 import compare_with_caqa  # noqa: E402
+from extension.run.heap import PacedCollection  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
 
 TARGET_QPS = 300
@@ -216,7 +216,7 @@ def tally_questions(store_dir: str | Path, questions: list[ParsedQuestion], seed
     """Run :func:`structured_samples` on ``questions`` in order, timing each, on
     ``store`` or a store opened here (read-only); the samples and failures go to
     ``sink`` as JSON lines when given. ``collection`` paces the garbage collector as
-    ``kgbench extend`` and ``generate`` do (:class:`~extension.heap.PacedCollection`,
+    ``kgbench extend`` and ``generate`` do (:class:`~extension.run.heap.PacedCollection`,
     started by the caller); without it the collector runs with its defaults."""
     if store is None:
         with open_store(str(store_dir), read_only=True) as real:
@@ -522,7 +522,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="write every sample and failure as JSON lines (to compare versions)")
     ap.add_argument("--default-gc", action="store_true",
                     help="leave Python's garbage collector at its defaults instead of "
-                         "pacing it as kgbench extend/generate do (extension.heap), to "
+                         "pacing it as kgbench extend/generate do (extension.run.heap), to "
                          "measure what the pacing saves")
     ap.add_argument("--store", default=None, metavar="URI",
                     help="also run the same questions on this Neo4j database (bolt://HOST:"

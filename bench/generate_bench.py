@@ -3,12 +3,12 @@
 On the store benchmark's synthetic Freebase-like KG (``bench/store_bench.py``; built
 once and reusable with ``--store-dir``, shared with ``bench/extend_bench.py``), draws
 questions of the three CAQA shapes from the store (``extend_bench.make_questions``),
-gives them template question text (:func:`extension.text.seed_questions.template_question`) and
+gives them template question text (:func:`extension.verbalize.seed_questions.template_question`) and
 writes them as a JSONL question file. Then, in the same run:
 
-* **baseline** — the structured samples alone (:func:`extension.samples.
+* **baseline** — the structured samples alone (:func:`extension.core.samples.
   structured_samples`: extend, ground, edit; no text, no files), one process;
-* **generate** — :func:`extension.generate.generate` from the question file, end to
+* **generate** — :func:`extension.run.generate.generate` from the question file, end to
   end: parse, extend, ground, edit, verbalize, write chunks, concatenate, validate
   against the JSON Schema, stats (the report is timed separately), with ``--workers``
   1 and 2. The two outputs are checked to be byte-identical.
@@ -17,7 +17,7 @@ Reported: samples/s and questions/s per worker count, the ratio to the baseline 
 text, files and validation cost), seconds per stage, the report's seconds, the
 load average (the machine is shared), and the label × complexity counts with each
 label's and complexity's share beside CAQA Table 5's (printed, and kept as
-``caqa_table5``; :mod:`extension.caqa_table5`). Target (issue 6): >= 500 samples/s on the
+``caqa_table5``; :mod:`extension.outputs.caqa_table5`). Target (issue 6): >= 500 samples/s on the
 2-core machine. Appends to ``bench/results/generate_bench.jsonl`` and writes
 ``generate_bench.png``.
 
@@ -40,16 +40,16 @@ sys.path.insert(0, str(REPO))
 
 from bench.extend_bench import build_store, label_complexity_counts, make_questions  # noqa: E402
 from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
-from extension.caqa_table5 import compare_with_caqa, counts_of_stats  # noqa: E402
-from extension.generate import GenerateConfig, generate, source_of_file  # noqa: E402
-from extension.grounding import Grounder  # noqa: E402
-from extension.heap import PacedCollection  # noqa: E402
-from extension.labels import COMPLEXITIES, LABELS  # noqa: E402
-from extension.questions import ParsedQuestion  # noqa: E402
-from extension.samples import structured_samples  # noqa: E402
-from extension.text.extended_question import Unphrasable  # noqa: E402
-from extension.text.seed_questions import template_question  # noqa: E402
-from extension.text.verbalizer import TemplateVerbalizer  # noqa: E402
+from extension.core.grounding import Grounder  # noqa: E402
+from extension.core.labels import COMPLEXITIES, LABELS  # noqa: E402
+from extension.core.samples import structured_samples  # noqa: E402
+from extension.inputs.questions import ParsedQuestion  # noqa: E402
+from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats  # noqa: E402
+from extension.run.generate import GenerateConfig, generate, source_of_file  # noqa: E402
+from extension.run.heap import PacedCollection  # noqa: E402
+from extension.verbalize.extended_question import Unphrasable  # noqa: E402
+from extension.verbalize.seed_questions import template_question  # noqa: E402
+from extension.verbalize.verbalizer import TemplateVerbalizer  # noqa: E402
 from kgstore import Store, open_store  # noqa: E402
 from loaders.kgqa import read_questions  # noqa: E402
 
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             drawn = make_questions(store, args.questions, args.seed)
             write_question_file(store, drawn, question_file)
             # the baseline sees the same parsed questions generate will parse
-            from extension.questions import parse_question
+            from extension.inputs.questions import parse_question
             parsed = [parse_question(q, cvt_types=store.cvt_types())
                       for q in read_questions(question_file, "jsonl", strict=True)]
         # The baseline opens the store afresh, as generate does: a read-only store keeps
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         first = outputs[args.workers[0]]
         identical = all(o == first for o in outputs.values())
         # the report, timed on its own (it is written once per benchmark)
-        from extension.report import write_report
+        from extension.outputs.report import write_report
         out = work / f"bench-w{args.workers[0]}"
         stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
         started = time.perf_counter()

@@ -48,7 +48,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.extend_bench import build_store  # noqa: E402
 from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
-from extension.domain_spec import DomainSpec  # noqa: E402
+from extension.inputs.domain_spec import DomainSpec  # noqa: E402
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder  # noqa: E402
 from kalma.generate import generate_entries  # noqa: E402
 from kgstore import open_store  # noqa: E402

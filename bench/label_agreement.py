@@ -422,7 +422,7 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
 
 def share_tables(pool_cells: dict[str, dict[str, int]]) -> tuple[dict[str, Any], list[str]]:
     """Each KG's and the whole pool's label and complexity shares beside CAQA Table 5."""
-    from extension.caqa_table5 import compare_with_caqa
+    from extension.outputs.caqa_table5 import compare_with_caqa
 
     groups: dict[str, dict[tuple[str, str], int]] = {}
     for kg, cells in sorted(pool_cells.items()):

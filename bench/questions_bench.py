@@ -5,7 +5,7 @@ Steps (``python bench/questions_bench.py --help``):
 
 1. Parse (when ``KGBENCH_EXTERNAL_DATA`` or ``--external`` names the data folder):
    WebQSP train + test (4,737 questions) and the GrailQA dev sample (1,000), read once
-   (untimed), then :func:`extension.questions.parse_question` over every question in
+   (untimed), then :func:`extension.inputs.questions.parse_question` over every question in
    file order, starting from an empty SPARQL template cache (``--repeats`` runs, the
    median quoted). Baseline: the same parse with the cache cleared before each question
    (rdflib parses every query), on a seeded sample of ``--baseline-questions`` per
@@ -18,7 +18,7 @@ Steps (``python bench/questions_bench.py --help``):
    from the store (``Store.sample_facts``): **single** (``(e, r, ?x)``, a third of them
    through a CVT), **path** (2 hops) and **tree** (two subject entities converging on
    ``?x``), each with the sampled answer among its solutions. Latency of
-   :meth:`extension.grounding.Grounder.ground` (p50/p99/mean) and queries/s, per shape.
+   :meth:`extension.core.grounding.Grounder.ground` (p50/p99/mean) and queries/s, per shape.
    Baseline: the same Grounder over the same graph held in networkx
    (:class:`bench.store_bench.NetworkxKG` plus a backtracking triple-pattern matcher
    here); ``agreement`` checks both return the same answers where neither truncated.
@@ -60,9 +60,9 @@ from bench.store_bench import (  # noqa: E402
     git_commit,
     machine_info,
 )
-from extension.grounding import Grounder, Grounding  # noqa: E402
-from extension.query_graph import QueryGraph, build_query_graph  # noqa: E402
-from extension.shapes import classify  # noqa: E402
+from extension.core.grounding import Grounder, Grounding  # noqa: E402
+from extension.core.query_graph import QueryGraph, build_query_graph  # noqa: E402
+from extension.core.shapes import classify  # noqa: E402
 from kgstore.models import Entity, Fact, Literal, Predicate  # noqa: E402
 from kgstore.patterns import (  # noqa: E402
     Binding,
@@ -100,8 +100,8 @@ def _timed_parse(questions: list[Any], cvt_types: frozenset[str], *, cached: boo
                  ) -> tuple[np.ndarray, list[Any]]:
     """Per-question seconds and results. ``cached``: the template cache is cleared once,
     first; otherwise before every question."""
-    from extension.questions import parse_question
-    from extension.sparql import _parse_algebra
+    from extension.inputs.questions import parse_question
+    from extension.inputs.sparql import _parse_algebra
 
     _parse_algebra.cache_clear()
     times = np.empty(len(questions))
@@ -117,8 +117,8 @@ def _timed_parse(questions: list[Any], cvt_types: frozenset[str], *, cached: boo
 
 def bench_parse(root: Path, name: str, *, repeats: int, baseline_questions: int,
                 limit: int | None, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
-    from extension.query_graph import known_mediator_types
-    from extension.sparql import _parse_algebra
+    from extension.core.query_graph import known_mediator_types
+    from extension.inputs.sparql import _parse_algebra
 
     cvt_types = known_mediator_types()
     t0 = time.perf_counter()
@@ -238,7 +238,7 @@ def generate_queries(store: Any, per_shape: int, seed: int) -> list[GeneratedQue
 
 
 class NetworkxStore:
-    """What :class:`~extension.grounding.Grounder` needs of a store (``predicates``,
+    """What :class:`~extension.core.grounding.Grounder` needs of a store (``predicates``,
     ``entities``, ``match``) over :class:`bench.store_bench.NetworkxKG`: ``match`` is a
     backtracking join of the triple patterns over the MultiDiGraph (edge key =
     predicate), with the store's semantics (distinct solutions sorted, ``limit`` + 1

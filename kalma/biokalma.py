@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extension.output_file import write_atomic
+from extension.outputs.output_file import write_atomic
 from kalma.entry import EntityRef, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
 

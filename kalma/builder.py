@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from extension.domain_spec import DomainSpec
-from extension.text.relation_phrases import PhraseTable
+from extension.inputs.domain_spec import DomainSpec
+from extension.verbalize.relation_phrases import PhraseTable
 from kalma.entry import EntityRef, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
 from kalma.evolve import DEFAULT_ALPHA, best_index, coherence, selection_scores, specificity

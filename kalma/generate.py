@@ -46,7 +46,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from extension.output_file import check_output_dir, write_atomic
+from extension.outputs.output_file import check_output_dir, write_atomic
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
@@ -219,7 +219,7 @@ def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
     ``llm``: the chat endpoint that writes paragraphs and questions (replies cached
     under ``llm_cache``). Raises :class:`KalmaError` for a run that cannot be done
     (no connected pair: the hint says ``--single``; another run in ``out_dir``; no
-    entry built), :class:`~extension.output_file.OutputPathError` for an ``out_dir``
+    entry built), :class:`~extension.outputs.output_file.OutputPathError` for an ``out_dir``
     that is a file, :class:`~kgstore.errors.DiskFullError` for a full disk."""
     levels = sorted(set(incompetence))
     if any(k < 1 for k in levels):

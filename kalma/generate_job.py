@@ -5,8 +5,8 @@ both call it, so a job builds what the command builds."""
 
 from __future__ import annotations
 
-from extension.domain_spec import parse_domain_spec
-from extension.generate_inputs import check_store
+from extension.inputs.domain_spec import parse_domain_spec
+from extension.run.generate_inputs import check_store
 from kalma.builder import BuildConfig
 from kalma.errors import KalmaError
 from kgstore import open_store
@@ -18,7 +18,7 @@ def kalma_build_config(location: str, domain: str, *, n: int, seed: int, iterati
                        alpha: float, single: bool) -> BuildConfig:
     """The build configuration for ``domain`` (a type or a predicate prefix) in the
     store at ``location``; a store without facts or names is
-    :class:`~extension.generate_inputs.GenerateInputError`, an unknown domain
+    :class:`~extension.run.generate_inputs.GenerateInputError`, an unknown domain
     :class:`KalmaError` naming ``--domain``."""
     with open_store(location, read_only=True) as store:
         check_store(store, location)

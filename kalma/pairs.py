@@ -17,9 +17,9 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from extension.domain_spec import DomainSpec
-from extension.text import english
-from extension.vocabulary import is_bookkeeping_predicate
+from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.inputs.domain_spec import DomainSpec
+from extension.verbalize import english
 from kalma.entry import EntityRef, Knowledge
 from kalma.errors import KalmaError
 from kalma.pool import is_citable, knowledge_pool

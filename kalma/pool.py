@@ -8,7 +8,7 @@ never a mediator node: ``person -spouse_s-> marriage -spouse-> B`` is
 ``[person, "spouse", B]`` and ``marriage -from-> 1990`` is
 ``[person, "spouse start date", "1990"]`` (see :func:`cvt_relation_label`). Bookkeeping
 predicates (names, aliases, types, descriptions, keys:
-:func:`extension.vocabulary.is_bookkeeping_predicate`) make no knowledge: the entity's
+:func:`extension.core.vocabulary.is_bookkeeping_predicate`) make no knowledge: the entity's
 name is its ``subject_name``, not a triple.
 """
 
@@ -18,10 +18,10 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
-from extension.text import english
-from extension.text.literals import render_literal
-from extension.text.relation_phrases import PhraseTable, is_readable, load_relation_phrases
-from extension.vocabulary import is_bookkeeping_predicate
+from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.verbalize import english
+from extension.verbalize.literals import render_literal
+from extension.verbalize.relation_phrases import PhraseTable, is_readable, load_relation_phrases
 from kalma.entry import Knowledge
 from kgstore.models import Entity, Fact, Literal, Predicate
 from kgstore.store import Store
@@ -50,7 +50,7 @@ def relation_label(predicate: Predicate | str, store_label: str | None) -> str:
       joins its two segments ("spouse type of union").
     * Otherwise the store's label (Wikidata ``P19`` labelled "Place of birth" ->
       "place of birth"; acronyms such as "ISBN" kept).
-    * Without a label, the curated relation phrase of :mod:`extension.text.relation_phrases`
+    * Without a label, the curated relation phrase of :mod:`extension.verbalize.relation_phrases`
       without its verb ("has the occupation" -> "occupation", "was born in" -> "born
       in"), else the id's words (``birthPlace`` -> "birth place"), else the id itself
       (``P1050``): an unlabelled Wikidata property has no readable name, and

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from extension.prompts.checks import clean_reply, reply_problem
+from extension.verbalize.llm_checks import clean_reply, reply_problem
 from kalma.entry import Knowledge, normalized_text
 from kalma.pool import is_citable
 from llm.chat import ChatMessage

@@ -1,7 +1,7 @@
 """The JSON Schema of a KaLMA entry line (``kalma/data/entry.schema.json``, draft
 2020-12), shipped with every generated benchmark so other tools can check the files
 without kgbench, and the check itself (``jsonschema-rs``, as for ``samples.jsonl``:
-:func:`extension.sample_format.iter_schema_violations`)."""
+:func:`extension.outputs.sample_schema.iter_schema_violations`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from extension.sample_format import SchemaViolation, iter_schema_violations
+from extension.outputs.sample_schema import SchemaViolation, iter_schema_violations
 
 __all__ = ["SCHEMA_FILE", "entry_schema", "entry_schema_text", "iter_entry_violations"]
 

@@ -10,10 +10,10 @@ speech (:func:`relation_pos`):
 * a noun ("place of birth", "spouse"): "A's place of birth is Rome." — several values
   of one relation read "A's films include Cast Away.";
 * a verb phrase ("born in", "directed by", "died on"): the relation phrase of
-  :mod:`extension.text.relation_phrases` between the names, "A was born in Rome.";
+  :mod:`extension.verbalize.relation_phrases` between the names, "A was born in Rome.";
 * anything else — a noun with its preposition ("member of", "music by"): "A is a
   member of X." / "A has music by X." — and a value of a CVT (a marriage's start
-  date), which :func:`extension.text.citations.hop_sentence` reads through the CVT:
+  date), which :func:`extension.verbalize.citations.hop_sentence` reads through the CVT:
   "A had a marriage with start date 1988."
 
 A CVT's qualifier whose anchor is known (:func:`qualifier_anchor`: the marriage's
@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal as TypingLiteral
 
-from extension.samples import Triple
-from extension.text import english
-from extension.text.citations import hop_sentence
-from extension.text.relation_phrases import PhraseTable, is_readable, type_noun
+from extension.core.samples import Triple
+from extension.verbalize import english
+from extension.verbalize.citations import hop_sentence
+from extension.verbalize.relation_phrases import PhraseTable, is_readable, type_noun
 from kalma.entry import EntityRef, Knowledge
 
 __all__ = ["RelationPos", "general_question", "knowledge_sentence", "possessive",

@@ -13,7 +13,7 @@ never the hypothesis.
 
 from __future__ import annotations
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 
 __all__ = ["hypothesis", "premise", "sub_fact_pairs"]
 

@@ -47,8 +47,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from extension.labels import LABELS
-from extension.output_file import PART_SUFFIX, OutputPathError, check_output_dir, write_atomic
+from extension.core.labels import LABELS
+from extension.outputs.output_file import (
+    PART_SUFFIX,
+    OutputPathError,
+    check_output_dir,
+    write_atomic,
+)
 from scoring.errors import ModelDirError, ScoringError
 from scoring.train_data import Example, TrainingSet, load_training_set, majority_baseline
 from scoring.train_loop import (

@@ -8,7 +8,7 @@ every other model reads (:mod:`scoring.inputs`), so a classifier is trained on t
 strings it will be scored on.
 
 The held-out part is split **by source question** (``source.dataset`` + ``source.qid``),
-as the benchmark's own train/test split is (:func:`extension.generate.split_of`): the
+as the benchmark's own train/test split is (:func:`extension.run.generate.split_of`): the
 four samples of one question share the question's answer statement and most of their
 citations, so a held-out part that mixed them would reward memorising a question
 rather than reading its citations, and would pick a late, overfitted epoch.
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from extension.export import ExportError, find_samples_file, iter_benchmark_samples
-from extension.labels import LABELS
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import LABELS
+from extension.outputs.export import ExportError, find_samples_file, iter_benchmark_samples
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.errors import ScoringError
 from scoring.inputs import hypothesis, premise
 from scoring.metrics import confusion_matrix, macro_f1
@@ -75,7 +75,7 @@ def held_out_questions(questions: Iterable[str], fraction: float, seed: int) -> 
     """The questions held out: the ``ceil(fraction * n)`` questions (at least one, at most
     ``n - 1``) whose SHA-256 of ``"seed:held-out:question"`` is lowest.
 
-    Seeded and independent of the file's order, like :func:`extension.generate.split_of`;
+    Seeded and independent of the file's order, like :func:`extension.run.generate.split_of`;
     ranking by the hash rather than thresholding it gives the asked share exactly and
     never an empty side on a small benchmark."""
     unique = sorted(set(questions))

@@ -252,7 +252,7 @@ def _print_generate_step(store_path: Path, out_dir: Path, questions: Path) -> No
 
 def _print_domain_step(store_path: Path, out_dir: Path) -> None:
     """Seed questions drawn from the KG's people, and the benchmark made from them."""
-    from extension.labels import COMPLEXITIES, LABELS, SPLITS
+    from extension.core.labels import COMPLEXITIES, LABELS, SPLITS
 
     sampled, result = tour.generate_domain_benchmark(str(store_path), out_dir)
     questions = sampled.questions
@@ -273,7 +273,7 @@ def _print_domain_step(store_path: Path, out_dir: Path) -> None:
 
 def _print_examples(out_dir: Path) -> None:
     """The first sample of each label, as a reader of the benchmark sees it."""
-    from extension.labels import LABELS
+    from extension.core.labels import LABELS
 
     shown = tour.example_samples(out_dir)
     first = next(iter(shown.values()), None)

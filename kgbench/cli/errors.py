@@ -144,10 +144,10 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
     (StoreError, None),
 ]
 _ENGINE_ERRORS = (
-    ("extension.generate", "GenerateError"),
+    ("extension.run.generate", "GenerateError"),
     ("llm.errors", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
-    ("extension.parsed_file", "ParsedFileError"),
-    ("extension.output_file", "OutputPathError"),  # an --out that is a directory, a device...
+    ("extension.inputs.parsed_file", "ParsedFileError"),
+    ("extension.outputs.output_file", "OutputPathError"),  # an --out that is a directory, a device...
     ("scoring.errors", "ScoringError"),  # model directories, predictions files, benchmarks to score
     ("kalma.errors", "KalmaError"),  # KaLMA entries, answers files, BioKaLMA files
 )

@@ -15,7 +15,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from extension.labels import DROP, SPLIT_CHOICES, SplitChoice
+from extension.core.labels import DROP, SPLIT_CHOICES, SplitChoice
 from kgbench.cli.errors import NOTHING_WRITTEN, RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
     JsonOpt,
@@ -159,8 +159,8 @@ def evaluate_cmd(
       kgbench evaluate bench/ --predictions a.jsonl --compare b.jsonl --blind-labels
       blind.tsv --split all
     """
-    from extension.export import ExportError, parse_label_map
-    from extension.output_file import output_target, write_atomic
+    from extension.outputs.export import ExportError, parse_label_map
+    from extension.outputs.output_file import output_target, write_atomic
     from scoring.errors import ScoringError
     from scoring.evaluate.choose import make_evaluator
     from scoring.evaluate.run import evaluate_benchmark

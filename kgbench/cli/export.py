@@ -1,6 +1,6 @@
 """``kgbench export``: a generated benchmark -> CAQA / AttrScore CSV, ALCE JSON, flat JSONL.
 
-The conversion is :mod:`extension.export`; this module is the command around it.
+The conversion is :mod:`extension.outputs.export`; this module is the command around it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from extension.labels import (
+from extension.core.labels import (
     DEFAULT_LABEL_MAPS,
     DROP,
     EXPORT_FORMATS,
@@ -27,10 +27,10 @@ from kgbench.cli.options import JsonOpt, readable_input
 from kgbench.cli.output import emit_json, note, out, progress, task_label
 
 if TYPE_CHECKING:
-    from extension.export import ExportError, ExportReport
-    from extension.sample_format import BenchmarkSample
+    from extension.outputs.export import ExportError, ExportReport
+    from extension.outputs.sample_schema import BenchmarkSample
 
-# extension.export (and the sample models under it) is imported when the command runs:
+# extension.outputs.export (and the sample models under it) is imported when the command runs:
 # registering it keeps `kgbench --help` and the other commands quick.
 
 
@@ -97,7 +97,7 @@ def export_cmd(
     Example: kgbench export bench/ --to attrscore --out attrscore.test.csv --split test
     --label-map partially_supportive=Contradictory --label-map irrelevant=drop
     """
-    from extension.export import (
+    from extension.outputs.export import (
         ExportError,
         export_samples,
         find_samples_file,
@@ -105,7 +105,7 @@ def export_cmd(
         parse_label_map,
         resolve_label_map,
     )
-    from extension.output_file import output_target
+    from extension.outputs.output_file import output_target
 
     choice = fmt.strip().lower()
     if choice not in EXPORT_FORMATS:

@@ -1,6 +1,6 @@
 """``kgbench extend``: parsed questions -> structured attribution samples.
 
-The loop is :func:`extension.extend_file.extend_parsed_file`; this module is the
+The loop is :func:`extension.run.extend_file.extend_parsed_file`; this module is the
 command around it (options, progress, the label × complexity table).
 """
 
@@ -13,8 +13,8 @@ import typer
 from rich import box
 from rich.table import Table
 
+from extension.core.labels import COMPLEXITIES, LABELS
 from extension.defaults import DEFAULT_MAX_ANSWERS
-from extension.labels import COMPLEXITIES, LABELS
 from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
 from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
@@ -59,10 +59,10 @@ def extend_cmd(
     Example: kgbench extend parsed.jsonl --store kgbench-data/store --seed 7
     """
     # The engine is imported here, not with the command (see kgbench.cli.generate).
-    from extension.extend import ExtensionConfig
-    from extension.extend_file import extend_parsed_file
-    from extension.output_file import output_target
-    from extension.samples import SampleConfig
+    from extension.core.extend import ExtensionConfig
+    from extension.core.samples import SampleConfig
+    from extension.outputs.output_file import output_target
+    from extension.run.extend_file import extend_parsed_file
 
     readable_input(parsed)
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes,

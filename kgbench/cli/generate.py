@@ -1,7 +1,7 @@
 """``kgbench generate``: a KGQA dataset or a KG domain -> a finished benchmark directory.
 
-The use case is :mod:`extension.generate_job` (inputs, then
-:func:`extension.generate.generate`); this module is the command around it (options,
+The use case is :mod:`extension.run.generate_job` (inputs, then
+:func:`extension.run.generate.generate`); this module is the command around it (options,
 progress, the Table-5 counts).
 """
 
@@ -37,7 +37,7 @@ from kgbench.cli.render import caqa_shares, table5
 from loaders.kgqa import FORMATS
 
 if TYPE_CHECKING:
-    from extension.generate import GenerateResult
+    from extension.run.generate import GenerateResult
     from loaders.kgqa import ReadIssue
 
 # The generation engine (networkx, rdflib, the sample models: about a second to import)
@@ -148,15 +148,15 @@ def generate_cmd(
 
       kgbench generate --store S --domain Q5 --n 1000 --out humans-bench
     """
-    from extension.extend import ExtensionConfig
-    from extension.generate import GenerateConfig, GenerateError, TextOptions, parse_shard
-    from extension.generate_job import (
+    from extension.core.extend import ExtensionConfig
+    from extension.core.samples import SampleConfig
+    from extension.run.generate import GenerateConfig, GenerateError, TextOptions, parse_shard
+    from extension.run.generate_job import (
         GenerateRequest,
         read_generate_inputs,
         require_questions,
         run_generate_on,
     )
-    from extension.samples import SampleConfig
 
     if (questions is None) == (domain is None):
         raise CliError("give either --questions FILE or --domain SPEC",

@@ -247,7 +247,7 @@ def import_cmd(
 
       kgbench kalma import --biokalma-dir ../shared/data/external/attribution/biokalma --out biokalma
     """
-    from extension.output_file import check_output_dir, write_atomic
+    from extension.outputs.output_file import check_output_dir, write_atomic
     from kalma.biokalma import IMPORT_LOSSES, biokalma_files, read_biokalma
     from kalma.entry import ENTRIES_FILE
     from kalma.schema import SCHEMA_FILE, entry_schema_text
@@ -304,7 +304,7 @@ def export_cmd(
 
       kgbench kalma export kalma-demo --out kalma-demo-biokalma
     """
-    from extension.output_file import check_output_dir
+    from extension.outputs.output_file import check_output_dir
     from kalma.biokalma import write_biokalma
     from kalma.entry import read_entries
 
@@ -395,7 +395,7 @@ def score_cmd(
       kgbench kalma score kalma-demo --answers a.jsonl --geval --llm-url
       http://localhost:8000/v1 --llm-model qwen2.5-7b --json
     """
-    from extension.output_file import output_target, write_atomic
+    from extension.outputs.output_file import output_target, write_atomic
     from kalma.score import score_answers
 
     if device not in KALMA_DEVICES:

@@ -51,7 +51,7 @@ def run_load(location: str, inputs: Sequence[Path], load: LoadFunction, *,
     load starts, so a path that cannot take the report does not waste a load. Errors
     propagate to :func:`kgbench.cli.app.main`, which prints them; Ctrl-C says that a
     rerun resumes (stages are kept, imports are idempotent)."""
-    from extension.output_file import output_target
+    from extension.outputs.output_file import output_target
     from loaders.into_store import load_into_store
 
     if report_file is not None:
@@ -150,7 +150,7 @@ def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
     totals = store_totals(location)
     doc = load_report_doc(report, location, totals=totals)
     if report_file is not None:
-        from extension.output_file import write_atomic
+        from extension.outputs.output_file import write_atomic
 
         write_atomic(report_file, json.dumps(to_jsonable(doc), ensure_ascii=False, indent=2,
                                              default=str) + "\n", option="--report")

@@ -3,9 +3,9 @@
 ``parse`` reads a dataset (WebQSP, GrailQA, JSONL), turns each question's logical form
 into a query graph, classifies it (single / path / tree / unsupported with a reason)
 and writes one JSON line per question plus ``coverage.json``
-(:func:`extension.question_parsing.parse_questions_file`). ``ground`` runs parsed
+(:func:`extension.inputs.question_parsing.parse_questions_file`). ``ground`` runs parsed
 questions against a store and scores the answers against gold
-(:func:`extension.question_grounding.ground_parsed_file`).
+(:func:`extension.inputs.question_grounding.ground_parsed_file`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from loaders.kgqa import FORMATS, ReadIssue
 from loaders.sources import data_name
 
 if TYPE_CHECKING:
-    from extension.question_parsing import ParseRun
+    from extension.inputs.question_parsing import ParseRun
 
 # The engine (networkx, rdflib, pydantic models: about a second to import) is imported
 # inside the commands, so registering them keeps `kgbench --help` and the other
@@ -92,8 +92,8 @@ def parse_cmd(
 
     Example: kgbench questions parse WebQSP.test.json --out webqsp.parsed.jsonl
     """
-    from extension.output_file import output_target
-    from extension.question_parsing import parse_questions_file
+    from extension.inputs.question_parsing import parse_questions_file
+    from extension.outputs.output_file import output_target
 
     if fmt is not None and fmt.lower() not in FORMATS:
         raise CliError(f"unknown format {fmt!r}", f"use one of {', '.join(FORMATS)}", code=2)
@@ -121,7 +121,7 @@ def parse_cmd(
 
 
 def _print_coverage(run: ParseRun) -> None:
-    from extension.shapes import REASONS
+    from extension.core.shapes import REASONS
 
     coverage, issues = run.coverage, run.issues
     total = coverage["questions"] or 1
@@ -186,8 +186,8 @@ def ground_cmd(
 
     Example: kgbench questions ground parsed.jsonl --store kgbench-data/store
     """
-    from extension.output_file import output_target
-    from extension.question_grounding import ground_parsed_file
+    from extension.inputs.question_grounding import ground_parsed_file
+    from extension.outputs.output_file import output_target
 
     readable_input(parsed)
     target = out_path or _default_out(parsed, "grounded")

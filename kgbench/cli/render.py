@@ -13,7 +13,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from extension.labels import COMPLEXITIES, LABELS, SPLITS
+from extension.core.labels import COMPLEXITIES, LABELS, SPLITS
 from kgbench.cli.output import field, one_line, out
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
 from kgstore.lookup import EntityFacts, fact_entity_ids
@@ -184,7 +184,7 @@ def caqa_shares(stats: dict[str, Any]) -> Table:
     """Our label and complexity shares beside CAQA Table 5's, with the difference in
     percentage points; a label more than 5 points away is marked (:mod:`extension.
     caqa_table5`)."""
-    from extension.caqa_table5 import (
+    from extension.outputs.caqa_table5 import (
         CAQA_TABLE5_SAMPLES,
         LABEL_TOLERANCE_POINTS,
         compare_with_caqa,

@@ -13,7 +13,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from extension.labels import SPLIT_CHOICES
+from extension.core.labels import SPLIT_CHOICES
 from kgbench.cli.errors import RESUMES, CliError, on_interrupt
 from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt
 from kgbench.cli.output import emit_json, err, field, note, out, progress

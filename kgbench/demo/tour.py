@@ -17,10 +17,10 @@ from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
 from kgstore import Entity, Fact, Literal, Store, Subgraph, open_store
 
 if TYPE_CHECKING:
-    from extension.generate import GenerateResult
-    from extension.questions import ParsedQuestion
-    from extension.sample_format import BenchmarkSample
-    from extension.seed_sampler import SeedSample
+    from extension.inputs.questions import ParsedQuestion
+    from extension.inputs.seed_sampler import SeedSample
+    from extension.outputs.sample_schema import BenchmarkSample
+    from extension.run.generate import GenerateResult
     from kgstore.store import ProgressCallback
     from loaders.into_store import StoreLoad
     from loaders.pipeline import LoadReport
@@ -164,8 +164,8 @@ class DemoQuestion:
 
 def demo_questions(store: Store) -> list[DemoQuestion]:
     """The bundled questions parsed into query graphs, classified and grounded."""
-    from extension.grounding import Grounder, score_answers
-    from extension.questions import parse_question
+    from extension.core.grounding import Grounder, score_answers
+    from extension.inputs.questions import parse_question
     from loaders.kgqa import read_kgqa_jsonl
 
     grounder = Grounder(store)
@@ -187,8 +187,8 @@ def generate_demo_benchmark(store_location: str, out_dir: Path,
     test fraction :data:`DEMO_TEST_FRACTION`), replacing ``out_dir``: what
     :func:`generate_demo_args` asks of ``kgbench generate``, read the way it reads
     them, so that the two write the same files."""
-    from extension.generate import GenerateConfig, generate
-    from extension.generate_inputs import check_store, dataset_questions
+    from extension.run.generate import GenerateConfig, generate
+    from extension.run.generate_inputs import check_store, dataset_questions
 
     config = GenerateConfig(seed=DEMO_SEED, test_fraction=DEMO_TEST_FRACTION)
     with open_store(store_location, read_only=True) as s:
@@ -204,9 +204,9 @@ def generate_domain_benchmark(store_location: str, out_dir: Path
     :data:`DEMO_DOMAIN` (seed :data:`DEMO_SEED`), replacing ``out_dir``: what
     :func:`generate_domain_args` asks of ``kgbench generate``, with the same
     ``seed_questions.jsonl``."""
-    from extension.generate import GenerateConfig, generate
-    from extension.generate_inputs import domain_questions
-    from extension.output_file import write_atomic
+    from extension.outputs.output_file import write_atomic
+    from extension.run.generate import GenerateConfig, generate
+    from extension.run.generate_inputs import domain_questions
 
     with open_store(store_location, read_only=True) as s:
         drawn = domain_questions(s, DEMO_DOMAIN, DEMO_DOMAIN_N, seed=DEMO_SEED)
@@ -219,8 +219,8 @@ def generate_domain_benchmark(store_location: str, out_dir: Path
 def example_samples(out_dir: Path) -> dict[str, BenchmarkSample]:
     """The first multi-citation sample of each label in ``out_dir/samples.jsonl`` (as
     a reader of the benchmark sees them)."""
-    from extension.labels import LABELS
-    from extension.sample_format import BenchmarkSample
+    from extension.core.labels import LABELS
+    from extension.outputs.sample_schema import BenchmarkSample
 
     shown: dict[str, BenchmarkSample] = {}
     with (out_dir / "samples.jsonl").open(encoding="utf-8") as lines:

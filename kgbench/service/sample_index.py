@@ -8,7 +8,7 @@ summary per sample (its filterable fields, a case-folded search text and where i
 starts), is built with ``orjson`` rather than full validation, and is cached per
 ``(path, mtime, size)``, so a rewritten file is re-indexed and an unchanged one never
 is. Only the one sample a page opens is read again and validated as a
-:class:`~extension.sample_format.BenchmarkSample`.
+:class:`~extension.outputs.sample_schema.BenchmarkSample`.
 
 This module takes paths that are already checked: the router
 (:mod:`kgbench.service.samples`) resolves every request path under ``--data`` first.
@@ -30,9 +30,9 @@ from typing import IO, Any, BinaryIO, cast
 import orjson
 from pydantic import ValidationError
 
-from extension.caqa_table5 import compare_with_caqa, counts_of_stats
-from extension.labels import COMPLEXITIES, LABELS, SPLITS
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import COMPLEXITIES, LABELS, SPLITS
+from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats
+from extension.outputs.sample_schema import BenchmarkSample
 from kgstore import Fact
 
 __all__ = ["BenchmarkDir", "BenchmarkIndex", "SampleFilter", "SampleSummary", "STATS_FILE",
@@ -314,7 +314,7 @@ def load_index(path: Path) -> BenchmarkIndex:
 
 def benchmark_table(index: BenchmarkIndex) -> dict[str, Any]:
     """The label × complexity counts per split (CAQA Table 5's layout) and the shares
-    beside CAQA Table 5's (:func:`extension.caqa_table5.compare_with_caqa`, the
+    beside CAQA Table 5's (:func:`extension.outputs.caqa_table5.compare_with_caqa`, the
     comparison ``kgbench generate`` prints and stores)."""
     by_split = index.counts()
     return {"labels": list(LABELS), "complexities": list(COMPLEXITIES), "splits": list(SPLITS),

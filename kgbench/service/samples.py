@@ -16,8 +16,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from extension.labels import Complexity, Label, Split
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import Complexity, Label, Split
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
@@ -100,7 +100,7 @@ class ShareRowModel(BaseModel):
 
 
 class CaqaComparison(BaseModel):
-    """Our shares beside CAQA Table 5's (:func:`extension.caqa_table5.compare_with_caqa`,
+    """Our shares beside CAQA Table 5's (:func:`extension.outputs.caqa_table5.compare_with_caqa`,
     as ``stats.json`` keeps it)."""
 
     source: str

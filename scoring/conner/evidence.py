@@ -16,10 +16,10 @@ sentences:
    store always give the same entities.
 2. **Sentences** (:meth:`KgEvidence.sentences`): each entity's outgoing facts in
    (predicate, object) order, bookkeeping predicates left out
-   (:func:`extension.vocabulary.is_bookkeeping_predicate`), as
-   :func:`extension.text.citations.hop_sentence` writes a citation: "S <relation
+   (:func:`extension.core.vocabulary.is_bookkeeping_predicate`), as
+   :func:`extension.verbalize.citations.hop_sentence` writes a citation: "S <relation
    phrase> O." with the store's relation phrases
-   (:func:`extension.text.relation_phrases.store_phrase_table`), and the facts through a
+   (:func:`extension.verbalize.relation_phrases.store_phrase_table`), and the facts through a
    CVT node folded into one sentence ("Ann Lee has a marriage with spouse Bob Lee and
    from 1990."). At most ``facts_per_entity`` sentences per entity.
 
@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from extension.samples import Triple
-from extension.text.citations import hop_sentence
-from extension.text.relation_phrases import store_phrase_table
-from extension.vocabulary import is_bookkeeping_predicate
+from extension.core.samples import Triple
+from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.verbalize.citations import hop_sentence
+from extension.verbalize.relation_phrases import store_phrase_table
 from kgstore.models import Entity, Fact, Literal
 from kgstore.store import Store
 

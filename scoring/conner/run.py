@@ -41,7 +41,7 @@ from typing import Any, Literal, cast
 
 import orjson
 
-from extension.output_file import atomic_output, check_output_dir, write_atomic
+from extension.outputs.output_file import atomic_output, check_output_dir, write_atomic
 from kgstore import open_store
 from kgstore.location import checked_location
 from scoring.card import CARD_FILE, Task

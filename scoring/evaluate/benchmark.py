@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from extension.labels import SPLIT_CHOICES, Complexity, Label, Split, SplitChoice
+from extension.core.labels import SPLIT_CHOICES, Complexity, Label, Split, SplitChoice
 from scoring.errors import ScoringError
 from scoring.evaluate.schemes import LabelScheme
 from scoring.inputs import hypothesis, premise
@@ -36,7 +36,7 @@ class EvalSample:
     """What must be supported: the answer statement (:func:`scoring.inputs.hypothesis`)."""
     claim: str
     """CAQA's prompt claim: the extended question and the answer statement
-    (``Claim: {query} {answer}``, :func:`extension.export.claim_reference_row`)."""
+    (``Claim: {query} {answer}``, :func:`extension.outputs.export.claim_reference_row`)."""
     reference: str
     """CAQA's prompt reference: the citations, one per line."""
     sub_facts: tuple[bool, ...]
@@ -67,7 +67,7 @@ def load_evaluation_set(directory: Path, scheme: LabelScheme,
     benchmark, at a bad line, for a sample id that occurs twice, and when the split has
     no sample to evaluate (a benchmark generated with ``--test-fraction 0`` has no test
     split; a label map may drop every sample)."""
-    from extension.export import (
+    from extension.outputs.export import (
         ExportError,
         claim_reference_row,
         find_samples_file,

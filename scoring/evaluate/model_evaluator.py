@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from extension.labels import Label, label_key
+from extension.core.labels import Label, label_key
 from scoring.card import NLI_ROLES, NliRole, read_card
 from scoring.errors import ModelDirError, ScoringError
 from scoring.evaluate.benchmark import EvaluationSet

@@ -112,7 +112,7 @@ def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Pred
     """Write ``{"id", "label"}`` (plus ``"reply"`` when there is one) per sample to
     ``path``, atomically (``path.part``, renamed when complete); the file
     :func:`read_predictions` reads back to the same labels."""
-    from extension.output_file import atomic_output
+    from extension.outputs.output_file import atomic_output
 
     if len(ids) != len(predictions):
         raise ValueError(f"{len(ids)} ids but {len(predictions)} predictions")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from extension.labels import COMPLEXITIES
+from extension.core.labels import COMPLEXITIES
 from scoring.evaluate.benchmark import EvalSample
 from scoring.evaluate.blind import BlindLabels
 from scoring.evaluate.schemes import LabelScheme

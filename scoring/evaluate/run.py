@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from extension.labels import SplitChoice
+from extension.core.labels import SplitChoice
 from scoring.errors import ScoringError
 from scoring.evaluate.benchmark import EvaluationSet, load_evaluation_set
 from scoring.evaluate.blind import read_blind_labels

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
-from extension.labels import (
+from extension.core.labels import (
     ATTRSCORE_LABELS,
     CAQA_LABEL_MAP,
     FORMAT_LABELS,
@@ -124,7 +124,7 @@ def label_scheme(name: str, label_map: Mapping[str, str] | None = None) -> Label
     """The scheme called ``name`` (any case) with ``label_map`` overriding its default
     map of our labels (``kgbench export``'s ``--label-map``, checked as there). Raises
     :class:`ScoringError` for an unknown scheme or a bad map."""
-    from extension.export import ExportError, resolve_label_map
+    from extension.outputs.export import ExportError, resolve_label_map
 
     choice = name.strip().lower()
     if choice not in SCHEMES:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from extension.output_file import check_output_dir
+from extension.outputs.output_file import check_output_dir
 from scoring.card import (
     CARD_FILE,
     MODEL_FILE,

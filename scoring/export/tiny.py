@@ -31,7 +31,7 @@ TinyKind = Literal["bert", "deberta-v2", "gpt2"]
 TINY_KINDS: tuple[TinyKind, ...] = ("bert", "deberta-v2", "gpt2")
 
 _CLASSIFY_LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
-"""Our four labels (:data:`extension.labels.LABELS`), the default of a tiny classifier."""
+"""Our four labels (:data:`extension.core.labels.LABELS`), the default of a tiny classifier."""
 _VOCAB = 400
 _MAX_POSITIONS = 128
 _SHAPE: dict[str, Any] = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from extension.labels import SPLIT_CHOICES
+from extension.core.labels import SPLIT_CHOICES
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
 from scoring.errors import ScoringError

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.inputs import hypothesis, premise, sub_fact_pairs
 from scoring.score.models import LanguageModel, NliModel
 from scoring.score.records import NliProbabilities, score_record

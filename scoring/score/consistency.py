@@ -53,7 +53,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from extension.labels import LABELS, Label
+from extension.core.labels import LABELS, Label
 from scoring.card import NLI_ROLES, NliRole
 
 __all__ = ["EXPECTED_OUTCOMES", "SUB_FACT_KINDS", "ConsistencyTable", "Expected", "OutcomeCounts",

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from extension.labels import LABELS
-from extension.output_file import write_atomic
+from extension.core.labels import LABELS
+from extension.outputs.output_file import write_atomic
 from scoring.card import CARD_FILE
 from scoring.score.chunk import ChunkStats
 from scoring.score.consistency import ConsistencyTable, consistency_table
@@ -37,7 +37,7 @@ __all__ = ["REPORT_FILE", "RUN_FORMAT", "RUN_VERSION", "ScoreResult", "finish_ru
            "finished_result", "json_text", "read_records"]
 
 REPORT_FILE = "report.html"
-"""The benchmark's report page (:data:`extension.report.REPORT_FILE`; not imported
+"""The benchmark's report page (:data:`extension.outputs.report.REPORT_FILE`; not imported
 from there, which would load matplotlib before the inputs are checked)."""
 RUN_FORMAT = "kgbench-scores"
 RUN_VERSION = 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.card import NLI_ROLES, NliRole
 from scoring.score.cohesion import sentence_cohesion
 from scoring.score.consistency import (

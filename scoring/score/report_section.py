@@ -11,7 +11,7 @@ becomes a page of its own (:func:`standalone_page`).
 It shows the models and the provider that ran them, the label-consistency table
 (:mod:`scoring.score.consistency`) and its sub-fact counterpart, the distributions of
 the NLI probabilities per gold label and of CONNER's sentence cohesion per label
-(figures drawn as :mod:`extension.report` draws its own: matplotlib, inline SVG), then
+(figures drawn as :mod:`extension.outputs.report` draws its own: matplotlib, inline SVG), then
 the samples the NLI model disagrees with **first** (lowest probability of the expected
 outcome first) with their text, q̃, ã, the citations and the probabilities, up to
 :data:`LISTED_SAMPLES` rows (scores.jsonl and flagged.jsonl hold them all).
@@ -25,8 +25,8 @@ from typing import Any
 
 from matplotlib.ticker import MaxNLocator
 
-from extension.labels import LABELS
-from extension.report import REPORT_CSS, inline_svg, new_figure, no_data, styled
+from extension.core.labels import LABELS
+from extension.outputs.report import REPORT_CSS, inline_svg, new_figure, no_data, styled
 from scoring.card import NLI_ROLES
 from scoring.score.consistency import ConsistencyTable, OutcomeCounts
 
@@ -39,7 +39,7 @@ LISTED_SAMPLES = 100
 """Samples listed in the section (a page of 160k samples is not read by anyone)."""
 PROBABILITY_BINS = 10
 
-# Okabe–Ito colours, as in extension.report.
+# Okabe–Ito colours, as in extension.outputs.report.
 ROLE_COLOURS = {"entailment": "#009E73", "neutral": "#999999", "contradiction": "#D55E00"}
 LABEL_COLOURS = {"supportive": "#009E73", "partially_supportive": "#56B4E9",
                  "contradictory": "#D55E00", "irrelevant": "#999999"}

@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from extension.export import SamplesFileError
-from extension.labels import LABELS
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import LABELS
+from extension.outputs.export import SamplesFileError
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.errors import ScoringError
 
 __all__ = ["Selection", "bad_line", "pending_chunks", "sample_texts", "select_samples"]

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from extension.output_file import write_atomic
+from extension.outputs.output_file import write_atomic
 from scoring.errors import ScoringError
 
 __all__ = ["FINISHED_FILES", "FLAGGED_FILE", "RUN_FILE", "SCORES_FILE", "WORK_DIR", "chunk_path",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.candidates import (
+from extension.core.candidates import (
     closest_by_type,
     role_replacements,
     sibling_replacements,

@@ -1,4 +1,4 @@
-"""Our label and complexity shares beside CAQA Table 5 (extension.caqa_table5): the
+"""Our label and complexity shares beside CAQA Table 5 (extension.outputs.caqa_table5): the
 shipped constant equals the paper's table file where it is available, and the shares,
 differences and flags are computed from the counts."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from extension.caqa_table5 import (
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.outputs.caqa_table5 import (
     CAQA_TABLE5_SAMPLES,
     CAQA_TABLE5_TOTALS,
     compare_with_caqa,
     counts_of_stats,
 )
-from extension.labels import COMPLEXITIES, LABELS
 from tests.external import EXTERNAL_ENV
 
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from extension import contradiction
-from extension.edits import derived_answers
-from extension.grounding import Grounder
-from extension.query_graph import QueryGraph, build_query_graph
-from extension.samples import SampleConfig
+from extension.core import contradiction
+from extension.core.edits import derived_answers
+from extension.core.grounding import Grounder
+from extension.core.query_graph import QueryGraph, build_query_graph
+from extension.core.samples import SampleConfig
 from kgstore import Entity, Fact, Store, open_store
 from tests.extension.test_extend import by_label, samples_of
 

@@ -1,4 +1,4 @@
-"""The subgraph edits of CAQA §4.3 (extension.edits) on hand-written fact lists.
+"""The subgraph edits of CAQA §4.3 (extension.core.edits) on hand-written fact lists.
 
 No store: derivation runs in memory (``kgstore.patterns.match_facts``), so every edit
 and every verification outcome is checked against facts written out here.
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extension.edits import (
+from extension.core.edits import (
     branch_edges,
     delete_path_edit,
     delete_triple_edit,
@@ -24,7 +24,7 @@ from extension.edits import (
     sub_facts,
     verify_irrelevant,
 )
-from extension.query_graph import build_query_graph
+from extension.core.query_graph import build_query_graph
 from kgstore.models import Fact, Literal
 
 DIRECTED, BORN, MUSIC, DIRECTOR_FILM = ("film.film.directed_by", "people.person.place_of_birth",
@@ -319,7 +319,7 @@ def test_losing_facts_equal_removing_each_fact(facts: list[Fact], which: str,
 def test_an_irrelevant_citation_must_not_echo_an_answer() -> None:
     """Issue 19: "President has a government position … Nigeria" beside the answer
     "Presidential system" read as partially supportive to a blind reader."""
-    from extension.edits import echoes_an_answer, name_words
+    from extension.core.edits import echoes_an_answer, name_words
 
     assert name_words("Presidential system") == {"presi", "syste"}
     assert echoes_an_answer(["Nigeria", "President"], ["Presidential system"]) == "President"

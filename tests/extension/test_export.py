@@ -1,9 +1,9 @@
-"""Exports of a generated benchmark (extension.export) on real benchmark samples.
+"""Exports of a generated benchmark (extension.outputs.export) on real benchmark samples.
 
 The samples are real: the demo KG is loaded into a LadybugDB store, the demo questions
-are parsed and run through :func:`extension.samples.structured_samples`, verbalized by
-:class:`extension.text.verbalizer.TemplateVerbalizer`, and each becomes a
-:class:`BenchmarkSample` with :func:`extension.sample_format.benchmark_sample`.
+are parsed and run through :func:`extension.core.samples.structured_samples`, verbalized by
+:class:`extension.verbalize.verbalizer.TemplateVerbalizer`, and each becomes a
+:class:`BenchmarkSample` with :func:`extension.outputs.sample_schema.benchmark_sample`.
 :func:`demo_benchmark` builds them once per process; the report and CLI tests reuse it.
 
 Checked: the exact CSV header and label vocabulary of CAQA and AttrScore, the default
@@ -23,7 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from extension.export import (
+from extension.core.grounding import Grounder
+from extension.core.labels import Split
+from extension.core.samples import Triple, structured_samples
+from extension.inputs.questions import parse_question
+from extension.outputs.export import (
     ExportError,
     SamplesFileError,
     citation_title,
@@ -34,13 +38,9 @@ from extension.export import (
     parse_label_map,
     resolve_label_map,
 )
-from extension.grounding import Grounder
-from extension.labels import Split
-from extension.output_file import OutputPathError
-from extension.questions import parse_question
-from extension.sample_format import BenchmarkSample, CitationRecord, benchmark_sample
-from extension.samples import Triple, structured_samples
-from extension.text.verbalizer import TemplateVerbalizer
+from extension.outputs.output_file import OutputPathError
+from extension.outputs.sample_schema import BenchmarkSample, CitationRecord, benchmark_sample
+from extension.verbalize.verbalizer import TemplateVerbalizer
 from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
 from kgstore import open_store
 from loaders.kgqa import read_kgqa_jsonl

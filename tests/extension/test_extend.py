@@ -1,4 +1,4 @@
-"""Query extension and structured samples on real stores (extension.extend, .samples).
+"""Query extension and structured samples on real stores (extension.core.extend, .samples).
 
 A hand-built KG holds one scenario per rule and failure path, each with the exact
 extended query, answers and supporting subgraph G it must give:
@@ -29,10 +29,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from extension import contradiction
-from extension.candidates import hop_candidates, pinned_elsewhere, same_name_entities
-from extension.edits import derived_answers, fact_pattern
-from extension.extend import (
+from extension.core import contradiction
+from extension.core.candidates import hop_candidates, pinned_elsewhere, same_name_entities
+from extension.core.edits import derived_answers, fact_pattern
+from extension.core.extend import (
     ExtendedQuery,
     ExtensionConfig,
     ExtensionFailure,
@@ -43,10 +43,9 @@ from extension.extend import (
     _way2_grounding,
     extend_query,
 )
-from extension.grounding import Grounder
-from extension.query_graph import QueryGraph, build_query_graph
-from extension.questions import ParsedQuestion
-from extension.rules import (
+from extension.core.grounding import Grounder
+from extension.core.query_graph import QueryGraph, build_query_graph
+from extension.core.rules import (
     RULES_BY_SHAPE,
     Hop,
     add_branch,
@@ -55,13 +54,14 @@ from extension.rules import (
     replace_constant,
     rule_order,
 )
-from extension.samples import (
+from extension.core.samples import (
     SampleConfig,
     StructuredSample,
     question_rng,
     structured_samples,
 )
-from extension.shapes import classify
+from extension.core.shapes import classify
+from extension.inputs.questions import ParsedQuestion
 from kgstore import Entity, Fact, Literal, Store, open_store
 from kgstore.models import Object
 from kgstore.patterns import PatternQuery, TriplePattern, Var
@@ -824,7 +824,7 @@ def test_way1_and_way2_groundings_derived_from_the_original_equal_store_groundin
     kg_data: tuple[list[Entity], list[Fact]], picks: list[int]
 ) -> None:
     """The extension derives a candidate's grounding from the original solutions and a
-    few seeded reads (extension.extend._way1_grounding/_way2_grounding); it must equal
+    few seeded reads (extension.core.extend._way1_grounding/_way2_grounding); it must equal
     grounding the extended query in the store, bindings order included, and a way-1
     candidate it turns down must be one whose store grounding fails the pin test."""
     entities, facts = kg_data
@@ -897,7 +897,7 @@ def test_a_read_only_store_gives_the_same_samples(kg_data: tuple[list[Entity], l
 @pytest.mark.external
 @pytest.mark.slow
 def test_webqsp_samples_in_the_fb15k237_slice(tmp_path: Path) -> None:
-    from extension.questions import parse_question
+    from extension.inputs.questions import parse_question
     from loaders.freebase import load_freebase
     from loaders.kgqa import read_webqsp
     from tests.extension.test_grounding import _external

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from extension.text.extended_question import (
+from extension.verbalize.extended_question import (
     Unphrasable,
     compose_extended_question,
     question_nouns,

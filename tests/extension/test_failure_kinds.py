@@ -1,8 +1,8 @@
-"""Failure reasons grouped into kinds (extension.failure_kinds)."""
+"""Failure reasons grouped into kinds (extension.outputs.failure_kinds)."""
 
 from __future__ import annotations
 
-from extension.failure_kinds import describe_kind, failure_kind, group_failures
+from extension.outputs.failure_kinds import describe_kind, failure_kind, group_failures
 
 
 def test_kinds_of_reasons() -> None:

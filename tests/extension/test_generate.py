@@ -1,4 +1,4 @@
-"""The ``kgbench generate`` pipeline (:mod:`extension.generate`) on the demo KG.
+"""The ``kgbench generate`` pipeline (:mod:`extension.run.generate`) on the demo KG.
 
 A real LadybugDB demo store is built once per module; each test generates into its own
 directory. Checked: the split rule, shard blocks, schema-valid output, split
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from extension.generate import (
+from extension.outputs.sample_schema import BenchmarkSample, iter_schema_violations
+from extension.run.generate import (
     GenerateConfig,
     GenerateError,
     Shard,
@@ -24,7 +25,6 @@ from extension.generate import (
     parse_shard,
     split_of,
 )
-from extension.sample_format import BenchmarkSample, iter_schema_violations
 from loaders.kgqa import read_questions
 from tests.kgbench.test_cli import run
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from extension.generate import GenerateConfig, generate
+from extension.run.generate import GenerateConfig, generate
 from loaders.kgqa import read_questions
 from tests.kgbench.test_cli import run
 

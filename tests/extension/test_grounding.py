@@ -1,4 +1,4 @@
-"""Grounding query graphs in a real store (extension.grounding).
+"""Grounding query graphs in a real store (extension.core.grounding).
 
 Hand-built KGs with known answers for each shape and outcome, hand-computed answer
 scores, property tests (random KGs and random connected query graphs, compiled and
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extension.grounding import (
+from extension.core.grounding import (
     AnswerScore,
     Grounder,
     GroundingSummary,
@@ -29,7 +29,7 @@ from extension.grounding import (
     ground_query,
     score_answers,
 )
-from extension.query_graph import (
+from extension.core.query_graph import (
     TYPE_PREDICATE,
     Comparison,
     OrderBy,
@@ -669,7 +669,7 @@ def _mid(fb15k_id: str) -> str:
 @pytest.mark.external
 @pytest.mark.slow
 def test_webqsp_answers_in_the_fb15k237_slice(factory: Factory, tmp_path: Path) -> None:
-    from extension.questions import parse_question
+    from extension.inputs.questions import parse_question
     from loaders.freebase import load_freebase
     from loaders.kgqa import read_webqsp
 

@@ -1,4 +1,4 @@
-"""extension.heap: paced garbage collection for long loops over questions."""
+"""extension.run.heap: paced garbage collection for long loops over questions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from extension.heap import PacedCollection
+from extension.run.heap import PacedCollection
 
 
 class Node:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from extension.extend import UNION_NO_SAME_NAME, RuleAttempt, UnionSubject, union_outcome
-from extension.generate import GenerateConfig, generate
-from extension.grounding import Grounder
-from extension.query_graph import build_query_graph
+from extension.core.extend import UNION_NO_SAME_NAME, RuleAttempt, UnionSubject, union_outcome
+from extension.core.grounding import Grounder
+from extension.core.query_graph import build_query_graph
+from extension.run.generate import GenerateConfig, generate
 from kgstore import Entity, Fact, Literal, Store, open_store
 from tests.extension.stores import read_only_store
 from tests.extension.test_extend import (
@@ -143,7 +143,7 @@ def test_union_outcome_reads_attempts_and_failure_reasons() -> None:
 def test_the_irrelevant_walk_avoids_predicates_that_read_as_ids(tmp_path: Path) -> None:
     """Issue 19: on the Wikidata sample store the walk took unlabelled properties
     ("has P2163"), whose citations cannot be written: 1 irrelevant sample of 27."""
-    from extension.samples import unreadable_predicates
+    from extension.core.samples import unreadable_predicates
     from kgstore.models import Predicate
 
     with open_store(tmp_path / "store", create=True) as store:

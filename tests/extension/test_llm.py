@@ -23,7 +23,9 @@ from typing import Any
 
 import pytest
 
-from extension.prompts.checks import (
+from extension.core.samples import StructuredSample
+from extension.verbalize.citations import citation_parts
+from extension.verbalize.llm_checks import (
     LENGTH_FACTOR,
     MIN_LENGTH_LIMIT,
     check_answer,
@@ -32,10 +34,8 @@ from extension.prompts.checks import (
     clean_reply,
     length_limit,
 )
-from extension.prompts.verbalizer import LLMVerbalizer, verbalizer_from_options
-from extension.samples import StructuredSample
-from extension.text.citations import citation_parts
-from extension.text.verbalizer import TemplateVerbalizer
+from extension.verbalize.llm_verbalizer import LLMVerbalizer, verbalizer_from_options
+from extension.verbalize.verbalizer import TemplateVerbalizer
 from llm.cache import ResponseCache
 from llm.chat import ChatMessage, ChatReply, chat_request_body, parse_chat_completion, request_key
 from llm.client import ChatClient

@@ -1,4 +1,4 @@
-"""The one home of output files (:mod:`extension.output_file`), on real files, FIFOs,
+"""The one home of output files (:mod:`extension.outputs.output_file`), on real files, FIFOs,
 symlinks and a character device made with ``mknod`` inside the test's directory (never
 a real ``/dev`` node: an old experiment replaced ``/dev/full`` with a regular file).
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.output_file import (
+from extension.outputs.output_file import (
     OutputPathError,
     atomic_output,
     check_output_dir,

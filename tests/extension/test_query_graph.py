@@ -1,4 +1,4 @@
-"""The query-graph model (extension.query_graph): validation, building, CVT flags,
+"""The query-graph model (extension.core.query_graph): validation, building, CVT flags,
 lossless JSON round trip and the networkx view. Every expected value is hand-written."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from extension.query_graph import (
+from extension.core.query_graph import (
     TYPE_PREDICATE,
     Comparison,
     OrderBy,

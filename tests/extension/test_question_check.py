@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from extension.extend import ExtendedQuery, ExtensionFailure, extend_query
-from extension.grounding import Grounder
-from extension.query_graph import build_query_graph
-from extension.rules import complexity_of, result_shape
-from extension.text.question_check import question_check
+from extension.core.extend import ExtendedQuery, ExtensionFailure, extend_query
+from extension.core.grounding import Grounder
+from extension.core.query_graph import build_query_graph
+from extension.core.rules import complexity_of, result_shape
+from extension.verbalize.question_check import question_check
 from kgstore import Entity, Fact, Store, open_store
 
 DIRECTED = "film.film.directed_by"

@@ -1,9 +1,9 @@
-"""KGQA questions -> parsed questions (extension.questions): parse choice, GrailQA
+"""KGQA questions -> parsed questions (extension.inputs.questions): parse choice, GrailQA
 graph_query conversion and cross-check, JSONL triples, and the real WebQSP / GrailQA
 files (skipped unless ``KGBENCH_EXTERNAL_DATA`` is set).
 
 The external spot checks were verified by reading each question's SPARQL / s-expression
-and the CAQA shape rules (extension.shapes) by hand.
+and the CAQA shape rules (extension.core.shapes) by hand.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from extension.query_graph import Comparison, OrderBy, QueryGraph
-from extension.questions import (
+from extension.core.query_graph import Comparison, OrderBy, QueryGraph
+from extension.core.shapes import REASONS
+from extension.inputs.questions import (
     ANSWER_VARIABLES,
     Answer,
     ParsedQuestion,
@@ -25,7 +26,6 @@ from extension.questions import (
     parse_question,
     triples_to_graph,
 )
-from extension.shapes import REASONS
 from kgstore.models import Literal
 from loaders.kgqa import (
     GoldAnswer,

@@ -1,4 +1,4 @@
-"""The HTML report of a benchmark (extension.report) on real benchmark samples.
+"""The HTML report of a benchmark (extension.outputs.report) on real benchmark samples.
 
 The samples are the demo KG's (:func:`tests.extension.test_export.demo_benchmark`) and
 the stats are laid out as ``kgbench generate`` writes ``stats.json``. The report is
@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
-from extension.export import SamplesFileError
-from extension.labels import COMPLEXITIES, LABELS
-from extension.report import (
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.core.samples import Triple
+from extension.outputs.export import SamplesFileError
+from extension.outputs.report import (
     DELETED_COLOUR,
     REPLACEMENT_COLOUR,
     draw_subgraph,
@@ -32,8 +33,7 @@ from extension.report import (
     summarize_samples,
     write_report,
 )
-from extension.sample_format import BenchmarkSample
-from extension.samples import Triple
+from extension.outputs.sample_schema import BenchmarkSample
 from tests.extension.test_export import demo_benchmark, write_benchmark
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "source", "wbr", "col", "area", "base"}
@@ -417,7 +417,7 @@ def test_failures_are_shown_by_reason(report: tuple[Path, str],
                                       samples: tuple[BenchmarkSample, ...]) -> None:
     """The reasons, grouped by kind with a count and an example each: on WebQSP ×
     FB15k-237 most questions fail with unknown_predicate, which the stage hides."""
-    from extension.failure_kinds import group_failures
+    from extension.outputs.failure_kinds import group_failures
 
     failures = [{"qid": f"WebQTest-{i}", "stage": "ground_original",
                  "reason": f"unknown_predicate: predicates not in the store: x.y.z{i}"}
@@ -456,7 +456,7 @@ def test_a_label_without_samples_is_flagged_in_red(report: tuple[Path, str],
 
 def test_shares_are_shown_beside_caqa_table5(report: tuple[Path, str],
                                              samples: tuple[BenchmarkSample, ...]) -> None:
-    from extension.caqa_table5 import CAQA_TABLE5_SAMPLES, CAQA_TABLE5_TOTALS
+    from extension.outputs.caqa_table5 import CAQA_TABLE5_SAMPLES, CAQA_TABLE5_TOTALS
 
     page = Page(report[1])
     rows = {(a["data-group"], a["data-name"]): a["data-flagged"] for tag, a in page.tags

@@ -1,4 +1,4 @@
-"""The CAQA extension rules (extension.rules) as pure functions on hand-built query graphs.
+"""The CAQA extension rules (extension.core.rules) as pure functions on hand-built query graphs.
 
 Each rule is checked against the exact graph it must produce (nodes, edges,
 ``not_equal``), Table 4's result shapes and complexities for every (rule, shape),
@@ -12,14 +12,14 @@ from collections import Counter
 
 import pytest
 
-from extension.query_graph import (
+from extension.core.query_graph import (
     Comparison,
     QueryEdge,
     QueryGraph,
     QueryNode,
     build_query_graph,
 )
-from extension.rules import (
+from extension.core.rules import (
     RULES_BY_SHAPE,
     Hop,
     add_branch,

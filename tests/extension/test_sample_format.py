@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import (
+from extension.core.samples import Edit, SampleQuery, Source, StructuredSample, SubFact, Triple
+from extension.outputs.sample_schema import (
     BenchmarkSample,
     benchmark_sample,
     iter_schema_violations,
@@ -15,8 +16,7 @@ from extension.sample_format import (
     sample_json_schema,
     shipped_schema,
 )
-from extension.samples import Edit, SampleQuery, Source, StructuredSample, SubFact, Triple
-from extension.text.verbalizer import Citation, Verbalization
+from extension.verbalize.verbalizer import Citation, Verbalization
 
 TRIPLE = Triple(s="m.1", p="film.film.directed_by", o="m.2", s_name="Jaws",
                 o_name="Steven Spielberg")

@@ -1,4 +1,4 @@
-"""New-domain seed questions (extension.seed_sampler, extension.text.seed_questions) on real stores.
+"""New-domain seed questions (extension.inputs.seed_sampler, extension.verbalize.seed_questions) on real stores.
 
 * a Wikidata-shaped store: a small JSON dump of humans (Q5) with places, countries,
   universities and works, written here and loaded through ``loaders.wikidata`` with
@@ -24,22 +24,22 @@ from typing import Any
 
 import pytest
 
-from extension.domain_spec import DomainSpec, parse_domain_spec
-from extension.grounding import Grounder
-from extension.query_graph import QueryEdge
-from extension.questions import ParsedQuestion
-from extension.samples import structured_samples
-from extension.seed_sampler import (
+from extension.core.grounding import Grounder
+from extension.core.query_graph import QueryEdge
+from extension.core.samples import structured_samples
+from extension.core.shapes import classify
+from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
+from extension.inputs.questions import ParsedQuestion
+from extension.inputs.seed_sampler import (
     FAILURE_REASONS,
     SeedSample,
     is_answerable_literal,
     predicate_specificity,
     sample_seed_questions,
 )
-from extension.shapes import classify
-from extension.text.extended_question import Unphrasable
-from extension.text.seed_questions import template_question
-from extension.vocabulary import is_bookkeeping_predicate
+from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.seed_questions import template_question
 from kgstore import Entity, Fact, Literal, Store, open_store
 from loaders.wikidata import STATEMENT_TYPE
 from tests.external import EXTERNAL
@@ -700,7 +700,7 @@ def test_real_wikidata_humans(tmp_path: Path) -> None:
 def test_a_path_through_one_kind_of_n_ary_fact_twice_is_refused() -> None:
     """Issue 19: "The character of the performance that the film … features was
     portrayed in a performance with what actor?" restates one performance."""
-    from extension.seed_sampler import _Hop, same_kind_of_fact
+    from extension.inputs.seed_sampler import _Hop, same_kind_of_fact
 
     into = _Hop("m.film", "m.char", "film.film.starring", True, via="m.c1",
                 exit="film.performance.character")
@@ -715,7 +715,7 @@ def test_a_path_through_one_kind_of_n_ary_fact_twice_is_refused() -> None:
 
 def test_sampled_questions_say_city_not_citytown(people_sample: SeedSample) -> None:
     """Blind reading: "Which citytown contains the institution …?"."""
-    from extension.text.english import type_word
+    from extension.verbalize.english import type_word
 
     assert type_word("citytown") == "city" and type_word("film") == "film"
     texts = [q.question for q in people_sample.questions]

@@ -1,4 +1,4 @@
-"""CAQA shape classification (extension.shapes): single / path / tree with CVT
+"""CAQA shape classification (extension.core.shapes): single / path / tree with CVT
 contraction, and every reason code classify can give. Expected shapes are hand-checked
 against CAQA §4.1 / Appendix B as the module docstring states them."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from extension.query_graph import (
+from extension.core.query_graph import (
     TYPE_PREDICATE,
     Comparison,
     OrderBy,
@@ -22,8 +22,7 @@ from extension.query_graph import (
     Term,
     build_query_graph,
 )
-from extension.questions import parse_question
-from extension.shapes import (
+from extension.core.shapes import (
     REASONS,
     Classification,
     Hop,
@@ -31,6 +30,7 @@ from extension.shapes import (
     contract_cvts,
     unsupported,
 )
+from extension.inputs.questions import parse_question
 from kgstore.models import Literal
 from loaders.kgqa import read_kgqa_jsonl
 
@@ -112,8 +112,8 @@ def test_cvt_topic_choice_honours_topic_entities() -> None:
 
 
 def test_topic_choice_does_not_depend_on_the_hash_seed() -> None:
-    code = ("from extension.query_graph import build_query_graph as b\n"
-            "from extension.shapes import classify\n"
+    code = ("from extension.core.query_graph import build_query_graph as b\n"
+            "from extension.core.shapes import classify\n"
             f"g = b({list(CORLEONE)!r}, answer='?a', cvt_types=frozenset({{'film.performance'}}))\n"
             "r = classify(g)\n"
             "print(r.subjects, r.qualifiers)")

@@ -1,4 +1,4 @@
-"""SPARQL logical forms -> query graphs (extension.sparql): the Virtuoso dialect, each
+"""SPARQL logical forms -> query graphs (extension.inputs.sparql): the Virtuoso dialect, each
 mapping of the module docstring, each unsupported feature and the template cache.
 
 Queries are written in the style of WebQSP and GrailQA (shortened); expected graphs
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from extension import sparql as sparql_module
-from extension.query_graph import Comparison, OrderBy, QueryEdge, QueryGraph
-from extension.sparql import (
+from extension.core.query_graph import Comparison, OrderBy, QueryEdge, QueryGraph
+from extension.inputs import sparql as sparql_module
+from extension.inputs.sparql import (
     FREEBASE_NS,
     SparqlError,
     normalize_virtuoso,

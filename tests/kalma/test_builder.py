@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.domain_spec import DomainSpec
+from extension.inputs.domain_spec import DomainSpec
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import KalmaEntry
 from kalma.errors import KalmaError

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from extension.domain_spec import DomainSpec
-from extension.output_file import OutputPathError
+from extension.inputs.domain_spec import DomainSpec
+from extension.outputs.output_file import OutputPathError
 from kalma.builder import BuildConfig
 from kalma.entry import KalmaEntry, read_entries
 from kalma.errors import KalmaError

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.domain_spec import DomainSpec
+from extension.inputs.domain_spec import DomainSpec
 from kalma.errors import KalmaError
 from kalma.pairs import connected_pairs, find_connected_pairs, single_entities
 from kgstore import open_store

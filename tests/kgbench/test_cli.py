@@ -425,8 +425,8 @@ def test_commands_that_do_not_run_the_engine_do_not_import_it() -> None:
         assert result.exit_code == 0, result.output
         for name in ("generate", "extend", "export", "questions"):
             assert name in result.output, name
-        heavy = sorted(m for m in ("networkx", "rdflib", "extension.generate", "extension.samples",
-                                   "extension.export", "extension.grounding") if m in sys.modules)
+        heavy = sorted(m for m in ("networkx", "rdflib", "extension.run.generate", "extension.core.samples",
+                                   "extension.outputs.export", "extension.core.grounding") if m in sys.modules)
         print(",".join(heavy))
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

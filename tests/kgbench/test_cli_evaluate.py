@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
 from tests.extension.test_export import write_benchmark
 from tests.extension.test_llm import FakeChatServer

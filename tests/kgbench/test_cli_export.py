@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
 from tests.extension.test_export import demo_benchmark, write_benchmark
 from tests.kgbench.test_cli import assert_clean_error, run

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from extension.labels import COMPLEXITIES, LABELS
-from extension.samples import StructuredSample
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.core.samples import StructuredSample
 from kgstore import open_store
 from tests.extension.test_extend import check_all
 from tests.kgbench.test_cli import assert_clean_error, run

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample, iter_schema_violations
+from extension.outputs.sample_schema import BenchmarkSample, iter_schema_violations
 from tests.extension.test_llm import FakeChatServer
 from tests.kgbench.test_cli import CLI, assert_clean_error, run
 

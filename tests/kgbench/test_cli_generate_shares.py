@@ -8,9 +8,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from extension.caqa_table5 import CAQA_TABLE5_SAMPLES, CAQA_TABLE5_TOTALS
-from extension.failure_kinds import failure_kind
-from extension.labels import COMPLEXITIES, LABELS
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.outputs.caqa_table5 import CAQA_TABLE5_SAMPLES, CAQA_TABLE5_TOTALS
+from extension.outputs.failure_kinds import failure_kind
 from kgbench.cli.render import COMPLEXITY_TITLES, LABEL_TITLES
 from tests.kgbench.test_cli import run
 from tests.kgbench.test_cli_generate import QUESTIONS, samples

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.demo import DEMO_KG
 from tests.extension.test_export import demo_benchmark, write_benchmark
 from tests.extension.test_output_file import char_device

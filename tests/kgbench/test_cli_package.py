@@ -17,11 +17,11 @@ SHARED = {"errors", "options", "output", "render"}
 COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
             "model", "evaluate", "score", "kalma", "conner", "serve"}
 USE_CASES = [
-    "loaders/into_store.py", "kgstore/lookup.py", "extension/parsed_file.py",
-    "extension/question_parsing.py", "extension/question_grounding.py",
-    "extension/extend_file.py", "extension/generate_inputs.py", "kgbench/demo/tour.py",
+    "loaders/into_store.py", "kgstore/lookup.py", "extension/inputs/parsed_file.py",
+    "extension/inputs/question_parsing.py", "extension/inputs/question_grounding.py",
+    "extension/run/extend_file.py", "extension/run/generate_inputs.py", "kgbench/demo/tour.py",
     "scoring/evaluate/run.py", "scoring/score/benchmark.py",
-    "scoring/train.py", "extension/generate_job.py", "kalma/generate_job.py",
+    "scoring/train.py", "extension/run/generate_job.py", "kalma/generate_job.py",
     "scoring/evaluate/choose.py",
     # the service: the second shell over the same use cases, never over the CLI (the job
     # child is a program of its own: its usage line is printed)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from kgstore.dirlock import DirectoryLock
 from scoring.score.consistency import consistency_table
 from scoring.score.report_section import SECTION_BEGIN

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from extension.output_file import OutputPathError
+from extension.outputs.output_file import OutputPathError
 from kgstore import Entity, Fact, open_store
 from scoring.conner import metrics
 from scoring.conner.batch import HELPFULNESS_PREFIX, INFORMATIVENESS_PREFIX

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.errors import ScoringError
 from scoring.evaluate.benchmark import load_evaluation_set
 from scoring.evaluate.predictions import Prediction, read_predictions, write_predictions

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.card import TOKENIZER_FILE
 from scoring.errors import ModelDirError, ScoringError
 from scoring.evaluate.benchmark import load_evaluation_set

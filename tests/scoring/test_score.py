@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from kgstore.dirlock import DirectoryLock
 from scoring.errors import ModelDirError, ScoringError
 from scoring.score.benchmark import ScoreProgress, score_benchmark

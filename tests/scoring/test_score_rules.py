@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from extension.labels import Label
+from extension.core.labels import Label
 from scoring.score.cohesion import sentence_cohesion
 from scoring.score.consistency import (
     agrees,

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from extension.export import iter_benchmark_samples
-from extension.labels import LABELS
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import LABELS
+from extension.outputs.export import iter_benchmark_samples
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
 from scoring.errors import ScoringError
 from scoring.inputs import hypothesis, premise
@@ -55,8 +55,8 @@ def generate_film_benchmark(directory: Path, n: int, *, seed: int = 1,
     """``directory/bench`` generated in process (as ``kgbench demo`` + ``kgbench
     generate --domain film. --n N``, without two CLI start-ups): the demo KG loaded
     into a fresh store, ``n`` seed questions of the film domain."""
-    from extension.generate import GenerateConfig, generate
-    from extension.generate_inputs import domain_questions
+    from extension.run.generate import GenerateConfig, generate
+    from extension.run.generate_inputs import domain_questions
     from kgbench.demo import DEMO_KG
     from kgstore import open_store
     from loaders.triples import load_triples

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from extension.labels import LABELS
+from extension.core.labels import LABELS
 from scoring.train_data import held_out_macro_f1, held_out_questions, majority_baseline
 
 QUESTIONS = [f"domain:q{i}" for i in range(40)]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from extension.caqa_table5 import compare_with_caqa, counts_of_stats
-from extension.sample_format import BenchmarkSample
+from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.sample_index import (
     SampleFilter,
     SampleNotFoundError,

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from extension.caqa_table5 import compare_with_caqa, counts_of_stats
-from extension.sample_format import BenchmarkSample
+from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats
+from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.graphjson import edge_id
 from kgbench.service.samples import CONTEXT_MAX
 from kgbench.service.security import CONTENT_SECURITY_POLICY

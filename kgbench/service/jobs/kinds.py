@@ -36,10 +36,10 @@ class RunContext:
 
 
 def run_generate_job(params: GenerateParams, ctx: RunContext) -> dict[str, Any]:
-    from extension.extend import ExtensionConfig
-    from extension.generate import GenerateConfig, TextOptions
-    from extension.generate_job import GenerateRequest, run_generate
-    from extension.samples import SampleConfig
+    from extension.core.extend import ExtensionConfig
+    from extension.core.samples import SampleConfig
+    from extension.run.generate import GenerateConfig, TextOptions
+    from extension.run.generate_job import GenerateRequest, run_generate
 
     config = GenerateConfig(
         seed=params.seed, test_fraction=params.test_fraction,
@@ -87,7 +87,7 @@ def run_score_job(params: ScoreParams, ctx: RunContext) -> dict[str, Any]:
 
 
 def run_parse_job(params: ParseParams, ctx: RunContext) -> dict[str, Any]:
-    from extension.question_parsing import parse_questions_file
+    from extension.inputs.question_parsing import parse_questions_file
     from kgstore import open_store
 
     cvt_types: frozenset[str] = frozenset()
@@ -138,9 +138,9 @@ def run_kalma_generate_job(params: KalmaGenerateParams, ctx: RunContext) -> dict
 
 
 def run_evaluate_job(params: EvaluateParams, ctx: RunContext) -> dict[str, Any]:
-    from extension.export import parse_label_map
-    from extension.labels import SplitChoice
-    from extension.output_file import write_atomic
+    from extension.core.labels import SplitChoice
+    from extension.outputs.export import parse_label_map
+    from extension.outputs.output_file import write_atomic
     from scoring.evaluate.choose import make_evaluator
     from scoring.evaluate.run import evaluate_benchmark
     from scoring.evaluate.schemes import label_scheme

@@ -1,0 +1,780 @@
+"""The HTML report of a generated benchmark (``DIR/report.html`` of ``kgbench generate``).
+
+One self-contained file — figures are inline SVG drawn by matplotlib (Agg canvas,
+text kept as text), no scripts, no external assets — with:
+
+* the run's summary from ``stats.json`` (questions, samples, seed, verbalizer, speed);
+* the label × complexity table of CAQA (Hu et al. 2024, Table 5), one block per split
+  and the total, counted from ``samples.jsonl`` itself; a label without samples is
+  named in red above it and its rows are red;
+* each label's and complexity's share of all samples beside CAQA Table 5's, a label
+  more than 5 points away in red (:mod:`extension.caqa_table5`);
+* the failures grouped by stage and kind of reason, with what the kind means and one
+  example each (``stats['failures_by_kind']``, :mod:`extension.failure_kinds`): the
+  stage alone hides the cause (WebQSP on FB15k-237 fails mostly with
+  ``unknown_predicate``);
+* plots: label × complexity bars per split, the supported fraction of the partially
+  supportive samples, citations per sample, failures by stage, time per stage;
+* one example per label × complexity cell that has samples: its subgraph drawn with
+  networkx (entity names below their nodes, the store's predicate labels on edges, CVT nodes small and grey,
+  triples of G the sample lacks dashed red, a contradictory sample's replacement answer
+  in its own colour), the question, extended question, answer statement, numbered
+  citations and sub-facts with ✓/✗.
+
+The samples file is streamed once (``orjson``; only the ≤16 examples are validated as
+:class:`~extension.sample_format.BenchmarkSample` and drawn), so a benchmark of 160k
+samples takes seconds. All knowledge-graph text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import io
+import math
+import re
+import textwrap
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ParamSpec
+from typing import Literal as TypingLiteral
+
+import matplotlib
+import networkx as nx
+import orjson
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+from pydantic import ValidationError
+
+from extension.core.labels import COMPLEXITIES, LABELS, SPLITS, Complexity, Label
+from extension.core.samples import Triple
+from extension.outputs.caqa_table5 import (
+    CAQA_TABLE5_SAMPLES,
+    LABEL_TOLERANCE_POINTS,
+    compare_with_caqa,
+)
+from extension.outputs.export import SamplesFileError
+from extension.outputs.failure_kinds import describe_kind
+from extension.outputs.output_file import write_atomic
+from extension.outputs.sample_schema import BenchmarkSample
+
+P = ParamSpec("P")
+REPORT_FILE = "report.html"
+FRACTION_BINS = 10
+"""Bins of the supported-fraction histogram over [0, 1]."""
+
+# Colour-blind-safe (Okabe–Ito) colours, one per role or category.
+COMPLEXITY_COLOURS: Mapping[str, str] = {
+    "single": "#0072B2", "union": "#E69F00", "intersection": "#009E73",
+    "concatenation": "#CC79A7"}
+SUBJECT_COLOUR = "#56B4E9"
+ANSWER_COLOUR = "#009E73"
+REPLACEMENT_COLOUR = "#E69F00"
+ENTITY_COLOUR = "#DDDDDD"
+LITERAL_COLOUR = "#F0E442"
+CVT_COLOUR = "#999999"
+DELETED_COLOUR = "#D55E00"
+EDGE_COLOUR = "#444444"
+LEGEND_TEXTS: Mapping[str, str] = {
+    "replacement": "replacement answer", "answer": "answer", "subject": "query subject",
+    "cvt": "CVT node", "literal": "literal value", "entity": "other entity"}
+"""The legend's text for each role a node is drawn in (every role has a colour)."""
+NODE_SIZE = 400
+"""Node area in points² (a 20-point circle); CVT nodes are smaller."""
+CVT_NODE_SIZE = 80
+NAME_FONT_SIZE = 10
+EDGE_FONT_SIZE = 9.5
+LEGEND_FONT_SIZE = 9.5
+"""Font sizes in points of the drawings, which the page shows at about their size."""
+
+_RC: dict[Any, Any] = {"svg.fonttype": "none",   # text stays text: smaller, searchable, escaped by matplotlib
+       "text.parse_math": False,  # a '$' in an entity name is not mathtext
+       "font.size": 9}
+
+
+# ----------------------------------------------------------------------------------
+# One pass over samples.jsonl
+# ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSummary:
+    """What the report needs from a samples file: sample counts per
+    ``(split, label, complexity)``, the supported fractions of the partially supportive
+    samples (value -> samples), citations per sample (number -> samples) and one
+    example per present ``(label, complexity)`` cell."""
+
+    samples: int
+    counts: Mapping[tuple[str, str, str], int]
+    partial_fractions: Mapping[float, int]
+    citations_per_sample: Mapping[int, int]
+    examples: Mapping[tuple[Label, Complexity], BenchmarkSample]
+
+    def count(self, split: str | None, label: str, complexity: str) -> int:
+        """Samples of ``label`` × ``complexity`` in ``split`` (``None``: all splits)."""
+        if split is not None:
+            return self.counts.get((split, label, complexity), 0)
+        return sum(self.counts.get((s, label, complexity), 0) for s in SPLITS)
+
+
+def _example_key(seed: int, sample_id: str) -> bytes:
+    # A hash of the id rather than the file position: the same example whatever order
+    # the workers wrote the samples in.
+    return hashlib.blake2b(f"{seed}:{sample_id}".encode(), digest_size=8).digest()
+
+
+def summarize_samples(path: Path, *, examples_seed: int = 0) -> SampleSummary:
+    """Stream the samples file ``path`` once into a :class:`SampleSummary`.
+
+    The example of a cell is its sample with the smallest hash of
+    ``"{examples_seed}:{id}"``: deterministic, and independent of the line order.
+    Raises :class:`~extension.export.SamplesFileError` (``path:line: reason``) for a
+    line that is not JSON or lacks a valid ``label``, ``complexity`` or ``split``, and
+    for a chosen example that is not a valid benchmark sample."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    fractions: Counter[float] = Counter()
+    citations: Counter[int] = Counter()
+    chosen: dict[tuple[str, str], tuple[bytes, int, bytes]] = {}
+    samples = 0
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                doc = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise SamplesFileError(path, number, f"not JSON: {exc}") from None
+            if not isinstance(doc, dict):
+                raise SamplesFileError(path, number, "not a JSON object")
+            label, complexity, split = doc.get("label"), doc.get("complexity"), doc.get("split")
+            if label not in LABELS or complexity not in COMPLEXITIES or split not in SPLITS:
+                raise SamplesFileError(
+                    path, number, f"label {label!r}, complexity {complexity!r}, split "
+                    f"{split!r}: expected one of {LABELS}, {COMPLEXITIES} and {SPLITS}")
+            samples += 1
+            counts[(split, label, complexity)] += 1
+            citations[len(doc.get("citations") or ())] += 1
+            if label == "partially_supportive":
+                fractions[round(float(doc.get("supported_fraction", 0.0)), 6)] += 1
+            key = _example_key(examples_seed, str(doc.get("id", "")))
+            best = chosen.get((label, complexity))
+            if best is None or key < best[0]:
+                chosen[(label, complexity)] = (key, number, line)
+    examples: dict[tuple[Label, Complexity], BenchmarkSample] = {}
+    for _cell, (_, number, line) in sorted(chosen.items()):
+        try:
+            sample = BenchmarkSample.model_validate_json(line)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise SamplesFileError(path, number, f"{where}: {first['msg']}") from None
+        examples[(sample.label, sample.complexity)] = sample
+    return SampleSummary(samples=samples, counts=dict(counts),
+                         partial_fractions=dict(fractions),
+                         citations_per_sample=dict(citations), examples=examples)
+
+
+# ----------------------------------------------------------------------------------
+# Figures
+# ----------------------------------------------------------------------------------
+
+
+def styled(function: Callable[P, str]) -> Callable[P, str]:
+    """Run a figure function under the report's matplotlib settings (read when the
+    texts are created and when the figure is saved)."""
+
+    @functools.wraps(function)
+    def styled(*args: P.args, **kwargs: P.kwargs) -> str:
+        with matplotlib.rc_context(_RC):
+            return function(*args, **kwargs)
+
+    return styled
+
+
+def new_figure(width: float, height: float, *,
+               layout: TypingLiteral["constrained"] | None = "constrained") -> Figure:
+    """A figure of ``width`` × ``height`` inches on its own Agg canvas (for
+    :func:`inline_svg`; call it inside a :func:`styled` function)."""
+    figure = Figure(figsize=(width, height), layout=layout)
+    FigureCanvasAgg(figure)   # the Agg canvas: no GUI, no pyplot state
+    return figure
+
+
+_SVG_TAG = re.compile(r"<[^>]+>")
+_SVG_ID = re.compile(r'(\sid="|href="#|url\(#)')
+
+
+def inline_svg(figure: Figure, name: str) -> str:
+    """The figure as an inline ``<svg>`` element. Every element id (and every reference
+    to one) is prefixed with ``name``: inline SVGs share the page's id space, and
+    matplotlib names the groups of every figure alike (``figure_1``, ``axes_1``, …)."""
+    buffer = io.StringIO()
+    # a fixed salt: the hashed ids, hence the page, are the same on every run
+    with matplotlib.rc_context({"svg.hashsalt": "kgbench"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]   # drop the XML prolog and DOCTYPE (an external DTD)
+    # Only inside tags: matplotlib escapes '<' in text, so KG text is never touched.
+    return _SVG_TAG.sub(
+        lambda tag: _SVG_ID.sub(lambda m: f"{m.group(1)}{name}-", tag.group(0)), text)
+
+
+def predicate_phrase(predicate: str, labels: Mapping[str, str] | None = None) -> str:
+    """A short phrase for an edge label: the predicate's label in the store when
+    ``labels`` (predicate id -> label, e.g. Wikidata ``P19`` -> "place of birth") has
+    one, else the last segment of the id with underscores as spaces
+    (``film.film.directed_by`` -> ``directed by``, ``http://…/prop/direct/P19`` ->
+    ``P19``)."""
+    label = (labels or {}).get(predicate)
+    if label and label.strip():
+        return label.strip()
+    local = predicate.rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+    return local.rsplit(".", 1)[-1].replace("_", " ") or predicate
+
+
+MIN_NODE_DISTANCE = 0.45
+"""Least distance between two nodes of a drawing, as a share of the layout's span
+(spring layouts put nodes with the same neighbours, like an answer and its replacement,
+on top of each other)."""
+
+
+def _spread(pos: Mapping[Any, Any], rounds: int = 60) -> dict[Any, tuple[float, float]]:
+    """``pos`` with nodes closer than :data:`MIN_NODE_DISTANCE` pushed apart, each
+    pair along the line between them (a fixed direction when they coincide);
+    deterministic."""
+    points = {n: [float(x), float(y)] for n, (x, y) in pos.items()}
+    nodes = list(points)
+    xs = [p[0] for p in points.values()]
+    ys = [p[1] for p in points.values()]
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9) if nodes else 1.0
+    least = MIN_NODE_DISTANCE * span
+    for _ in range(rounds):
+        moved = False
+        for i, a in enumerate(nodes):
+            for b in nodes[i + 1:]:
+                pa, pb = points[a], points[b]
+                dx, dy = pb[0] - pa[0], pb[1] - pa[1]
+                distance = math.hypot(dx, dy)
+                if distance >= least:
+                    continue
+                if distance < 1e-9:
+                    dx, dy, distance = 1.0, 0.3, math.hypot(1.0, 0.3)
+                push = (least - distance) / 2 / distance
+                pa[0] -= dx * push
+                pa[1] -= dy * push
+                pb[0] += dx * push
+                pb[1] += dy * push
+                moved = True
+        if not moved:
+            break
+    return {n: (p[0], p[1]) for n, p in points.items()}
+
+
+def _node_key(t: Triple) -> str:
+    return f"literal\x00{t.o}\x00{t.datatype or ''}\x00{t.lang or ''}" if t.literal else t.o
+
+
+def _short(text: str, width: int = 18, lines: int = 3) -> str:
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder="…")) or text
+
+
+def _triple_key(t: Triple) -> tuple[str, str, str, bool]:
+    return (t.s, t.p, t.o, t.literal)
+
+
+@styled
+def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
+    """The subgraph of ``sample`` as an inline SVG: its triples plus those of the
+    original subgraph G it lacks (dashed red), entity names (or ids) and literal values
+    beside their nodes (below each, on a white ground, so no name hides a node's colour),
+    :func:`predicate_phrase` on edges (with ``predicate_labels``, the store's labels).
+    Subjects of the query are blue, answers green, a contradictory sample's replacement
+    answer orange, other entities light grey, literals yellow, CVT nodes small, grey and
+    unlabelled; the legend lists every colour drawn, with the same marker. ``name``
+    keeps the SVG's element ids unique in a page."""
+    kept = {_triple_key(t) for t in sample.subgraph}
+    deleted_keys = {_triple_key(t) for t in sample.original_subgraph} - kept
+    deleted_triples = [t for t in sample.original_subgraph if _triple_key(t) in deleted_keys]
+    graph = nx.DiGraph()
+    labels: dict[str, str] = {}
+    edge_phrases: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for triple, is_deleted in [*((t, False) for t in sample.subgraph),
+                               *((t, True) for t in deleted_triples)]:
+        target = _node_key(triple)
+        labels.setdefault(triple.s, triple.s_name or triple.s)
+        labels.setdefault(target, triple.o if triple.literal else triple.o_name or triple.o)
+        graph.add_node(triple.s, literal=False)
+        graph.add_node(target, literal=triple.literal)
+        graph.add_edge(triple.s, target)
+        phrases = edge_phrases.setdefault((triple.s, target), [])
+        phrase = predicate_phrase(triple.p, predicate_labels)
+        if (phrase, is_deleted) not in phrases:
+            phrases.append((phrase, is_deleted))
+
+    cvts = set(sample.cvt_nodes)
+    subjects = set(sample.query.subjects)
+    answers = {a.id for a in sample.answer_entities if a.id} | {
+        f"literal\x00{a.value}\x00{a.datatype or ''}\x00{a.lang or ''}"
+        for a in sample.answer_entities if a.value is not None}
+    replacement = sample.edit.replacement
+    replacement_key = None
+    if replacement is not None:
+        replacement_key = replacement.id if replacement.id else (
+            f"literal\x00{replacement.value}\x00{replacement.datatype or ''}"
+            f"\x00{replacement.lang or ''}")
+
+    def role(node: str) -> str:
+        if node == replacement_key:
+            return "replacement"
+        if node in answers:
+            return "answer"
+        if node in subjects:
+            return "subject"
+        if node in cvts:
+            return "cvt"
+        return "literal" if graph.nodes[node].get("literal") else "entity"
+
+    colours = {"replacement": REPLACEMENT_COLOUR, "answer": ANSWER_COLOUR,
+               "subject": SUBJECT_COLOUR, "cvt": CVT_COLOUR, "literal": LITERAL_COLOUR,
+               "entity": ENTITY_COLOUR}
+    nodes = list(graph.nodes)
+    roles = {n: role(n) for n in nodes}
+    size = len(nodes)
+    # Drawn at about the page's scale (72 units per inch, the article ~12 inches wide),
+    # so the font sizes below are the sizes read.
+    width = min(11.0, 6.0 + 1.2 * math.sqrt(size))
+    height = min(8.0, 3.6 + 0.9 * math.sqrt(size))
+    figure = new_figure(width, height, layout=None)   # axes fill the figure: no layout pass
+    ax = figure.add_axes((0.0, 0.1, 1.0, 0.9))   # the bottom strip holds the legend
+    ax.set_axis_off()
+    if not nodes:
+        ax.text(0.5, 0.5, "empty subgraph", ha="center", va="center")
+        return inline_svg(figure, name)
+    # Deterministic layout; k spreads nodes so the edge labels have room.
+    pos = _spread(nx.spring_layout(graph, seed=0, k=2.2 / math.sqrt(max(size, 1)),
+                                   iterations=200))
+    for kind in colours:
+        members = [n for n in nodes if roles[n] == kind]
+        if members:
+            nx.draw_networkx_nodes(graph, pos, nodelist=members, ax=ax,
+                                   node_color=colours[kind],
+                                   node_size=CVT_NODE_SIZE if kind == "cvt" else NODE_SIZE,
+                                   edgecolors="#333333", linewidths=0.6)
+    solid = [e for e, ps in edge_phrases.items() if not all(d for _, d in ps)]
+    dashed = [e for e, ps in edge_phrases.items() if all(d for _, d in ps)]
+    arc = "arc3,rad=0.12"   # curved, so u->v and v->u do not overlap
+    for edges, colour, style in ((solid, EDGE_COLOUR, "solid"),
+                                 (dashed, DELETED_COLOUR, "dashed")):
+        if edges:
+            nx.draw_networkx_edges(graph, pos, edgelist=edges, ax=ax, edge_color=colour,
+                                   style=style, width=1.4, arrowsize=14,
+                                   connectionstyle=arc, node_size=NODE_SIZE)
+    # Names below their nodes, on a white ground: over a node they hid its colour and
+    # were unreadable on the dark ones.
+    below = math.sqrt(NODE_SIZE) / 2 + 3   # points from the node's centre
+    for node in nodes:
+        if roles[node] != "cvt":
+            ax.annotate(_short(labels[node], width=22), xy=pos[node], xytext=(0, -below),
+                        textcoords="offset points", ha="center", va="top",
+                        fontsize=NAME_FONT_SIZE, color="#111111", zorder=4,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                              "alpha": 0.85})
+    edge_labels = {e: " / ".join(("✗ " if d else "") + p for p, d in ps)
+                   for e, ps in edge_phrases.items()}
+    nx.draw_networkx_edge_labels(graph, pos, edge_labels=edge_labels, ax=ax,
+                                 font_size=EDGE_FONT_SIZE, font_color="#222222",
+                                 connectionstyle=arc, rotate=False,
+                                 bbox={"boxstyle": "round,pad=0.2", "fc": "#f4f4f4",
+                                       "ec": "#bbbbbb", "lw": 0.5, "alpha": 0.95})
+    ax.margins(0.16, 0.2)
+    # One entry per colour drawn, each with the marker size of its nodes (markersize is
+    # a diameter in points, node_size an area).
+    handles: list[Line2D] = [
+        Line2D([], [], marker="o", linestyle="",
+               markersize=math.sqrt(CVT_NODE_SIZE if kind == "cvt" else NODE_SIZE) * 0.7,
+               markerfacecolor=colours[kind], markeredgecolor="#333333",
+               markeredgewidth=0.6, label=LEGEND_TEXTS[kind])
+        for kind in colours if kind in roles.values()]
+    if dashed or any(d for ps in edge_phrases.values() for _, d in ps):
+        handles.append(Line2D([], [], color=DELETED_COLOUR, linestyle="--", linewidth=1.4,
+                              label="triple of G missing here"))
+    figure.legend(handles=handles, loc="lower center", fontsize=LEGEND_FONT_SIZE,
+                  frameon=False, ncol=len(handles), borderaxespad=0.3, handletextpad=0.3,
+                  columnspacing=1.2)
+    return inline_svg(figure, name)
+
+
+def no_data(message: str) -> str:
+    """A grey line saying why a figure or table is not there."""
+    return f'<p class="empty">{html.escape(message)}</p>'
+
+
+@styled
+def _counts_figure(summary: SampleSummary) -> str:
+    splits = [s for s in SPLITS if any(summary.count(s, lb, c) for lb in LABELS
+                                       for c in COMPLEXITIES)]
+    if not splits:
+        return no_data("no samples")
+    figure = new_figure(5.2 * len(splits), 3.4)
+    axes = figure.subplots(1, len(splits), squeeze=False, sharey=True)[0]
+    width = 0.8 / len(COMPLEXITIES)
+    for ax, split in zip(axes, splits, strict=True):
+        total = sum(summary.count(split, lb, c) for lb in LABELS for c in COMPLEXITIES)
+        for i, complexity in enumerate(COMPLEXITIES):
+            ax.bar([x + (i - 1.5) * width for x in range(len(LABELS))],
+                   [summary.count(split, lb, complexity) for lb in LABELS], width,
+                   label=complexity, color=COMPLEXITY_COLOURS[complexity])
+        ax.set_xticks(range(len(LABELS)), [lb.replace("_", "\n") for lb in LABELS])
+        ax.set_title(f"{split} ({total:,} samples)")
+        ax.set_ylabel("samples")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[-1].legend(title="complexity", fontsize=7, title_fontsize=7)
+    return inline_svg(figure, "counts")
+
+
+@styled
+def _fraction_figure(summary: SampleSummary) -> str:
+    if not summary.partial_fractions:
+        return no_data("no partially supportive samples")
+    bins = [0] * FRACTION_BINS
+    for value, n in summary.partial_fractions.items():
+        bins[min(int(value * FRACTION_BINS), FRACTION_BINS - 1)] += n
+    figure = new_figure(5.0, 2.8)
+    ax = figure.add_subplot()
+    ax.bar([(i + 0.5) / FRACTION_BINS for i in range(FRACTION_BINS)], bins,
+           1 / FRACTION_BINS * 0.92, color=COMPLEXITY_COLOURS["intersection"])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("supported fraction of the sub-facts of G")
+    ax.set_ylabel("partially supportive samples")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return inline_svg(figure, "fractions")
+
+
+@styled
+def _citations_figure(summary: SampleSummary) -> str:
+    if not summary.citations_per_sample:
+        return no_data("no samples")
+    numbers = sorted(summary.citations_per_sample)
+    figure = new_figure(5.0, 2.8)
+    ax = figure.add_subplot()
+    ax.bar(numbers, [summary.citations_per_sample[n] for n in numbers], 0.7,
+           color=COMPLEXITY_COLOURS["single"])
+    ax.set_xticks(numbers)
+    ax.set_xlabel("citations per sample")
+    ax.set_ylabel("samples")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return inline_svg(figure, "citations")
+
+
+@styled
+def _barh_figure(values: Mapping[str, float], name: str, xlabel: str, colour: str,
+                 fmt: str) -> str:
+    items = sorted(values.items(), key=lambda kv: kv[1])
+    figure = new_figure(5.0, 0.9 + 0.32 * len(items))
+    ax = figure.add_subplot()
+    bars = ax.barh([k for k, _ in items], [v for _, v in items], color=colour)
+    total = sum(v for _, v in items) or 1
+    ax.bar_label(bars, [fmt.format(v, v / total) for _, v in items], fontsize=7, padding=2)
+    ax.set_xlabel(xlabel)
+    ax.margins(x=0.25)
+    return inline_svg(figure, name)
+
+
+def _numbers(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): number for k, v in raw.items() if (number := _number(v)) is not None}
+
+
+# ----------------------------------------------------------------------------------
+# HTML
+# ----------------------------------------------------------------------------------
+
+REPORT_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;
+ padding:0 1rem;color:#222;line-height:1.45}
+h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2.2rem}
+table{border-collapse:collapse;margin:.6rem 1.4rem .8rem 0;display:inline-table;vertical-align:top}
+th,td{padding:.2rem .6rem;border-bottom:1px solid #e4e4e4}td{text-align:right}
+th[scope=row]{text-align:left;font-weight:normal}caption{font-weight:bold;text-align:left}
+tr.total td,tr.total th,td.total{font-weight:bold}
+dl.summary{display:grid;grid-template-columns:max-content auto;gap:.15rem 1rem}
+dl.summary dt{color:#666}dl.summary dd{margin:0}
+.plots{display:flex;flex-wrap:wrap;gap:1.5rem}.plots figure{margin:0}
+figcaption{font-size:.9rem;color:#555}svg{max-width:100%;height:auto}
+article.example{border:1px solid #ddd;border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
+article.example h3{margin:.2rem 0}.meta{color:#666;font-size:.9rem}
+dl.text dt{font-weight:bold;margin-top:.4rem}dl.text dd{margin-left:1rem}
+ul.sub-facts{list-style:none;padding-left:0}li.supported{color:#1b5e20}li.unsupported{color:#a33}
+.warning{background:#fff3cd;padding:.4rem .8rem;border-radius:4px}.empty{color:#888}
+code{font-size:.9em}
+tr.zero th,tr.zero td{color:#b00020;font-weight:bold}
+td.flagged{color:#b00020;font-weight:bold}
+.alert{background:#fde7ea;color:#b00020;padding:.4rem .8rem;border-radius:4px;font-weight:bold}
+table.failure-kinds td.kind,table.failure-kinds td.example{text-align:left}
+table.failure-kinds td.example{font-size:.85rem;color:#555;max-width:34rem}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _counts_table(summary: SampleSummary, split: str | None, caption: str) -> str:
+    head = "".join(f'<th scope="col">{c}</th>' for c in (*COMPLEXITIES, "total"))
+    rows = []
+    for label in LABELS:
+        values = [summary.count(split, label, c) for c in COMPLEXITIES]
+        cells = "".join(f"<td>{v:,}</td>" for v in values)
+        zero = ' class="zero" title="no samples of this label"' if not sum(values) else ""
+        rows.append(f'<tr data-label="{label}"{zero}><th scope="row">{label}</th>{cells}'
+                    f'<td class="total">{sum(values):,}</td></tr>')
+    column_totals = [sum(summary.count(split, lb, c) for lb in LABELS) for c in COMPLEXITIES]
+    cells = "".join(f"<td>{v:,}</td>" for v in column_totals)
+    rows.append(f'<tr class="total" data-label="total"><th scope="row">total</th>{cells}'
+                f"<td>{sum(column_totals):,}</td></tr>")
+    return (f'<table class="counts" data-split="{split or "total"}"><caption>{_e(caption)}'
+            f'</caption><thead><tr><th scope="col">label</th>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _stats_disagreement(summary: SampleSummary, stats: Mapping[str, Any]) -> str | None:
+    """A note when ``stats['by_split']`` does not match the samples file."""
+    by_split = stats.get("by_split")
+    if not isinstance(by_split, Mapping):
+        return None
+    for split in SPLITS:
+        table = by_split.get(split)
+        for label in LABELS:
+            row = _numbers(table.get(label) if isinstance(table, Mapping) else None)
+            for complexity in COMPLEXITIES:
+                stated = row.get(complexity, 0.0)
+                if stated != summary.count(split, label, complexity):
+                    return (f"stats.json and the samples file disagree ({split}, {label}, "
+                            f"{complexity}: {stated:,.0f} in stats.json, "
+                            f"{summary.count(split, label, complexity):,} in the file); the "
+                            "tables show the file's counts")
+    return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _summary_list(summary: SampleSummary, stats: Mapping[str, Any]) -> str:
+    items: list[tuple[str, str]] = []
+    source = stats.get("source")
+    if isinstance(source, Mapping) and source.get("file"):
+        items.append(("source", f"<code>{_e(source['file'])}</code>"))
+    questions = _number(stats.get("questions"))
+    if questions is not None:
+        by_split = _numbers(stats.get("questions_by_split"))
+        detail = (" (" + ", ".join(f"{_e(k)} {v:,.0f}" for k, v in by_split.items()) + ")"
+                  if by_split else "")
+        items.append(("questions", f"{questions:,.0f}{detail}"))
+    items.append(("samples", f"{summary.samples:,}"))
+    for key in ("seed", "verbalizer", "shard"):
+        if stats.get(key) is not None:
+            items.append((key, _e(stats[key])))
+    seconds = _number(stats.get("seconds"))
+    if seconds is not None:
+        items.append(("generation time", f"{seconds:,.1f} s"))
+    rate = _number(stats.get("samples_per_s"))
+    if rate is not None:
+        items.append(("samples / s", f"{rate:,.1f}"))
+    failures = _numbers(stats.get("failures_by_stage"))
+    if failures:
+        items.append(("failures", f"{sum(failures.values()):,.0f}"))
+    return '<dl class="summary">' + "".join(
+        f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items) + "</dl>"
+
+
+def _edit_text(sample: BenchmarkSample) -> str:
+    edit = sample.edit
+
+    def answer_name(a: Any) -> str:
+        return str(a.name or a.id or a.value) if a is not None else "?"
+
+    if edit.kind == "none":
+        return "none: the supporting subgraph G itself"
+    if edit.kind in ("delete_triple", "delete_path"):
+        what = "one triple" if edit.kind == "delete_triple" else "the path of one subject"
+        return f"{edit.kind}: removed {what} ({len(edit.deleted)} triple(s)) from G"
+    if edit.kind == "replace_answer":
+        shared = f" (shared type {edit.shared_type})" if edit.shared_type else ""
+        return (f"replace_answer: {answer_name(edit.replaced)} replaced by "
+                f"{answer_name(edit.replacement)}{shared}")
+    return "swap_subgraph: G replaced by a similar subgraph around the subject over other relations"
+
+
+def _example_html(sample: BenchmarkSample, index: int,
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
+    answers = ", ".join(str(a.name or a.id or a.value) for a in sample.answer_entities)
+    citations = "".join(f"<li>{_e(c.text)}</li>" for c in sample.citations)
+    sub_facts = "".join(
+        f'<li class="supported" title="kept by the sample">✓ {_e(s.text)}</li>' if s.supported
+        else f'<li class="unsupported" title="missing from the sample">✗ {_e(s.text)}</li>'
+        for s in sample.sub_facts)
+    return (
+        f'<article class="example" id="example-{sample.label}-{sample.complexity}" '
+        f'data-label="{sample.label}" data-complexity="{sample.complexity}">'
+        f"<h3>{sample.label} × {sample.complexity}</h3>"
+        f'<p class="meta"><code>{_e(sample.id)}</code> · split {sample.split} · rule '
+        f"{_e(sample.query.rule)} · shape {_e(sample.query.shape)} · supported fraction "
+        f"{sample.supported_fraction:.2f} · edit {_e(_edit_text(sample))}</p>"
+        f"<figure>{draw_subgraph(sample, name=f'example-{index}', predicate_labels=predicate_labels)}"
+        "<figcaption>The sample's subgraph (what its citations state); dashed red: "
+        "triples of the original subgraph G it lacks.</figcaption></figure>"
+        '<dl class="text">'
+        f"<dt>Question (q)</dt><dd>{_e(sample.question)}</dd>"
+        f"<dt>Extended question (q̃)</dt><dd>{_e(sample.question_extended)}</dd>"
+        f"<dt>Answer statement (ã)</dt><dd>{_e(sample.answer)}</dd>"
+        f"<dt>Answers</dt><dd>{_e(answers)}"
+        f"{' (capped)' if sample.answers_capped else ''}</dd>"
+        f"<dt>Citations</dt><dd><ol>{citations}</ol></dd>"
+        f'<dt>Sub-facts of G</dt><dd><ul class="sub-facts">{sub_facts}</ul></dd></dl></article>')
+
+
+def _missing_labels(summary: SampleSummary) -> str:
+    """A red line naming each label without a single sample (a benchmark should have
+    all four: issue 19), or nothing."""
+    missing = [lb for lb in LABELS if not any(summary.count(None, lb, c) for c in COMPLEXITIES)]
+    if not summary.samples or not missing:
+        return ""
+    return (f'<p class="alert missing-labels" data-labels="{" ".join(missing)}">No '
+            f"{_e(' and no '.join(missing))} samples: failures.jsonl says why (see "
+            '<a href="#failures">failures by kind</a>).</p>')
+
+
+def _shares_table(summary: SampleSummary) -> str:
+    """Our label and complexity shares beside CAQA Table 5's (:mod:`extension.
+    caqa_table5`), a label more than the tolerance away in red."""
+    counts: dict[tuple[str, str], int] = {
+        (lb, c): summary.count(None, lb, c) for lb in LABELS for c in COMPLEXITIES}
+    comparison = compare_with_caqa(counts)
+    rows = []
+    for row in comparison.rows:
+        flag = (' class="flagged" title="more than '
+                f'{LABEL_TOLERANCE_POINTS:g} points from CAQA"' if row.flagged else "")
+        rows.append(
+            f'<tr data-group="{row.group}" data-name="{row.name}"'
+            f' data-flagged="{str(row.flagged).lower()}"><th scope="row">{row.group}</th>'
+            f'<th scope="row">{row.name}</th><td>{row.count:,}</td><td>{row.share:.1f}%</td>'
+            f"<td>{row.caqa_share:.1f}%</td><td{flag}>{row.diff_points:+.1f}</td></tr>")
+    return (f'<table class="caqa-shares"><caption>Share of all samples: ours '
+            f"({comparison.samples:,}) and CAQA Table 5 ({CAQA_TABLE5_SAMPLES:,})</caption>"
+            '<thead><tr><th scope="col"></th><th scope="col"></th><th scope="col">samples'
+            '</th><th scope="col">ours</th><th scope="col">CAQA</th>'
+            '<th scope="col">difference (points)</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
+    """``stats['failures_by_kind']`` as a table: stage, kind, what it means, count and
+    one example (question id and full reason)."""
+    kinds = stats.get("failures_by_kind")
+    if not isinstance(kinds, Sequence) or not kinds:
+        return no_data("no failure reasons recorded" if stats.get("failures_by_stage")
+                        else "no failures")
+    rows = []
+    for kind in kinds:
+        if not isinstance(kind, Mapping):
+            continue
+        raw = kind.get("example")
+        example: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        count = _number(kind.get("count")) or 0
+        text = str(kind.get("kind", ""))
+        meaning = str(kind.get("meaning") or describe_kind(text))
+        rows.append(
+            f'<tr data-stage="{_e(kind.get("stage", ""))}" data-kind="{_e(text)}">'
+            f'<th scope="row">{_e(kind.get("stage", ""))}</th>'
+            f'<td class="kind"><code>{_e(text)}</code>'
+            + (f"<br>{_e(meaning)}" if meaning != text else "")
+            + f"</td><td>{count:,.0f}</td>"
+            f'<td class="example"><code>{_e(example.get("qid", ""))}</code> '
+            f'{_e(example.get("reason", ""))}</td></tr>')
+    return ('<table class="failure-kinds"><thead><tr><th scope="col">stage</th>'
+            '<th scope="col">kind of reason</th><th scope="col">count</th>'
+            '<th scope="col">example</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def render_report(summary: SampleSummary, stats: Mapping[str, Any], *,
+                  title: str = "kgbench benchmark report",
+                  predicate_labels: Mapping[str, str] | None = None) -> str:
+    """The report page (see the module docstring) of a summarized samples file and the
+    run's ``stats.json`` mapping (any of its keys may be missing) as one HTML string;
+    ``predicate_labels`` (predicate id -> the store's label) name the drawings' edges."""
+    failures = _numbers(stats.get("failures_by_stage"))
+    stage_seconds = _numbers(stats.get("stage_seconds"))
+    warning = _stats_disagreement(summary, stats)
+    tables = "".join(
+        _counts_table(summary, split, split) for split in SPLITS
+        if any(summary.count(split, lb, c) for lb in LABELS for c in COMPLEXITIES))
+    tables += _counts_table(summary, None, "total")
+
+    def plot(body: str, caption: str) -> str:
+        return f"<figure>{body}<figcaption>{_e(caption)}</figcaption></figure>"
+
+    plots = "".join((
+        plot(_counts_figure(summary), "Samples by label and complexity, per split."),
+        plot(_fraction_figure(summary),
+             "Partially supportive samples: share of G's sub-facts the citations keep."),
+        plot(_citations_figure(summary), "Citations per sample."),
+        plot(_barh_figure(failures, "failures", "questions or samples not produced",
+                          DELETED_COLOUR, "{0:,.0f}") if failures else no_data("no failures"),
+             "Failures by stage (their reasons: the table above)."),
+        plot(_barh_figure(stage_seconds, "stages", "seconds", COMPLEXITY_COLOURS["single"],
+                          "{0:,.2f} s ({1:.0%})") if stage_seconds
+             else no_data("no stage times"), "Time per stage."),
+    ))
+    cells = [cell for cell in present_cells(summary) if cell in summary.examples]
+    index = "".join(f'<li><a href="#example-{lb}-{c}">{lb} × {c}</a></li>' for lb, c in cells)
+    examples = "".join(_example_html(summary.examples[cell], i, predicate_labels)
+                       for i, cell in enumerate(cells))
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{REPORT_CSS}</style></head><body>"
+        f"<h1>{_e(title)}</h1>"
+        '<section id="summary"><h2>Run</h2>'
+        f"{_summary_list(summary, stats)}</section>"
+        '<section id="distribution"><h2>Samples by label and complexity</h2>'
+        + (f'<p class="warning">{_e(warning)}</p>' if warning else "")
+        + _missing_labels(summary)
+        + f"{tables}{_shares_table(summary)}</section>"
+        '<section id="failures"><h2>Failures by kind of reason</h2>'
+        f"{_failure_kinds_table(stats)}</section>"
+        f'<section id="plots"><h2>Distributions</h2><div class="plots">{plots}</div></section>'
+        '<section id="examples"><h2>One example per label × complexity</h2>'
+        + (f"<ul>{index}</ul>{examples}" if cells else no_data("no samples"))
+        + "</section></body></html>\n")
+
+
+def write_report(out_dir: Path, samples_path: Path, stats: Mapping[str, Any], *,
+                 examples_seed: int = 0,
+                 predicate_labels: Mapping[str, str] | None = None) -> Path:
+    """Write ``out_dir/report.html`` for the samples file ``samples_path`` and the run's
+    ``stats`` (the ``stats.json`` mapping of ``kgbench generate``) and return its path.
+
+    ``examples_seed`` picks which sample of each label × complexity cell is shown
+    (:func:`summarize_samples`); ``predicate_labels`` (predicate id -> the store's
+    label) name the drawings' edges. Written to ``report.html.part`` and renamed
+    (:func:`~extension.output_file.write_atomic`), so a failure leaves no partial report. Raises
+    :class:`~extension.export.SamplesFileError` for a bad samples line."""
+    summary = summarize_samples(samples_path, examples_seed=examples_seed)
+    page = render_report(summary, stats, predicate_labels=predicate_labels)
+    return write_atomic(out_dir / REPORT_FILE, page)
+
+
+def present_cells(summary: SampleSummary) -> Sequence[tuple[Label, Complexity]]:
+    """The ``(label, complexity)`` cells with at least one sample, in table order."""
+    return [(lb, c) for lb in LABELS for c in COMPLEXITIES if summary.count(None, lb, c)]
+

@@ -1,0 +1,221 @@
+"""The answer statement ã (:func:`answer_statement`): the answers with every constraint of
+the extended query, as one declarative sentence.
+
+CAQA's ã (Hu et al., Appendix A, Table 11) restates the question as a sentence with the
+answer filled in: "The group that fought in the Battle of Vicksburg and was based in
+Montgomery was the Army of Mississippi." Here the sentence is built from the extended
+query graph itself, not from the question's text: the answer node is described by each
+of its edges, an intermediate variable by its own edges ("the film whose sequel is The
+Godfather Part II"), a CVT (mediator) by its roles, never by an id. So the statement
+repeats no typo of the question, and it depends only on the query and its answers — the
+same for the four samples (labels) of a question, so it gives no label away.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from extension.core.samples import AnswerEntity, StructuredSample
+from extension.verbalize import english
+from extension.verbalize.literals import render_literal
+from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
+
+Edge = tuple[str, str, str]
+"""(source, predicate, target) of a query-graph edge."""
+
+
+def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None = None) -> str:
+    """The answer statement ã of ``sample`` (CAQA §4.4, Table 11): "The director of the
+    film whose sequel is The Godfather Part II is Francis Ford Coppola.", "The films
+    that were directed by Christopher Nolan are Inception, Interstellar and Memento.";
+    when the answers were capped (``sample.answers_capped``) "… include …", so a
+    partial list never reads as complete. Built from the extended query (the original
+    one for rule ``none``) and the answers only — never from the question text or the
+    (edited) subgraph. ``phrases`` as in :func:`extension.text.citations.hop_sentence`."""
+    query = sample.query
+    graphs = [g for g in (query.extended or (query.original,)) if _edges(g)]
+    names = _names(sample)
+    table = as_table(phrases)
+    texts = [answer_text(a) for a in sample.answer_entities]
+    plural = len(texts) > 1 or sample.answers_capped
+    if len(graphs) == 1:   # "Inception was released on 16 July 2010."
+        fact = _Describer(graphs[0], names, table, plural).as_fact()
+        if fact is not None and texts:
+            if fact.endswith(" on") and all(_YEARS.fullmatch(t) for t in texts):
+                fact = fact[:-3] + " in"   # "was released on 1960" -> "… in 1960"
+            listed = english.join(texts)
+            if sample.answers_capped:
+                listed = f"answers including {listed}"
+            return english.sentence(english.capitalized(f"{fact} {listed}"))
+    descriptions = list(dict.fromkeys(
+        _Describer(g, names, table, plural).answer() for g in graphs)) or ["the answer"]
+    subject = " or ".join(descriptions)
+    if not texts:
+        return english.sentence(english.capitalized(f"{subject} is not known"))
+    if sample.answers_capped:
+        verb = "include"
+    else:
+        verb = "are" if plural else "is"
+    return english.sentence(english.capitalized(f"{subject} {verb} {english.join(texts)}"))
+
+
+_YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
+"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+
+
+def answer_text(a: AnswerEntity) -> str:
+    """An answer as the statement names it: a literal rendered, an entity by name (its
+    id where there is none)."""
+    if a.value is not None:
+        return render_literal(a.value, a.datatype, a.lang)
+    return english.display_name(a.name) or a.id or ""
+
+
+def _edges(graph: Any) -> list[Edge]:
+    edges = graph.get("edges", []) if isinstance(graph, Mapping) else []
+    return [(str(e["source"]), str(e["predicate"]), str(e["target"])) for e in edges
+            if isinstance(e, Mapping) and {"source", "predicate", "target"} <= e.keys()]
+
+
+def _names(sample: StructuredSample) -> dict[str, str]:
+    """Display names of the query's constants: from the unedited subgraph (the same for
+    every label), the answers and the query nodes."""
+    names: dict[str, str] = {}
+    for t in sample.original_subgraph:
+        if t.s_name:
+            names.setdefault(t.s, english.display_name(t.s_name) or t.s)
+        if t.o_name and not t.literal:
+            names.setdefault(t.o, english.display_name(t.o_name) or t.o)
+    for a in sample.answer_entities:
+        if a.id and a.name:
+            names.setdefault(a.id, answer_text(a))
+    return names
+
+
+class _Describer:
+    """Noun phrases for the nodes of one query graph, each edge read once."""
+
+    def __init__(self, graph: Mapping[str, Any], names: Mapping[str, str],
+                 table: PhraseTable, plural: bool = False) -> None:
+        self.edges = _edges(graph)
+        self.plural = plural
+        self.table = table
+        self.names = dict(names)
+        self.nodes: dict[str, Mapping[str, Any]] = {}
+        for node in graph.get("nodes", []):
+            if isinstance(node, Mapping) and "id" in node:
+                self.nodes[str(node["id"])] = node
+                if isinstance(node.get("name"), str) and node["name"]:
+                    self.names.setdefault(str(node["id"]),
+                                          english.display_name(node["name"]) or node["name"])
+        self.root = str(graph.get("answer") or "?x")
+        self.used: set[int] = set()
+
+    def answer(self) -> str:
+        return self.describe(self.root)
+
+    def as_fact(self) -> str | None:
+        """"<subject> <phrase>" when the answer node's only edge is ``(S, p, ?x)`` with
+        a non-CVT subject S and a predicate that has no noun ("was directed by"), so the
+        statement is that fact with the answers filled in; else None."""
+        mine = [i for i, (s, _, o) in enumerate(self.edges) if self.root in (s, o)]
+        if len(mine) != 1:
+            return None
+        s, p, o = self.edges[mine[0]]
+        if o != self.root or s == o or self.is_cvt(s) or has_noun(self.table[p]):
+            return None
+        self.used.add(mine[0])
+        return f"{self.ref(s)} {self.table[p]}"
+
+    def is_variable(self, node: str) -> bool:
+        kind = self.nodes.get(node, {}).get("kind")
+        return kind in ("variable", "answer") or (kind is None and node.startswith("?"))
+
+    def is_cvt(self, node: str) -> bool:
+        return bool(self.nodes.get(node, {}).get("is_cvt"))
+
+    def ref(self, node: str) -> str:
+        """A node as the object of a phrase: a constant by name or value, a variable by
+        its description."""
+        if self.is_variable(node):
+            return self.describe(node)
+        info = self.nodes.get(node, {})
+        if info.get("kind") == "literal":
+            value = info.get("value")
+            return render_literal(str(value if value is not None else node),
+                                  info.get("datatype"), info.get("lang"))
+        return self.names.get(node, node)
+
+    def describe(self, var: str) -> str:
+        """The variable ``var`` by its edges not read yet: a head noun ("the director of
+        The Godfather", "the actor in the performance with …", "the film") and one
+        relative clause per further edge, joined by "and"."""
+        mine = [i for i, (s, _, o) in enumerate(self.edges)
+                if i not in self.used and var in (s, o)]
+        self.used.update(mine)
+        if self.is_cvt(var):
+            return self.describe_cvt(var, mine)
+        many = self.plural and var == self.root
+        head = None
+        for i in mine:   # "the <noun> of <subject>" reads best as the head
+            s, p, o = self.edges[i]
+            if o == var and s != var:
+                noun = self.table.role(p) if self.is_cvt(s) else has_noun(self.table[p])
+                if noun:
+                    joiner = "in" if self.is_cvt(s) else "of"
+                    mine.remove(i)
+                    noun = english.plural(noun) if many else english.singular(noun)
+                    head = f"the {noun} {joiner} {self.ref(s)}"
+                    break
+        if head is None:
+            kinds = (type_noun(p) for s, p, _ in (self.edges[i] for i in mine) if s == var)
+            noun = next((k for k in kinds if k), "one")
+            head = f"the {english.plural(noun) if many else english.singular(noun)}"
+        clauses = [self.clause(var, self.edges[i]) for i in mine]
+        if many:
+            clauses = [english.plural_clause(c) for c in clauses]
+        return f"{head} {' and '.join(clauses)}" if clauses else head
+
+    def clause(self, var: str, edge: Edge) -> str:
+        s, p, o = edge
+        phrase = self.table[p]
+        noun = has_noun(phrase)
+        if s == var:
+            target = self.describe_cvt(o, article="a") if self.is_cvt(o) else self.ref(o)
+            return f"whose {noun} is {target}" if noun else f"that {phrase} {target}"
+        if self.is_cvt(s):   # the variable fills a role of a mediator
+            return f"that is the {self.table.role(p)} in {self.ref(s)}"
+        inverse = self.table.inverse(p)
+        if inverse:
+            return f"that {inverse} {self.ref(s)}"
+        if noun:
+            return f"that is the {noun} of {self.ref(s)}"
+        return f"that {self.ref(s)} {phrase}"
+
+    def describe_cvt(self, cvt: str, mine: Sequence[int] | None = None,
+                     article: str = "the") -> str:
+        """A mediator by its ends, as the citations read it: "the performance of The
+        Godfather with character Michael Corleone" — the entities pointing at it after
+        "of", its own roles after "with"."""
+        if mine is None:
+            mine = [i for i, (s, _, o) in enumerate(self.edges)
+                    if i not in self.used and cvt in (s, o)]
+            self.used.update(mine)
+        nouns = (type_noun(p) for s, p, _ in self.edges if s == cvt)
+        noun = next((n for n in nouns if n), None) or "entry"
+        owners, roles = [], []
+        for i in mine:
+            s, p, o = self.edges[i]
+            if s == cvt:
+                roles.append(f"{self.table.role(p)} {self.ref(o)}")
+            else:
+                owners.append(self.ref(s))
+        text = f"{article} {noun}"
+        if owners:
+            text += f" of {english.join(owners)}"
+        return f"{text} with {english.join(roles)}" if roles else text
+
+
+__all__ = ["answer_statement", "answer_text"]

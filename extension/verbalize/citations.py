@@ -1,0 +1,357 @@
+"""Citation text: the subgraph split into the parts of CAQA Table 3, and each hop as a sentence.
+
+:func:`citation_parts` splits the (edited) subgraph into the parts of Table 3 (Hu et
+al., *CAQA*, §4.4): *single* one, *union* one per union branch, *intersection* one per
+branch, *concatenation* one per hop. A hop is one plain fact, or every fact through one
+CVT (mediator) node, which :func:`hop_sentence` folds into one sentence with the CVT's
+non-CVT ends ("The Godfather features a performance with actor Al Pacino and character
+Michael Corleone.").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from extension.core.samples import StructuredSample, Triple
+from extension.verbalize import english
+from extension.verbalize.literals import render_literal
+from extension.verbalize.relation_phrases import PhraseTable, as_table, type_noun
+
+
+def _hops(triples: Sequence[Triple], cvts: Collection[str]) -> list[list[int]]:
+    """The hops of ``triples`` as lists of indices: a triple without a CVT end is a hop
+    of its own; all triples through one CVT node (and CVTs linked to it) are one hop.
+    Hops are ordered by their first triple, indices ascending."""
+    group_of: dict[str, int] = {}    # CVT node -> group id
+    parent: list[int] = []           # union-find over group ids
+    members: list[list[int]] = []
+
+    def find(g: int) -> int:
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    for i, t in enumerate(triples):
+        keys = [n for n in ((t.s,) if t.literal else (t.s, t.o)) if n in cvts]
+        roots = sorted({find(group_of[k]) for k in keys if k in group_of})
+        if roots:
+            g = roots[0]
+            for other in roots[1:]:    # a triple linking two CVTs joins their hops
+                parent[other] = g
+                members[g].extend(members[other])
+                members[other] = []
+        else:
+            g = len(parent)
+            parent.append(g)
+            members.append([])
+        members[g].append(i)
+        for k in keys:
+            group_of.setdefault(k, g)
+    hops = [sorted(m) for g, m in enumerate(members) if m and parent[g] == g]
+    hops.sort(key=lambda h: h[0])
+    return hops
+
+
+def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) -> list[str]:
+    """The non-CVT entity nodes of a hop (literals are values, never shared nodes)."""
+    ends: dict[str, None] = {}
+    for i in hop:
+        t = triples[i]
+        if t.s not in cvts:
+            ends[t.s] = None
+        if not t.literal and t.o not in cvts:
+            ends[t.o] = None
+    return list(ends)
+
+
+def _subject_text(t: Triple) -> str:
+    return english.display_name(t.s_name) or t.s
+
+
+def _object_text(t: Triple) -> str:
+    if t.literal:
+        return render_literal(t.o, t.datatype, t.lang)
+    return english.display_name(t.o_name) or t.o
+
+
+def fact_clause(t: Triple, table: PhraseTable) -> str:
+    phrase = table[t.p]
+    if t.literal and phrase.endswith(" on") and t.datatype and \
+            t.datatype.endswith(("gYear", "gYearMonth")):
+        phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
+    return f"{_subject_text(t)} {phrase} {_object_text(t)}"
+
+
+class _Fold:
+    """The facts of one hop through CVT nodes, read as clauses (see :func:`hop_sentence`).
+    Each CVT is read once; a CVT that another CVT of the hop points at is read inside
+    that one's clause ("… an employment tenure with role a job role with title Actor")."""
+
+    def __init__(self, triples: Sequence[Triple], cvts: Collection[str], table: PhraseTable,
+                 type_hints: Mapping[str, str] | None) -> None:
+        self.triples, self.cvts, self.table = triples, cvts, table
+        self.type_hints = type_hints or {}
+        self.done: set[str] = set()
+
+    def noun(self, cvt: str) -> str:
+        hint = self.type_hints.get(cvt)
+        if hint:
+            return hint
+        found = (type_noun(t.p) for t in self.triples if t.s == cvt)
+        return next((n for n in found if n), None) or "entry"
+
+    def roles(self, cvt: str, skip: Collection[int]) -> list[str]:
+        """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id)."""
+        roles = []
+        for t in self.triples:
+            if id(t) in skip:
+                continue
+            if t.s == cvt:
+                if not t.literal and t.o in self.cvts:
+                    if t.o not in self.done:
+                        roles.append(f"{self.table.role(t.p)} {self.nested(t.o)}")
+                else:
+                    roles.append(f"{self.table.role(t.p)} {_object_text(t)}")
+            elif not t.literal and t.o == cvt and t.s not in self.cvts:
+                roles.append(f"{type_noun(t.p) or self.table.role(t.p)} {_subject_text(t)}")
+        return roles
+
+    def nested(self, cvt: str) -> str:
+        self.done.add(cvt)
+        roles = self.roles(cvt, ())
+        noun = english.article(self.noun(cvt))
+        return f"{noun} with {english.join(roles)}" if roles else noun
+
+    def clause(self, cvt: str) -> str:
+        self.done.add(cvt)
+        anchor = next((t for t in self.triples if not t.literal and t.o == cvt
+                       and t.s not in self.cvts), None)
+        if anchor is None:
+            roles = self.roles(cvt, ())
+            head = english.article(self.noun(cvt)).capitalize()
+            return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
+        # A Wikidata statement node repeats the statement's property for its main value.
+        main = next((t for t in self.triples if t.s == cvt and t.p == anchor.p
+                     and (t.literal or t.o not in self.cvts)), None)
+        roles = self.roles(cvt, {id(anchor), id(main)})
+        phrase = self.table[anchor.p]
+        if main is not None:
+            clause = f"{_subject_text(anchor)} {phrase} {_object_text(main)}"
+            return f"{clause}, with {english.join(roles)}" if roles else clause
+        verb = "has" if phrase.startswith("has ") else phrase
+        clause = f"{_subject_text(anchor)} {verb} {english.article(self.noun(cvt))}"
+        return f"{clause} with {english.join(roles)}" if roles else clause
+
+
+def hop_text(triples: Sequence[Triple], cvts: Collection[str], table: PhraseTable,
+              type_hints: Mapping[str, str] | None = None) -> str:
+    fold = _Fold(triples, cvts, table, type_hints)
+    inner = {t.o for t in triples if not t.literal and t.s in cvts and t.o in cvts and t.o != t.s}
+    clauses: list[str] = []
+    for t in triples:
+        ends = (t.s,) if t.literal else (t.s, t.o)
+        touched = [n for n in ends if n in cvts]
+        if not touched:
+            clauses.append(fact_clause(t, table))
+        for cvt in touched:
+            if cvt not in fold.done and cvt not in inner:
+                clauses.append(fold.clause(cvt))
+    for t in triples:   # CVTs only other CVTs point at, in a cycle: read on their own
+        for cvt in ((t.s,) if t.literal else (t.s, t.o)):
+            if cvt in cvts and cvt not in fold.done:
+                clauses.append(fold.clause(cvt))
+    return english.sentence("; ".join(clauses))
+
+
+def hop_sentence(triples: Sequence[Triple], cvt_nodes: Collection[str],
+                 phrases: Mapping[str, str] | None = None) -> str:
+    """One sentence for one hop (CAQA §4.4): a plain fact "S <phrase> O." with entity
+    names (ids only where there is no name) and rendered literals; or the facts through
+    a CVT node folded with its non-CVT ends: "S <verb> a <CVT type> with <role> <value>
+    and <role> <value>." ("The Godfather features a performance with actor Al Pacino
+    and character Michael Corleone."); a Wikidata statement node, whose main value
+    repeats the statement's property, reads "S <phrase> <value>, with <qualifier>
+    <value>". CVT ids never appear. ``phrases``: predicate -> phrase overrides or a
+    :class:`PhraseTable` (default: the shipped table)."""
+    cvts = cvt_nodes if isinstance(cvt_nodes, (set, frozenset, dict)) else frozenset(cvt_nodes)
+    return hop_text(triples, cvts, as_table(phrases))
+
+
+def citation_parts(sample: StructuredSample) -> list[list[Triple]]:
+    """``sample.subgraph`` split into the citation parts of CAQA Table 3: *single* ->
+    one part; *concatenation* -> one part per hop, from the subject entity on;
+    *intersection* and *union* -> one part per branch, i.e. the hops that connect one
+    subject entity to the answer node(s), in the order of ``query.subjects``. A hop is
+    one plain fact or all facts through one CVT node. Works on edited subgraphs: hops
+    no subject reaches (a partial or irrelevant sample) form further parts, one per
+    connected piece; without answer nodes (irrelevant samples) the node most hops meet
+    at stands in for the answer. Every triple is in exactly one part; the order is
+    deterministic."""
+    triples = sample.subgraph
+    return [[triples[i] for hop in part for i in hop] for part in part_hops(sample)]
+
+
+def part_hops(sample: StructuredSample) -> list[list[list[int]]]:
+    """The parts of :func:`citation_parts` as hops of subgraph indices. An irrelevant
+    sample's parts are then merged or split to as many as its supportive sample has
+    (:func:`_like_supportive`): its subgraph comes from a walk elsewhere in the graph,
+    and a reader must not tell the label from the number of citations."""
+    parts = _natural_part_hops(sample)
+    if sample.label == "irrelevant" and sample.original_subgraph:
+        supportive = sample.model_copy(update={
+            "subgraph": sample.original_subgraph, "label": "supportive",
+            "edit": sample.edit.model_copy(update={
+                "kind": "none", "replaced": None, "replacement": None, "replacements": ()})})
+        parts = _like_supportive(parts, len(_natural_part_hops(supportive)))
+    return parts
+
+
+def _like_supportive(parts: list[list[list[int]]], wanted: int) -> list[list[list[int]]]:
+    """``parts`` brought to ``wanted`` parts where the hops allow it: surplus parts join
+    the last kept one (in order, so each citation still reads as connected sentences);
+    too few parts are split, the part with most hops giving up its last hop, until each
+    part is one hop. Every hop stays in exactly one part, in the same order."""
+    if wanted < 1:
+        return parts
+    parts = [list(p) for p in parts]
+    if len(parts) > wanted:
+        merged = [hop for part in parts[wanted - 1:] for hop in part]
+        parts = [*parts[:wanted - 1], merged]
+    while len(parts) < wanted:
+        widest = max(range(len(parts)), key=lambda i: (len(parts[i]), -i))
+        if len(parts[widest]) < 2:
+            break
+        last = parts[widest].pop()
+        parts.insert(widest + 1, [last])
+    return parts
+
+
+def _natural_part_hops(sample: StructuredSample) -> list[list[list[int]]]:
+    triples = sample.subgraph
+    if not triples:
+        return []
+    cvts = frozenset(sample.cvt_nodes)
+    hops = _hops(triples, cvts)
+    if sample.complexity == "single":
+        return [hops]
+    ends = [_ends(triples, h, cvts) for h in hops]
+    incident: dict[str, list[int]] = {}
+    for h, nodes in enumerate(ends):
+        for n in nodes:
+            incident.setdefault(n, []).append(h)
+    subjects = [s for s in dict.fromkeys(sample.query.subjects) if s in incident]
+    if sample.complexity == "concatenation":
+        found = _spread(subjects, incident, ends, blocked=frozenset())
+        order = sorted(range(len(hops)),
+                       key=lambda h: (found[h][1] if h in found else len(hops), hops[h][0]))
+        return [[hops[h]] for h in order]
+    answers = {a.id for a in sample.answer_entities if a.id}
+    # A contradictory edit may replace several answers (``edit.replacements``): each
+    # replacement stands where its answer stood, so every one is a hub of the branches.
+    replacements = [r.replacement for r in sample.edit.replacements]
+    if sample.edit.replacement is not None:
+        replacements.append(sample.edit.replacement)
+    answers.update(r.id for r in replacements if r.id)
+    hubs = frozenset(a for a in answers if a in incident) or _guess_hub(incident, subjects)
+    found = _spread(subjects, incident, ends, blocked=hubs)
+    parts: list[list[list[int]]] = [[] for _ in subjects]
+    for h, (branch, _) in sorted(found.items(), key=lambda item: (item[1][1], hops[item[0]][0])):
+        parts[branch].append(hops[h])
+    parts = [p for p in parts if p]
+    rest = [h for h in range(len(hops)) if h not in found]
+    parts.extend([[hops[h] for h in piece] for piece in _pieces(rest, ends, incident, hubs)])
+    return parts
+
+
+def _spread(subjects: Sequence[str], incident: Mapping[str, list[int]],
+            ends: Sequence[Sequence[str]], blocked: frozenset[str]) -> dict[int, tuple[int, int]]:
+    """Breadth-first from all subjects at once: hop -> (index of the subject that
+    reached it first, distance in hops). Ties go to the earlier subject; ``blocked``
+    nodes (the answers) are reached but not passed through, so branches stay apart."""
+    found: dict[int, tuple[int, int]] = {}
+    seen = set(subjects)
+    frontier = list(enumerate(subjects))
+    distance = 0
+    while frontier:
+        following: list[tuple[int, str]] = []
+        for branch, node in frontier:
+            for h in incident.get(node, ()):
+                if h in found:
+                    continue
+                found[h] = (branch, distance)
+                for n in ends[h]:
+                    if n not in seen and n not in blocked:
+                        seen.add(n)
+                        following.append((branch, n))
+        frontier = following
+        distance += 1
+    return found
+
+
+def _guess_hub(incident: Mapping[str, list[int]], subjects: Sequence[str]) -> frozenset[str]:
+    """Where the branches of a subgraph without answer nodes meet: the non-subject node
+    on most hops (at least two; the first such in subgraph order on ties)."""
+    best, most = None, 1
+    for node, hs in incident.items():   # insertion order = subgraph order
+        if len(hs) > most and node not in subjects:
+            best, most = node, len(hs)
+    return frozenset({best}) if best is not None else frozenset()
+
+
+def _pieces(hops: Sequence[int], ends: Sequence[Sequence[str]],
+            incident: Mapping[str, list[int]], blocked: frozenset[str]) -> list[list[int]]:
+    """``hops`` grouped into connected pieces (joined through non-blocked nodes),
+    ordered by their first hop."""
+    todo = set(hops)
+    pieces: list[list[int]] = []
+    for start in hops:
+        if start not in todo:
+            continue
+        todo.discard(start)
+        piece, stack = [start], [start]
+        while stack:
+            for n in ends[stack.pop()]:
+                if n in blocked:
+                    continue
+                for h in incident[n]:
+                    if h in todo:
+                        todo.discard(h)
+                        piece.append(h)
+                        stack.append(h)
+        pieces.append(sorted(piece))
+    return pieces
+
+
+def cvt_type_hints(triples: Sequence[Triple], cvts: Collection[str]) -> dict[str, str]:
+    """CVT -> its type noun, from the Freebase ids of its outgoing facts (so a CVT whose
+    outgoing facts an edit deleted still reads "a marriage")."""
+    hints: dict[str, str] = {}
+    for t in triples:
+        if t.s in cvts and t.s not in hints and (noun := type_noun(t.p)):
+            hints[t.s] = noun
+    return hints
+
+
+def cvt_anchors(triples: Sequence[Triple], cvts: Collection[str]) -> dict[str, Triple]:
+    """CVT -> the first fact pointing at it from a non-CVT node."""
+    anchors: dict[str, Triple] = {}
+    for t in triples:
+        if not t.literal and t.o in cvts and t.s not in cvts:
+            anchors.setdefault(t.o, t)
+    return anchors
+
+
+def sub_fact_hop(t: Triple, cvts: Collection[str], anchors: Mapping[str, Triple]
+                  ) -> list[Triple]:
+    """What a sub-fact's sentence verbalizes: the fact itself, and for a fact leaving a
+    CVT also the fact anchoring that CVT ("The Godfather features a performance with
+    actor Al Pacino."), since "a performance has actor Al Pacino" alone says nothing
+    checkable."""
+    anchor = anchors.get(t.s) if t.s in cvts else None
+    if anchor is None or (anchor.s, anchor.p, anchor.o) == (t.s, t.p, t.o):
+        return [t]
+    return [anchor, t]
+
+
+__all__ = ["citation_parts", "hop_sentence"]

@@ -1,0 +1,124 @@
+"""Whether an extended query can be asked as one question that needs its new
+constraint (issue 19, items 2 and 9): the extension engine calls the check that
+:func:`question_check` returns for every candidate and tries the next one when it
+refuses, so no sample carries a vacuous or ambiguous q̃.
+
+A candidate is refused when:
+
+* :func:`~extension.text.extended_question.compose_extended_question` cannot write it
+  (q does not name the subject a way-1 hop replaces, no phrase reads the new relation,
+  a union's namesakes nothing tells apart);
+* a way-1 description does not pin the entity it replaces in the store ("the person
+  whose profession is Composer": the new entity has more than one neighbour over the
+  new relation, on that side);
+* a new constant is named by a name other entities of the store share ("the language
+  of Madagascar", the film, beside the country): the question's text could not pin it
+  (a noun before it, "the film Madagascar", would not pin a second film of that name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from extension.verbalize import english
+from extension.verbalize.extended_question import (
+    Unphrasable,
+    compose_extended_question,
+    question_nouns,
+)
+from extension.verbalize.relation_phrases import as_table, store_phrase_table
+from kgstore.models import normalize_name
+
+if TYPE_CHECKING:
+    from extension.core.extend import ExtendedQuery
+    from kgstore.store import Store
+
+QuestionCheck = Callable[["ExtendedQuery"], "str | None"]
+"""An extended query -> why its question cannot be asked, or None when it can."""
+
+
+def question_check(store: Store, question: str,
+                   phrases: Mapping[str, str] | None = None) -> QuestionCheck:
+    """The check for one original ``question`` (see the module docstring); its
+    refusals read "question: <why>"."""
+    table = as_table(phrases) if phrases is not None else store_phrase_table(store)
+
+    def check(query: ExtendedQuery) -> str | None:
+        if query.rule == "none":
+            return None
+        names = _names(store, query)
+        old = _old_subject(query)
+        if old and old in names:
+            for edge in query.added:
+                names[edge.source if edge.source.startswith("?") else edge.target] = names[old]
+        for edge in query.added:
+            if not table.readable(edge.predicate):
+                return (f"question: relation {edge.predicate} has no readable phrase "
+                        f"({table[edge.predicate]!r})")
+        added = [e.model_dump() for e in query.added]
+        nouns = question_nouns([e.model_dump() for e in query.original.edges], added, old)
+        try:
+            compose_extended_question(question, added, names, table, query.rule,
+                                      union_subjects=query.union_subjects, nouns=nouns)
+        except Unphrasable as e:
+            return f"question: {e}"
+        for edge in query.added:
+            entity_is_subject = not edge.source.startswith("?")
+            entity = edge.source if entity_is_subject else edge.target
+            if query.rule == "intersection_way1":
+                read = store.facts_out if entity_is_subject else store.facts_in
+                if len(read(entity, predicate=edge.predicate, limit=2)) > 1:
+                    return (f"question: the new hop from {names.get(entity, entity)!r} "
+                            "describes more than the entity it replaces")
+            if _shared_name(store, entity, names.get(entity)):
+                return (f"question: other entities are named {names.get(entity)!r} and "
+                        "nothing in the question tells them apart")
+        return None
+
+    return check
+
+
+def _names(store: Store, query: ExtendedQuery) -> dict[str, str]:
+    """Display names of the query constants (query nodes, else the store)."""
+    names: dict[str, str] = {}
+    missing: list[str] = []
+    for graph in (query.original, *query.disjuncts):
+        for node in graph.nodes:
+            if node.kind != "entity" or node.id in names:
+                continue
+            if node.name:
+                names[node.id] = english.display_name(node.name) or node.name
+            else:
+                missing.append(node.id)
+    for id, entity in store.entities(missing).items():
+        if entity.name:
+            names[id] = english.display_name(entity.name) or entity.name
+    return names
+
+
+def _old_subject(query: ExtendedQuery) -> str | None:
+    if query.rule != "intersection_way1" or not query.disjuncts:
+        return None
+    kept = {n.id for n in query.disjuncts[0].nodes}
+    old = [n.id for n in query.original.nodes if n.kind == "entity" and n.id not in kept]
+    return old[0] if old else None
+
+
+def _shared_name(store: Store, entity: str, name: str | None) -> bool:
+    """Whether another named, non-CVT entity of the store has ``entity``'s name as the
+    text shows it (aliases aside; :func:`english.display_name` on both sides)."""
+    stored = store.entity(entity)
+    raw = stored.name if stored is not None and stored.name else name
+    if not raw:
+        return False
+
+    def key(n: str) -> str:
+        return normalize_name(english.display_name(n) or n)
+
+    wanted = key(raw)
+    return any(o.id != entity and not o.is_cvt and o.name and key(o.name) == wanted
+               for o in store.find_by_name(raw, limit=10))
+
+
+__all__ = ["QuestionCheck", "question_check"]

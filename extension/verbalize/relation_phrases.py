@@ -1,0 +1,336 @@
+"""Relation phrases: how a predicate reads between its subject and object.
+
+:func:`relation_phrase` and :class:`PhraseTable` take, in order, a user override, the
+curated table (``extension/data/relation_phrases.tsv``, :func:`load_relation_phrases`),
+the predicate's label in the store (Wikidata ``P57`` -> "director"), else words made
+from its id (``film.film.directed_by`` -> "was directed by"). The seed questions and
+every verbalizer word relations through here, so they word them alike. The words of a
+label or id become a phrase by grammar, not by a list of known predicates (see
+:func:`_phrase_from_words`); a predicate whose only name is an id (a Wikidata ``P646``
+without a label) has no readable phrase (:func:`is_readable`), and a fact with it is not
+put into a citation.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from extension.verbalize import english
+from kgstore.store import Store
+
+PHRASES_RESOURCE = "relation_phrases.tsv"
+"""The shipped relation-phrase table, in ``extension/data``."""
+
+INVERSE_PREFIX = "^"
+"""A table key ``^predicate`` holds the inverse reading, "Object <phrase> Subject"."""
+
+
+def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
+    """The relation-phrase table: the shipped one (``extension/data/relation_phrases.tsv``,
+    read once and cached) with the entries of the user file ``path`` replacing or adding
+    to it. Format (both files): ``predicate<TAB>phrase`` per line, ``^predicate`` for the
+    inverse reading, ``#`` comments and blank lines ignored. Returns a new dict (callers
+    may change it). Raises :class:`ValueError` naming ``file:line`` for a malformed line
+    and :class:`OSError` for an unreadable file."""
+    table = dict(_shipped_phrases())
+    if path is not None:
+        table.update(_parse_phrases(Path(path).read_text(encoding="utf-8"), str(path)))
+    return table
+
+
+@cache
+def _shipped_phrases() -> Mapping[str, str]:
+    text = resources.files("extension").joinpath("data", PHRASES_RESOURCE).read_text("utf-8")
+    return _parse_phrases(text, PHRASES_RESOURCE)
+
+
+def _parse_phrases(text: str, source: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, tab, phrase = line.partition("\t")
+        key, phrase = key.strip(), " ".join(phrase.split())
+        if not tab or not key or not phrase:
+            raise ValueError(f"{source}:{number}: expected 'predicate<TAB>phrase', got {line!r}")
+        table[key] = phrase
+    return table
+
+
+def relation_phrase(predicate: str, label: str | None = None,
+                    overrides: Mapping[str, str] | None = None) -> str:
+    """The phrase that makes "Subject <phrase> Object." a sentence for ``predicate``.
+
+    Looked up, in order: ``overrides`` (by full id, then local name), the shipped table
+    (:func:`load_relation_phrases`), then derived from ``label`` (a store label such as
+    Wikidata's "director" -> "has director") or from the id itself (Freebase
+    ``film.film.directed_by`` -> "was directed by", ``…initial_release_date`` -> "has
+    initial release date", camelCase ``birthPlace`` -> "has birth place").
+    """
+    for table in (overrides, _shipped_phrases()):
+        if table:
+            phrase = _lookup(table, predicate)
+            if phrase:
+                return phrase
+    if not (label and label.strip()):
+        mediated = _mediated_phrase(_local_name(predicate))
+        if mediated is not None:
+            return mediated
+    return _phrase_from_words(_predicate_words(predicate, label))
+
+
+class PhraseTable(Mapping[str, str]):
+    """Predicate -> relation phrase, computed on first use and cached: what the
+    verbalizer and the ``phrases`` argument of :func:`hop_sentence` and
+    :func:`extended_question` use. ``labels`` are store labels (predicate -> label);
+    ``overrides`` take precedence over the shipped table (see :func:`relation_phrase`).
+    ``table[p]`` answers every predicate; iteration and ``len`` cover those asked so far."""
+
+    def __init__(self, labels: Mapping[str, str] | None = None,
+                 overrides: Mapping[str, str] | None = None) -> None:
+        self.labels: dict[str, str] = dict(labels or {})
+        self.overrides: dict[str, str] = dict(overrides or {})
+        self._phrases: dict[str, str] = {}
+        self._inverse: dict[str, str | None] = {}
+        self._roles: dict[str, str] = {}
+
+    def __getitem__(self, predicate: str) -> str:
+        phrase = self._phrases.get(predicate)
+        if phrase is None:
+            phrase = relation_phrase(predicate, self.labels.get(predicate), self.overrides)
+            self._phrases[predicate] = phrase
+        return phrase
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._phrases)
+
+    def __len__(self) -> int:
+        return len(self._phrases)
+
+    def readable(self, predicate: str) -> bool:
+        """Whether ``predicate``'s phrase reads as English (:func:`is_readable`)."""
+        return is_readable(self[predicate])
+
+    def inverse(self, predicate: str) -> str | None:
+        """The curated inverse phrase ("Object <phrase> Subject"), or None."""
+        if predicate not in self._inverse:
+            found = None
+            for table in (self.overrides, _shipped_phrases()):
+                found = found or _lookup(table, INVERSE_PREFIX + predicate,
+                                         INVERSE_PREFIX + _local_name(predicate))
+            self._inverse[predicate] = found
+        return self._inverse[predicate]
+
+    def role(self, predicate: str) -> str:
+        """The role name of a CVT's outgoing ``predicate`` ("actor", "start date"): the
+        noun of a "has the X" phrase, else the predicate's words."""
+        role = self._roles.get(predicate)
+        if role is None:
+            noun = has_noun(self[predicate])
+            role = noun or _predicate_words(predicate, self.labels.get(predicate))
+            self._roles[predicate] = role
+        return role
+
+
+def _lookup(table: Mapping[str, str], key: str, local: str | None = None) -> str | None:
+    found = table.get(key)
+    if found is None:
+        local = _local_name(key) if local is None else local
+        if local != key:
+            found = table.get(local)
+    return found
+
+
+def _local_name(predicate: str) -> str:
+    """``<http://…/ns/film.film.directed_by>`` / ``ns:film.film.directed_by`` ->
+    ``film.film.directed_by``; ``wdt:P57`` -> ``P57``."""
+    local = predicate.strip("<>")
+    for sep in ("/", "#", ":"):
+        local = local.rpartition(sep)[2] or local
+    return local
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_VERB_STARTS = frozenset({"has", "have", "had", "is", "are", "was", "were", "contains",
+                          "includes", "uses", "owns", "shares", "follows", "precedes",
+                          "replaces"})
+_PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "from", "as",
+                           "after", "into", "under", "about", "upon", "through", "within",
+                           "near", "via"})
+
+
+_IRREGULAR_PARTICIPLES = frozenset({
+    "born", "written", "made", "known", "held", "given", "built", "taken", "shown", "drawn",
+    "won", "sung", "done", "seen", "led", "set", "run", "sold", "told", "found", "brought",
+    "bought", "taught", "fought", "sent", "kept", "left", "met", "paid", "heard", "spoken",
+    "chosen", "broken", "driven", "eaten", "grown", "thrown", "begun", "struck", "bound",
+    "played", "buried", "hit", "shot", "put", "read", "worn", "spun", "split"})
+"""Past participles that do not end in "-ed": "born in" reads "was born in"."""
+
+
+@cache
+def _predicate_words(predicate: str, label: str | None) -> str:
+    """The words a predicate's phrase is made of: its label, else its id's last part."""
+    if label and label.strip():
+        words = " ".join(label.split())
+        # "Place of birth" -> "place of birth", but keep "ISBN", "IMDb ID"
+        if len(words) > 1 and not words[1].isupper():
+            words = words[0].lower() + words[1:]
+        return words
+    local = _local_name(predicate)
+    if "." in local:   # Freebase domain.type.property: the property names the relation
+        local = _property_words(local.rpartition(".")[2])
+    elif any(c.islower() for c in local):   # camelCase "birthPlace"; keep ids like "P57"
+        local = _CAMEL.sub(" ", local).lower()
+    return " ".join(local.replace("_", " ").split()) or predicate
+
+
+def _property_words(segment: str) -> str:
+    """A Freebase property segment as words: "spouse_s" -> "spouse" (Freebase's plural
+    marker), "directed_by" -> "directed by"."""
+    if segment.endswith("_s"):
+        segment = segment[:-2]
+    return " ".join(segment.replace("_", " ").split())
+
+
+def _phrase_from_words(words: str) -> str:
+    """A phrase from a predicate's words, by their grammar: a verb stays as it is
+    ("contains"); a past participle before a preposition is passive ("directed by" ->
+    "was directed by", "born in" -> "was born in"); a noun ending in "of" is what the
+    subject is ("member of" -> "is a member of"); any other noun is what the subject has
+    ("profession" -> "has the profession", "place of birth" -> "has the place of
+    birth")."""
+    if not words:
+        return "is related to"
+    first, _, rest = words.partition(" ")
+    if first in _VERB_STARTS:
+        return words
+    last = words.rpartition(" ")[2]
+    participle = first.endswith("ed") or first in _IRREGULAR_PARTICIPLES
+    if participle and rest and (rest.partition(" ")[0] in _PREPOSITIONS
+                                or last in _PREPOSITIONS):
+        return f"was {words}"   # "directed by", "educated at", "nominated for"
+    if words.endswith(" of"):
+        return f"is {english.article(words)}"
+    if last in _PREPOSITIONS:
+        return f"has {words}"   # "music by", "film art direction by": no article
+    return f"has the {words}"
+
+
+def _mediated_phrase(local: str) -> str | None:
+    """A FB15k-237 path through a mediator (CVT), ``d.t.p..d.cvt_type.role``, read
+    through the mediator's type: "people.person.spouse_s..people.marriage.type_of_union"
+    -> "has a marriage with the type of union", "award.award_nomination.nominated_for"
+    as the role -> "has an award nomination for". None for any other id."""
+    first, sep, second = local.partition("..")
+    parts = second.split(".")
+    if not sep or len(parts) < 3 or first.count(".") < 2:
+        return None
+    cvt_type = parts[-2].replace("_", " ").strip()
+    role = _property_words(parts[-1])
+    if not cvt_type or not role:
+        return None
+    if _bookkeeping_type(cvt_type):
+        # "has a dated money value with the currency" says nothing a reader can use;
+        # the outer property does: "has a net worth with the currency".
+        outer = _property_words(re.sub(r"_s$", "", first.rpartition(".")[2]))
+        noun = english.singular(outer) if outer else ""
+        last = noun.rpartition(" ")[2]
+        if noun and last not in _PREPOSITIONS and not last.endswith("ed") and \
+                noun != english.singular(role):   # not "has a sibling with the sibling"
+            cvt_type = noun
+        else:   # "film film distributor relationship" -> "film distributor relationship"
+            cvt_type = re.sub(r"\b(\w+) \1\b", r"\1", cvt_type)
+    head = f"has {english.article(cvt_type)}"
+    role_first, _, role_rest = role.partition(" ")
+    role_last = role.rpartition(" ")[2]
+    if role_last in _PREPOSITIONS and (role_first.endswith("ed")
+                                       or role_first in _IRREGULAR_PARTICIPLES):
+        return f"{head} {role_last}"   # "nominated for" -> "has an award nomination for"
+    if role_first in _VERB_STARTS:
+        return f"{head} that {role}"
+    return f"{head} with the {role}"
+
+
+def _bookkeeping_type(cvt_type: str) -> bool:
+    """A mediator type named for how Freebase stores a value, not for what it is
+    ("dated money value", "dated integer", "film film distributor relationship",
+    "phone sandbox", "film regional release date")."""
+    words = cvt_type.split()
+    return (len(words) != len(set(words)) or words[0] in ("dated", "adjusted")
+            or words[-1] in ("relationship", "sandbox", "value")
+            or cvt_type == "film regional release date")
+
+
+def has_noun(phrase: str) -> str | None:
+    """"has the sequel" -> "sequel" (the noun of a "has" phrase), else None."""
+    if not phrase.startswith("has "):
+        return None
+    noun = phrase[4:]
+    if noun.startswith(("a ", "an ")) and " with the " in noun:
+        noun = noun.partition(" with the ")[2]   # a mediated path: its role
+    for article in ("the ", "a ", "an "):
+        if noun.startswith(article):
+            noun = noun[len(article):]
+            break
+    if not noun or noun.rpartition(" ")[2] in _PREPOSITIONS or noun.startswith("its "):
+        return None
+    return noun
+
+
+@cache
+def type_noun(predicate: str) -> str | None:
+    """The subject's type named by a Freebase id: ``film.film.sequel`` -> "film",
+    ``film.film_character.portrayed_in_films`` -> "film character"; None for other ids
+    and for the catch-all types ``common.topic`` and ``type.object``."""
+    parts = _local_name(predicate).partition("..")[0].split(".")
+    if len(parts) < 3:
+        return None
+    noun = parts[-2].replace("_", " ").strip()
+    return None if not noun or noun in ("topic", "object") else english.type_word(noun)
+
+
+_ID_LIKE = re.compile(r"\b(?:[PQLM]\d+|[mg]\.[0-9a-z_]+)\b|_|\w\.\w+\.\w|^/m/|^\d+$")
+"""What no reader can read: a Wikidata id (P57, Q42), a Freebase MID (m.0abc), an
+underscore, a dotted path (film.film.directed_by), a bare number."""
+
+
+def is_readable(text: str | None) -> bool:
+    """Whether ``text`` (a relation phrase or an entity's display name) reads as English:
+    not empty and without an id, MID, underscore or dotted path (:data:`_ID_LIKE`)."""
+    return bool(text and text.strip()) and _ID_LIKE.search(text or "") is None
+
+
+_STORE_TABLES: weakref.WeakKeyDictionary[Store, PhraseTable] = weakref.WeakKeyDictionary()
+
+
+def store_phrase_table(store: Store) -> PhraseTable:
+    """The phrase table of ``store``'s predicate labels (Wikidata ``P57`` -> "director"),
+    read once per store: what the checks made before any text is written (is this
+    relation readable?) consult."""
+    table = _STORE_TABLES.get(store)
+    if table is None:
+        table = _STORE_TABLES[store] = PhraseTable(
+            {p.id: p.label for p in store.predicates() if p.label})
+    return table
+
+
+@cache
+def _default_table() -> PhraseTable:
+    return PhraseTable()
+
+
+def as_table(phrases: Mapping[str, str] | None) -> PhraseTable:
+    if isinstance(phrases, PhraseTable):
+        return phrases
+    if phrases is None:
+        return _default_table()
+    return PhraseTable(overrides=phrases)
+
+
+__all__ = ["PhraseTable", "is_readable", "load_relation_phrases", "relation_phrase"]

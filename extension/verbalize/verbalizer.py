@@ -1,0 +1,166 @@
+"""Verbalization: structured samples -> citations, q̃ and ã in plain English.
+
+Reference: Hu et al., *Benchmarking Large Language Models in Complex Question Answering
+Attribution using Knowledge Graphs* (CAQA), §4.4 (turning the structured question,
+answer and subgraph into natural language) and Table 3 (how many citations each
+complexity has). CAQA writes the text with an LLM; :class:`TemplateVerbalizer` here is
+the deterministic default backend (an LLM one, :class:`extension.prompts.verbalizer.LLMVerbalizer`,
+implements the same :class:`Verbalizer` protocol). Its parts each live in their own
+module of :mod:`extension.text`:
+
+* **citations** — :mod:`extension.text.citations` (one citation per part of Table 3,
+  a hop through a CVT folded into one sentence);
+* **relation phrases** — :mod:`extension.text.relation_phrases` (curated table, store
+  labels, user overrides, words from the id);
+* **literals** — :mod:`extension.text.literals`;
+* **questions** — :mod:`extension.text.extended_question` composes q̃ from q and the
+  edge the extension rule added (CAQA Table 4); :mod:`extension.text.answers` makes ã.
+
+Every function is pure and deterministic; :class:`TemplateVerbalizer` caches the
+phrase of each predicate, so a sample costs tens of microseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from extension.core.samples import StructuredSample, Triple
+from extension.verbalize import english
+from extension.verbalize.answers import answer_statement
+from extension.verbalize.citations import (
+    cvt_anchors,
+    cvt_type_hints,
+    fact_clause,
+    hop_text,
+    part_hops,
+    sub_fact_hop,
+)
+from extension.verbalize.extended_question import sample_question
+from extension.verbalize.relation_phrases import PhraseTable, is_readable, load_relation_phrases
+
+if TYPE_CHECKING:
+    from kgstore.store import Store
+
+class UnreadableFact(ValueError):
+    """A fact of a sample's subgraph that no reader could read: its predicate has no
+    readable phrase (a Wikidata property without a label in the store: "has P646") or
+    an entity end has no readable name (only its id). A citation that skipped the fact
+    would no longer carry the sample's label, so the sample fails instead; the message
+    starts with the failure code ``unreadable_fact:``."""
+
+
+def check_readable(sample: StructuredSample, table: PhraseTable) -> None:
+    """Raise :class:`UnreadableFact` for the first fact of ``sample.subgraph`` whose
+    predicate or non-CVT entity end is not readable (:func:`is_readable`)."""
+    cvts = frozenset(sample.cvt_nodes)
+    for t in sample.subgraph:
+        if not table.readable(t.p):
+            raise UnreadableFact(
+                f"unreadable_fact: predicate {t.p} reads {table[t.p]!r}; give it a phrase "
+                f"in a --phrases file (predicate<TAB>phrase) or load its label")
+        ends = ((t.s, t.s_name),) if t.literal else ((t.s, t.s_name), (t.o, t.o_name))
+        for node, name in ends:
+            if node not in cvts and not is_readable(english.display_name(name)):
+                raise UnreadableFact(
+                    f"unreadable_fact: entity {node} has no readable name "
+                    f"({name!r}) in fact ({t.s}, {t.p}, {t.o}); load names for it")
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One citation: its ``text`` and the ``triples`` (of the sample's subgraph) it
+    verbalizes — one part of CAQA Table 3 (see :func:`citation_parts`)."""
+
+    text: str
+    triples: tuple[Triple, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Verbalization:
+    """The text of one sample (CAQA §4.4): the extended question q̃ (the original
+    question when the rule is ``none``), the answer statement ã, one citation per part
+    of the subgraph, one sentence per sub-fact (same order as ``sample.sub_facts``), the
+    backend that wrote it (``"template"`` or ``"llm:<model>"``) and, for a backend that
+    fell back to templates for some parts, which parts and why."""
+
+    question_extended: str
+    answer: str
+    citations: tuple[Citation, ...]
+    sub_fact_texts: tuple[str, ...]
+    backend: str
+    fallbacks: tuple[str, ...] = ()
+
+
+class Verbalizer(Protocol):
+    """Anything that turns a structured sample into its text (template or LLM)."""
+
+    name: str
+
+    def verbalize(self, sample: StructuredSample) -> Verbalization:
+        """The text of ``sample``."""
+        ...
+
+
+class TemplateVerbalizer:
+    """The deterministic template backend of :class:`Verbalizer` (``name`` "template"):
+    citations by :func:`citation_parts` and :func:`hop_sentence`, q̃ by
+    :func:`extended_question`, ã by :func:`answer_statement`. ``predicate_labels``
+    (predicate -> store label) name predicates the phrase table does not cover;
+    ``overrides`` (predicate -> phrase) take precedence over the shipped table."""
+
+    name: str = "template"
+
+    def __init__(self, predicate_labels: Mapping[str, str] | None = None,
+                 overrides: Mapping[str, str] | None = None) -> None:
+        self.phrases = PhraseTable(predicate_labels, overrides)
+
+    @classmethod
+    def from_store(cls, store: Store, overrides_file: Path | None = None) -> TemplateVerbalizer:
+        """A verbalizer with the predicate labels of ``store`` (``store.predicates()``,
+        e.g. Wikidata ``P57`` -> "director") and, if given, the user phrase file
+        ``overrides_file`` (format of :func:`load_relation_phrases`)."""
+        labels = {p.id: p.label for p in store.predicates() if p.label}
+        overrides = load_relation_phrases(overrides_file) if overrides_file is not None else None
+        return cls(labels, overrides)
+
+    def verbalize(self, sample: StructuredSample) -> Verbalization:
+        """The text of ``sample`` (see :class:`Verbalization`). Raises
+        :class:`UnreadableFact` when a fact of its subgraph cannot be put into words."""
+        cvts = frozenset(sample.cvt_nodes)
+        table = self.phrases
+        check_readable(sample, table)
+        context = (*sample.original_subgraph, *sample.subgraph)
+        hints = cvt_type_hints(context, cvts)
+        # A plain fact reads the same in a citation and as a sub-fact: render it once.
+        facts: dict[tuple[str, str, str, str | None], str] = {}
+
+        def text_of(hop: Sequence[Triple]) -> str:
+            if len(hop) == 1 and (t := hop[0]).s not in cvts and (t.literal or t.o not in cvts):
+                key = (t.s, t.p, t.o, t.datatype)
+                found = facts.get(key)
+                if found is None:
+                    found = facts[key] = english.sentence(fact_clause(t, table))
+                return found
+            return hop_text(hop, cvts, table, hints)
+
+        triples = sample.subgraph
+        citations = []
+        for part in part_hops(sample):
+            part_triples = [[triples[i] for i in hop] for hop in part]
+            citations.append(Citation(text=" ".join(text_of(hop) for hop in part_triples),
+                                      triples=tuple(t for hop in part_triples for t in hop)))
+        anchors = cvt_anchors(context, cvts)
+        sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
+                               for s in sample.sub_facts)
+        question = sample_question(sample, table)
+        return Verbalization(question_extended=question,
+                             answer=answer_statement(sample, table),
+                             citations=tuple(citations), sub_fact_texts=sub_fact_texts,
+                             backend=self.name)
+
+
+__all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",
+           "check_readable"]

@@ -300,10 +300,10 @@ def is_cvt_variable(var: str, edges: list[QueryEdge] | tuple[QueryEdge, ...],
 
 
 def known_mediator_types() -> frozenset[str]:
-    """The curated Freebase mediator types shipped in ``extension/data``."""
+    """The curated Freebase mediator types shipped beside this module."""
     from importlib.resources import files
 
-    text = files("extension").joinpath("data/freebase_mediator_types.txt").read_text("utf-8")
+    text = files("extension.core").joinpath("freebase_mediator_types.txt").read_text("utf-8")
     return frozenset(
         line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
     )

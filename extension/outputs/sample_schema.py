@@ -8,7 +8,7 @@ question q̃, the answer statement ã and the citations — one per part of the 
 as in CAQA Table 3 — plus the ``citation`` string people paste into a prompt
 (``[1] … [2] …``) and the train/test ``split``.
 
-The JSON Schema ships in the package (``extension/data/sample.schema.json``, generated
+The JSON Schema ships in the package (``extension/outputs/sample.schema.json``, generated
 from the model by :func:`sample_json_schema`; a test keeps the two equal) so users can
 validate files without this code; :func:`iter_schema_violations` checks a file against
 the shipped schema with ``jsonschema-rs``.
@@ -124,8 +124,8 @@ def sample_json_schema() -> dict[str, Any]:
 
 @cache
 def shipped_schema() -> dict[str, Any]:
-    """The schema file shipped in the package (``extension/data/sample.schema.json``)."""
-    text = resources.files("extension").joinpath("data", SCHEMA_RESOURCE).read_text("utf-8")
+    """The schema file shipped in the package (``extension/outputs/sample.schema.json``)."""
+    text = resources.files("extension.outputs").joinpath(SCHEMA_RESOURCE).read_text("utf-8")
     return dict(json.loads(text))
 
 

@@ -1,7 +1,7 @@
 """Relation phrases: how a predicate reads between its subject and object.
 
 :func:`relation_phrase` and :class:`PhraseTable` take, in order, a user override, the
-curated table (``extension/data/relation_phrases.tsv``, :func:`load_relation_phrases`),
+curated table (``extension/verbalize/relation_phrases.tsv``, :func:`load_relation_phrases`),
 the predicate's label in the store (Wikidata ``P57`` -> "director"), else words made
 from its id (``film.film.directed_by`` -> "was directed by"). The seed questions and
 every verbalizer word relations through here, so they word them alike. The words of a
@@ -24,14 +24,14 @@ from extension.verbalize import english
 from kgstore.store import Store
 
 PHRASES_RESOURCE = "relation_phrases.tsv"
-"""The shipped relation-phrase table, in ``extension/data``."""
+"""The shipped relation-phrase table, beside this module."""
 
 INVERSE_PREFIX = "^"
 """A table key ``^predicate`` holds the inverse reading, "Object <phrase> Subject"."""
 
 
 def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
-    """The relation-phrase table: the shipped one (``extension/data/relation_phrases.tsv``,
+    """The relation-phrase table: the shipped one (``extension/verbalize/relation_phrases.tsv``,
     read once and cached) with the entries of the user file ``path`` replacing or adding
     to it. Format (both files): ``predicate<TAB>phrase`` per line, ``^predicate`` for the
     inverse reading, ``#`` comments and blank lines ignored. Returns a new dict (callers
@@ -45,7 +45,7 @@ def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
 
 @cache
 def _shipped_phrases() -> Mapping[str, str]:
-    text = resources.files("extension").joinpath("data", PHRASES_RESOURCE).read_text("utf-8")
+    text = resources.files("extension.verbalize").joinpath(PHRASES_RESOURCE).read_text("utf-8")
     return _parse_phrases(text, PHRASES_RESOURCE)
 
 

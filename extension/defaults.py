@@ -1,6 +1,6 @@
 """Defaults of the engine's knobs that the CLI shows in ``--help``, in a module that
 imports nothing (so ``kgbench --help`` need not load the engine).
-:class:`extension.extend.ExtensionConfig` and :class:`extension.generate.GenerateConfig`
+:class:`extension.core.extend.ExtensionConfig` and :class:`extension.run.generate.GenerateConfig`
 take theirs from here."""
 
 DEFAULT_MAX_ANSWERS = 50

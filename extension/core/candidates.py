@@ -8,7 +8,7 @@ candidates in a deterministic order; the caller draws from them with its seeded 
 
 Degenerate picks are filtered here: candidates are named, non-CVT entities other than
 the ones already in the query, reached over predicates not already in the query that
-relate rather than name or type entities (:func:`~extension.vocabulary.is_bookkeeping_predicate`:
+relate rather than name or type entities (:func:`~extension.core.vocabulary.is_bookkeeping_predicate`:
 on a Wikidata store a way-2 branch "instance of human" would otherwise qualify).
 
 Neighbourhoods are read with as little of each neighbour's record as the caller looks
@@ -266,7 +266,7 @@ def role_replacements(store: Store, predicate: str, *, answer_is_object: bool,
                       exclude: Collection[str]) -> list[Entity]:
     """Named, non-CVT entities outside ``exclude`` that fill the answer's slot of
     ``predicate`` in other facts: objects of the predicate's fixed sample of facts
-    (:func:`extension.functionality.predicate_sample`, shared with the functionality
+    (:func:`extension.core.functionality.predicate_sample`, shared with the functionality
     measure and read once per store) when ``answer_is_object``, else subjects; sorted by
     id. Which of them replaces an answer is the question's seeded draw."""
     facts = predicate_sample(store, predicate)

@@ -11,16 +11,16 @@ when three things hold, and this module makes sure they do:
    profession Screenwriter" may be true beside "… Film director"; "The Godfather was
    directed by Ridley Scott" cannot be. An answer's fact in ``G`` is a slot that holds
    one value when its predicate is functional in the answer's direction, as measured in
-   the store (:mod:`extension.functionality`). A slot on a CVT (an n-ary fact) holds one
+   the store (:mod:`extension.core.functionality`). A slot on a CVT (an n-ary fact) holds one
    value when, besides, the question pins the CVT: by two of its other facts ("the
    actor who played Michael Corleone in The Godfather"), or by a link that is itself
    single-valued from the other end.
 3. **The replacement is plausible and false** (:func:`choose_replacement`). It fills
    the same role of the same predicate elsewhere (``same_role``), else is a sibling
    over one of the answer's relations (``sibling``), else a member of the answer's
-   type (``type``): see :data:`extension.candidates.ReplacementBasis`. Among those it
+   type (``type``): see :data:`extension.core.candidates.ReplacementBasis`. Among those it
    shares the most specific of the answer's types that any candidate shares
-   (:func:`extension.candidates.closest_by_type`), so a director is replaced by a
+   (:func:`extension.core.candidates.closest_by_type`), so a director is replaced by a
    director, not by any person. A value the slot's entity already has in the store is
    refused, and so is an edit one of whose new facts is in the store
    (:func:`true_in_store`).
@@ -247,7 +247,7 @@ def replace_in_slots(facts: Sequence[Fact], slots: Collection[Slot], replacement
 def with_constant(graph: QueryGraph, old: Object, new: Object) -> QueryGraph:
     """``graph`` with the constant ``old`` saying ``new`` instead: the question the
     constraint-contradicting citation answers. An entity constant's node id is the
-    entity id (:func:`extension.grounding.compile_query`), so its edges follow it."""
+    entity id (:func:`extension.core.grounding.compile_query`), so its edges follow it."""
     if isinstance(old, str) and isinstance(new, str):
         def rename(id: str) -> str:
             return new if id == old else id

@@ -9,13 +9,13 @@ attribution) three edits make the other categories:
   query over ``G_In`` alone no longer derives every answer. §4.3 deletes nothing for
   single-triple queries; kgbench's "single" queries may still have a ``G`` of several
   triples (a CVT's n-ary fact, several answers), and those lose one triple too
-  (:func:`delete_triple_edit`; see :func:`extension.samples._partial`).
+  (:func:`delete_triple_edit`; see :func:`extension.core.samples._partial`).
 * **contradictory** ``G_C``: every answer is replaced by a non-answer that fills the
   same role (:func:`replace_answers_edit`, chosen by
-  :mod:`extension.contradiction`). Verified: ``G_C`` derives none of the replaced
+  :mod:`extension.core.contradiction`). Verified: ``G_C`` derives none of the replaced
   answers and every replacement, and its changed facts are false in the store.
 * **irrelevant** ``G_Ir``: a structurally similar subgraph sharing only the subject
-  entity (found by :func:`extension.candidates.similar_subgraph`). Verified by
+  entity (found by :func:`extension.core.candidates.similar_subgraph`). Verified by
   :func:`verify_irrelevant`: isomorphic pattern, no shared relation or entity but
   the subject, no answer derived.
 
@@ -181,7 +181,7 @@ def verify_irrelevant(original: Sequence[Fact], candidate: Sequence[Fact], subje
 
     ``any_leaf_kind``: a literal may stand where the template has an entity and the
     other way round (the wider search of
-    :func:`extension.candidates.irrelevant_subgraph`); literals are leaves, so the
+    :func:`extension.core.candidates.irrelevant_subgraph`); literals are leaves, so the
     shape still matches node for node."""
     patterns = fact_pattern(template), fact_pattern(candidate)
     for pattern in patterns:   # the subject keeps its place in the shape

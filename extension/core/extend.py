@@ -1,8 +1,8 @@
 """Extend one classified query with a CAQA rule, grounded in the store.
 
-:func:`extend_query` draws a rule for the query's shape (:func:`extension.rules.rule_order`),
-looks up candidates in the store (:mod:`extension.candidates`), builds the extended
-query (:mod:`extension.rules`) and grounds it (:class:`extension.grounding.Grounder`),
+:func:`extend_query` draws a rule for the query's shape (:func:`extension.core.rules.rule_order`),
+looks up candidates in the store (:mod:`extension.core.candidates`), builds the extended
+query (:mod:`extension.core.rules`) and grounds it (:class:`extension.core.grounding.Grounder`),
 keeping the first candidate whose grounding is usable:
 
 * the extended query has answers, at most ``max_answers`` of them (an answer set
@@ -160,7 +160,7 @@ class GroundedExtension:
 
 Phrasable = Callable[["ExtendedQuery"], str | None]
 """Why an extended query cannot be asked as a question whose new constraint is needed
-(None: it can), e.g. :func:`extension.text.question_check.question_check`."""
+(None: it can), e.g. :func:`extension.verbalize.question_check.question_check`."""
 
 
 def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
@@ -337,7 +337,7 @@ def _union(store: Store, grounder: Grounder, graph: QueryGraph, subject: str, ba
            config: ExtensionConfig) -> _Applied | str:
     """The union rule (CAQA §4.2): one disjunct per same-name entity that has the
     subject's relation or one of its family
-    (:func:`~extension.candidates.same_name_entities`) and an answer over it; branches
+    (:func:`~extension.core.candidates.same_name_entities`) and an answer over it; branches
     without an answer are left out rather than sinking the rule. Each subject comes
     with what tells it from the others (:class:`UnionSubject`). Outcomes start with a
     code (:data:`UNION_NO_SAME_NAME`, :data:`UNION_NO_SHARED_RELATION`) that the run's
@@ -409,10 +409,10 @@ def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subj
 
     The new variable ``?v`` takes the nodes ``x`` that ``hop.entity`` reaches over the
     hop's predicate for which the rest of the query has a solution
-    (:func:`extension.candidates.pinned_elsewhere` checks every ``x`` but the subject
+    (:func:`extension.core.candidates.pinned_elsewhere` checks every ``x`` but the subject
     with seeded joins). When only the subject qualifies, the solutions are the
     original ones (``base``, complete) with ``?v`` bound to the subject, minus those
-    answering ``hop.entity`` (the ``!=`` filter :func:`~extension.rules.prepend_hop`
+    answering ``hop.entity`` (the ``!=`` filter :func:`~extension.core.rules.prepend_hop`
     adds), in the same order: sorting by ``?v`` first, then by the original
     variables, keeps the original order.
 
@@ -423,7 +423,7 @@ def _way1_grounding(store: Store, grounder: Grounder, extended: QueryGraph, subj
     node's are the subject's, fewer than the original's, which are under the cap.)
     Store grounding is the fallback when a seeded join declines. A hop whose entity
     reaches more than ``max_fanout`` nodes over its predicate is refused like one that
-    pins another node (a degenerate pick, :data:`~extension.candidates.MAX_PIN_FANOUT`)."""
+    pins another node (a degenerate pick, :data:`~extension.core.candidates.MAX_PIN_FANOUT`)."""
     first = extended.edges[0]
     var = (first.target if hop.entity_is_subject else first.source).removeprefix("?")
     answer = extended.answer.removeprefix("?")

@@ -61,7 +61,7 @@ _SAMPLES: weakref.WeakKeyDictionary[Store, dict[str, list[Fact]]] = weakref.Weak
 def predicate_sample(store: Store, predicate: str) -> list[Fact]:
     """A fixed sample of ``predicate``'s facts (:data:`SAMPLE_FACTS`, seed
     :data:`SAMPLE_SEED`), read once per store: the measure below and the contradictory
-    edit's same-role replacements (:func:`extension.candidates.role_replacements`) both
+    edit's same-role replacements (:func:`extension.core.candidates.role_replacements`) both
     draw from it. Sampling one predicate scans the store's facts (0.47 s on a 5M-fact
     store), and a run comes back to the same predicates question after question."""
     table = _SAMPLES.setdefault(store, {})

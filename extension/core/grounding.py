@@ -1,6 +1,6 @@
 """Ground query graphs in a store and score the answers against gold.
 
-:func:`compile_query` turns a :class:`~extension.query_graph.QueryGraph` into the
+:func:`compile_query` turns a :class:`~extension.core.query_graph.QueryGraph` into the
 store's backend-neutral :class:`~kgstore.patterns.PatternQuery` (SPARQL basic graph
 pattern semantics: one triple pattern per edge, class constraints as ``HasType``,
 ``!=`` filters as ``NotEqual``). :class:`Grounder` runs it through ``Store.match``

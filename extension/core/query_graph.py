@@ -1,8 +1,8 @@
 """The query graph: one typed model for a KGQA logical query.
 
 Every reader's logical form (WebQSP SPARQL, GrailQA ``graph_query``, JSONL triples)
-becomes a :class:`QueryGraph`; classification (:mod:`extension.shapes`), grounding
-(:mod:`extension.grounding`) and the extension rules work on it.
+becomes a :class:`QueryGraph`; classification (:mod:`extension.core.shapes`), grounding
+(:mod:`extension.core.grounding`) and the extension rules work on it.
 
 Nodes
     * ``entity`` — a KG entity constant (``m.03_r3``, ``Q42``);

@@ -16,7 +16,7 @@ Complexity of the extended query (Table 4): single-tree -> ``single``, union-tre
 ``union``, tree -> ``intersection``, path -> ``concatenation``.
 
 Nothing here touches the store: candidates come in as arguments (see
-:mod:`extension.candidates`), so each rule is testable on its own.
+:mod:`extension.core.candidates`), so each rule is testable on its own.
 """
 
 from __future__ import annotations

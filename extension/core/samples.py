@@ -1,11 +1,11 @@
 """Structured attribution samples: one question -> up to four labelled samples.
 
-For a parsed question (:class:`extension.questions.ParsedQuestion`) the pipeline
+For a parsed question (:class:`extension.inputs.questions.ParsedQuestion`) the pipeline
 (:func:`structured_samples`) extends and grounds the query
-(:func:`extension.extend.extend_query`), takes the supporting subgraph ``G`` as the
-**supportive** sample, and edits it (:mod:`extension.edits`) into the
+(:func:`extension.core.extend.extend_query`), takes the supporting subgraph ``G`` as the
+**supportive** sample, and edits it (:mod:`extension.core.edits`) into the
 **partially supportive**, **contradictory** and **irrelevant** samples, verifying each
-edit (CAQA §4.3; :func:`_partial` and :mod:`extension.contradiction` say where kgbench
+edit (CAQA §4.3; :func:`_partial` and :mod:`extension.core.contradiction` say where kgbench
 goes further than §4.3, and ``--caqa-strict`` where it does not). Labels and complexities are
 those of CAQA §3.2–3.3 and Table 4.
 
@@ -92,7 +92,7 @@ class AnswerEntity(_Frozen):
 
 class Replacement(_Frozen):
     """One answer of a contradictory edit and what replaced it: ``basis`` says where the
-    replacement came from (:data:`extension.candidates.ReplacementBasis`: ``same_role``,
+    replacement came from (:data:`extension.core.candidates.ReplacementBasis`: ``same_role``,
     ``sibling`` or ``type``), ``shared_type`` the most specific type it shares with the
     answer (``None`` on a store without types, or for a literal)."""
 
@@ -108,7 +108,7 @@ class Edit(_Frozen):
     ``shared_type`` and ``replacement_basis`` repeat the first of them. ``contradicts``
     says which slot it replaced: ``"answer"``, or ``"constraint"`` where no answer slot
     holds one value and a query constant was replaced instead (one replacement; see
-    :mod:`extension.contradiction`)."""
+    :mod:`extension.core.contradiction`)."""
 
     kind: TypingLiteral["none", "delete_triple", "delete_path", "replace_answer", "swap_subgraph"]
     deleted: tuple[Triple, ...] = ()
@@ -141,7 +141,7 @@ class SampleQuery(_Frozen):
     attempts: tuple[Any, ...] = ()
     union_subjects: tuple[Any, ...] = ()
     """Union only: each subject and what tells it from the same-name others
-    (:class:`extension.extend.UnionSubject`)."""
+    (:class:`extension.core.extend.UnionSubject`)."""
 
 
 class StructuredSample(_Frozen):
@@ -385,7 +385,7 @@ def _single_partial_filter(facts: Sequence[Fact], answers: set[Object], subjects
 def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
     """Contradictory (CAQA §4.3): the answers replaced by non-answers that fill the same
     role, on a slot that holds one value, making facts the store does not hold
-    (:mod:`extension.contradiction`). Every answer is replaced, so the citation supports
+    (:mod:`extension.core.contradiction`). Every answer is replaced, so the citation supports
     none of them; under ``--caqa-strict`` a union replaces one (§4.3). Where no answer
     slot holds one value, a constraint of the query is contradicted instead
     (:func:`_contradict_constraint`; not under ``--caqa-strict``)."""
@@ -499,7 +499,7 @@ def unreadable_predicates(store: Store) -> frozenset[str]:
     """The store's predicates whose phrase would show an id (a Wikidata ``P2163``
     without a label in the store; :meth:`PhraseTable.readable`). The irrelevant walk
     avoids them: a citation with such a fact cannot be written
-    (:class:`extension.text.verbalizer.UnreadableFact`), and the walk has other
+    (:class:`extension.verbalize.verbalizer.UnreadableFact`), and the walk has other
     relations to take (on the Wikidata sample store 1 irrelevant sample of 27 was made
     before). Phrases from a user's ``--phrases`` file are not consulted here."""
     table = store_phrase_table(store)

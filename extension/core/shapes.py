@@ -39,7 +39,7 @@ MAX_PATH_HOPS = 2
 MAX_TREE_SUBJECTS = 2
 MAX_SPARQL_NESTING = 16
 """Deepest nesting of brackets (``(``, ``{``, ``[``, counted together) a SPARQL query
-may have (:mod:`extension.sparql`); deeper is ``sparql_too_deep``. Three times the
+may have (:mod:`extension.inputs.sparql`); deeper is ``sparql_too_deep``. Three times the
 deepest WebQSP or GrailQA query, well inside what rdflib's recursive parser can take."""
 
 REASONS: dict[str, str] = {

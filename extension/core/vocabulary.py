@@ -1,7 +1,7 @@
 """Which predicates relate entities and which only name, type, describe or key them.
 
-The extension rules (:mod:`extension.candidates`) and the new-domain seed sampler
-(:mod:`extension.seed_sampler`) both ask about relations only: a question "which entity is an
+The extension rules (:mod:`extension.core.candidates`) and the new-domain seed sampler
+(:mod:`extension.inputs.seed_sampler`) both ask about relations only: a question "which entity is an
 instance of human and ...", or one about an entity's Freebase key, is no test of
 attribution. The loaders map most such predicates to entity fields (names, aliases,
 types, descriptions), but they remain facts where a load kept them (Wikidata ``P31``

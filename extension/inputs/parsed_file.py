@@ -1,5 +1,5 @@
 """Reading the output of ``kgbench questions parse``: one
-:class:`~extension.questions.ParsedQuestion` per line (JSONL).
+:class:`~extension.inputs.questions.ParsedQuestion` per line (JSONL).
 
 ``ground`` and ``extend`` read it with :func:`read_parsed`, which yields a reason
 instead of a question for a line that is not one, so a caller can skip and count bad

@@ -75,7 +75,7 @@ def ground_parsed_file(store: Store, parsed: Path, target: Path, *, store_name: 
     Supported questions are compiled to triple patterns and matched (``classes``:
     with class constraints; at most ``max_bindings`` solutions each); unsupported
     ones are recorded as skipped. Lines that are not parsed questions are skipped and
-    listed (``strict`` raises :class:`~extension.parsed_file.ParsedFileError` at the
+    listed (``strict`` raises :class:`~extension.inputs.parsed_file.ParsedFileError` at the
     first); a file without any parsed question raises it before anything is written.
     ``store_name`` is what the report calls the store; ``on_question`` is called for
     each line read (progress).

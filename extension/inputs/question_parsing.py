@@ -2,7 +2,7 @@
 and a coverage summary, printing nothing.
 
 Each question's logical form becomes a query graph classified into a CAQA shape
-(:func:`extension.questions.parse_question`); :func:`parse_questions_file` writes one
+(:func:`extension.inputs.questions.parse_question`); :func:`parse_questions_file` writes one
 line per question (through ``FILE.part``, renamed when complete) and ``coverage.json``
 beside it, and returns the coverage document with the skipped records.
 """
@@ -57,7 +57,7 @@ def parse_questions_file(file: Path, fmt: str | None, target: Path, *,
     under ``target``); a file with no usable record at all raises
     :class:`~loaders.errors.InputFileError` naming the first record's problem, and
     writes nothing. An output path that is not a file (a directory, a device) raises
-    :class:`~extension.output_file.OutputPathError` before the input is read.
+    :class:`~extension.outputs.output_file.OutputPathError` before the input is read.
     ``on_question`` is called after each question (progress).
     """
     types = known_mediator_types() | cvt_types

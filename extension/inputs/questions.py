@@ -3,9 +3,9 @@
 Input is a :class:`loaders.kgqa.KGQAQuestion` (any dataset's reader output); output a
 :class:`ParsedQuestion`, the record ``kgbench questions parse`` writes one per line.
 
-Each logical form becomes a :class:`~extension.query_graph.QueryGraph`:
+Each logical form becomes a :class:`~extension.core.query_graph.QueryGraph`:
 
-* SPARQL (WebQSP, JSONL ``sparql``) via :func:`extension.sparql.sparql_to_graph`;
+* SPARQL (WebQSP, JSONL ``sparql``) via :func:`extension.inputs.sparql.sparql_to_graph`;
 * GrailQA ``graph_query`` via :func:`graph_query_to_graph`, cross-checked against
   the record's ``sparql_query`` (the result says whether the two agree);
 * JSONL ``triples`` with ``?vars`` via :func:`triples_to_graph`.
@@ -91,7 +91,7 @@ def parse_question(question: KGQAQuestion, *, cvt_types: frozenset[str] | None =
                    ) -> ParsedQuestion:
     """Convert and classify every logical form of ``question``; keep the first
     supported one, else the first. ``cvt_types`` defaults to
-    :func:`~extension.query_graph.known_mediator_types`."""
+    :func:`~extension.core.query_graph.known_mediator_types`."""
     types = known_mediator_types() if cvt_types is None else cvt_types
     attempts: list[tuple[LogicalForm, QueryGraph | None, Classification, CrossCheck, str | None]] = []
     for form in question.parses:

@@ -2,16 +2,16 @@
 
 ``kgbench generate --domain SPEC`` needs no KGQA dataset: :func:`sample_seed_questions`
 draws seed queries of the three CAQA logical-query shapes (Hu et al., *CAQA*, §4.1 and
-Appendix B; :mod:`extension.shapes`) from the store, starting from entities that match
-a :class:`~extension.domain_spec.DomainSpec`, writes a template question for each
-(:func:`~extension.text.seed_questions.template_question`)
-and returns :class:`~extension.questions.ParsedQuestion` records, the same records a
+Appendix B; :mod:`extension.core.shapes`) from the store, starting from entities that match
+a :class:`~extension.inputs.domain_spec.DomainSpec`, writes a template question for each
+(:func:`~extension.verbalize.seed_questions.template_question`)
+and returns :class:`~extension.inputs.questions.ParsedQuestion` records, the same records a
 parsed KGQA dataset gives, so the rest of the pipeline
-(:func:`extension.samples.structured_samples`) runs unchanged.
+(:func:`extension.core.samples.structured_samples`) runs unchanged.
 
 Shapes, built around a domain entity ``d`` (``h`` is a hop: one edge in either
 direction, or an n-ary fact through a CVT / Wikidata statement node, which
-:func:`~extension.shapes.classify` contracts to one hop):
+:func:`~extension.core.shapes.classify` contracts to one hop):
 
 * **single** ``d —h→ ?a`` ("What is the birthplace of Douglas Adams?", "Al Pacino
   gave a performance with what film?");
@@ -23,8 +23,8 @@ direction, or an n-ary fact through a CVT / Wikidata statement node, which
   other way round: ``x1 —h1→ ?a ←h2— x2`` ("Who was born in Honolulu and was
   educated at Columbia University?"); ``d`` is among the answers.
 
-Question text comes from :func:`~extension.text.seed_questions.template_question` with
-the relation phrases of :mod:`extension.text.relation_phrases` (shipped table, the store's predicate labels, user
+Question text comes from :func:`~extension.verbalize.seed_questions.template_question` with
+the relation phrases of :mod:`extension.verbalize.relation_phrases` (shipped table, the store's predicate labels, user
 overrides), so seed questions and the verbalized samples word relations alike. The
 answer is asked by its most specific readable type that every answer has
 (:meth:`_Sampler.answer_noun`); a seed whose text would show an id is refused
@@ -39,11 +39,11 @@ nationality. Names, aliases, types, descriptions and other bookkeeping predicate
 never asked about (:func:`is_bookkeeping_predicate`), nor literals that are
 identifiers, URLs or file names (plain strings).
 
-Every question is grounded with :class:`~extension.grounding.Grounder` before it is
+Every question is grounded with :class:`~extension.core.grounding.Grounder` before it is
 kept: it has answers, at most ``max_answers`` (CAQA's extension engine caps answer
 sets the same way), none of them one of its own subject entities or an entity
 without a name (a placeholder for an object outside the loaded data), and
-:func:`~extension.shapes.classify` gives the intended shape (its subjects and hop count
+:func:`~extension.core.shapes.classify` gives the intended shape (its subjects and hop count
 fill the record). Shapes are balanced (``n/3`` each); a shape that falls short says
 why (:data:`FAILURE_REASONS`, :class:`ShapeReport`).
 
@@ -202,8 +202,8 @@ def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed:
     """``n`` seed questions of the domain ``spec`` (a :class:`DomainSpec` or a SPEC
     string for :func:`parse_domain_spec`), balanced over ``shapes`` (``n // len(shapes)``
     each, the remainder to the first shapes), as :class:`ParsedQuestion` records ready
-    for :func:`extension.samples.structured_samples`. ``phrases`` override the shipped
-    relation phrases of the question text (:func:`extension.text.relation_phrases.load_relation_phrases`
+    for :func:`extension.core.samples.structured_samples`. ``phrases`` override the shipped
+    relation phrases of the question text (:func:`extension.verbalize.relation_phrases.load_relation_phrases`
     reads a user file); the store's predicate labels (Wikidata property labels) name
     the rest.
 

@@ -1,4 +1,4 @@
-"""SPARQL logical forms -> :class:`~extension.query_graph.QueryGraph`.
+"""SPARQL logical forms -> :class:`~extension.core.query_graph.QueryGraph`.
 
 KGQA datasets give their logical queries as SPARQL for Virtuoso (the engine Freebase
 was served from). :func:`normalize_virtuoso` rewrites the dialect into standard
@@ -20,7 +20,7 @@ walks rdflib's algebra:
 
 rdflib's parser (pyparsing) is recursive: it nests about 40 Python calls per level of
 brackets, so a query nesting ``(``, ``{`` or ``[`` more than
-:data:`~extension.shapes.MAX_SPARQL_NESTING` deep is refused before it is parsed, with
+:data:`~extension.core.shapes.MAX_SPARQL_NESTING` deep is refused before it is parsed, with
 the reason ``sparql_too_deep`` (the datasets' queries nest at most 5 deep; about 22
 levels of ``STR(STR(...))`` already exhaust Python's recursion limit).
 

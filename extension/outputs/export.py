@@ -1,7 +1,7 @@
 """Export a generated benchmark to the formats attribution evaluators already read.
 
 ``kgbench generate`` writes ``DIR/samples.jsonl``, one
-:class:`~extension.sample_format.BenchmarkSample` per line. This module turns those
+:class:`~extension.outputs.sample_schema.BenchmarkSample` per line. This module turns those
 records into:
 
 ``caqa``
@@ -37,7 +37,7 @@ records into:
 
 Every format takes a label map: each of our four labels goes to a label of the format,
 or to ``"drop"`` (the sample is left out). Files are written to ``FILE.part`` and
-renamed when complete (:mod:`extension.output_file`), so a failed export never leaves
+renamed when complete (:mod:`extension.outputs.output_file`), so a failed export never leaves
 a partial file under the real name.
 """
 
@@ -193,7 +193,7 @@ def resolve_label_map(fmt: ExportFormat, overrides: Mapping[str, str] | None = N
     """The label map of an export: :data:`DEFAULT_LABEL_MAPS` ``[fmt]`` with
     ``overrides`` applied; ``None`` marks a label whose samples are dropped.
 
-    Keys of ``overrides`` are our labels (:data:`extension.samples.LABELS`), values a
+    Keys of ``overrides`` are our labels (:data:`extension.core.samples.LABELS`), values a
     label of :data:`FORMAT_LABELS` ``[fmt]`` or :data:`DROP`; both are matched without
     regard to case, ``-`` or spaces, and the format's spelling is used. Raises
     :class:`ExportError` for an unknown label on either side."""
@@ -371,11 +371,11 @@ def export_samples(samples: Iterable[BenchmarkSample], output: Path, fmt: Export
     ``label_map`` overrides the format's default map (:func:`resolve_label_map`; a label
     mapped to :data:`DROP` is left out). ``source`` names where the samples come from
     (for the report, and so that ``output`` cannot overwrite it). The file is written
-    through :func:`~extension.output_file.atomic_output`: to ``output.part``, renamed
+    through :func:`~extension.outputs.output_file.atomic_output`: to ``output.part``, renamed
     when complete; on any error (including one raised while iterating ``samples``) the
     ``.part`` file is removed and ``output`` is untouched. Raises :class:`ExportError`
     for a bad format, split or label map, or an ``output`` that is the samples file;
-    :class:`~extension.output_file.OutputPathError` for an ``output`` that is not a
+    :class:`~extension.outputs.output_file.OutputPathError` for an ``output`` that is not a
     file (a directory, a device)."""
     resolved = resolve_label_map(fmt, label_map)
     if split not in SPLIT_CHOICES:

@@ -37,7 +37,7 @@ GROUNDING_KINDS: Mapping[str, str] = {
     "no_match": "the question's query has no answer in the store",
     "not_groundable": "the query uses what triple patterns cannot express",
 }
-"""Codes of :data:`extension.grounding.Outcome` that fail a question -> what they mean."""
+"""Codes of :data:`extension.core.grounding.Outcome` that fail a question -> what they mean."""
 
 
 def failure_kind(reason: str) -> str:

@@ -8,9 +8,9 @@ text kept as text), no scripts, no external assets — with:
   and the total, counted from ``samples.jsonl`` itself; a label without samples is
   named in red above it and its rows are red;
 * each label's and complexity's share of all samples beside CAQA Table 5's, a label
-  more than 5 points away in red (:mod:`extension.caqa_table5`);
+  more than 5 points away in red (:mod:`extension.outputs.caqa_table5`);
 * the failures grouped by stage and kind of reason, with what the kind means and one
-  example each (``stats['failures_by_kind']``, :mod:`extension.failure_kinds`): the
+  example each (``stats['failures_by_kind']``, :mod:`extension.outputs.failure_kinds`): the
   stage alone hides the cause (WebQSP on FB15k-237 fails mostly with
   ``unknown_predicate``);
 * plots: label × complexity bars per split, the supported fraction of the partially
@@ -22,7 +22,7 @@ text kept as text), no scripts, no external assets — with:
   citations and sub-facts with ✓/✗.
 
 The samples file is streamed once (``orjson``; only the ≤16 examples are validated as
-:class:`~extension.sample_format.BenchmarkSample` and drawn), so a benchmark of 160k
+:class:`~extension.outputs.sample_schema.BenchmarkSample` and drawn), so a benchmark of 160k
 samples takes seconds. All knowledge-graph text is HTML-escaped.
 """
 
@@ -133,7 +133,7 @@ def summarize_samples(path: Path, *, examples_seed: int = 0) -> SampleSummary:
 
     The example of a cell is its sample with the smallest hash of
     ``"{examples_seed}:{id}"``: deterministic, and independent of the line order.
-    Raises :class:`~extension.export.SamplesFileError` (``path:line: reason``) for a
+    Raises :class:`~extension.outputs.export.SamplesFileError` (``path:line: reason``) for a
     line that is not JSON or lacks a valid ``label``, ``complexity`` or ``split``, and
     for a chosen example that is not a valid benchmark sample."""
     counts: Counter[tuple[str, str, str]] = Counter()
@@ -767,8 +767,8 @@ def write_report(out_dir: Path, samples_path: Path, stats: Mapping[str, Any], *,
     ``examples_seed`` picks which sample of each label × complexity cell is shown
     (:func:`summarize_samples`); ``predicate_labels`` (predicate id -> the store's
     label) name the drawings' edges. Written to ``report.html.part`` and renamed
-    (:func:`~extension.output_file.write_atomic`), so a failure leaves no partial report. Raises
-    :class:`~extension.export.SamplesFileError` for a bad samples line."""
+    (:func:`~extension.outputs.output_file.write_atomic`), so a failure leaves no partial report. Raises
+    :class:`~extension.outputs.export.SamplesFileError` for a bad samples line."""
     summary = summarize_samples(samples_path, examples_seed=examples_seed)
     page = render_report(summary, stats, predicate_labels=predicate_labels)
     return write_atomic(out_dir / REPORT_FILE, page)

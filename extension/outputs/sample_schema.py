@@ -1,9 +1,9 @@
 """The benchmark sample: the record ``kgbench generate`` writes, one per line of
 ``samples.jsonl``, and its JSON Schema.
 
-A :class:`BenchmarkSample` is a structured sample (:class:`extension.samples.
+A :class:`BenchmarkSample` is a structured sample (:class:`extension.core.samples.
 StructuredSample`: query, label, complexity, subgraphs, edit, sub-facts) with its text
-(:class:`extension.text.verbalizer.Verbalization`): the original question q, the extended
+(:class:`extension.verbalize.verbalizer.Verbalization`): the original question q, the extended
 question q̃, the answer statement ã and the citations — one per part of the subgraph
 as in CAQA Table 3 — plus the ``citation`` string people paste into a prompt
 (``[1] … [2] …``) and the train/test ``split``.

@@ -2,7 +2,7 @@
 samples (JSONL), their failures and a report, printing nothing.
 
 Each supported question gets a seeded extension rule, is grounded to its supporting
-subgraph and edited into the other labels (:func:`extension.samples.structured_samples`).
+subgraph and edited into the other labels (:func:`extension.core.samples.structured_samples`).
 :func:`extend_parsed_file` writes ``samples`` and ``failures.jsonl`` beside it (each
 through ``FILE.part``, renamed when complete) and ``extend.json``, and returns the
 counts by label × complexity and failures by stage.
@@ -58,7 +58,7 @@ def extend_parsed_file(store: Store, parsed: Path, out_path: Path, *, seed: int 
     the report in ``extend.json``. The same ``seed`` gives byte-identical files.
     ``config`` defaults to :class:`SampleConfig`'s defaults; ``on_question`` is called
     for each line read (progress). A file without any parsed question raises
-    :class:`~extension.parsed_file.ParsedFileError` before anything is written."""
+    :class:`~extension.inputs.parsed_file.ParsedFileError` before anything is written."""
     config = config or SampleConfig()
     failures_path = out_path.with_name("failures.jsonl")
     report_path = out_path.with_name("extend.json")

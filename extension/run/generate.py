@@ -1,11 +1,11 @@
 """``kgbench generate``: questions -> a finished, resumable benchmark directory.
 
 Pipeline per question (CAQA §4): parse the logical form and classify it
-(:func:`extension.questions.parse_question`; new-domain seed questions arrive already
+(:func:`extension.inputs.questions.parse_question`; new-domain seed questions arrive already
 parsed), extend and ground it and edit the subgraph into up to four labelled samples
-(:func:`extension.samples.structured_samples`), verbalize each sample
-(:mod:`extension.text.verbalizer` or :mod:`extension.prompts.verbalizer`) and write it as a
-:class:`extension.sample_format.BenchmarkSample`.
+(:func:`extension.core.samples.structured_samples`), verbalize each sample
+(:mod:`extension.verbalize.verbalizer` or :mod:`extension.verbalize.llm_verbalizer`) and write it as a
+:class:`extension.outputs.sample_schema.BenchmarkSample`.
 
 Reproducibility and scale
     * Every random choice of a question comes from its own RNG (seed + question id),
@@ -228,7 +228,7 @@ class ChunkResult:
 class QuestionGenerator:
     """One process's pipeline: a store, its grounder, a verbalizer and the config.
     :meth:`run_chunk` turns a chunk of questions into sample and failure lines, with
-    the garbage collector paced by ``collection`` (see :mod:`extension.heap`; started
+    the garbage collector paced by ``collection`` (see :mod:`extension.run.heap`; started
     by the caller, for all the chunks the process runs) when given."""
 
     def __init__(self, store: Store, config: GenerateConfig, *,
@@ -315,7 +315,7 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
     :func:`kgstore.open_store`). ``source`` describes the input (file and checksum, or
     the domain spec) for the resume check: rerunning the same ``source`` and ``config``
     resumes; anything else needs ``force=True`` (which starts over). An ``out_dir``
-    that exists and is not a directory is :class:`~extension.output_file.OutputPathError`.
+    that exists and is not a directory is :class:`~extension.outputs.output_file.OutputPathError`.
     ``out_dir`` is locked for the run: a second run into it is refused
     (:class:`GenerateError`). A
     full disk under ``out_dir`` is :class:`~kgstore.errors.DiskFullError` (one line:
@@ -513,8 +513,8 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
               verbalizer: str, failure_kinds: Sequence[FailureKind] = ()) -> dict[str, Any]:
     """``stats.json``: the run's counts laid out like CAQA Table 5 (split × label ×
     complexity), our label and complexity shares beside CAQA's (``caqa_table5``,
-    :func:`~extension.caqa_table5.compare_with_caqa`), failures by stage and by kind of
-    reason (``failures_by_kind``, :func:`~extension.failure_kinds.group_failures`) and,
+    :func:`~extension.outputs.caqa_table5.compare_with_caqa`), failures by stage and by kind of
+    reason (``failures_by_kind``, :func:`~extension.outputs.failure_kinds.group_failures`) and,
     for an LLM run, the samples with template text in place of the LLM's
     (``llm_fallback_samples``); deterministic (no timings)."""
     by_split = {split: {label: {c: total.samples.get((split, label, c), 0)

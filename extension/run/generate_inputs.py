@@ -2,7 +2,7 @@
 questions of a dataset file, seed questions sampled from a domain of the store, and a
 check that the store can make readable samples at all.
 
-Problems raise :class:`GenerateInputError` (a :class:`~extension.generate.GenerateError`)
+Problems raise :class:`GenerateInputError` (a :class:`~extension.run.generate.GenerateError`)
 whose message says what is wrong and whose ``hint`` says what to do.
 """
 

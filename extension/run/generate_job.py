@@ -1,6 +1,6 @@
 """The ``generate`` use case from its request to its result: read the questions (a
 dataset file or seed questions sampled from a domain of the store), cut them to a
-limit, run :func:`extension.generate.generate`, and keep the seed questions beside the
+limit, run :func:`extension.run.generate.generate`, and keep the seed questions beside the
 benchmark. The command line (``kgbench generate``) and the service's job runner call
 the same two functions, so a job does what the command does, byte for byte.
 

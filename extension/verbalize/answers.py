@@ -33,7 +33,7 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     when the answers were capped (``sample.answers_capped``) "… include …", so a
     partial list never reads as complete. Built from the extended query (the original
     one for rule ``none``) and the answers only — never from the question text or the
-    (edited) subgraph. ``phrases`` as in :func:`extension.text.citations.hop_sentence`."""
+    (edited) subgraph. ``phrases`` as in :func:`extension.verbalize.citations.hop_sentence`."""
     query = sample.query
     graphs = [g for g in (query.extended or (query.original,)) if _edges(g)]
     names = _names(sample)

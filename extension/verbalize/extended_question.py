@@ -7,7 +7,7 @@ Composition refuses (:class:`Unphrasable`) rather than write a question whose ne
 constraint a reader could skip: a way-1 extension whose old subject q does not name
 (the old text appended ", where X is …" while q still named X, so the citation without
 the new hop still answered it), a union whose namesakes nothing tells apart. The
-extension engine asks first (:mod:`extension.text.question_check`) and tries the next
+extension engine asks first (:mod:`extension.verbalize.question_check`) and tries the next
 candidate, so every extended query that reaches the verbalizer is phrasable.
 """
 
@@ -93,7 +93,7 @@ def compose_extended_question(question: str, added: Sequence[Mapping[str, Any]],
 
     * ``none`` -> ``question`` unchanged;
     * ``union`` -> the subject's mention becomes the namesakes told apart by
-      ``union_subjects`` (:class:`extension.extend.UnionSubject` or its JSON): "what
+      ``union_subjects`` (:class:`extension.core.extend.UnionSubject` or its JSON): "what
       did John Williams the composer or John Williams the guitarist write?";
     * ``intersection_way1`` (``(e1, rn, ?v)``, ?v the old subject e0): e0's mention
       becomes a description of ?v with a readable noun — "who directed the film whose
@@ -175,7 +175,7 @@ def _stem(text: str) -> str:
 
 def _constant(entity: str, names: Mapping[str, str], nouns: Mapping[str, str]) -> str:
     """A new constant as q̃ names it: its name (the engine refuses a constant whose
-    name other entities of the store share, :mod:`extension.text.question_check`)."""
+    name other entities of the store share, :mod:`extension.verbalize.question_check`)."""
     return names.get(entity, entity)
 
 

@@ -93,9 +93,9 @@ extended question's answers as a sentence ã): the question, the answers separat
 def triple_lines(triples: Sequence[Triple], cvt_nodes: Collection[str],
                  phrases: Mapping[str, str]) -> list[str]:
     """``triples`` as prompt lines ``(subject, relation, object)``: entities by name
-    (their id where they have none), literals rendered (:func:`extension.text.literals.
+    (their id where they have none), literals rendered (:func:`extension.verbalize.literals.
     render_literal`), relations by ``phrases[predicate]`` (a
-    :class:`extension.text.relation_phrases.PhraseTable`: "was directed by"), and each CVT
+    :class:`extension.verbalize.relation_phrases.PhraseTable`: "was directed by"), and each CVT
     (mediator) node as a numbered bracketed record named by its Freebase type
     ("[performance 1]", else "[record 1]"), as :data:`CITATION_PROMPT` explains."""
     labels = _record_labels(triples, cvt_nodes)

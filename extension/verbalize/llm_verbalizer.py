@@ -1,14 +1,14 @@
 """The LLM verbalization backend: CAQA's text written by any OpenAI-compatible chat endpoint.
 
-The template verbalizer (:class:`extension.text.verbalizer.TemplateVerbalizer`) needs
+The template verbalizer (:class:`extension.verbalize.verbalizer.TemplateVerbalizer`) needs
 nothing but the sample. :class:`LLMVerbalizer` lets an LLM write the text instead, as
 CAQA does (Hu et al., *Benchmarking Large Language Models in Complex Question Answering
 Attribution using Knowledge Graphs*, Appendix A, Tables 9–11): a citation per part of
 the subgraph, the extended question q̃ and the answer statement ã, through the
 :mod:`llm` client (:class:`~llm.client.ChatClient`, :class:`~llm.cache.ResponseCache`)
-and the prompts of :mod:`extension.prompts.messages`. It implements the
-:class:`extension.text.verbalizer.Verbalizer` protocol; each response is checked
-(:mod:`extension.prompts.checks`), and an unusable one is replaced by the template text
+and the prompts of :mod:`extension.verbalize.llm_prompts`. It implements the
+:class:`extension.verbalize.verbalizer.Verbalizer` protocol; each response is checked
+(:mod:`extension.verbalize.llm_checks`), and an unusable one is replaced by the template text
 and flagged in ``Verbalization.fallbacks``. :func:`verbalizer_from_options` is what the
 CLI calls with ``--llm-url``/``--llm-model``.
 """
@@ -48,11 +48,11 @@ OnError = TypingLiteral["raise", "fallback"]
 
 
 class LLMVerbalizer:
-    """The LLM backend of :class:`extension.text.verbalizer.Verbalizer` (``name``
+    """The LLM backend of :class:`extension.verbalize.verbalizer.Verbalizer` (``name``
     ``"llm:<model>"``), writing the text as CAQA Appendix A does (Tables 9–11).
 
     Per sample: one request per citation part (the parts of
-    :func:`extension.text.citations.citation_parts`, taken from the ``fallback``'s own
+    :func:`extension.verbalize.citations.citation_parts`, taken from the ``fallback``'s own
     verbalization so that both backends cut the subgraph alike;
     :data:`CITATION_PROMPT`), one for the extended question when the rule is not
     ``none`` (otherwise the original question; :data:`QUESTION_PROMPT`) and one for the

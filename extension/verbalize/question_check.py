@@ -5,7 +5,7 @@ refuses, so no sample carries a vacuous or ambiguous q̃.
 
 A candidate is refused when:
 
-* :func:`~extension.text.extended_question.compose_extended_question` cannot write it
+* :func:`~extension.verbalize.extended_question.compose_extended_question` cannot write it
   (q does not name the subject a way-1 hop replaces, no phrase reads the new relation,
   a union's namesakes nothing tells apart);
 * a way-1 description does not pin the entity it replaces in the store ("the person

@@ -1,7 +1,7 @@
 """Template question text for sampled seed queries (:func:`template_question`).
 
 Each hop of a seed query (a plain edge or an n-ary fact through a CVT) is asked or
-described with the relation phrases of :mod:`extension.text.relation_phrases`, so seed
+described with the relation phrases of :mod:`extension.verbalize.relation_phrases`, so seed
 questions and the verbalized samples word relations alike ("What is the birthplace of
 Douglas Adams?", "Who was born in Honolulu and was educated at Columbia University?").
 
@@ -9,7 +9,7 @@ Each question is one English question a person would write: the asked thing and 
 path's intermediate are named with a readable noun ("Which film was directed by Peter
 Jackson and is in English?", "the person who was born in Denver"), from the answer's
 type in the store (the seed sampler passes it) or else from the relations
-(:func:`extension.text.extended_question.readable_noun`). A seed whose subject or
+(:func:`extension.verbalize.extended_question.readable_noun`). A seed whose subject or
 relation has no readable name is refused (:class:`Unphrasable`) rather than phrased
 with an id ("P551", "Q42", "m.0abc").
 """
@@ -72,8 +72,8 @@ def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str
     variable and ``cvt_nodes`` its CVT variables, each contracted with the two edges
     around it into one hop; ``names`` give the subject entities' names. ``phrases`` are
     relation phrases read "Subject <phrase> Object" (a
-    :class:`extension.text.relation_phrases.PhraseTable`, or overrides of the shipped table; see
-    :func:`extension.text.relation_phrases.relation_phrase`): their inverse readings and "has the
+    :class:`extension.verbalize.relation_phrases.PhraseTable`, or overrides of the shipped table; see
+    :func:`extension.verbalize.relation_phrases.relation_phrase`): their inverse readings and "has the
     X" nouns make the questions. ``nouns`` name variables (the answer, a path's
     intermediate) by their type ("film"; "person" reads as "who"); a variable without
     one is named from its relations (:func:`_relation_nouns`), else "entity" / "one".

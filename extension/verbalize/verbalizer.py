@@ -4,17 +4,17 @@ Reference: Hu et al., *Benchmarking Large Language Models in Complex Question An
 Attribution using Knowledge Graphs* (CAQA), §4.4 (turning the structured question,
 answer and subgraph into natural language) and Table 3 (how many citations each
 complexity has). CAQA writes the text with an LLM; :class:`TemplateVerbalizer` here is
-the deterministic default backend (an LLM one, :class:`extension.prompts.verbalizer.LLMVerbalizer`,
+the deterministic default backend (an LLM one, :class:`extension.verbalize.llm_verbalizer.LLMVerbalizer`,
 implements the same :class:`Verbalizer` protocol). Its parts each live in their own
-module of :mod:`extension.text`:
+module of :mod:`extension.verbalize`:
 
-* **citations** — :mod:`extension.text.citations` (one citation per part of Table 3,
+* **citations** — :mod:`extension.verbalize.citations` (one citation per part of Table 3,
   a hop through a CVT folded into one sentence);
-* **relation phrases** — :mod:`extension.text.relation_phrases` (curated table, store
+* **relation phrases** — :mod:`extension.verbalize.relation_phrases` (curated table, store
   labels, user overrides, words from the id);
-* **literals** — :mod:`extension.text.literals`;
-* **questions** — :mod:`extension.text.extended_question` composes q̃ from q and the
-  edge the extension rule added (CAQA Table 4); :mod:`extension.text.answers` makes ã.
+* **literals** — :mod:`extension.verbalize.literals`;
+* **questions** — :mod:`extension.verbalize.extended_question` composes q̃ from q and the
+  edge the extension rule added (CAQA Table 4); :mod:`extension.verbalize.answers` makes ã.
 
 Every function is pure and deterministic; :class:`TemplateVerbalizer` caches the
 phrase of each predicate, so a sample costs tens of microseconds.

@@ -644,7 +644,7 @@ def test_the_shipped_table_covers_wikidata_and_webqsp() -> None:
 
 
 def test_the_shipped_file_has_a_header_and_no_duplicate_keys() -> None:
-    path = Path(__file__).resolve().parents[2] / "extension" / "data" / "relation_phrases.tsv"
+    path = Path(__file__).resolve().parents[2] / "extension" / "verbalize" / "relation_phrases.tsv"
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("#") and "overrid" in lines[0].lower()
     entries = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]

@@ -1,7 +1,8 @@
 """The extended question q̃: the original question q with the constraint that the
 extension rule (CAQA Table 4) added, attached to the right noun, as ONE question
 (:func:`compose_extended_question`), and the display names and nouns that wording
-needs (:func:`question_names`, :func:`question_nouns`).
+needs (:func:`question_nouns`; a finished sample's names and q̃:
+:mod:`extension.verbalize.sample_question`).
 
 Composition refuses (:class:`Unphrasable`) rather than write a question whose new
 constraint a reader could skip: a way-1 extension whose old subject q does not name
@@ -16,13 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from extension.verbalize import english
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
-
-if TYPE_CHECKING:
-    from extension.core.samples import StructuredSample
 
 _MEDIATOR_WORDS = frozenset({"node", "gig", "relationship", "tenure", "stint", "membership",
                              "link", "mapping", "entry", "instance", "record"})
@@ -388,88 +385,5 @@ def _mention(text: str, name: str) -> tuple[int, int] | None:
     return None
 
 
-def question_names(sample: StructuredSample) -> dict[str, str]:
-    """The display names :func:`extended_question` needs: the first subject (union) or
-    the ends of the added edges, and for ``intersection_way1`` the prepended variable ->
-    the name of the old subject it stands for. From the sample's triples, answers and
-    query constants; an id without a name is left out (shown as the id)."""
-    query = sample.query
-    if query.rule == "none":
-        return {}
-    wanted: dict[str, list[str]] = {}   # entity id -> the keys to give its name
-    if query.rule == "union":
-        for s in query.subjects[:1]:
-            wanted.setdefault(s, []).append(s)
-    for edge in query.added:
-        source, target = str(edge["source"]), str(edge["target"])
-        other = target if source.startswith("?") else source
-        wanted.setdefault(other, []).append(other)
-    old = _old_subject(query.original, query.extended) \
-        if query.rule == "intersection_way1" and query.added else None
-    if old:
-        for edge in query.added:
-            source = str(edge["source"])
-            var = source if source.startswith("?") else str(edge["target"])
-            wanted.setdefault(old, []).append(var)
-    names: dict[str, str] = {}
-    for row in query.union_subjects:
-        row = row if isinstance(row, Mapping) else row.model_dump()
-        if row.get("fact_object") and row.get("fact_object_name"):
-            names[str(row["fact_object"])] = str(row["fact_object_name"])
-
-    def give(id: str, name: str | None) -> None:
-        if name and id in wanted:
-            for key in wanted.pop(id):
-                names[key] = english.display_name(name) or name
-
-    for t in (*sample.original_subgraph, *sample.subgraph):
-        if not wanted:
-            return names
-        give(t.s, t.s_name)
-        give(t.o, t.o_name)
-    for a in sample.answer_entities:
-        if a.id:
-            give(a.id, a.name)
-    for graph in (*query.extended, query.original):
-        for node in _json_nodes(graph):
-            name = node.get("name")
-            give(str(node.get("id")), name if isinstance(name, str) else None)
-    return names
-
-
-def _json_nodes(graph: object) -> list[dict[str, object]]:
-    nodes = graph.get("nodes", []) if isinstance(graph, Mapping) else []
-    return [n for n in nodes if isinstance(n, dict)]
-
-
-def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None) -> str:
-    """q̃ of a structured sample (:func:`extended_question` with the sample's names,
-    nouns and union namesakes)."""
-    query = sample.query
-    names = question_names(sample)
-    old = _old_subject(query.original, query.extended)
-    edges = _json_edges(query.original)
-    nouns = question_nouns(edges, [dict(e) for e in query.added], old)
-    return extended_question(sample.source.question, query.added, names, phrases, query.rule,
-                             subjects=query.subjects, union_subjects=query.union_subjects,
-                             nouns=nouns)
-
-
-def _old_subject(original: object, extended: Sequence[object]) -> str | None:
-    """The way-1 subject the new hop replaced: the original's entity the extended query
-    no longer has (None for other rules)."""
-    if not extended:
-        return None
-    kept = {n.get("id") for n in _json_nodes(extended[0])}
-    old = [str(n["id"]) for n in _json_nodes(original)
-           if n.get("kind") == "entity" and n.get("id") not in kept]
-    return old[0] if old else None
-
-
-def _json_edges(graph: object) -> list[dict[str, object]]:
-    edges = graph.get("edges", []) if isinstance(graph, Mapping) else []
-    return [e for e in edges if isinstance(e, dict)]
-
-
-__all__ = ["Unphrasable", "compose_extended_question", "extended_question", "question_names",
-           "question_nouns", "readable_noun", "reads_as_mediator", "sample_question"]
+__all__ = ["Unphrasable", "compose_extended_question", "extended_question", "question_nouns",
+           "readable_noun", "reads_as_mediator"]

@@ -38,8 +38,8 @@ from extension.verbalize.citations import (
     part_hops,
     sub_fact_hop,
 )
-from extension.verbalize.extended_question import sample_question
 from extension.verbalize.relation_phrases import PhraseTable, is_readable, load_relation_phrases
+from extension.verbalize.sample_question import sample_question
 
 if TYPE_CHECKING:
     from kgstore.store import Store

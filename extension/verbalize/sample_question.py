@@ -1,0 +1,102 @@
+"""q̃ of a finished sample: :func:`~extension.verbalize.extended_question.extended_question`
+with the names, nouns and union namesakes read back from a
+:class:`~extension.core.samples.StructuredSample` (its triples, answers and query).
+
+Apart from :mod:`extension.verbalize.extended_question` because that module is what the
+extension engine asks while it builds samples (through
+:mod:`extension.verbalize.question_check`): it must not import the samples it helps make.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from extension.core.samples import StructuredSample
+from extension.verbalize import english
+from extension.verbalize.extended_question import extended_question, question_nouns
+
+
+def question_names(sample: StructuredSample) -> dict[str, str]:
+    """The display names :func:`extended_question` needs: the first subject (union) or
+    the ends of the added edges, and for ``intersection_way1`` the prepended variable ->
+    the name of the old subject it stands for. From the sample's triples, answers and
+    query constants; an id without a name is left out (shown as the id)."""
+    query = sample.query
+    if query.rule == "none":
+        return {}
+    wanted: dict[str, list[str]] = {}   # entity id -> the keys to give its name
+    if query.rule == "union":
+        for s in query.subjects[:1]:
+            wanted.setdefault(s, []).append(s)
+    for edge in query.added:
+        source, target = str(edge["source"]), str(edge["target"])
+        other = target if source.startswith("?") else source
+        wanted.setdefault(other, []).append(other)
+    old = _old_subject(query.original, query.extended) \
+        if query.rule == "intersection_way1" and query.added else None
+    if old:
+        for edge in query.added:
+            source = str(edge["source"])
+            var = source if source.startswith("?") else str(edge["target"])
+            wanted.setdefault(old, []).append(var)
+    names: dict[str, str] = {}
+    for row in query.union_subjects:
+        row = row if isinstance(row, Mapping) else row.model_dump()
+        if row.get("fact_object") and row.get("fact_object_name"):
+            names[str(row["fact_object"])] = str(row["fact_object_name"])
+
+    def give(id: str, name: str | None) -> None:
+        if name and id in wanted:
+            for key in wanted.pop(id):
+                names[key] = english.display_name(name) or name
+
+    for t in (*sample.original_subgraph, *sample.subgraph):
+        if not wanted:
+            return names
+        give(t.s, t.s_name)
+        give(t.o, t.o_name)
+    for a in sample.answer_entities:
+        if a.id:
+            give(a.id, a.name)
+    for graph in (*query.extended, query.original):
+        for node in _json_nodes(graph):
+            name = node.get("name")
+            give(str(node.get("id")), name if isinstance(name, str) else None)
+    return names
+
+
+def _json_nodes(graph: object) -> list[dict[str, object]]:
+    nodes = graph.get("nodes", []) if isinstance(graph, Mapping) else []
+    return [n for n in nodes if isinstance(n, dict)]
+
+
+def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None) -> str:
+    """q̃ of a structured sample (:func:`extended_question` with the sample's names,
+    nouns and union namesakes)."""
+    query = sample.query
+    names = question_names(sample)
+    old = _old_subject(query.original, query.extended)
+    edges = _json_edges(query.original)
+    nouns = question_nouns(edges, [dict(e) for e in query.added], old)
+    return extended_question(sample.source.question, query.added, names, phrases, query.rule,
+                             subjects=query.subjects, union_subjects=query.union_subjects,
+                             nouns=nouns)
+
+
+def _old_subject(original: object, extended: Sequence[object]) -> str | None:
+    """The way-1 subject the new hop replaced: the original's entity the extended query
+    no longer has (None for other rules)."""
+    if not extended:
+        return None
+    kept = {n.get("id") for n in _json_nodes(extended[0])}
+    old = [str(n["id"]) for n in _json_nodes(original)
+           if n.get("kind") == "entity" and n.get("id") not in kept]
+    return old[0] if old else None
+
+
+def _json_edges(graph: object) -> list[dict[str, object]]:
+    edges = graph.get("edges", []) if isinstance(graph, Mapping) else []
+    return [e for e in edges if isinstance(e, dict)]
+
+
+__all__ = ["question_names", "sample_question"]

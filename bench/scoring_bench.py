@@ -455,8 +455,11 @@ def plot(record: dict[str, Any], path: Path) -> None:
     names = [e for e in (*ONNX_ENGINES, "torch") if any(e in r["engines"] for r in results)]
     width = 0.8 / len(names)
     colors = {"onnxruntime": "#1f77b4", "onnxruntime-int8": "#2ca02c", "torch": "#ff7f0e"}
-    legend = {"onnxruntime": "onnxruntime (NliScorer)",
-              "onnxruntime-int8": "onnxruntime int8 (NliScorer)", "torch": "PyTorch eager"}
+    kinds = {r.get("task", "nli") for r in results}
+    scorer = {"nli": "NliScorer", "embed": "Embedder"}.get(kinds.pop()) if len(kinds) == 1 \
+        else "scoring runtime"
+    legend = {"onnxruntime": f"onnxruntime ({scorer})",
+              "onnxruntime-int8": f"onnxruntime int8 ({scorer})", "torch": "PyTorch eager"}
     for j, engine in enumerate(names):
         xs, ys, labels = [], [], []
         for i, r in enumerate(results):

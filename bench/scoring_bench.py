@@ -56,9 +56,7 @@ import json
 import os
 import platform
 import random
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,6 +77,7 @@ from bench.scoring_bench_embed import (  # noqa: E402
     run_torch_embed,
     vector_diff,
 )
+from bench.scoring_engines import eager, run_figures  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 
@@ -159,23 +158,6 @@ def make_pairs(n: int, seed: int, seq: int = 128) -> tuple[list[str], list[str]]
 
 # -- engines ----------------------------------------------------------------------------
 
-def _latencies(stamps: Sequence[float]) -> dict[str, float]:
-    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:], strict=False))
-    if not gaps:
-        return {"p50_batch_ms": 0.0, "p90_batch_ms": 0.0}
-    return {"p50_batch_ms": round(1000 * statistics.median(gaps), 2),
-            "p90_batch_ms": round(1000 * gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))], 2)}
-
-
-def _peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM: reset by exec, unlike ru_maxrss, which a child
-    inherits from the parent it was forked from)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, device: str,
              threads: int | None, batch_tokens: int, engine: str = "onnxruntime"
              ) -> tuple[dict[str, Any], Any]:
@@ -192,15 +174,11 @@ def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, dev
     stamps = [time.perf_counter()]
     scores = scorer.score(premises, hypotheses,
                           progress=lambda _n: stamps.append(time.perf_counter()))
-    seconds = stamps[-1] - stamps[0]
     probs = np.array([[s.entailment, s.neutral, s.contradiction] for s in scores])
     runtime = scorer.runtime.to_json()
-    return {"engine": engine, "provider": runtime["provider"], "runtime": runtime,
-            "precision": runtime["precision"], "threads": runtime["threads"],
-            "pairs": len(premises), "seconds": round(seconds, 3),
-            "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-            **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
-            "loadavg_1m": [load, os.getloadavg()[0]]}, probs
+    return run_figures("pairs", len(premises), stamps, load, engine=engine,
+                       provider=runtime["provider"], runtime=runtime,
+                       precision=runtime["precision"], threads=runtime["threads"]), probs
 
 
 def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: list[str], *,
@@ -211,57 +189,35 @@ def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: li
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    from scoring.card import read_card
     from scoring.runtime.batching import plan_batches
     from scoring.runtime.scorers import softmax64
-    from scoring.runtime.session import physical_cores
-    from scoring.runtime.tokenize import TextTokenizer, pad_batch
+    from scoring.runtime.tokenize import pad_batch
 
-    load = os.getloadavg()[0]
-    card = read_card(model_dir)
-    threads = threads or physical_cores()
-    torch.set_num_threads(threads)
-    on_gpu = device == "cuda"
-    if on_gpu and not torch.cuda.is_available():
-        raise SystemExit("scoring_bench: --device cuda but torch sees no GPU")
-    model = AutoModelForSequenceClassification.from_pretrained(hf_dir).eval()
-    if on_gpu:
-        model = model.half().cuda()
-    target = torch.device("cuda" if on_gpu else "cpu")
-    tokenizer = TextTokenizer.from_file(model_dir / "tokenizer.json", card.max_length)
-    names = card.inputs
-    roles = card.nli_roles or {}
+    run = eager(AutoModelForSequenceClassification, hf_dir, model_dir, device=device,
+                threads=threads)
+    roles = run.card.nli_roles or {}
     order = [roles["entailment"], roles.get("neutral", 0), roles["contradiction"]]
 
     def score(ps: list[str], hs: list[str], stamps: list[float] | None = None) -> Any:
-        enc = tokenizer.encode_pairs(ps, hs).items
+        enc = run.tokenizer.encode_pairs(ps, hs).items
         plan = plan_batches([len(e) for e in enc], batch_tokens=batch_tokens)
         out = np.zeros((len(enc), 3))
         for batch in plan:
-            feeds = pad_batch([enc[i] for i in batch], tokenizer.pad_id, names)
+            feeds = pad_batch([enc[i] for i in batch], run.tokenizer.pad_id, run.card.inputs)
             with torch.inference_mode():
-                logits = model(**{k: torch.from_numpy(v).to(target) for k, v in feeds.items()}
-                               ).logits.float().cpu().numpy()
+                logits = run.model(**{k: torch.from_numpy(v).to(run.target)
+                                      for k, v in feeds.items()}).logits.float().cpu().numpy()
             out[batch] = softmax64(logits)[:, order]
             if stamps is not None:
                 stamps.append(time.perf_counter())
         return out
 
-    warm = max(1, batch_tokens // card.max_length)
+    warm = max(1, batch_tokens // run.card.max_length)
     score(premises[:warm], hypotheses[:warm])
     stamps = [time.perf_counter()]
     probs = score(premises, hypotheses, stamps)
-    seconds = stamps[-1] - stamps[0]
-    figures: dict[str, Any] = {
-        "engine": "torch-eager", "provider": f"torch {'CUDA' if on_gpu else 'CPU'}",
-        "precision": "fp16" if on_gpu else "fp32", "threads": None if on_gpu else threads,
-        "torch": torch.__version__, "pairs": len(premises), "seconds": round(seconds, 3),
-        "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-        **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
-        "loadavg_1m": [load, os.getloadavg()[0]]}
-    if on_gpu:
-        figures["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    return figures, probs
+    return run.finish(run_figures("pairs", len(premises), stamps, run.load,
+                                  **run.fields())), probs
 
 
 def dispatch(engine: str, hf_dir: Path, model_dir: Path, data: dict[str, Any],
@@ -269,10 +225,9 @@ def dispatch(engine: str, hf_dir: Path, model_dir: Path, data: dict[str, Any],
     """One engine on the inputs: NLI pairs (``premises``, ``hypotheses``) or, for an
     embed shape, ``texts``."""
     if "texts" in data:
-        timing = {"latencies": _latencies, "peak_rss_mb": _peak_rss_mb}
         if engine in ONNX_ENGINES:
-            return run_onnx_embed(model_dir, data["texts"], engine=engine, **kw, **timing)
-        return run_torch_embed(hf_dir, model_dir, data["texts"], **kw, **timing)
+            return run_onnx_embed(model_dir, data["texts"], engine=engine, **kw)
+        return run_torch_embed(hf_dir, model_dir, data["texts"], **kw)
     if engine in ONNX_ENGINES:
         return run_onnx(model_dir, data["premises"], data["hypotheses"], engine=engine, **kw)
     return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)

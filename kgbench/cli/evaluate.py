@@ -64,6 +64,15 @@ def evaluate_cmd(
                                  "http://localhost:8000/v1) asked with --prompt; key from "
                                  "$KGBENCH_LLM_API_KEY.")] = None,
     llm_model: LlmModelOpt = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", metavar="KIND", show_default=False,
+                                 help="Evaluator 4, a shortcut: a classifier fitted on the "
+                                 "train split from surface features only, scored on the "
+                                 "test split beside chance: overlap (answer-citation word "
+                                 "overlap), length (lengths, citation count) or "
+                                 "embed:MODEL_DIR (cosines of a --task embed model). "
+                                 "Recorded in BENCH_DIR/baselines.json and report.html."
+                                 )] = None,
     prompt: Annotated[
         str | None, typer.Option("--prompt", metavar="NAME", show_default=False,
                                  help="The LLM's prompt: caqa-zero-shot (default for the "
@@ -99,7 +108,8 @@ def evaluate_cmd(
                      "contradiction=contradictory); repeatable.")] = None,
     device: Annotated[
         str, typer.Option("--device", metavar="DEVICE",
-                          help="With --model: auto (CUDA when usable), cpu or cuda.")] = "auto",
+                          help="With --model or --baseline embed:DIR: auto (CUDA when "
+                          "usable), cpu or cuda.")] = "auto",
     save_predictions: Annotated[
         Path | None, typer.Option("--save-predictions", metavar="FILE", show_default=False,
                                   help="Write the evaluator's predictions (with the LLM's "
@@ -158,6 +168,9 @@ def evaluate_cmd(
 
       kgbench evaluate bench/ --predictions a.jsonl --compare b.jsonl --blind-labels
       blind.tsv --split all
+
+      kgbench evaluate bench/ --baseline overlap      (what a shortcut gets; also
+      --baseline length, --baseline embed:models/minilm)
     """
     from extension.outputs.export import ExportError, parse_label_map
     from extension.outputs.output_file import output_target, write_atomic
@@ -167,9 +180,11 @@ def evaluate_cmd(
     from scoring.evaluate.schemes import label_scheme
 
     given = [name for name, value in (("--predictions", predictions), ("--model", model),
-                                      ("--llm-url", llm_url)) if value is not None]
+                                      ("--llm-url", llm_url), ("--baseline", baseline))
+             if value is not None]
     if len(given) != 1:
-        raise CliError("give one evaluator: --predictions FILE, --model DIR or --llm-url URL"
+        raise CliError("give one evaluator: --predictions FILE, --model DIR, --llm-url URL "
+                       "or --baseline KIND"
                        + (f" (got {' and '.join(given)})" if given else ""),
                        "e.g. kgbench evaluate BENCH_DIR --predictions preds.jsonl", code=2)
     _check_option_pairs(model=model, llm_url=llm_url, llm_model=llm_model, prompt=prompt,
@@ -192,6 +207,14 @@ def evaluate_cmd(
     for output, option in ((out_path, "--out"), (save_predictions, "--save-predictions")):
         if output is not None:
             output_target(output, option=option, inputs=inputs)
+    if baseline is not None:
+        from kgbench.cli.baseline import run_baseline
+
+        run_baseline(directory, baseline, scheme, split=split, device=device, as_json=as_json,
+                     out_path=out_path, blind_labels=blind_labels, blind_column=blind_column,
+                     compare=compare or (), sub_facts=sub_facts,
+                     save_predictions=save_predictions)
+        return
     evaluator = make_evaluator(scheme, predictions=predictions, model=model,
                                llm_url=llm_url, llm_model=llm_model, prompt=prompt,
                                prompts_file=prompts_file,

@@ -36,7 +36,7 @@ model_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_TASKS = ("nli", "classify", "rerank", "causal-lm")
+_TASKS = ("nli", "classify", "rerank", "causal-lm", "embed")
 
 
 def _label_map(entries: list[str]) -> dict[str, str]:
@@ -66,7 +66,9 @@ def export_cmd(
         str, typer.Option("--task", metavar="TASK", show_default=False,
                           help="nli (premise -> hypothesis: entailment / neutral / "
                           "contradiction), classify (any label set), rerank (a "
-                          "cross-encoder's relevance logit) or causal-lm (next-token logits).")],
+                          "cross-encoder's relevance logit), causal-lm (next-token logits) "
+                          "or embed (a sentence encoder: mean-pooled, L2-normalised "
+                          "embeddings).")],
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", metavar="DIR", show_default=False,
                            help="The model directory to write (model.onnx, tokenizer.json, "
@@ -117,7 +119,10 @@ def export_cmd(
     """Export a Hugging Face checkpoint to ONNX for the scorers, checked against PyTorch.
 
     Writes DIR/model.onnx (dynamic batch and sequence axes; inputs input_ids,
-    attention_mask and token_type_ids when the model uses them; output logits),
+    attention_mask and token_type_ids when the model uses them; output logits, or
+    embeddings for --task embed: mean pooling over the tokens, L2-normalised, as
+    sentence-transformers computes them; a checkpoint whose modules.json pools
+    otherwise is refused),
     DIR/tokenizer.json and DIR/kgbench-model.json (the card: task, labels and NLI
     roles, max length, opset, precision, source checksum, parity). The graph's logits
     are compared with PyTorch's on sample inputs of different lengths and batch sizes;
@@ -131,6 +136,8 @@ def export_cmd(
     Example: kgbench model export ./deberta-v3-base-mnli --task nli --out models/nli
     --label-map LABEL_0=entailment --label-map LABEL_1=neutral --label-map
     LABEL_2=contradiction
+
+    Example: kgbench model export ./all-MiniLM-L6-v2 --task embed --out models/minilm
     """
     if task not in _TASKS:
         raise CliError(f"unknown task {task!r}", f"use --task with one of {', '.join(_TASKS)}",
@@ -155,6 +162,9 @@ def export_cmd(
 def _labels_cell(card: ModelCard) -> str:
     if card.task == "causal-lm":
         return "(next-token logits)"
+    if card.embedding is not None:
+        return (f"({card.embedding.dimension}-value {card.embedding.pooling}-pooled "
+                "unit embeddings)")
     if card.nli_roles:
         return ", ".join(f"{i}: {card.labels[i]}" + ("" if card.labels[i] == role else f" = {role}")
                          for role, i in sorted(card.nli_roles.items(), key=lambda item: item[1]))
@@ -188,14 +198,16 @@ def _print_export(report: ExportReport) -> None:
     out.print(table)
     for line in report.notes:
         note(line)
+    command = _NEXT_COMMAND[report.card.task]
+    joint = "" if command.endswith(":") else " "   # --baseline embed:DIR is one word
     out.print(f"[green]wrote:[/] {field(str(report.out_dir))}  [dim](next: "
-              f"{_NEXT_COMMAND[report.card.task]} {field(str(report.out_dir))})[/]",
-              soft_wrap=True)
+              f"{command}{joint}{field(str(report.out_dir))})[/]", soft_wrap=True)
 
 
 _NEXT_COMMAND = {"nli": "kgbench score BENCH_DIR --nli", "causal-lm": "kgbench score BENCH_DIR --lm",
                  "classify": "kgbench evaluate BENCH_DIR --model",
-                 "rerank": "kgbench model info"}
+                 "rerank": "kgbench model info",
+                 "embed": "kgbench evaluate BENCH_DIR --baseline embed:"}
 """What to run with a freshly exported model, by task."""
 
 

@@ -186,6 +186,18 @@ def read_checkpoint(path: Path, task: Task, *, max_length: int | None = None) ->
     config = _read_config(path)
     tokenizer_json, converted = _tokenizer(path)
     default, positions = _max_length(path, config)
+    notes: tuple[str, ...] = ()
+    if converted:
+        notes = (f"converted the slow tokenizer ({', '.join(converted)}) to tokenizer.json",)
+    if task == "embed":
+        from scoring.export.sentence import read_sentence_pipeline
+
+        pipeline = read_sentence_pipeline(path)
+        notes += pipeline.notes
+        if pipeline.max_seq_length is not None:
+            # sentence-transformers truncates to its max_seq_length, not to the
+            # tokenizer's limit: by default the export reads what the model was used with
+            default = min(default, pipeline.max_seq_length)
     if max_length is not None:
         if max_length < 2:
             raise ScoringError(f"--max-length {max_length}: must be at least 2",
@@ -194,9 +206,6 @@ def read_checkpoint(path: Path, task: Task, *, max_length: int | None = None) ->
             raise ScoringError(f"--max-length {max_length}: the model has position embeddings "
                                f"for {positions} tokens only",
                                f"give at most {positions}, or leave it out ({default})")
-    notes: tuple[str, ...] = ()
-    if converted:
-        notes = (f"converted the slow tokenizer ({', '.join(converted)}) to tokenizer.json",)
     return Checkpoint(path=path, config=config, model_type=str(config.model_type),
                       tokenizer_json=tokenizer_json, max_length=max_length or default,
                       position_limit=positions, inputs=_inputs(config, task),
@@ -205,24 +214,31 @@ def read_checkpoint(path: Path, task: Task, *, max_length: int | None = None) ->
 
 _LM_HEADS = ("LMHeadModel", "ForCausalLM", "ForMaskedLM", "ForConditionalGeneration")
 _CLASSIFIER_HEADS = ("ForSequenceClassification",)
+_CAUSAL_HEADS = ("LMHeadModel", "ForCausalLM")
 
 
 def check_head(config: Any, task: Task, path: Path) -> None:
     """Refuse a checkpoint whose saved architecture does not fit ``task``: a language
     model (GPT2LMHeadModel, BertForMaskedLM...) has no classification head for nli,
     classify or rerank, and a sequence classifier none for causal-lm; transformers
-    would add that head with random weights. (A config without ``architectures`` is
+    would add that head with random weights; a causal LM is no sentence encoder for
+    embed. (A config without ``architectures`` is
     judged when the weights are loaded: a head they lack is refused there.)"""
     architectures = [str(a) for a in (getattr(config, "architectures", None) or [])]
     if not architectures:
         return
     shown = ", ".join(architectures)
-    if task != "causal-lm" and all(a.endswith(_LM_HEADS) for a in architectures):
+    if task not in ("causal-lm", "embed") and all(a.endswith(_LM_HEADS) for a in architectures):
         raise ScoringError(
             f"{path}: the checkpoint is a language model ({shown}), not a sequence "
             f"classifier: it has no weights for --task {task}",
             "export it with --task causal-lm, or export a model fine-tuned for the task "
             "(kgbench model train fine-tunes one)")
+    if task == "embed" and all(a.endswith(_CAUSAL_HEADS) for a in architectures):
+        raise ScoringError(
+            f"{path}: the checkpoint is a causal language model ({shown}); --task embed "
+            "mean-pools an encoder's hidden states (a sentence encoder such as "
+            "all-MiniLM-L6-v2)", "export it with --task causal-lm")
     if task == "causal-lm" and all(a.endswith(_CLASSIFIER_HEADS) for a in architectures):
         raise ScoringError(
             f"{path}: the checkpoint is a sequence classifier ({shown}), not a causal "
@@ -252,20 +268,20 @@ def plan_labels(config: Any, task: Task, label_map: Mapping[str, str] | None = N
     * rerank: one logit, or two, of which the one named relevance/relevant/positive/yes
       (or given ``relevance`` in ``label_map``, else logit 1, the convention of binary
       cross-encoders) is relevance;
-    * causal-lm: no labels.
+    * causal-lm and embed: no labels.
     """
     where = f"{source}: " if source else ""
     labels = _config_labels(config)
     mapping = dict(label_map or {})
     unknown = sorted(set(mapping) - set(labels))
-    if unknown and task != "causal-lm":
+    if unknown and task not in ("causal-lm", "embed"):
         raise ScoringError(f"--label-map names {', '.join(map(repr, unknown))}, not a label of "
                            f"the model (its labels: {', '.join(labels)})",
                            "use the names of config.json's id2label")
-    if task == "causal-lm":
+    if task in ("causal-lm", "embed"):
         if mapping:
-            raise ScoringError("--label-map is for nli, classify and rerank models; a causal LM "
-                               "has no labels", "drop --label-map")
+            raise ScoringError(f"--label-map is for nli, classify and rerank models; a {task} "
+                               "model has no labels", "drop --label-map")
         return LabelPlan(labels=())
     if task == "classify":
         if len(labels) < 2:

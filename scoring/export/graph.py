@@ -17,7 +17,12 @@ optimizer recognises it to fuse attention.
 A causal LM is wrapped to call the model with ``use_cache=False`` (no past key values
 in the graph) and return ``.logits`` only; a two-logit cross-encoder is wrapped to
 return one logit, relevance minus the other, whose sigmoid is the softmax probability
-of relevance, so the runtime reads every cross-encoder the same way.
+of relevance, so the runtime reads every cross-encoder the same way. A sentence
+encoder (``embed``) is loaded without any head (``AutoModel``) and wrapped to return
+its last hidden states mean-pooled over the attention mask and L2-normalised, with
+sentence-transformers' constants (the token count clamped at 1e-9, the norm at 1e-12),
+so the graph gives the vectors ``SentenceTransformer.encode(normalize_embeddings=True)``
+gives for a mean-pooling model.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scoring.card import Task
+from scoring.card import OUTPUT_NAMES, Task
 from scoring.errors import ModelDirError, ScoringError
 
 if TYPE_CHECKING:
@@ -51,7 +56,11 @@ def check_size(weight_bytes: int, path: Path) -> None:
                            "medium/large) or use the model in PyTorch")
 
 _TASK_HEADS = {"nli": "sequence-classification", "classify": "sequence-classification",
-               "rerank": "sequence-classification", "causal-lm": "causal LM"}
+               "rerank": "sequence-classification", "causal-lm": "causal LM",
+               "embed": "base encoder"}
+_UNUSED_WEIGHTS = ("pooler.",)
+"""Weights ``embed`` may lack: BERT's pooler (a CLS projection that mean pooling never
+reads; sentence-transformers checkpoints often ship without it)."""
 
 
 def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) -> torch.nn.Module:
@@ -59,10 +68,11 @@ def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) ->
     logits`` in eval mode. A checkpoint without weights for the task's head (a GPT-2 LM
     asked for nli, a base encoder never fine-tuned) is refused: transformers would
     initialise the head at random and the export would be noise."""
-    from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
+    from transformers import AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
 
-    auto: Any = AutoModelForCausalLM if task == "causal-lm" else AutoModelForSequenceClassification
+    auto: Any = {"causal-lm": AutoModelForCausalLM, "embed": AutoModel}.get(
+        task, AutoModelForSequenceClassification)
     architectures = ", ".join(getattr(config, "architectures", None) or [config.model_type])
     hf_logging.set_verbosity_error()   # its "newly initialized" warning is our error below
     hf_logging.disable_progress_bar()
@@ -80,7 +90,8 @@ def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) ->
     except OSError as exc:
         raise ModelDirError(f"{path}: transformers cannot load the weights ({exc})",
                             "check the weights file, or save the model again") from None
-    missing = list(info.get("missing_keys") or [])
+    missing = [key for key in info.get("missing_keys") or []
+               if not (task == "embed" and key.startswith(_UNUSED_WEIGHTS))]
     if missing:
         shown = ", ".join(sorted(missing)[:3]) + (", ..." if len(missing) > 3 else "")
         raise ScoringError(
@@ -89,15 +100,19 @@ def load_model(path: Path, task: Task, config: Any, *, relevance: int | None) ->
             "choose the task the model was trained for (a GPT-2-style LM: --task causal-lm), "
             "or fine-tune it first (kgbench model train)")
     check_size(sum(p.numel() * p.element_size() for p in model.parameters()), path)
-    return _wrapped(model, causal=task == "causal-lm", relevance=relevance)
+    return _wrapped(model, causal=task == "causal-lm", relevance=relevance,
+                    pooled=task == "embed")
 
 
-def _wrapped(model: Any, *, causal: bool, relevance: int | None) -> torch.nn.Module:
-    """The model as the graph computes it: named inputs in, one ``logits`` tensor out
-    (the class is made here so that importing this module does not import torch)."""
+def _wrapped(model: Any, *, causal: bool, relevance: int | None,
+             pooled: bool = False) -> torch.nn.Module:
+    """The model as the graph computes it: named inputs in, one tensor out: the
+    ``logits``, or for ``pooled`` (embed) the L2-normalised mean of the last hidden
+    states over the mask (see the module docstring). The class is made here so that
+    importing this module does not import torch."""
     import torch
 
-    class Logits(torch.nn.Module):
+    class Graph(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.model = model
@@ -109,13 +124,19 @@ def _wrapped(model: Any, *, causal: bool, relevance: int | None) -> torch.nn.Mod
                 kwargs["token_type_ids"] = token_type_ids
             if causal:
                 kwargs["use_cache"] = False
-            logits: torch.Tensor = self.model(**kwargs, return_dict=True).logits
+            output = self.model(**kwargs, return_dict=True)
+            if pooled:
+                hidden: torch.Tensor = output.last_hidden_state
+                mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+                mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                return torch.nn.functional.normalize(mean, p=2.0, dim=1, eps=1e-12)
+            logits: torch.Tensor = output.logits
             if relevance is not None:
                 other = 1 - relevance
                 logits = logits[:, relevance:relevance + 1] - logits[:, other:other + 1]
             return logits
 
-    return Logits().eval()
+    return Graph().eval()
 
 
 def _tensors(batch: dict[str, np.ndarray], inputs: Sequence[str]) -> tuple[torch.Tensor, ...]:
@@ -129,15 +150,16 @@ def onnx_export(module: torch.nn.Module, sample: dict[str, np.ndarray], inputs: 
     TorchScript exporter), batch and sequence axes dynamic."""
     import torch
 
+    output = OUTPUT_NAMES[task]
     axes: dict[str, dict[int, str]] = {name: {0: "batch", 1: "sequence"} for name in inputs}
-    axes["logits"] = {0: "batch", 1: "sequence"} if task == "causal-lm" else {0: "batch"}
+    axes[output] = {0: "batch", 1: "sequence"} if task == "causal-lm" else {0: "batch"}
     with warnings.catch_warnings(), torch.no_grad():
         # The tracer warns about Python conditionals on shapes (transformers' checks)
         # and that it is deprecated; parity on other shapes is what tells us it is right.
         warnings.simplefilter("ignore")
         try:
             torch.onnx.export(module, _tensors(sample, inputs), str(path),
-                              input_names=list(inputs), output_names=["logits"],
+                              input_names=list(inputs), output_names=[output],
                               dynamic_axes=axes, opset_version=opset, do_constant_folding=True,
                               dynamo=False)
         except Exception as exc:  # the exporter raises many kinds, all mean "cannot export"
@@ -148,7 +170,7 @@ def onnx_export(module: torch.nn.Module, sample: dict[str, np.ndarray], inputs: 
 
 def torch_logits(module: torch.nn.Module, batch: dict[str, np.ndarray],
                  inputs: Sequence[str]) -> np.ndarray:
-    """PyTorch's float32 logits for one batch."""
+    """PyTorch's float32 output (logits, or an embed graph's embeddings) for one batch."""
     import torch
     with torch.no_grad():
         return module(*_tensors(batch, inputs)).float().numpy()

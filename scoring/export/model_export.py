@@ -30,7 +30,9 @@ from extension.outputs.output_file import check_output_dir
 from scoring.card import (
     CARD_FILE,
     MODEL_FILE,
+    OUTPUT_NAMES,
     TOKENIZER_FILE,
+    Embedding,
     ModelCard,
     Parity,
     SourceCheckpoint,
@@ -168,11 +170,16 @@ def _refuse(stage: StageParity, inputs: int, rows: int) -> ScoringError:
             f"{stage.tolerance:g}); nothing was written",
             f"export without --{stage.stage}: quantization changes this model's decisions")
     return ScoringError(
-        f"parity check failed ({stage.stage}): the ONNX graph's logits differ from PyTorch's "
+        f"parity check failed ({stage.stage}): the ONNX graph's outputs differ from PyTorch's "
         f"by up to {stage.max_abs_diff:.3g} on {inputs} sample inputs, more than the "
         f"tolerance {stage.tolerance:g}; nothing was written",
         "look for an export bug (try another --opset); if the difference is expected, "
         "pass a larger --tolerance")
+
+
+def _embedding(task: Task, reference: list[Any]) -> Embedding | None:
+    """An embed card's description of its vectors (their size, from PyTorch's output)."""
+    return Embedding(dimension=int(reference[0].shape[-1])) if task == "embed" else None
 
 
 def _commit(work: Path, out_dir: Path) -> None:
@@ -283,6 +290,7 @@ def export_model(hf_dir: Path, task: Task, out_dir: Path, *, max_length: int | N
         final = stages[-1]
         card = ModelCard(
             task=task, labels=plan.labels, nli_roles=plan.nli_roles,
+            output=OUTPUT_NAMES[task], embedding=_embedding(task, reference),
             max_length=checkpoint.max_length, inputs=checkpoint.inputs, opset=opset,
             precision="fp16" if fp16 else "int8" if int8 else "fp32",
             optimized=any(s.stage == "optimized" for s in stages),

@@ -6,7 +6,8 @@ lengths run as a batch of six (padded to the longest: padding must not change th
 other rows) and one at a time on two of them; the export itself traced a batch of two
 short ones, so a size or length the tracer froze into the graph fails here. The
 difference is the largest absolute difference of the logits (for a causal LM, at the
-positions that are not padding).
+positions that are not padding; for an embed graph, of the normalised embeddings, whose
+values lie in [-1, 1], so its tolerances are the bases themselves).
 
 Default tolerances: absolute, on logits, scaled by the logits' size: ``base × max(1,
 largest |logit| PyTorch gives on the samples)``, because floating-point error is
@@ -114,7 +115,7 @@ def _encode(tokenizer: Tokenizer, indices: Sequence[int], task: Task, inputs: Se
     tokenizer = Tokenizer.from_str(tokenizer.to_str())   # a copy: padding set here only
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length)
-    if task == "causal-lm":
+    if task in ("causal-lm", "embed"):   # one text per input: the pair as one passage
         encodings = tokenizer.encode_batch([f"{PARITY_PAIRS[i][0]} {PARITY_PAIRS[i][1]}"
                                             for i in indices])
     else:
@@ -144,7 +145,7 @@ def parity_batches(tokenizer: Tokenizer, task: Task, inputs: Sequence[str], max_
 
 def ort_logits(model_path: Path, batches: Sequence[dict[str, np.ndarray]], *,
                stage: str = "fp32") -> list[np.ndarray]:
-    """onnxruntime's logits (as float32) for each batch, on the CPU provider (parity is
+    """onnxruntime's output (as float32: logits, or embeddings) for each batch, on the CPU provider (parity is
     a property of the graph; the CPU provider is the one every machine has). A graph
     onnxruntime cannot load or run on these batches (a batch or sequence size frozen
     into it fails this way) is a :class:`ScoringError` naming the ``stage``."""
@@ -156,7 +157,8 @@ def ort_logits(model_path: Path, batches: Sequence[dict[str, np.ndarray]], *,
         session = ort.InferenceSession(str(model_path), options,
                                        providers=["CPUExecutionProvider"])
         names = [i.name for i in session.get_inputs()]
-        return [np.asarray(session.run(["logits"], {n: b[n] for n in names})[0],
+        # the graph's one output: logits, or an embed graph's embeddings
+        return [np.asarray(session.run(None, {n: b[n] for n in names})[0],
                            dtype=np.float32) for b in batches]
     except Exception as exc:  # onnxruntime's errors share no base class worth naming
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

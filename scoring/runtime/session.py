@@ -363,7 +363,8 @@ def _load(path: Path, card: ModelCard, options: ort.SessionOptions, providers: l
 
 def _check_text_graph(session: ort.InferenceSession, card: ModelCard, path: Path) -> None:
     """The graph takes int64 token tensors ``[batch, sequence]`` named as a text model's
-    inputs, the ones the card lists, and gives float logits of the task's rank."""
+    inputs, the ones the card lists, and gives float logits (or embeddings) of the
+    task's rank."""
     inputs = session.get_inputs()
     for node in inputs:
         if node.name not in TEXT_INPUTS or node.type != "tensor(int64)" or len(node.shape) != 2:
@@ -391,7 +392,12 @@ def _check_text_graph(session: ort.InferenceSession, card: ModelCard, path: Path
                             f"rank {rank}",
                             "export the model again with `kgbench model export`")
     labels = out.shape[-1]
-    if card.task != "causal-lm" and isinstance(labels, int) and labels != len(card.labels):
+    if card.embedding is not None:
+        if isinstance(labels, int) and labels != card.embedding.dimension:
+            raise ModelDirError(f"{path}: {labels}-value embeddings but the card says "
+                                f"{card.embedding.dimension}",
+                                "export the model again with `kgbench model export`")
+    elif card.task != "causal-lm" and isinstance(labels, int) and labels != len(card.labels):
         raise ModelDirError(f"{path}: {labels} logits but the card names "
                             f"{len(card.labels)} labels",
                             "export the model again with `kgbench model export`")

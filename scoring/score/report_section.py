@@ -222,25 +222,27 @@ def render_section(records: Sequence[Mapping[str, Any]], table: ConsistencyTable
             f'<h2>Model scores</h2>{"".join(parts)}</section>{SECTION_END}')
 
 
-def splice_section(page: str, section: str) -> str:
-    """``page`` with ``section`` in place of its earlier model-scores section, or
-    inserted before ``</body>`` (at the end when there is none); nothing else of the
-    page changes."""
-    begin = page.find(SECTION_BEGIN)
-    end = page.find(SECTION_END, begin) if begin >= 0 else -1
+def splice_section(page: str, section: str, *, markers: tuple[str, str] = (
+        SECTION_BEGIN, SECTION_END)) -> str:
+    """``page`` with ``section`` in place of its earlier section between ``markers``
+    (default: the model-scores section's), or inserted before ``</body>`` (at the end
+    when there is none); nothing else of the page changes."""
+    first, last = markers
+    begin = page.find(first)
+    end = page.find(last, begin) if begin >= 0 else -1
     if begin >= 0 and end >= 0:
-        return page[:begin] + section + page[end + len(SECTION_END):]
+        return page[:begin] + section + page[end + len(last):]
     body = page.rfind("</body>")
     if body < 0:
         return page + section
     return page[:body] + section + page[body:]
 
 
-def standalone_page(section: str) -> str:
+def standalone_page(section: str, *, title: str = "kgbench model scores") -> str:
     """A report page that holds only the section (a benchmark generated with
     ``--no-report`` has no report.html to add it to)."""
     return ("<!DOCTYPE html>\n"
             '<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>kgbench model scores</title><style>{REPORT_CSS}</style></head><body>"
-            f"<h1>kgbench model scores</h1>{section}</body></html>\n")
+            f"<title>{_e(title)}</title><style>{REPORT_CSS}</style></head><body>"
+            f"<h1>{_e(title)}</h1>{section}</body></html>\n")

@@ -51,3 +51,30 @@ def test_benchmark_smoke(tmp_path):
 
     scorer = NliScorer.open(tmp_path / "w" / "onnx-tiny-32", device="cpu")
     assert {len(e) for e in scorer.model.tokenizer.encode_pairs(premises, hypotheses).items} == {32}
+
+
+@pytest.mark.slow
+def test_benchmark_smoke_on_the_real_minilm(tmp_path):
+    from importlib import metadata
+
+    from scoring.export.packaged import MINILM
+
+    try:
+        metadata.distribution(MINILM.distribution)
+    except metadata.PackageNotFoundError:
+        pytest.skip(f"{MINILM.distribution} is not installed (make test installs it)")
+    bench = load_bench("scoring_bench")
+    out = tmp_path / "out"
+    record = bench.main(["--shapes", "minilm", "--seq", "32", "--pairs", "8",
+                         "--batch-tokens", "128", "--engines", "onnxruntime", "torch",
+                         "--in-process", "--work", str(tmp_path / "w"), "--out", str(out)])
+    (result,) = record["results"]
+    assert (result["task"], result["shape"]) == ("embed", "minilm")
+    ort, eager = result["engines"]["onnxruntime"], result["engines"]["torch"]
+    assert ort["texts"] == eager["texts"] == 8 and ort["texts_per_s"] > 0
+    assert ort["provider"] == "CPUExecutionProvider" and eager["provider"] == "torch CPU"
+    # the real weights in onnxruntime and in PyTorch: the same vectors
+    assert ort["vs_torch"]["max_abs_diff"] < 1e-5 and ort["vs_torch"]["min_cosine"] > 0.99999
+    assert result["ratio_onnx_over_torch"] > 0
+    assert (out / "scoring_bench_embed.png").stat().st_size > 0
+    assert not (out / "scoring_bench.png").exists()      # the NLI plot is left alone

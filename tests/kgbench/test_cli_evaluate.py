@@ -288,8 +288,8 @@ def test_hostile_benchmarks_and_options(bench: Path, tmp_path: Path,
     # Usage errors: exit 2.
     for args, fragment in [
         (["--predictions", preds, "--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m"],
-         "give one evaluator: --predictions FILE, --model DIR or --llm-url URL (got "
-         "--predictions and --llm-url)"),
+         "give one evaluator: --predictions FILE, --model DIR, --llm-url URL or --baseline "
+         "KIND (got --predictions and --llm-url)"),
         ([], "give one evaluator"),
         (["--predictions", preds, "--compare", preds], "--compare needs --blind-labels"),
         (["--predictions", preds, "--nli-map", "neutral=irrelevant"], "--nli-map needs --model"),

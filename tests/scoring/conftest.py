@@ -1,6 +1,6 @@
-"""The session fixtures of tiny real models, ``tiny_hf`` and ``exported``: see
+"""The session fixtures of real models, ``tiny_hf``, ``exported`` and ``minilm``: see
 :mod:`tests.scoring.models` for their API."""
 
-from tests.scoring.models import exported, tiny_hf
+from tests.scoring.models import exported, minilm, tiny_hf
 
-__all__ = ["exported", "tiny_hf"]
+__all__ = ["exported", "minilm", "tiny_hf"]

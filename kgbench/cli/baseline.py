@@ -54,7 +54,7 @@ def run_baseline(directory: Path, baseline: str, scheme: LabelScheme, *, split: 
     """Run the shortcut baseline ``baseline`` (``overlap``, ``length``, ``embed:DIR``)
     on ``directory`` and print / write what ``kgbench evaluate`` does for an evaluator,
     plus the ``baseline`` block; then record it in the benchmark's report."""
-    from extension.output_file import write_atomic
+    from extension.outputs.output_file import write_atomic
     from kgbench.cli.evaluate import _print_report
     from scoring.errors import ScoringError
     from scoring.evaluate.baselines import evaluate_shortcut, parse_baseline, record_shortcut

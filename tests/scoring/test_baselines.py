@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from extension.sample_format import BenchmarkSample
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.evaluate.baselines import (
     BASELINES_FILE,
     BaselineSpec,

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from extension.labels import DROP
+from extension.core.labels import DROP
 from scoring.errors import ScoringError
 from scoring.evaluate.baselines.shortcut import ShortcutReport
 
@@ -130,7 +130,7 @@ def record_shortcut(result: ShortcutReport) -> Path:
     labels) and rewrite the report section; returns
     the report page. Raises :class:`ScoringError` when another kgbench process holds
     the benchmark directory."""
-    from extension.output_file import write_atomic
+    from extension.outputs.output_file import write_atomic
     from kgstore.dirlock import DirectoryLock, DirectoryLockedError
     from scoring.score.report_section import splice_section, standalone_page
     from scoring.score.workdir import file_sha256

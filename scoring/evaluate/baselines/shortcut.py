@@ -15,7 +15,7 @@ from the train split's label shares:
 
 CAQA §6 found evaluators lean on keyword co-occurrence; a benchmark whose labels a
 shortcut predicts far above chance measures the shortcut, not attribution. The train
-and test splits share no source question (:mod:`extension.labels`), so the fit
+and test splits share no source question (:mod:`extension.core.labels`), so the fit
 cannot memorise a question.
 """
 

@@ -961,6 +961,28 @@ def test_cypher_nodes_and_relationships_read_alike(film_store: Store) -> None:
     assert alone.rows == [[{"_LABEL": "Fact", "predicate": DIRECTED_BY}]]
 
 
+def test_cypher_examples_come_from_the_stores_own_data(store: Store) -> None:
+    """issue 38: the UI's example query assumed the demo's film predicates and found
+    nothing elsewhere. Examples name this store's predicate and a name its facts
+    hold, pass the read-only guard and return rows."""
+    from kgstore.cypher.examples import cypher_examples
+
+    assert [e.title for e in cypher_examples(store)] == ["Predicates by number of facts"]
+    store.ingest([Entity("q.ada", "Ada O'Brien"), Entity("q.bob", "Bob"),
+                  Entity("q.cy", "Cy")],
+                 [Fact("q.bob", "rel.knows", "q.ada"), Fact("q.bob", "rel.knows", "q.cy"),
+                  Fact("q.cy", "rel.knows", "q.ada"), Fact("q.ada", "rel.age", Literal("7"))])
+    examples = cypher_examples(store)
+    assert len(examples) == 5
+    text = "\n".join(e.query for e in examples)
+    assert "'rel.knows'" in text and "'Bob'" in text and "film" not in text
+    for example in examples:
+        rows = store.cypher(example.query).rows   # (store.cypher applies the guard)
+        assert rows, example
+        if example.graph:
+            assert any(isinstance(v, dict) and v.get("_START") for row in rows for v in row)
+
+
 def test_cypher_write_keyword_in_string_is_allowed(film_store: Store) -> None:
     res = film_store.cypher(
         "MATCH (e:Entity) WHERE e.name = 'CREATE or DELETE; SET x' RETURN count(e) AS n")

@@ -48,6 +48,7 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
 def ui(request: pytest.FixtureRequest, browser: Browser, ui_server: Server,  # noqa: F811
        artifacts: Path) -> Iterator[Page]:  # noqa: F811
+    """A fresh page at each of :data:`WIDTHS` (the UI tests of issue 38 use it)."""
     page = Page(browser, ui_server, artifacts, width=request.param)
     yield page
     page.close()

@@ -10,33 +10,24 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
-from tests.service import ui_support
-from tests.service.conftest import Server
+from tests.service import test_ui_jobs_page, ui_support
 from tests.service.test_ui_browser import CHROMIUM, Page, artifacts, browser  # noqa: F401
-from tests.service.test_ui_jobs_page import WIDTHS, page_fits
+from tests.service.test_ui_jobs_page import page_fits
 from tests.service.ui_support import BENCH, COPPOLA
 
 ui_server = ui_support.ui_server
+ui = test_ui_jobs_page.ui   # a fresh page at 1024 and at 1366 px
 
 TITANIC = "m.0kgb0gs"
 LONG_REPORT = "benchmarks/long-reasons"
 """A benchmark whose report has failure reasons with ids of hundreds of characters."""
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
-
-
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def ui(request: pytest.FixtureRequest, browser: Browser, ui_server: Server,  # noqa: F811
-       artifacts: Path) -> Iterator[Page]:  # noqa: F811
-    page = Page(browser, ui_server, artifacts, width=request.param)
-    yield page
-    page.close()
 
 
 def test_cypher_examples_are_the_stores_and_nodes_are_drawn_and_linked(ui: Page) -> None:

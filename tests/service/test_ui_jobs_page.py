@@ -92,6 +92,43 @@ def test_every_job_kind_has_its_form_with_pickers(ui: Page) -> None:
     assert BENCH in dirs and not [d for d in dirs if d == "jobs" or d.startswith("jobs/")]
 
 
+SUBMITTED = {
+    "score": ({"Benchmark directory": BENCH, "NLI model directory (exported)": "models/none"},
+              "nothing at 'models/none'"),
+    "evaluate": ({"Benchmark directory": BENCH,
+                  "Predictions file ({\"id\", \"label\"} per line)": QUESTIONS,
+                  "Output name (a new directory under --data)": "evaluations/{width}"},
+                 None),
+    "kalma": ({"Domain (a type of the store)": "people.person", "Entries": "2",
+               "Output name (a new directory under --data)": "kalma/{width}"}, None),
+    "parse": ({"Questions file": QUESTIONS,
+               "Output name (a new directory under --data)": "parsed/{width}"}, None),
+}
+"""Forms whose parameters the server takes: a job starts (``None``), or, score's model
+being missing, the server answers for that path, past the parameters' checks."""
+
+
+def test_the_other_forms_send_parameters_the_server_takes(ui: Page) -> None:
+    page = ui.open("#/jobs")
+    for value, (fields, answer) in SUBMITTED.items():
+        page.get_by_label("Kind of job").select_option(value)
+        for label, text in fields.items():
+            page.get_by_label(label, exact=True).fill(text.format(width=ui.width))
+        page.get_by_role("button", name="Start").click()
+        if answer is None:   # started: the page shows the job
+            expect(page).to_have_url(re.compile(r"#/jobs\?id=[\w-]+$"))
+            kind = page.get_by_label("Kind of job").locator("option:checked")
+            expect(page.locator("#job-detail h2")).to_contain_text(
+                f"({kind.get_attribute('data-kind')})")
+            ui.shot(f"23-job-form-sent-{value}-{ui.width}.png")
+            job = page.url.rsplit("=", 1)[1]   # stop it: the one job slot is for the next test
+            page.request.post(f"{ui.server.url}/api/jobs/{job}/cancel")
+            page.goto(f"{ui.server.url}/#/jobs")
+        else:
+            expect(page.locator("#job-form").get_by_role("alert")).to_contain_text(answer)
+            ui.shot(f"23-job-form-sent-{value}-{ui.width}.png")
+
+
 @pytest.mark.slow
 def test_a_domain_job_from_the_page_writes_to_its_named_output(ui: Page) -> None:
     out = f"benchmarks/from-the-ui-{ui.width}"

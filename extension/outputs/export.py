@@ -6,15 +6,16 @@ records into:
 
 ``caqa``
     The CSV of the CAQA repository (Hu et al. 2024, *Can LLMs Evaluate Complex
-    Attribution in QA?*): columns exactly ``query, answer, reference, label`` (read by
-    its ``train.py``/``inference.py``), labels ``Support, Missing, Contradictory,
+    Attribution in QA?*): columns ``query, answer, reference, label`` (read by its
+    ``train.py``/``inference.py``) and then ``id``, the sample's id, so an evaluator's
+    labels join back to the benchmark (``kgbench evaluate --predictions``), labels ``Support, Missing, Contradictory,
     Irrelevant`` — the options of its prompts (``prompts.json``: "Verify whether a given
     reference can support the claim. Options: Support, Missing, Contradictory or
     Irrelevant."). ``query`` is the (extended) question the answer answers, ``answer``
     the answer statement alone (never the question again: the prompt is ``Claim: {query}
     {answer}``) and ``reference`` the citations, one per line as in CAQA's examples.
 ``attrscore``
-    The same four columns with the three AttrScore labels (Yue et al. 2023,
+    The same five columns with the three AttrScore labels (Yue et al. 2023,
     *Automatic Evaluation of Attribution by Large Language Models*):
     ``Attributable, Extrapolatory, Contradictory``. Their prompt
     (``prompt_and_demo/task_prompts.json``, "attribution-with-definition") defines
@@ -30,7 +31,8 @@ records into:
     A JSON list in the layout of ALCE's prompt files (Gao et al. 2023, *Enabling Large
     Language Models to Generate Text with Citations*, ``prompts/*_default.json``
     ``demos``): ``{"question", "answer", "docs": [{"title", "text"}]}``, one document per
-    citation, plus our ``id``, ``label``, ``complexity`` and ``split``.
+    citation, the answer citing them with ALCE's ``[n]`` markers ("… Francis Ford
+    Coppola [1][2]."), plus our ``id``, ``label``, ``complexity`` and ``split``.
 ``jsonl``
     A flat JSONL: ``id, question, question_extended, answer, citation, label,
     complexity, split`` (the text fields without the graph).
@@ -70,8 +72,9 @@ from extension.outputs.sample_schema import BenchmarkSample, CitationRecord
 
 SAMPLES_FILE = "samples.jsonl"
 
-CSV_COLUMNS = ("query", "answer", "reference", "label")
-"""The CAQA CSV header (also used for AttrScore), in this order."""
+CSV_COLUMNS = ("query", "answer", "reference", "label", "id")
+"""The CAQA CSV header (also used for AttrScore), in this order: CAQA's four columns,
+then the sample id (which a reader of the four ignores)."""
 ALCE_FIELDS = ("question", "answer", "docs", "id", "label", "complexity", "split")
 FLAT_FIELDS = ("id", "question", "question_extended", "answer", "citation", "label",
                "complexity", "split")
@@ -261,13 +264,27 @@ def citation_title(citation: CitationRecord, index: int, cvt_nodes: Iterable[str
     return names[ends.most_common(1)[0][0]]   # most_common keeps first-met order on ties
 
 
+def cited_answer(answer: str, documents: int) -> str:
+    """``answer`` citing documents 1 to ``documents`` as ALCE's answers do: the markers
+    ``[1][2]`` before the sentence's final punctuation ("… Coppola [1][2]."), or at
+    its end when it has none; unchanged when there is no document."""
+    if documents < 1:
+        return answer
+    markers = "".join(f"[{k}]" for k in range(1, documents + 1))
+    text = answer.rstrip()
+    body = text.rstrip(".!?")
+    return f"{body} {markers}{text[len(body):]}" if body else f"{text} {markers}"
+
+
 def alce_record(sample: BenchmarkSample, label: str) -> dict[str, Any]:
-    """The ALCE-style record of ``sample``: ``question`` (q̃), ``answer`` (ã), ``docs``
-    (one ``{"title", "text"}`` per citation, titled by :func:`citation_title`) and
-    our ``id``, ``label`` (as given), ``complexity`` and ``split``."""
+    """The ALCE-style record of ``sample``: ``question`` (q̃), ``answer`` (ã citing
+    every document, :func:`cited_answer`), ``docs`` (one ``{"title", "text"}`` per
+    citation, titled by :func:`citation_title`) and our ``id``, ``label`` (as given),
+    ``complexity`` and ``split``."""
     docs = [{"title": citation_title(c, k, sample.cvt_nodes), "text": c.text}
             for k, c in enumerate(sample.citations, 1)]
-    return {"question": sample.question_extended, "answer": sample.answer, "docs": docs,
+    return {"question": sample.question_extended,
+            "answer": cited_answer(sample.answer, len(docs)), "docs": docs,
             "id": sample.id, "label": label, "complexity": sample.complexity,
             "split": sample.split}
 
@@ -284,7 +301,7 @@ def flat_record(sample: BenchmarkSample, label: str) -> dict[str, Any]:
 def export_record(sample: BenchmarkSample, fmt: ExportFormat, label: str) -> dict[str, Any]:
     """``sample`` as one record of ``fmt`` carrying the output ``label``."""
     if fmt in ("caqa", "attrscore"):
-        return claim_reference_row(sample, label)
+        return {**claim_reference_row(sample, label), "id": sample.id}
     if fmt == "alce":
         return alce_record(sample, label)
     return flat_record(sample, label)

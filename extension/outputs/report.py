@@ -17,7 +17,7 @@ text kept as text), no scripts, no external assets — with:
   supportive samples, citations per sample, failures by stage, time per stage;
 * one example per label × complexity cell that has samples: its subgraph drawn with
   networkx (entity names below their nodes, the store's predicate labels on edges, CVT nodes small and grey,
-  triples of G the sample lacks dashed red, a contradictory sample's replacement answer
+  triples of G the sample lacks dashed orange-red, a contradictory sample's replacement answer
   in its own colour), the question, extended question, answer statement, numbered
   citations and sub-facts with ✓/✗.
 
@@ -80,6 +80,27 @@ LITERAL_COLOUR = "#F0E442"
 CVT_COLOUR = "#999999"
 DELETED_COLOUR = "#D55E00"
 EDGE_COLOUR = "#444444"
+_HUE_NAMES = ((15, "red"), (30, "orange-red"), (45, "orange"), (70, "yellow"), (170, "green"),
+              (260, "blue"), (290, "purple"), (345, "pink"), (360, "red"))
+"""Upper hue bounds (degrees) of the colour words a caption uses."""
+
+
+def hue_name(colour: str) -> str:
+    """The word a caption uses for ``colour`` (``#rrggbb``), from its hue: the
+    vermillion ``#D55E00`` of removed triples is "orange-red", so a caption cannot
+    call it red while the page draws orange (issue 38). Greys are "grey"."""
+    r, g, b = (int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    high, low = max(r, g, b), min(r, g, b)
+    if high - low < 0.1:
+        return "grey"
+    span = high - low
+    if high == r:
+        hue = 60 * (((g - b) / span) % 6)
+    elif high == g:
+        hue = 60 * ((b - r) / span + 2)
+    else:
+        hue = 60 * ((r - g) / span + 4)
+    return next(name for bound, name in _HUE_NAMES if hue < bound)
 LEGEND_TEXTS: Mapping[str, str] = {
     "replacement": "replacement answer", "answer": "answer", "subject": "query subject",
     "cvt": "CVT node", "literal": "literal value", "entity": "other entity"}
@@ -291,7 +312,7 @@ def _triple_key(t: Triple) -> tuple[str, str, str, bool]:
 def draw_subgraph(sample: BenchmarkSample, *, name: str = "subgraph",
                   predicate_labels: Mapping[str, str] | None = None) -> str:
     """The subgraph of ``sample`` as an inline SVG: its triples plus those of the
-    original subgraph G it lacks (dashed red), entity names (or ids) and literal values
+    original subgraph G it lacks (dashed, :data:`DELETED_COLOUR`), entity names (or ids) and literal values
     beside their nodes (below each, on a white ground, so no name hides a node's colour),
     :func:`predicate_phrase` on edges (with ``predicate_labels``, the store's labels).
     Subjects of the query are blue, answers green, a contradictory sample's replacement
@@ -517,8 +538,13 @@ code{font-size:.9em}
 tr.zero th,tr.zero td{color:#b00020;font-weight:bold}
 td.flagged{color:#b00020;font-weight:bold}
 .alert{background:#fde7ea;color:#b00020;padding:.4rem .8rem;border-radius:4px;font-weight:bold}
-table.failure-kinds td.kind,table.failure-kinds td.example{text-align:left}
-table.failure-kinds td.example{font-size:.85rem;color:#555;max-width:34rem}
+table.failure-kinds{display:table;width:100%;table-layout:fixed}
+table.failure-kinds th:nth-child(1){width:9rem}table.failure-kinds th:nth-child(2){width:4.5rem}
+table.failure-kinds td.kind,table.failure-kinds td.example{text-align:left;vertical-align:top}
+table.failure-kinds td.example{font-size:.9rem;color:#444}
+table.failure-kinds .mentions,table.failure-kinds .advice{font-size:.9rem;color:#444}
+th,td,dd,code,figcaption{overflow-wrap:anywhere}
+table{max-width:100%}figure{margin:.6rem 0;max-width:100%}.plots figure{min-width:0}
 """
 
 
@@ -629,8 +655,9 @@ def _example_html(sample: BenchmarkSample, index: int,
         f"{_e(sample.query.rule)} · shape {_e(sample.query.shape)} · supported fraction "
         f"{sample.supported_fraction:.2f} · edit {_e(_edit_text(sample))}</p>"
         f"<figure>{draw_subgraph(sample, name=f'example-{index}', predicate_labels=predicate_labels)}"
-        "<figcaption>The sample's subgraph (what its citations state); dashed red: "
-        "triples of the original subgraph G it lacks.</figcaption></figure>"
+        "<figcaption>The sample's subgraph (what its citations state); dashed "
+        f"{hue_name(DELETED_COLOUR)}: triples of the original subgraph G it lacks."
+        "</figcaption></figure>"
         '<dl class="text">'
         f"<dt>Question (q)</dt><dd>{_e(sample.question)}</dd>"
         f"<dt>Extended question (q̃)</dt><dd>{_e(sample.question_extended)}</dd>"
@@ -676,8 +703,9 @@ def _shares_table(summary: SampleSummary) -> str:
 
 
 def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
-    """``stats['failures_by_kind']`` as a table: stage, kind, what it means, count and
-    one example (question id and full reason)."""
+    """``stats['failures_by_kind']`` as a table: stage, count, the kind (a coded kind
+    as code with its meaning, a prose kind as text), the ids its reasons name most
+    often, what to do, and one example (question id and full reason)."""
     kinds = stats.get("failures_by_kind")
     if not isinstance(kinds, Sequence) or not kinds:
         return no_data("no failure reasons recorded" if stats.get("failures_by_stage")
@@ -691,16 +719,23 @@ def _failure_kinds_table(stats: Mapping[str, Any]) -> str:
         count = _number(kind.get("count")) or 0
         text = str(kind.get("kind", ""))
         meaning = str(kind.get("meaning") or describe_kind(text))
+        said = (f"<code>{_e(text)}</code><br>{_e(meaning)}" if meaning != text
+                else f'<span class="prose">{_e(text)}</span>')
+        mentions = [m for m in kind.get("mentions") or () if isinstance(m, Mapping)]
+        if mentions:
+            said += ('<br><span class="mentions">most often: ' + ", ".join(
+                f"<code>{_e(m.get('id', ''))}</code> {_number(m.get('count')) or 0:,.0f}"
+                for m in mentions) + "</span>")
+        if kind.get("what_to_do"):
+            said += f'<br><span class="advice">What to do: {_e(kind["what_to_do"])}</span>'
         rows.append(
             f'<tr data-stage="{_e(kind.get("stage", ""))}" data-kind="{_e(text)}">'
             f'<th scope="row">{_e(kind.get("stage", ""))}</th>'
-            f'<td class="kind"><code>{_e(text)}</code>'
-            + (f"<br>{_e(meaning)}" if meaning != text else "")
-            + f"</td><td>{count:,.0f}</td>"
+            f'<td class="count">{count:,.0f}</td><td class="kind">{said}</td>'
             f'<td class="example"><code>{_e(example.get("qid", ""))}</code> '
             f'{_e(example.get("reason", ""))}</td></tr>')
     return ('<table class="failure-kinds"><thead><tr><th scope="col">stage</th>'
-            '<th scope="col">kind of reason</th><th scope="col">count</th>'
+            '<th scope="col">count</th><th scope="col">kind of reason</th>'
             '<th scope="col">example</th></tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
 

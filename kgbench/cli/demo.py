@@ -8,7 +8,6 @@ files byte for byte).
 
 from __future__ import annotations
 
-import shlex
 import time
 from pathlib import Path
 from typing import Annotated
@@ -21,7 +20,7 @@ from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import DEFAULT_STORE, DEMO_STORE, State, local_store
-from kgbench.cli.output import note, out
+from kgbench.cli.output import note, out, print_command
 from kgbench.cli.render import (
     LABEL_TITLES,
     Labels,
@@ -47,9 +46,11 @@ def shown_path(path: Path) -> str:
         return str(path.resolve())
 
 
-def kgbench_command(args: list[str]) -> str:
-    """``kgbench ARGS`` quoted for a POSIX shell, as a user would type it."""
-    return shlex.join(["kgbench", *args])
+def print_kgbench(args: list[str], *, prompt: str = "$ ", comment: str | None = None,
+                  style: str = "dim") -> None:
+    """``kgbench ARGS`` as a user copies it, broken only between arguments
+    (:func:`~kgbench.cli.output.print_command`)."""
+    print_command(["kgbench", *args], prompt=prompt, comment=comment, style=style)
 
 
 def demo(
@@ -80,11 +81,12 @@ def demo(
     _tour(Path(local_store(store)), fresh=fresh)
 
 
-def _step(n: int, title: str, command: str | None = None) -> None:
+def _step(n: int, title: str, *commands: list[str]) -> None:
+    """A step's rule and the ``kgbench`` commands (argument lists) that do the same."""
     out.print()
     out.rule(f"[bold]{n}. {escape(title)}[/]", align="left")
-    if command:
-        out.print(f"[dim]$ {escape(command)}[/]")
+    for args in commands:
+        print_kgbench(args)
 
 
 def _tour(store_path: Path, *, fresh: bool) -> None:
@@ -95,7 +97,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
     sp = str(store_path)
     if not store_path.is_absolute() and not sp.startswith("."):
         sp = f"./{sp}"  # shown in copy-paste commands: make it obviously a path
-    opt = f" --store {sp}"
+    opt = ["--store", sp]
     if fresh or not store_exists(str(store_path)):   # a file, or no access: one line
         note(f"building the demo store at {sp} from {DEMO_KG.name} ...")
         imp = tour.build_demo_store(str(store_path)).report.import_report
@@ -108,7 +110,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         labels = Labels(s)
 
         # 1. what is there
-        _step(1, "What is in the store", f"kgbench stats{opt}")
+        _step(1, "What is in the store", ["stats", *opt])
         st = s.stats()
         out.print(f"{st.entities:,} entities ({st.cvt_entities:,} of them CVT mediator nodes), "
                   f"{st.facts:,} facts ({st.literal_facts:,} with literal values), "
@@ -118,7 +120,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         shared = tour.shared_names(s)
         if shared:
             name0 = shared[0][0]
-            _step(2, "Names are not ids: lookup by name", f'kgbench entity "{name0}"{opt}')
+            _step(2, "Names are not ids: lookup by name", ["entity", name0, *opt])
             for name, matches in shared:
                 out.print(entity_table(matches, title=f"'{escape(name)}' names "
                                        f"{len(matches)} entities"))
@@ -130,7 +132,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         if featured is None:
             raise CliError("the demo store is empty", "rebuild it with `kgbench demo --fresh`")
         _step(3, f"An entity and its facts: {entity_label(featured, featured.id)}",
-              f"kgbench entity {featured.id} --limit {tour.DEMO_ENTITY_FACTS}{opt}")
+              ["entity", featured.id, "--limit", str(tour.DEMO_ENTITY_FACTS), *opt])
         doc = entity_facts(s, featured, tour.DEMO_ENTITY_FACTS)
         labels.add_facts(doc.facts_out + doc.facts_in)
         print_entity(doc, labels)
@@ -138,7 +140,7 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         # 4. neighbourhood through a CVT
         center, cvt_fact = tour.cvt_centre(s, featured)
         _step(4, "A 2-hop neighbourhood through a CVT",
-              f"kgbench neighbors {center.id} --hops 2{opt}")
+              ["neighbors", center.id, "--hops", "2", *opt])
         sub = s.neighborhood(center.id, hops=2)  # the command's default caps
         labels.entities.update(sub.entities)
         labels.add_facts(sub.facts)
@@ -162,33 +164,40 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
         target = tour.path_target(s, sub, center.id)
         if target is not None:
             _step(5, "Paths between two entities",
-                  f"kgbench paths {center.id} {target} --max-length 2 "
-                  f"--limit {tour.DEMO_PATHS}{opt}")
+                  ["paths", center.id, target, "--max-length", "2", "--limit",
+                   str(tour.DEMO_PATHS), *opt])
             found = s.paths(center.id, target, max_length=2, limit=tour.DEMO_PATHS)
             labels.add(n for p in found for n in p.nodes)
             for p in found:
                 out.print(path_text(p, labels))
 
-        # 6. the demo questions: parsed, classified and grounded
+        # 6. the demo questions: parsed, classified and grounded, into the files the
+        # printed commands write
+        files = tour.QuestionFiles.under(store_path.parent)
+        parsed, grounded = shown_path(files.parsed), shown_path(files.grounded)
         _step(6, "KGQA questions: parse, classify (CAQA shapes), ground",
-              f"kgbench questions parse {shlex.quote(questions)} --out parsed.jsonl{opt} && "
-              f"kgbench questions ground parsed.jsonl{opt}")
+              ["questions", "parse", questions, "--out", parsed, *opt],
+              ["questions", "ground", parsed, "--out", grounded, *opt])
+        tour.write_question_files(s, sp, files)
         _print_questions(s, labels)
+        note(f"wrote {parsed} and {grounded} (summaries beside them: "
+             f"{files.parsed.with_name('coverage.json').name}, "
+             f"{files.grounded.with_name('grounding.json').name})")
 
     # 7-8 generate benchmarks; they open the store themselves (their worker processes may too)
     bench_dir = store_path.parent / "demo-benchmark"
     domain_dir = store_path.parent / "demo-domain-benchmark"
     _step(7, "Generate a benchmark: extend, ground, edit, verbalize (CAQA)",
-          kgbench_command(tour.generate_demo_args(sp, questions, str(bench_dir))))
+          tour.generate_demo_args(sp, questions, str(bench_dir)))
     _print_generate_step(store_path, bench_dir, Path(questions))
 
     _step(8, "A new domain: seed questions sampled from the KG itself",
-          kgbench_command(tour.generate_domain_args(sp, str(domain_dir))))
+          tour.generate_domain_args(sp, str(domain_dir)))
     _print_domain_step(store_path, domain_dir)
 
     with open_store(str(store_path), read_only=True) as s:
         # 9. read-only cypher
-        _step(9, "Read-only Cypher for anything else", f'kgbench cypher "{tour.DEMO_CYPHER}"{opt}')
+        _step(9, "Read-only Cypher for anything else", ["cypher", tour.DEMO_CYPHER, *opt])
         res = s.cypher(tour.DEMO_CYPHER)
         table = Table(box=box.SIMPLE_HEAD)
         for col in res.columns:
@@ -200,18 +209,18 @@ def _tour(store_path: Path, *, fresh: bool) -> None:
     out.print()
     out.rule("[bold]Try next[/]", align="left")
     first_shared = shared[0][0] if shared else entity_label(featured, featured.id)
-    for cmd in (
-        f'kgbench entity "{first_shared}"{opt}',
-        f"kgbench neighbors {center.id} --hops 2{opt}",
-        f'kgbench search "john"{opt}',
-        f"kgbench predicates --limit 15{opt}",
-        f"kgbench stats --json{opt}",
-        f"kgbench export {store_path.parent / 'demo-benchmark'} --to caqa --out demo-caqa.csv",
-        f"kgbench serve{opt} --data {store_path.parent}   # web UI and API on "
-        "http://127.0.0.1:8765/",
-        f"kgbench load triples YOUR_FILE.nt.gz   # your own KG (default store {DEFAULT_STORE})",
+    for args, comment in (
+        (["entity", first_shared, *opt], None),
+        (["neighbors", center.id, "--hops", "2", *opt], None),
+        (["search", "john", *opt], None),
+        (["predicates", "--limit", "15", *opt], None),
+        (["stats", "--json", *opt], None),
+        (["export", str(bench_dir), "--to", "caqa", "--out", "demo-caqa.csv"], None),
+        (["serve", *opt, "--data", str(store_path.parent)],
+         "web UI and API on http://127.0.0.1:8765/"),
+        (["load", "triples", "YOUR_FILE.nt.gz"], f"your own KG (default store {DEFAULT_STORE})"),
     ):
-        out.print(f"  {escape(cmd)}")
+        print_kgbench(args, prompt="  ", comment=comment, style="")
     note(f"demo finished in {time.perf_counter() - started:.1f}s")
 
 

@@ -61,10 +61,10 @@ def export_cmd(
                              "(its samples.jsonl is read), or that samples.jsonl itself.")],
     fmt: Annotated[
         str, typer.Option("--to", "-t", metavar="FORMAT", show_default=False,
-                          help="caqa (CSV query,answer,reference,label; Support / Missing / "
+                          help="caqa (CSV query,answer,reference,label,id; Support / Missing / "
                           "Contradictory / Irrelevant), attrscore (same CSV; Attributable / "
                           "Extrapolatory / Contradictory), alce (JSON list of {question, "
-                          "answer, docs:[{title, text}]}) or jsonl (flat: id, question, "
+                          "answer citing [1][2], docs:[{title, text}]}) or jsonl (flat: id, question, "
                           "question_extended, answer, citation, label, complexity, split).")],
     out_path: Annotated[
         Path, typer.Option("--out", "-o", metavar="FILE", show_default=False,

@@ -8,10 +8,11 @@ progress, the Table-5 counts).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
 from extension.defaults import (
     DEFAULT_CHUNK_SIZE,
@@ -32,7 +33,7 @@ from kgbench.cli.options import (
     readable_input,
     store_location,
 )
-from kgbench.cli.output import emit_json, err, note, out, progress
+from kgbench.cli.output import emit_json, err, field, note, out, progress
 from kgbench.cli.render import caqa_shares, table5
 from loaders.kgqa import FORMATS
 
@@ -210,6 +211,47 @@ def _print_skipped(issues: list[ReadIssue]) -> None:
         err.print(f"[yellow]… {len(issues) - 5:,} more malformed records skipped[/]")
 
 
+TOP_FAILURE_KINDS = 5
+"""Kinds of failure reason the summary lists (``stats.json`` keeps more)."""
+
+
+def _print_failures(stats: dict[str, Any], failures_file: Path) -> None:
+    """The failures by stage, then the most frequent kinds of reason: count, stage,
+    kind and what it means, the ids their reasons name most often (the predicates the
+    store lacks) and what to do (:mod:`extension.outputs.failure_kinds`)."""
+    by_stage = stats.get("failures_by_stage") or {}
+    if not by_stage:
+        return
+    err.print("failures by stage: " + ", ".join(f"{k} {v:,}" for k, v in by_stage.items())
+              + f" (see {escape(str(failures_file))})")
+    kinds = [k for k in stats.get("failures_by_kind") or [] if isinstance(k, dict)]
+    if not kinds:
+        return
+    table = Table.grid(padding=(0, 1))
+    table.add_column(justify="right", no_wrap=True)
+    table.add_column()
+    advised: set[str] = set()
+    for kind in kinds[:TOP_FAILURE_KINDS]:
+        meaning = kind.get("meaning") or ""
+        lines = [f"{field(str(kind.get('stage', '')))}: {field(str(kind.get('kind', '')))}"
+                 + (f" [dim]({field(meaning)})[/]" if meaning != kind.get("kind") else "")]
+        mentions = [m for m in kind.get("mentions") or [] if isinstance(m, dict)]
+        if mentions:
+            lines.append("most often: " + ", ".join(
+                f"{field(str(m.get('id')))} {m.get('count', 0):,}" for m in mentions))
+        advice = str(kind.get("what_to_do") or "")
+        if advice:
+            lines.append("[bold]what to do:[/] " + ("as above" if advice in advised
+                                                      else field(advice)))
+            advised.add(advice)
+        table.add_row(f"{kind.get('count', 0):,}", "\n".join(lines))
+    err.print("most frequent reasons:")
+    err.print(table)
+    if len(kinds) > TOP_FAILURE_KINDS:
+        err.print(f"  … {len(kinds) - TOP_FAILURE_KINDS:,} more kinds in stats.json "
+                  "(failures_by_kind) and report.html")
+
+
 def _print_result(result: GenerateResult, as_json: bool) -> None:
     stats, timings = result.stats, result.timings
     if as_json:
@@ -218,10 +260,7 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
         return
     out.print(table5(stats))
     out.print(caqa_shares(stats))
-    failures = stats.get("failures_by_stage") or {}
-    if failures:
-        err.print("failures by stage: " + ", ".join(f"{k} {v:,}" for k, v in failures.items())
-                  + f" (see {result.out_dir / 'failures.jsonl'})")
+    _print_failures(stats, result.out_dir / "failures.jsonl")
     union = (stats.get("rule_availability") or {}).get("union") or {}
     if union.get("tried") and not union.get("applied"):
         err.print(f"union: no sample; tried on {union['tried']:,} question(s): " + ", ".join(

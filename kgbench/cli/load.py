@@ -71,18 +71,20 @@ def print_load_summary(report: LoadReport, location: str, *,
     facts, dropped, malformed), the store change, dropped lines by reason, the top
     predicates, the first malformed lines as ``file:line: reason``, and the store."""
     table = Table(title="Loaded", box=box.SIMPLE_HEAD, title_justify="left")
-    longest = max((len(f.path) for f in report.files), default=10)
-    table.add_column("file", overflow="fold", min_width=min(36, longest))
+    # The numbers never wrap and the path folds into what they leave: on an 80-column
+    # terminal a minimum width for the path made rich drop the last columns
+    # (`malformed` went missing, issue 38).
+    table.add_column("file", overflow="fold", min_width=12)
     table.add_column("format")
     show_bytes = any(f.bytes for f in report.files)
     show_dropped = any(f.dropped for f in report.files)
     if show_bytes:
-        table.add_column("size", justify="right")
+        table.add_column("size", justify="right", no_wrap=True)
     for col in ("lines", "triples"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", no_wrap=True)
     if show_dropped:
-        table.add_column("dropped", justify="right")
-    table.add_column("malformed", justify="right")
+        table.add_column("dropped", justify="right", no_wrap=True)
+    table.add_column("malformed", justify="right", no_wrap=True)
     for f in report.files:
         row = [field(f.path), f.format + (" (reused stage)" if f.reused_stage else "")]
         if show_bytes:

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -50,9 +51,9 @@ from rich.text import Text
 
 from kgstore.models import json_ready
 
-__all__ = ["ProgressReporter", "TerminalSafeConsole", "emit_json", "err", "field",
-           "human_bytes", "note", "one_line", "out", "progress", "show_warning", "task_label",
-           "visible"]
+__all__ = ["ProgressReporter", "TerminalSafeConsole", "command_lines", "emit_json", "err",
+           "field", "human_bytes", "note", "one_line", "out", "print_command", "progress",
+           "show_warning", "task_label", "visible"]
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -114,6 +115,78 @@ class TerminalSafeConsole(Console):
 
 out = TerminalSafeConsole(highlight=False)
 err = TerminalSafeConsole(stderr=True, highlight=False)
+
+
+CONTINUATION = "    "
+"""The indent of a command's continuation lines."""
+
+
+_SPECIAL_IN_DOUBLE_QUOTES = re.compile(r'["$`\\!]')
+
+
+def shell_word(arg: str) -> str:
+    """``arg`` quoted for a POSIX shell as a person would: in double quotes when it
+    holds a single quote and nothing double quotes would expand (a Cypher query's
+    ``'film.film.directed_by'``), else as :func:`shlex.quote` does."""
+    if "'" in arg and not _SPECIAL_IN_DOUBLE_QUOTES.search(arg):
+        return f'"{arg}"'
+    return shlex.quote(arg)
+
+
+def _units(args: Sequence[str]) -> list[str]:
+    """Shell-quoted words, an option kept with its value (``--store PATH``), so a
+    line breaks between arguments and never between an option and what it takes."""
+    words = [shell_word(a) for a in args]
+    units: list[str] = []
+    for i, word in enumerate(words):
+        if units and units[-1].startswith("-") and " " not in units[-1] \
+                and not args[i].startswith("-") and args[i - 1].startswith("--"):
+            units[-1] += f" {word}"
+        else:
+            units.append(word)
+    return units
+
+
+def command_lines(args: Sequence[str], width: int, *, prompt: str = "$ ",
+                  comment: str | None = None) -> list[str]:
+    """``args`` (a command and its arguments, unquoted) as the lines a user copies into
+    a POSIX shell: quoted, broken between arguments with `` \\`` continuations so
+    no line is wider than ``width`` (an argument wider than that alone stays whole on
+    a line of its own: the terminal folds it, copy and paste keeps it one). ``comment``
+    (``# ...``) ends the last line when it fits there, else has a line of its own."""
+    lines: list[str] = []
+    line = prompt
+    room = width - len(CONTINUATION) - 2
+    # an option and its value that do not fit a line together go on lines of their own
+    units = [part for unit in _units(args)
+             for part in (unit.split(" ", 1) if len(unit) > room and unit.startswith("-")
+                          else [unit])]
+    for index, unit in enumerate(units):
+        start = line in (prompt, CONTINUATION)
+        more = 2 if index < len(units) - 1 else 0   # room for " \\" unless it is the last
+        if not start and len(line) + 1 + len(unit) + more > width:
+            lines.append(line + " \\")
+            line = CONTINUATION
+            start = True
+        line += unit if start else f" {unit}"
+    if comment:
+        tail = f"   # {comment}"
+        if len(line) + len(tail) <= width:
+            line += tail
+        else:
+            lines.append(line)
+            line = f"{' ' * len(prompt)}# {comment}"
+    lines.append(line)
+    return lines
+
+
+def print_command(args: Sequence[str], *, prompt: str = "$ ", comment: str | None = None,
+                  style: str = "dim", console: Console | None = None) -> None:
+    """Print a command to copy (:func:`command_lines` at the console's width), each line
+    through :func:`visible` and never wrapped by rich, so a paste runs it as shown."""
+    target = console or out
+    for line in command_lines(args, target.width, prompt=prompt, comment=comment):
+        target.print(Text(visible(line), style=style), soft_wrap=True)
 
 
 def emit_json(doc: Any) -> None:

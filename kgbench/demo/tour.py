@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEMO_CYPHER", "DEMO_DOMAIN", "DEMO_DOMAIN_N", "DEMO_ENTITY_FACTS", "DEMO_PATHS",
            "DEMO_SEED", "DEMO_TEST_FRACTION", "SHARED_NAME_CANDIDATES", "DemoQuestion",
+           "QuestionFiles", "write_question_files",
            "build_demo_store", "demo_questions", "example_samples", "featured_entity",
            "first_cvt_fact", "generate_demo_args", "generate_demo_benchmark",
            "generate_domain_args", "generate_domain_benchmark", "path_target",
@@ -179,6 +180,37 @@ def demo_questions(store: Store) -> list[DemoQuestion]:
         score = score_answers(grounding.answers, [(a.kind, a.value) for a in parsed.answers])
         rows.append(DemoQuestion(parsed, list(grounding.answers), grounding.outcome, score.f1))
     return rows
+
+
+DEMO_QUESTIONS_DIR = "demo-questions"
+"""Beside the demo store: the tour's parsed and grounded questions."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionFiles:
+    """Where the tour's question step writes: what ``kgbench questions parse QUESTIONS
+    --out PARSED`` and ``kgbench questions ground PARSED --out GROUNDED`` write (each
+    with its summary, ``coverage.json`` and ``grounding.json``, beside it)."""
+
+    parsed: Path
+    grounded: Path
+
+    @classmethod
+    def under(cls, directory: Path) -> QuestionFiles:
+        folder = directory / DEMO_QUESTIONS_DIR
+        return cls(folder / "parsed.jsonl", folder / "grounded.jsonl")
+
+
+def write_question_files(store: Store, location: str, files: QuestionFiles,
+                         questions: Path = DEMO_QUESTIONS) -> None:
+    """Parse ``questions`` and ground them in ``store`` (at ``location``) into
+    ``files``, as the two commands do (the store's CVT types, its classes)."""
+    from extension.inputs.question_grounding import ground_parsed_file
+    from extension.inputs.question_parsing import parse_questions_file
+
+    files.parsed.parent.mkdir(parents=True, exist_ok=True)
+    parse_questions_file(questions, None, files.parsed, cvt_types=store.cvt_types())
+    ground_parsed_file(store, files.parsed, files.grounded, store_name=location)
 
 
 def generate_demo_benchmark(store_location: str, out_dir: Path,

@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
-from kgbench.service import reads, samples, session, ui
+from kgbench.service import choices, reads, samples, session, ui
 from kgbench.service.errors import install_error_handlers
 from kgbench.service.jobs import routes as jobs_routes
 from kgbench.service.jobs.manager import JobManager
@@ -51,6 +51,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     # ---- routers of other parts (one line each) --------------------------------------
     app.include_router(jobs_routes.router)
     app.include_router(samples.router)
+    app.include_router(choices.router)
     app.include_router(ui.router)
     # ---- end -------------------------------------------------------------------------
     app.add_middleware(SecurityMiddleware, settings=settings)

@@ -58,6 +58,8 @@ MAX_PER_NODE = 1_000
 MAX_FACTS = 10_000
 MAX_OFFSET = 100_000
 MAX_PATHS = 200
+MAX_MATCHED_PREDICATES = 100
+"""Predicates one facts filter may match (each is one read)."""
 AMBIGUOUS_SHOWN = 5
 
 router = APIRouter(prefix="/api", tags=["reads"], responses=ERROR_RESPONSES)
@@ -183,13 +185,33 @@ def _resolve(store: Store, text: str, what: str) -> Entity:
                    "find candidates with /api/search?prefix=...")
 
 
-def _facts(store: Store, id: str, direction: str, predicate: str | None, offset: int,
-           limit: int) -> dict[str, Any]:
+def _matching_predicates(store: Store, text: str) -> list[str]:
+    """The store's predicates whose id or label holds ``text`` (case ignored), by id;
+    400 when there are more than :data:`MAX_MATCHED_PREDICATES`."""
+    needle = text.strip().casefold()
+    found = sorted(p.id for p in store.predicates()
+                   if needle in p.id.casefold() or needle in (p.label or "").casefold())
+    if len(found) > MAX_MATCHED_PREDICATES:
+        raise ApiError(400, f"{ascii(text[:200])} is part of {len(found):,} predicates",
+                       "type more of the predicate, e.g. directed_by")
+    return found
+
+
+def _facts(store: Store, id: str, direction: str, predicate: str | None, match: str,
+           offset: int, limit: int) -> dict[str, Any]:
     if store.entity(id) is None:
         raise ApiError(404, f"no entity with id {ascii(id[:200])}",
                        "find ids with /api/search?prefix=NAME")
     read = store.facts_out if direction == "out" else store.facts_in
-    window = read(id, predicate=predicate, limit=offset + limit + 1)
+    wanted = offset + limit + 1
+    if predicate is None or match == "exact":
+        window = read(id, predicate=predicate, limit=wanted)
+    else:   # each matching predicate in turn: indexed reads, not a scan of a hub's facts
+        window = []
+        for name in _matching_predicates(store, predicate):
+            window += read(id, predicate=name, limit=wanted - len(window))
+            if len(window) >= wanted:
+                break
     page = window[offset:offset + limit]
     return {"id": id, "direction": direction, "predicate": predicate, "offset": offset,
             "limit": limit, "more": len(window) > offset + limit, "facts": json_ready(page),
@@ -201,11 +223,16 @@ async def facts(reader: ReaderDep,
                 id: Annotated[str, Query(min_length=1, max_length=2048)],
                 direction: Literal["out", "in"] = "out",
                 predicate: Annotated[str | None, Query(min_length=1, max_length=2048)] = None,
+                match: Annotated[Literal["contains", "exact"], Query(
+                    description="contains: predicates whose id or label holds `predicate`, "
+                    "case ignored (`directed` finds film.film.directed_by); exact: that "
+                    "id only.")] = "contains",
                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
                 limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
-    """One page of an entity's facts in one direction, optionally of one predicate,
-    in the store's order (pages are windows of it); ``more`` says later pages exist."""
-    return await reader.run(_facts, id, direction, predicate, offset, limit)
+    """One page of an entity's facts in one direction, optionally of the predicates
+    ``predicate`` matches, in the store's order per predicate (predicates by id; pages
+    are windows of it); ``more`` says later pages exist."""
+    return await reader.run(_facts, id, direction, predicate, match, offset, limit)
 
 
 def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,

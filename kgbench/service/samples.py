@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
 from extension.core.labels import Complexity, Label, Split
@@ -21,6 +22,7 @@ from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
+from kgbench.service.htmlfiles import file_response
 from kgbench.service.models import GraphJson
 from kgbench.service.paths import resolve_under
 from kgbench.service.sample_index import (
@@ -49,6 +51,9 @@ CONTEXT_PER_ENTITY = 3
 CONTEXT_MAX = 18
 """Store facts added around a sample's entities: per entity, and in all."""
 
+REPORT_FILE = "report.html"
+"""A benchmark's page (:data:`extension.outputs.report.REPORT_FILE`; that module is not imported
+here: it loads matplotlib, half the server's start-up)."""
 UNREADABLE = (OSError, EOFError, zlib.error)
 """What reading a damaged samples file raises (a truncated or corrupt ``.gz`` too)."""
 
@@ -62,6 +67,8 @@ class BenchmarkInfo(BaseModel):
     samples: int | None
     created: str
     source: str | None
+    report: bool = Field(False, description="Whether it has a report.html "
+                         "(GET /api/benchmarks/report?bench=NAME).")
 
 
 class BenchmarkList(BaseModel):
@@ -172,8 +179,30 @@ def list_benchmarks(root: Annotated[Path, Depends(data_root)]) -> BenchmarkList:
         except ApiError:
             continue   # a samples file that links out of --data is not listed
         found.append(BenchmarkInfo(name=b.name, samples=b.samples, created=b.created,
-                                   source=b.source))
+                                   source=b.source, report=_report(root, b.name) is not None))
     return BenchmarkList(benchmarks=found)
+
+
+def _report(root: Path, name: str) -> Path | None:
+    """The benchmark's ``report.html`` under ``root``, when it has one that stays there."""
+    try:
+        return resolve_under(root, f"{name}/{REPORT_FILE}", kind="file")
+    except ApiError:
+        return None
+
+
+@router.get("/benchmarks/report", response_class=FileResponse,
+            responses={200: {"content": {"text/html": {}},
+                             "description": "The page, sandboxed"}})
+def report(root: Annotated[Path, Depends(data_root)], bench: BenchName) -> FileResponse:
+    """The benchmark's ``report.html`` (``kgbench generate`` writes it), shown in the
+    browser under a sandboxing policy of its own (:mod:`kgbench.service.htmlfiles`)."""
+    name, _ = _benchmark_dir(root, bench)
+    page = _report(root, name)
+    if page is None:
+        raise ApiError(404, f"{name} has no {REPORT_FILE}",
+                       "generate it again without --no-report")
+    return file_response(page)
 
 
 @router.get("/benchmarks/table", response_model=BenchmarkTable)

@@ -16,7 +16,8 @@ Rules (from the settings, :class:`~kgbench.service.settings.ServiceSettings`):
   has no Content-Length: the body is read up to the limit before the app sees it).
 * No CORS: no ``Access-Control-*`` header is ever sent. Every response carries
   ``X-Content-Type-Options``, ``X-Frame-Options``, ``Referrer-Policy`` and a strict
-  ``Content-Security-Policy`` (scripts and styles from this server only).
+  ``Content-Security-Policy`` (scripts and styles from this server only), unless the
+  route set a stricter one of its own (a generated report: sandboxed, no script).
 """
 
 from __future__ import annotations
@@ -208,7 +209,10 @@ class SecurityMiddleware:
                 kept = [(k, v) for k, v in message.get("headers", [])
                         if not k.lower().startswith(b"access-control-")]
                 kept.extend(SECURITY_HEADERS)
-                kept.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
+                # A route may set a policy of its own (a generated report, sandboxed:
+                # kgbench.service.htmlfiles); every other response gets the UI's.
+                if not any(k.lower() == b"content-security-policy" for k, _ in kept):
+                    kept.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
                 if api:
                     kept.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": kept}

@@ -31,6 +31,7 @@ from extension.outputs.export import (
     ExportError,
     SamplesFileError,
     citation_title,
+    cited_answer,
     export_benchmark,
     export_samples,
     find_samples_file,
@@ -121,7 +122,7 @@ def test_caqa_csv_has_the_caqa_columns_and_labels(bench: Path, tmp_path: Path,
     out = tmp_path / "caqa.csv"
     report = export_benchmark(bench, out, "caqa")
     header, rows = read_csv(out)
-    assert header == ["query", "answer", "reference", "label"]
+    assert header == ["query", "answer", "reference", "label", "id"]
     expected = {"supportive": "Support", "partially_supportive": "Missing",
                 "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
     assert [r["label"] for r in rows] == [expected[s.label] for s in samples]
@@ -129,7 +130,7 @@ def test_caqa_csv_has_the_caqa_columns_and_labels(bench: Path, tmp_path: Path,
     for row, sample in zip(rows, samples, strict=True):
         assert row == {"query": sample.question_extended, "answer": sample.answer,
                        "reference": "\n".join(c.text for c in sample.citations),
-                       "label": expected[sample.label]}
+                       "label": expected[sample.label], "id": sample.id}
     assert report.read == report.written == len(samples)
     assert report.by_label == dict(Counter(r["label"] for r in rows))
     assert list(report.by_label) == [label for label in CAQA if label in report.by_label]
@@ -172,7 +173,7 @@ def test_attrscore_csv_default_map(bench: Path, tmp_path: Path,
     out = tmp_path / "attrscore.csv"
     report = export_benchmark(bench, out, "attrscore")
     header, rows = read_csv(out)
-    assert header == ["query", "answer", "reference", "label"]
+    assert header == ["query", "answer", "reference", "label", "id"]
     expected = {"supportive": "Attributable", "partially_supportive": "Extrapolatory",
                 "contradictory": "Contradictory", "irrelevant": "Extrapolatory"}
     assert [r["label"] for r in rows] == [expected[s.label] for s in samples]
@@ -257,7 +258,7 @@ def test_csv_quoting_round_trips(tmp_path: Path, samples: tuple[BenchmarkSample,
     assert rows[0]["answer"] == tricky
     assert rows[0]["reference"] == "a,b\r\nc"
     assert len(rows) == 3
-    assert out.read_bytes().startswith(b"query,answer,reference,label\r\n")
+    assert out.read_bytes().startswith(b"query,answer,reference,label,id\r\n")
 
 
 # -- ALCE and flat JSONL --------------------------------------------------------------------
@@ -273,7 +274,8 @@ def test_alce_json_structure(bench: Path, tmp_path: Path,
         assert set(record) == {"question", "answer", "docs", "id", "label", "complexity",
                                "split"}
         assert record["question"] == sample.question_extended
-        assert record["answer"] == sample.answer
+        markers = "".join(f"[{k}]" for k in range(1, len(sample.citations) + 1))
+        assert record["answer"] == f"{sample.answer.rstrip('.')} {markers}."
         assert (record["id"], record["label"], record["complexity"], record["split"]) == (
             sample.id, sample.label, sample.complexity, sample.split)
         assert [set(d) for d in record["docs"]] == [{"title", "text"}] * len(sample.citations)
@@ -283,6 +285,15 @@ def test_alce_json_structure(bench: Path, tmp_path: Path,
             names = {t.s_name for t in citation.triples} | {t.o_name for t in citation.triples}
             assert doc["title"] in names
             assert doc["title"] == citation_title(citation, 1, sample.cvt_nodes)
+
+
+def test_an_alce_answer_cites_its_documents() -> None:
+    """issue 38: ALCE answers carry their citations as [n] markers."""
+    assert cited_answer("Jaws was directed by Steven Spielberg.", 2) == \
+        "Jaws was directed by Steven Spielberg [1][2]."
+    assert cited_answer("Who knows?", 1) == "Who knows [1]?"
+    assert cited_answer("no end mark", 3) == "no end mark [1][2][3]"
+    assert cited_answer("Alone.", 0) == "Alone."
 
 
 def test_alce_with_everything_dropped_is_an_empty_list(bench: Path, tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from extension.outputs.report import (
     DELETED_COLOUR,
     REPLACEMENT_COLOUR,
     draw_subgraph,
+    hue_name,
     predicate_phrase,
     present_cells,
     render_report,
@@ -292,7 +293,7 @@ def test_contradictory_drawing_marks_the_edit(samples: tuple[BenchmarkSample, ..
     assert sample.edit.replacement is not None and sample.edit.replacement.name
     assert sample.edit.replacement.name.split()[0] in svg
     assert REPLACEMENT_COLOUR.lower() in svg.lower()       # the replacement's colour
-    assert DELETED_COLOUR.lower() in svg.lower()           # the replaced triple, dashed red
+    assert DELETED_COLOUR.lower() in svg.lower()           # the replaced triple, dashed
     assert "stroke-dasharray" in svg
     supportive = next(s for s in samples if s.label == "supportive")
     assert DELETED_COLOUR.lower() not in draw_subgraph(supportive, name="u").lower()
@@ -434,9 +435,42 @@ def test_failures_are_shown_by_reason(report: tuple[Path, str],
     assert rows == {("ground_original", "unknown_predicate"),
                     ("contradictory", "no non-answer entity shares a type with …")}
     text = " ".join(" ".join(page.text).split())
-    assert "unknown_predicate a predicate of the question's query is not in the store 5" in text
+    assert ("ground_original 5 unknown_predicate a predicate of the question's query is not "
+            "in the store most often: x.y.z0 1, x.y.z1 1") in text
+    assert "What to do: the store lacks these predicates" in text
     assert "WebQTest-0 unknown_predicate: predicates not in the store: x.y.z0" in text
     assert "q9 no non-answer entity shares a type with m.0abc" in text
+
+
+def test_a_prose_reason_reads_as_text(report: tuple[Path, str],
+                                      samples: tuple[BenchmarkSample, ...]) -> None:
+    """issue 38: a contradictory reason showed as monospace cut inside a word; it is
+    text, whole up to its details, with the predicates it names."""
+    from extension.outputs.failure_kinds import group_failures
+
+    reason = ("no slot of the answer holds one value, so a replacement would not contradict "
+              "it: education.education.institution on an n-ary fact the question does not pin")
+    kinds = group_failures([{"qid": "q1", "stage": "contradictory", "reason": reason}])
+    stats = {**stats_of(samples), "failures_by_kind": [k.to_json() for k in kinds]}
+    summary = replace(summarize_samples(report[0] / "samples.jsonl"), examples={})
+    text = render_report(summary, stats)
+    row = text[text.index('<tr data-stage="contradictory"'):]
+    row = row[:row.index("</tr>")]
+    assert ('<span class="prose">no slot of the answer holds one value, so a replacement '
+            "would not contradict it</span>") in row
+    assert "<code>education.education.institution</code> 1" in row
+    assert "What to do: the question&#x27;s subgraph allows no contradictory edit" in row
+
+
+def test_the_caption_names_the_colour_drawn(report: tuple[Path, str]) -> None:
+    """issue 38: the caption said "dashed red" for the orange-red removed triples."""
+    assert hue_name(DELETED_COLOUR) == "orange-red"
+    assert hue_name(REPLACEMENT_COLOUR) == "orange"
+    assert (hue_name("#ff0000"), hue_name("#0072B2"), hue_name("#999999")) == \
+        ("red", "blue", "grey")
+    captions = re.findall(r"<figcaption>([^<]*dashed[^<]*)</figcaption>", report[1])
+    assert captions and all("dashed orange-red:" in c for c in captions)
+    assert "dashed red" not in report[1]
 
 
 def test_a_label_without_samples_is_flagged_in_red(report: tuple[Path, str],

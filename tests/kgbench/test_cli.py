@@ -128,6 +128,23 @@ def test_load_json(tmp_path: Path) -> None:
     assert doc["totals"]["malformed"] == 1
 
 
+def test_the_load_table_keeps_every_column_at_80_columns(tmp_path: Path) -> None:
+    """issue 38: on an 80-column terminal the table dropped its `malformed` column
+    (the path's minimum width left it no room); the path folds instead."""
+    deep = tmp_path / "a-rather-long-directory-name-for-the-input-files"
+    deep.mkdir()
+    facts, names = write_inputs(deep)
+    proc = run("load", "triples", facts, "--names", names, "--store", tmp_path / "s",
+               env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if line.split()[:2] == ["file", "format"])
+    assert header.split()[-1] == "malformed"
+    assert all(len(line) <= 80 for line in lines[:lines.index(header) + 8])
+    row = next(line for line in lines if "tsv" in line.split()[1:2])
+    assert row.split()[-1] == "1"   # facts.tsv's malformed line
+
+
 def test_load_again_adds_nothing(own_store: dict[str, Path]) -> None:
     doc = run_json("load", "triples", own_store["facts"], "--store", own_store["store"])
     assert doc["report"]["import_report"]["facts_new"] == 0

@@ -50,12 +50,33 @@ def test_export_caqa(bench: Path, tmp_path: Path, samples: tuple[BenchmarkSample
     assert proc.returncode == 0, proc.stderr
     with out.open(encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["query", "answer", "reference", "label"]
+    assert rows[0] == ["query", "answer", "reference", "label", "id"]
     written = Counter(row[3] for row in rows[1:])
     assert set(written) == {"Support", "Missing", "Contradictory", "Irrelevant"}
     assert table_counts(proc.stdout) == dict(written)
+    assert [row[4] for row in rows[1:]] == [s.id for s in samples]
     assert f"wrote {len(samples)} of {len(samples)} samples to {out}" in proc.stderr
     assert not list(tmp_path.glob("*.part"))
+
+
+@pytest.mark.parametrize(("fmt", "scheme"), [("caqa", "caqa"), ("attrscore", "attrscore")])
+def test_an_evaluators_labels_join_back_by_the_id_column(
+        bench: Path, tmp_path: Path, samples: tuple[BenchmarkSample, ...], fmt: str,
+        scheme: str) -> None:
+    """issue 38: the CSV had no id, so an evaluator's labels could not be joined back.
+    Labels read back from the CSV, by its id column, score F1 1 on every sample."""
+    out = tmp_path / f"{fmt}.csv"
+    assert run("export", bench, "--to", fmt, "--out", out).returncode == 0
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps({"id": r["id"], "label": r["label"]}) + "\n"
+                                   for r in reversed(rows)), encoding="utf-8")
+    proc = run("evaluate", bench, "--predictions", predictions, "--scheme", scheme,
+               "--split", "all", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["n"] == len(samples) and doc["overall_micro_f1"] == 1.0
 
 
 def test_export_json_split_and_label_maps(bench: Path, tmp_path: Path,

@@ -84,6 +84,33 @@ def test_json_output_and_rerun_is_a_no_op(demo_store: Path, tmp_path: Path) -> N
     assert not (out / "report.html").exists()
 
 
+def test_the_summary_names_the_most_frequent_failure_reasons(demo_store: Path,
+                                                            tmp_path: Path) -> None:
+    # issue 38: the summary said only "ground_original 3"; it lists the predicates the
+    # store lacks, most often first, and what to do
+    first = json.loads(QUESTIONS.read_text("utf-8").splitlines()[0])
+    lines = []
+    for i, predicate in enumerate(["film.film.missing_a", "film.film.missing_a",
+                                   "film.film.missing_b"]):
+        record = {**first, "id": f"q{i}",
+                  "sparql": first["sparql"].replace("film.film.directed_by", predicate)}
+        lines.append(json.dumps(record))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = generate(demo_store, tmp_path / "bench", "--questions", questions, "--no-report",
+                    env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stderr.split())
+    assert "failures by stage: ground_original 3" in text
+    assert re.search(r"3 ground_original: unknown_predicate \(a predicate of the question's "
+                     r"query is not in the store\)", text)
+    assert "most often: film.film.missing_a 2, film.film.missing_b 1" in text
+    assert "what to do: the store lacks these predicates" in text
+    stats = json.loads((tmp_path / "bench" / "stats.json").read_text("utf-8"))
+    assert stats["failures_by_kind"][0]["mentions"] == [
+        {"id": "film.film.missing_a", "count": 2}, {"id": "film.film.missing_b", "count": 1}]
+
+
 def test_new_domain_mode(demo_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "films"
     proc = generate(demo_store, out, "--domain", "film.", "--n", "12", "--seed", "1",

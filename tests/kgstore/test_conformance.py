@@ -940,6 +940,49 @@ def test_cypher_read_with_params(film_store: Store) -> None:
     assert res.rows == [["m.perf1"], ["m.perf2"], ["m.perf3"]]
 
 
+def test_cypher_nodes_and_relationships_read_alike(film_store: Store) -> None:
+    """A node holds its own properties only (an untyped node of the embedded store read
+    every node table's, all null), a relationship names its ends by node id when the
+    row returns them, and no engine id leaks (issue 38: the UI draws the rows)."""
+    res = film_store.cypher(
+        "MATCH (a:Entity)-[r:Fact]->(b) WHERE a.id = 'm.godfather' AND r.predicate IN "
+        "[$directed, $release] RETURN a, r, b ORDER BY r.predicate",
+        {"directed": DIRECTED_BY, "release": RELEASE})
+    (film, directed, coppola), (_, released, date) = res.rows
+    assert film["_LABEL"] == "Entity" and film["id"] == "m.godfather"
+    assert set(coppola) == {"_LABEL", "id", "name", "aliases", "types", "is_cvt"}   # no nulls
+    assert (coppola["_LABEL"], coppola["id"], coppola["is_cvt"]) == ("Entity", "m.coppola", False)
+    assert directed == {"_LABEL": "Fact", "predicate": DIRECTED_BY,
+                        "_START": "m.godfather", "_END": "m.coppola"}
+    assert date["_LABEL"] == "Literal" and None not in date.values()
+    assert released["_START"] == "m.godfather" and released["_END"] == date["id"]
+    alone = film_store.cypher("MATCH (a:Entity)-[r:Fact]->(b:Entity) WHERE a.id = "
+                              "'m.godfather' AND r.predicate = $p RETURN r", {"p": DIRECTED_BY})
+    assert alone.rows == [[{"_LABEL": "Fact", "predicate": DIRECTED_BY}]]
+
+
+def test_cypher_examples_come_from_the_stores_own_data(store: Store) -> None:
+    """issue 38: the UI's example query assumed the demo's film predicates and found
+    nothing elsewhere. Examples name this store's predicate and a name its facts
+    hold, pass the read-only guard and return rows."""
+    from kgstore.cypher.examples import cypher_examples
+
+    assert [e.title for e in cypher_examples(store)] == ["Predicates by number of facts"]
+    store.ingest([Entity("q.ada", "Ada O'Brien"), Entity("q.bob", "Bob"),
+                  Entity("q.cy", "Cy")],
+                 [Fact("q.bob", "rel.knows", "q.ada"), Fact("q.bob", "rel.knows", "q.cy"),
+                  Fact("q.cy", "rel.knows", "q.ada"), Fact("q.ada", "rel.age", Literal("7"))])
+    examples = cypher_examples(store)
+    assert len(examples) == 5
+    text = "\n".join(e.query for e in examples)
+    assert "'rel.knows'" in text and "'Bob'" in text and "film" not in text
+    for example in examples:
+        rows = store.cypher(example.query).rows   # (store.cypher applies the guard)
+        assert rows, example
+        if example.graph:
+            assert any(isinstance(v, dict) and v.get("_START") for row in rows for v in row)
+
+
 def test_cypher_write_keyword_in_string_is_allowed(film_store: Store) -> None:
     res = film_store.cypher(
         "MATCH (e:Entity) WHERE e.name = 'CREATE or DELETE; SET x' RETURN count(e) AS n")

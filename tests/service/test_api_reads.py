@@ -159,6 +159,58 @@ def test_facts_pages_are_windows_of_one_order(client: httpx.Client,
     assert_error(client.get("/api/facts", params={"id": "m.nothing"}), 404)
 
 
+def test_the_predicate_filter_matches_part_of_a_name_in_any_case(
+        client: httpx.Client, expected: dict[str, object]) -> None:
+    """issue 38: the entity page's filter found only an exact predicate id."""
+    everything = expected["facts_out"]
+    assert isinstance(everything, list)
+    for text in ("GENRE", "film.film.genre", "Genre"):
+        doc = client.get("/api/facts", params={"id": TITANIC, "predicate": text}).json()
+        assert doc["facts"] == [f for f in everything if f["predicate"] == "film.film.genre"]
+    films = client.get("/api/facts", params={"id": TITANIC, "predicate": "Film.Film.",
+                                             "limit": 1000}).json()["facts"]
+    assert sorted(map(str, films)) == sorted(str(f) for f in everything
+                                             if "film.film." in f["predicate"])
+    assert [f["predicate"] for f in films] == sorted(f["predicate"] for f in films)
+    paged = [client.get("/api/facts", params={"id": TITANIC, "predicate": "film.film.",
+                                              "offset": at, "limit": 2}).json()
+             for at in range(0, len(films) + 2, 2)]
+    assert [f for page in paged for f in page["facts"]] == films
+    assert [page["more"] for page in paged][-2:] == [False, False]
+    exact = client.get("/api/facts", params={"id": TITANIC, "predicate": "genre",
+                                             "match": "exact"}).json()
+    assert exact["facts"] == []
+    assert client.get("/api/facts", params={"id": TITANIC, "predicate": "nothing.like.it"}
+                      ).json()["facts"] == []
+
+
+def test_a_filter_that_matches_too_many_predicates_asks_for_more(
+        demo_store_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgbench.service import reads
+    from kgbench.service.errors import ApiError
+
+    monkeypatch.setattr(reads, "MAX_MATCHED_PREDICATES", 10)
+    with open_store(demo_store_path, read_only=True) as s:
+        assert reads._matching_predicates(s, "GENRE") == ["film.film.genre",
+                                                          "film.film_genre.films_in_this_genre"]
+        with pytest.raises(ApiError, match="part of 42 predicates") as refused:
+            reads._matching_predicates(s, ".")
+    assert refused.value.status == 400 and "type more" in (refused.value.hint or "")
+
+
+def test_cypher_examples_return_rows_here(client: httpx.Client) -> None:
+    examples = client.get("/api/cypher/examples").json()["examples"]
+    assert len(examples) == 5
+    for example in examples:
+        doc = client.post("/api/cypher", json={"query": example["query"]}).json()
+        assert doc["rows"], example
+        if example["graph"]:
+            ends = [v for row in doc["rows"] for v in row if isinstance(v, dict)
+                    and "_START" in v]
+            assert ends and all(None not in v.values() for row in doc["rows"] for v in row
+                                if isinstance(v, dict))
+
+
 def test_neighborhood_as_graph(client: httpx.Client, expected: dict[str, object]) -> None:
     doc = client.get("/api/neighborhood", params={"id": TITANIC, "hops": 2}).json()
     sub = expected["hop2"]

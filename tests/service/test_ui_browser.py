@@ -60,8 +60,10 @@ def browser() -> Iterator[Browser]:
 class Page:
     """A fresh page on the UI that records script errors and CSP violations."""
 
-    def __init__(self, browser: Browser, server: Server, artifacts: Path) -> None:
-        self.context = browser.new_context(viewport={"width": 1366, "height": 768})
+    def __init__(self, browser: Browser, server: Server, artifacts: Path, *,
+                 width: int = 1366) -> None:
+        self.width = width
+        self.context = browser.new_context(viewport={"width": width, "height": 768})
         self.page = self.context.new_page()
         self.page.set_default_timeout(STEP_TIMEOUT_MS)
         self.server = server
@@ -187,10 +189,11 @@ def test_cypher_rows_and_a_refused_write(ui: Page) -> None:
     query = page.get_by_label("Cypher (read-only: MATCH … RETURN)")
     query.fill("MATCH (f:Entity)-[r:Fact]->(d:Entity) WHERE r.predicate = 'film.film.directed_by' "
                "RETURN f.name AS film, d.name AS director ORDER BY film LIMIT 5")
-    page.get_by_role("button", name="Run").click()
+    page.get_by_role("button", name="Run", exact=True).click()
     rows = page.locator("#cypher-result table.rows tbody tr")
     expect(rows).to_have_count(5)
     expect(page.locator("#cypher-result th").first).to_have_text("film")
+    expect(page.locator("#cypher-graph")).to_have_count(0)   # names only: nothing to draw
     expect(page.locator("#cypher-summary")).to_contain_text("5 rows")
     ui.shot("04-cypher-rows.png")
     query.fill("MATCH (e:Entity) SET e.name = 'x' RETURN e")
@@ -207,6 +210,7 @@ def test_start_a_generate_job_and_watch_it_finish(ui: Page) -> None:
     page.get_by_label("Questions file (relative to the server's --data directory)").fill(
         QUESTIONS)
     page.get_by_label("Questions at most").fill("1")
+    page.get_by_text("Other parameters", exact=True).click()   # a fold of the form
     page.get_by_label("Other parameters (JSON object, optional)").fill('{"report": false}')
     page.get_by_role("button", name="Start").click()
     detail = page.locator("#job-detail")
@@ -262,6 +266,8 @@ def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: Star
     ui = Page(browser, server, artifacts)
     try:
         page = ui.open("#/jobs")
+        expect(page.get_by_role("navigation").get_by_role("link", name="Log in")
+               ).to_be_visible()   # a token to give
         questions = page.get_by_label("Questions file (relative to the server's --data directory)")
         questions.fill("missing.jsonl")
         page.get_by_role("button", name="Start").click()

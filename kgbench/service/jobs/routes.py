@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kgbench.service.deps import WriteToken
 from kgbench.service.errors import ERROR_RESPONSES, ErrorBody
+from kgbench.service.htmlfiles import file_response
 from kgbench.service.jobs.manager import JobManager
 from kgbench.service.jobs.record import TERMINAL, Job
 from kgbench.service.jobs.specs import JobRequest
@@ -112,6 +113,6 @@ def list_files(job_id: str, manager: Manager) -> dict[str, Any]:
             responses={200: {"content": {"application/octet-stream": {}},
                              "description": "The file's bytes"}})
 def download_file(job_id: str, path: str, manager: Manager) -> FileResponse:
-    """One output file (never one outside the job's output directory)."""
-    target = manager.file(job_id, path)
-    return FileResponse(target, filename=target.name)
+    """One output file (never one outside the job's output directory); an HTML page
+    (report.html) opens in the browser, sandboxed (:mod:`kgbench.service.htmlfiles`)."""
+    return file_response(manager.file(job_id, path))

@@ -43,6 +43,7 @@ from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING
 from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
+from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, link_graph_values
 from kgstore.diskspace import disk_full_error
 from kgstore.errors import (
     DamagedStoreError,
@@ -948,7 +949,7 @@ class LadybugStore(Store):
                 # A failed statement already ended the transaction; only end a live one.
                 with contextlib.suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
-        return CypherResult(columns=columns, rows=[_plain(r) for r in rows],
+        return CypherResult(columns=columns, rows=link_graph_values([_plain(r) for r in rows]),
                             truncated=truncated)
 
     # -- bulk import ----------------------------------------------------------------
@@ -984,11 +985,20 @@ class LadybugStore(Store):
 
 
 def _plain(value: Any) -> Any:
-    """Cypher result values -> JSON-friendly Python (nodes/rels lose internal ids)."""
+    """Cypher result values -> JSON-friendly Python; a node's or relationship's
+    internal ids (``{"table", "offset"}``) become ``"table:offset"`` for
+    :func:`~kgstore.cypher.values.link_graph_values`, which drops them."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k not in ("_ID", "_SRC", "_DST")}
+        return {k: (_engine_id(v) if k in (ENGINE_ID, ENGINE_SRC, ENGINE_DST) else _plain(v))
+                for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, _dt.date | _dt.datetime):
         return value.isoformat()
     return value
+
+
+def _engine_id(value: Any) -> str | None:
+    if isinstance(value, dict) and "table" in value and "offset" in value:
+        return f"{value['table']}:{value['offset']}"
+    return None

@@ -50,6 +50,7 @@ from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher.compile import CypherDialect, compile_match, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
+from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, LABEL, link_graph_values
 from kgstore.errors import (
     IncompatibleStoreError,
     QueryError,
@@ -129,9 +130,12 @@ def _salted(key: str, salt: str) -> str:
 def _plain(value: Any) -> Any:
     """Bolt values -> JSON-friendly Python, shaped as the embedded store's rows."""
     if isinstance(value, neo4j.graph.Node):
-        return {"_LABEL": next(iter(sorted(value.labels)), None), **_plain(dict(value))}
+        return {LABEL: next(iter(sorted(value.labels)), None), ENGINE_ID: value.element_id,
+                **_plain(dict(value))}
     if isinstance(value, neo4j.graph.Relationship):
-        return {"_LABEL": value.type, **_plain(dict(value))}
+        ends = (value.start_node, value.end_node)
+        return {LABEL: value.type, ENGINE_SRC: getattr(ends[0], "element_id", None),
+                ENGINE_DST: getattr(ends[1], "element_id", None), **_plain(dict(value))}
     if isinstance(value, neo4j.graph.Path):
         return [_plain(r) for r in value.relationships]
     if isinstance(value, dict):
@@ -742,7 +746,7 @@ class Neo4jStore(Store):
             if unknown:
                 raise QueryError(
                     f"{unknown}: not in the kgbench schema (see `kgbench cypher --help`)")
-            return CypherResult(columns, rows, truncated=truncated)
+            return CypherResult(columns, link_graph_values(rows), truncated=truncated)
 
         # Two layers, as on the embedded store: the allow-list above, and a read
         # transaction (the server refuses writes in it). Its own session: the store's

@@ -21,15 +21,23 @@ async function benchList(host) {
     const doc = await api("/api/benchmarks");
     replace(host, doc.benchmarks.length ? el("table", {class: "rows", id: "bench-list"},
       el("caption", {}, "Benchmarks under --data"),
-      el("thead", {}, el("tr", {}, ...["benchmark", "samples", "created", "questions from"].map((h) => el("th", {scope: "col"}, h)))),
+      el("thead", {}, el("tr", {}, ...["benchmark", "samples", "created", "questions from", "report"].map((h) => el("th", {scope: "col"}, h)))),
       el("tbody", {}, ...doc.benchmarks.map((b) => el("tr", {},
         el("td", {}, el("a", {href: route("bench", {name: b.name})}, b.name)),
         el("td", {class: "num"}, b.samples ?? "?"), el("td", {class: "muted"}, b.created),
-        el("td", {class: "muted"}, b.source || "—")))))
+        el("td", {class: "muted"}, b.source || "—"),
+        el("td", {}, b.report ? reportLink(b.name) : el("span", {class: "muted"}, "—"))))))
       : el("p", {}, "No benchmarks under --data yet: start a generate job on the Jobs page."));
   } catch (err) {
     replace(host, errorBox(err));
   }
+}
+
+/** The benchmark's report.html, opened in a tab of its own (the server sends it
+ *  inline, sandboxed). */
+function reportLink(name) {
+  return el("a", {href: `/api/benchmarks/report?${qs({bench: name})}`, target: "_blank", rel: "noopener",
+    class: "report-link"}, "report.html");
 }
 
 function pct(x) {
@@ -116,8 +124,15 @@ export function render(main, params) {
   }
   const browser = el("div", {});
   const tables = el("div", {});
+  const reportNote = el("p", {id: "bench-report"});
+  api("/api/benchmarks").then((doc) => {
+    const found = (doc.benchmarks || []).find((b) => b.name === name);
+    if (found && found.report) {
+      replace(reportNote, "Plots, failures and one drawn example per kind: ", reportLink(name));
+    }
+  }).catch(() => {});
   replace(main, el("p", {}, el("a", {href: route("bench")}, "← all benchmarks")),
-    el("h1", {}, `Benchmark ${name}`), el("div", {class: "two-col"},
+    el("h1", {}, `Benchmark ${name}`), reportNote, el("div", {class: "two-col"},
       el("div", {class: "col-left"}, el("h2", {}, "Samples"), browser),
       el("div", {class: "col-right"}, el("h2", {}, "Label × complexity"), tables)));
   sampleBrowser(browser, name, params);

@@ -11,8 +11,8 @@ function factTable(id, direction, names, cvts) {
   const more = el("button", {type: "button", hidden: true}, "More facts");
   const note = el("p", {class: "muted", "aria-live": "polite"});
   const filterId = `pred-${direction}`;
-  const filter = el("input", {id: filterId, type: "text", placeholder: "e.g. film.film.directed_by",
-    spellcheck: "false"});
+  const filter = el("input", {id: filterId, type: "text", placeholder: "part of a predicate, e.g. directed",
+    spellcheck: "false", title: "Facts whose predicate id or label holds this text (case ignored)"});
   const form = el("form", {class: "inline", onsubmit: (evt) => { evt.preventDefault(); load(0, true); }},
     el("label", {for: filterId}, "Predicate"), filter, el("button", {type: "submit"}, "Filter"));
   const table = el("table", {class: "facts"}, el("caption", {}, caption),

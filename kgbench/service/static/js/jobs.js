@@ -1,6 +1,8 @@
-// Jobs: start a generate job, list jobs, follow one live (server-sent events from
-// /api/jobs/{id}/events), cancel it, download what it wrote.
-import {api, el, errorBox, qs, replace, route} from "./dom.js";
+// Jobs: start one (the forms of jobforms.js), list jobs, follow one live (server-sent
+// events from /api/jobs/{id}/events), cancel or resume it, open what it wrote (a
+// report.html in a tab of its own, the rest downloaded).
+import {api, el, errorBox, replace, route} from "./dom.js";
+import {startForm} from "./jobforms.js";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled", "interrupted"]);
 
@@ -27,63 +29,39 @@ function stateBadge(job) {
   return el("span", {class: `state state-${job.state}`, "data-state": job.state}, job.state);
 }
 
-function startForm(onStarted) {
-  const questions = el("input", {id: "job-questions", type: "text", required: true,
-    placeholder: "questions.jsonl", spellcheck: "false"});
-  const limit = el("input", {id: "job-limit", type: "number", min: 1, placeholder: "all"});
-  const seed = el("input", {id: "job-seed", type: "number", value: 0});
-  const extra = el("textarea", {id: "job-extra", rows: 2, class: "mono", spellcheck: "false",
-    placeholder: '{"test_fraction": 0.15}'});
-  const note = el("div", {"aria-live": "polite"});
-  const form = el("form", {class: "stack card", onsubmit: async (evt) => {
-    evt.preventDefault();
-    let params = {};
-    try {
-      params = extra.value.trim() ? JSON.parse(extra.value) : {};
-    } catch {
-      replace(note, errorBox(new Error("other parameters: not JSON (write an object such as {\"seed\": 1})")));
-      return;
-    }
-    params.questions = questions.value.trim();
-    if (limit.value) params.limit = Number(limit.value);
-    if (seed.value !== "") params.seed = Number(seed.value);
-    try {
-      const job = await api("/api/jobs", {method: "POST", body: {kind: "generate", params}});
-      replace(note, el("p", {}, "Started job ", el("a", {href: route("jobs", {id: job.id})}, job.id), "."));
-      onStarted(job);
-    } catch (err) {
-      replace(note, errorBox(err));
-    }
-  }},
-  el("h2", {}, "Generate a benchmark"),
-  el("label", {for: questions.id}, "Questions file (relative to the server's --data directory)"), questions,
-  el("div", {class: "inline"}, el("label", {for: limit.id}, "Questions at most"), limit,
-    el("label", {for: seed.id}, "Seed"), seed),
-  el("label", {for: extra.id}, "Other parameters (JSON object, optional)"), extra,
-  el("div", {}, el("button", {type: "submit", id: "job-start"}, "Start")), note);
-  return form;
+function shortTime(iso) {
+  // "2025-01-02T10:11:12Z" -> "2025-01-02 10:11" (the full time in the title)
+  return iso ? iso.replace("T", " ").slice(0, 16) : "";
 }
 
 function jobRow(job) {
   return el("tr", {dataset: {job: job.id}},
     el("td", {}, el("a", {href: route("jobs", {id: job.id})}, job.id)),
     el("td", {}, job.kind), el("td", {}, stateBadge(job)),
+    el("td", {class: "job-out mono"}, job.out || ""),
     el("td", {}, progressBar(job), " ", el("span", {class: "muted"}, progressText(job))),
-    el("td", {class: "muted"}, job.created || ""));
+    el("td", {class: "muted", title: job.created || ""}, shortTime(job.created)));
 }
 
 async function jobList(host) {
   try {
     const doc = await api("/api/jobs");
     const jobs = doc.jobs || [];
-    replace(host, jobs.length ? el("table", {class: "rows job-list", id: "job-list"},
+    replace(host, jobs.length ? el("div", {class: "table-box"}, el("table", {class: "rows job-list", id: "job-list"},
       el("caption", {}, "Jobs (newest first)"),
-      el("thead", {}, el("tr", {}, ...["job", "kind", "state", "progress", "created"].map((h) =>
+      el("thead", {}, el("tr", {}, ...["job", "kind", "state", "output", "progress", "created"].map((h) =>
         el("th", {scope: "col"}, h)))),
-      el("tbody", {}, ...jobs.map(jobRow))) : el("p", {class: "muted"}, "No jobs yet."));
+      el("tbody", {}, ...jobs.map(jobRow)))) : el("p", {class: "muted"}, "No jobs yet."));
   } catch (err) {
     replace(host, errorBox(err));
   }
+}
+
+function fileLink(id, path) {
+  const href = `/api/jobs/${encodeURIComponent(id)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
+  // A page (report.html) opens in a tab of its own; anything else downloads.
+  return /\.html?$/i.test(path) ? el("a", {href, target: "_blank", rel: "noopener"}, path)
+    : el("a", {href, download: path.split("/").pop()}, path);
 }
 
 let stream = null;
@@ -131,13 +109,14 @@ async function jobDetail(host, id, onChange) {
       const doc = await api(`/api/jobs/${encodeURIComponent(id)}/files`);
       const list = doc.files || doc;
       const isBench = list.some((f) => (f.path || f) === "samples.jsonl");
+      const hasReport = list.some((f) => (f.path || f) === "report.html");
       replace(files, el("h3", {}, "Files"), el("ul", {class: "plain", id: "job-files"},
         ...list.map((f) => {
           const path = f.path || f;
-          return el("li", {}, el("a", {href: `/api/jobs/${encodeURIComponent(id)}/files/${path.split("/").map(encodeURIComponent).join("/")}`,
-            download: path.split("/").pop()}, path), f.size !== undefined ? el("span", {class: "muted"}, ` ${f.size} bytes`) : "");
+          return el("li", {}, fileLink(id, path), f.size !== undefined ? el("span", {class: "muted"}, ` ${f.size} bytes`) : "");
         })),
-        isBench && job.out ? el("p", {}, el("a", {href: route("bench", {name: job.out})}, "Browse its samples")) : "");
+        isBench && job.out ? el("p", {class: "inline", id: "job-links"}, el("a", {href: route("bench", {name: job.out})}, "Browse its samples"),
+          hasReport ? fileLink(id, "report.html") : "") : "");
     } catch (err) {
       replace(files, errorBox(err));
     }
@@ -161,16 +140,20 @@ async function jobDetail(host, id, onChange) {
   follow();
 }
 
-export function render(main, params) {
+export async function render(main, params) {
   closeStream();
   const detail = el("div", {});
-  const list = el("div", {});
+  const list = el("div", {id: "job-list-box"});
+  const formHost = el("div", {}, el("p", {class: "muted"}, "Loading the form…"));
+  // The list spans the page under the form and the job: in a column its rows ran
+  // under the job's files (issue 38).
   replace(main, el("h1", {}, "Jobs"), el("div", {class: "two-col"},
-    el("div", {class: "col-left"}, startForm((job) => { location.hash = route("jobs", {id: job.id}); }), list),
-    el("div", {class: "col-right"}, detail)));
+    el("div", {class: "col-left"}, formHost),
+    el("div", {class: "col-right"}, detail)), list);
   jobList(list);
   const id = params.get("id");
   if (id) jobDetail(detail, id, () => jobList(list));
+  replace(formHost, await startForm((job) => { location.hash = route("jobs", {id: job.id}); }));
 }
 
 export function leave() {

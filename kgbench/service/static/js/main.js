@@ -53,6 +53,8 @@ async function health() {
     const r = await fetch("/api/health", {headers: {Accept: "application/json"}});
     const h = await r.json();
     replace(badge, `${h.backend} · v${h.version}`, h.auth ? el("span", {}, " · token required for jobs") : "");
+    // Without a token (a loopback server) there is nothing to log in to.
+    document.getElementById("nav-login").hidden = !h.auth;
   } catch {
     replace(badge, "server not reachable");
   }

@@ -108,10 +108,12 @@ def read_predictions(path: Path, scheme: LabelScheme, evaluation: EvaluationSet,
     return PredictionsFile(path, labels, ignored)
 
 
-def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Prediction]) -> Path:
-    """Write ``{"id", "label"}`` (plus ``"reply"`` when there is one) per sample to
-    ``path``, atomically (``path.part``, renamed when complete); the file
-    :func:`read_predictions` reads back to the same labels."""
+def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Prediction], *,
+                      protocol: str | None = None) -> Path:
+    """Write ``{"id", "label"}`` (plus ``"reply"`` when there is one, and ``"protocol"``,
+    the reading of the reply that gave the label, when given) per sample to ``path``,
+    atomically (``path.part``, renamed when complete); the file :func:`read_predictions`
+    reads back to the same labels."""
     from extension.output_file import atomic_output
 
     if len(ids) != len(predictions):
@@ -121,5 +123,7 @@ def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Pred
             record: dict[str, str | None] = {"id": sample_id, "label": prediction.label}
             if prediction.reply is not None:
                 record["reply"] = prediction.reply
+                if protocol is not None:
+                    record["protocol"] = protocol
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path

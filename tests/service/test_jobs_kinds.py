@@ -48,6 +48,19 @@ def test_an_evaluate_job_writes_the_document_of_the_command(kinds_server: Server
                data / "predictions.jsonl", "--split", "all", "--json")
     assert proc.returncode == 0, proc.stderr
     assert written == json.loads(proc.stdout)
+    # The protocol is a parameter, recorded in the document and the result.
+    with kinds_server.client() as client:
+        job = wait_for(client, submit(client, "evaluate", {
+            "bench": "benchmarks/demo", "predictions": "predictions.jsonl",
+            "split": "all", "scheme": "caqa", "protocol": "released"})["id"], finished)
+    assert job["state"] == "succeeded", job
+    assert job["result"]["protocol"] == "released"
+    written = json.loads((data / job["out"] / "evaluation.json").read_text(encoding="utf-8"))
+    proc = run("evaluate", data / "benchmarks" / "demo", "--predictions",
+               data / "predictions.jsonl", "--split", "all", "--scheme", "caqa",
+               "--protocol", "released", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert written == json.loads(proc.stdout) and written["protocol"] == "released"
 
 
 @pytest.mark.slow

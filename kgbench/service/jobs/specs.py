@@ -182,6 +182,7 @@ class EvaluateParams(_LlmParams):
     prompt: ShortText | None = None
     prompts: RelPath | None = None
     scheme: Literal["ours", "caqa", "attrscore"] = "ours"
+    protocol: Literal["kgbench", "released"] = "kgbench"
     label_map: list[ShortText] = Field(default_factory=list, max_length=32)
     split: Split = "test"
     nli_map: list[ShortText] = Field(default_factory=list, max_length=8)

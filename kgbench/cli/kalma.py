@@ -107,10 +107,19 @@ def generate_cmd(
     llm_url: Annotated[
         str | None, typer.Option("--llm-url", metavar="URL",
                                  help="OpenAI-compatible endpoint that writes the paragraph "
-                                 "and the questions with the paper's prompts (App. D); "
-                                 "templates without it.")
+                                 "and the questions (App. D's four rounds) with kgbench's "
+                                 "prompts, or --prompts; templates without it.")
     ] = None,
     llm_model: LlmModelOpt = None,
+    prompts_file: Annotated[
+        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
+                                  show_default=False,
+                                  help="With --llm-url: your own prompts for the four rounds "
+                                  "(e.g. App. D Tables 9-12 copied from the paper), a JSON "
+                                  "object of annotate, extend, general_question and "
+                                  "specific_question templates (README: The papers' "
+                                  "prompts).")
+    ] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -143,6 +152,14 @@ def generate_cmd(
     levels = _levels(incompetence)
     if lm is not None:
         readable_input(lm)
+    if prompts_file is not None and llm_url is None:
+        raise CliError("--prompts needs --llm-url (the prompts are the LLM's)",
+                       "add --llm-url URL --llm-model NAME, or leave --prompts out", code=2)
+    prompts = None
+    if prompts_file is not None:
+        from kalma.prompts import load_generation_prompts
+
+        prompts = load_generation_prompts(readable_input(prompts_file))
     endpoint = None
     if llm_url is not None:
         from llm.endpoint import endpoint_from_options
@@ -160,8 +177,8 @@ def generate_cmd(
                            description=f"building entries ({done:,} of {total:,})")
 
         result = generate_entries(location, config, out_dir, incompetence=levels, lm_dir=lm,
-                                  llm=endpoint, llm_cache=llm_cache, force=force,
-                                  chunk_size=chunk_size, progress=advance)
+                                  llm=endpoint, llm_cache=llm_cache, prompts=prompts,
+                                  force=force, chunk_size=chunk_size, progress=advance)
     _print_generated(result, as_json)
 
 

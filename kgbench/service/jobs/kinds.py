@@ -111,6 +111,7 @@ def run_parse_job(params: ParseParams, ctx: RunContext) -> dict[str, Any]:
 def run_kalma_generate_job(params: KalmaGenerateParams, ctx: RunContext) -> dict[str, Any]:
     from kalma.generate import generate_entries
     from kalma.generate_job import kalma_build_config
+    from kalma.prompts import load_generation_prompts
 
     endpoint = None
     if params.llm_url is not None:
@@ -131,6 +132,8 @@ def run_kalma_generate_job(params: KalmaGenerateParams, ctx: RunContext) -> dict
                               incompetence=sorted(set(params.incompetence)),
                               lm_dir=ctx.inputs.get("lm"), llm=endpoint,
                               llm_cache=ctx.job_dir / "llm-cache",
+                              prompts=load_generation_prompts(ctx.inputs["prompts"])
+                              if "prompts" in ctx.inputs else None,
                               chunk_size=params.chunk_size, progress=advance)
     return {"entries": result.entries, "requested": result.requested,
             "resumed_chunks": max(result.resumed_chunks, 0),

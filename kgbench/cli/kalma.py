@@ -380,6 +380,13 @@ def score_cmd(
                                  "http://localhost:8000/v1) that rates the answers; key "
                                  "from $KGBENCH_LLM_API_KEY.")] = None,
     llm_model: LlmModelOpt = None,
+    geval_prompts_file: Annotated[
+        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
+                                  show_default=False,
+                                  help="With --geval: your copy of the paper's G-Eval "
+                                  "instructions (BioKaLMA's gpteval_prompt.json: a JSON list "
+                                  "in the order coherence, consistency, fluency, relevance) "
+                                  "instead of kgbench's own.")] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -429,7 +436,15 @@ def score_cmd(
     if llm_url and not geval:
         raise CliError("--llm-url is used by --geval only", "add --geval, or leave "
                        "--llm-url out", code=2)
+    if geval_prompts_file is not None and not geval:
+        raise CliError("--prompts is used by --geval only (the G-Eval instructions)",
+                       "add --geval, or leave --prompts out", code=2)
     readable_input(answers)
+    geval_prompts = None
+    if geval_prompts_file is not None:
+        from kalma.geval import load_geval_prompts
+
+        geval_prompts = load_geval_prompts(readable_input(geval_prompts_file))
     if out_path is not None:
         output_target(out_path, option="--out", inputs=[entries, answers])
     endpoint = None
@@ -451,7 +466,7 @@ def score_cmd(
         report = score_answers(entries, answers, nli_dir=nli,
                                device=cast(Literal["auto", "cpu", "cuda"], device),
                                llm=endpoint, geval=geval, llm_cache=llm_cache,
-                               llm_parallel=llm_parallel,
+                               llm_parallel=llm_parallel, geval_prompts=geval_prompts,
                                question=cast(Literal["general", "specific"], question),
                                progress=advance)
     doc = report.to_json()

@@ -110,7 +110,7 @@ def caqa_layout_prompts(tmp_path: Path) -> Path:
     path = tmp_path / "prompts.json"
     path.write_text(json.dumps([{
         "task_name": "attribution-no-definition",
-        "prompt_template": "Say whether the reference supports the claim. Options: Support, "
+        "prompt_template": "Say whether the reference supports the claim; answer Support, "
                            "Missing, Contradictory or Irrelevant.",
         "input_template": "Claim: {}\n\nReference: {}\n",
         "label_map": {name: name for name in CAQA_NAMES.values()}}]), encoding="utf-8")

@@ -96,7 +96,7 @@ OPTIONS = {"Attributable": "Attributable", "Extrapolatory": "Extrapolatory",
     ("The reference is contradictory to the claim.", "Contradictory"),   # named once, anywhere
     ("It is Attributable, yes, Attributable.", "Attributable"),          # one label, twice
     ("Not Attributable but Extrapolatory.", None),                       # two labels: ambiguous
-    ("Options: Attributable, Extrapolatory or Contradictory.", None),     # an echo of the options
+    ("Pick one of Attributable, Extrapolatory or Contradictory.", None),  # an echo of the options
     ("I cannot tell.", None),
     ("", None),
     ("Attributability is unclear", None),                                # not a whole word

@@ -20,6 +20,7 @@ from scoring.evaluate.prompts import select_prompt
 from scoring.evaluate.schemes import label_scheme
 from tests.extension.test_export import write_benchmark
 from tests.extension.test_llm import FakeChatServer
+from tests.external import external_path
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 from tests.scoring.test_evaluate import demo_samples
@@ -144,7 +145,9 @@ def sample_responder(test_split: list[BenchmarkSample],
     assert len(by_input) == len(test_split)
 
     def respond(prompt: str) -> str:
-        found = re.search(r"Claim: (.*?)\n\nReference:\s*(.*?)\n+### Response:", prompt, re.S)
+        # The last claim of the message: a few-shot prompt shows claims of its own first.
+        found = re.search(r".*Claim: (.*?)\n\nReference:\s*(.*?)\n+### Response:$", prompt,
+                          re.S)
         assert found is not None, prompt
         return by_input[found.group(1), found.group(2).strip()]
 
@@ -174,7 +177,7 @@ def test_llm_evaluator_against_a_local_server(
     body = llm_server.received[0].body
     assert body["temperature"] == 0 and body["model"] == "judge-1"
     prompt = body["messages"][-1]["content"]
-    assert prompt.startswith("### Instruction:\nSay whether the reference supports the claim.")
+    assert prompt.startswith("### Instruction:\nSay whether the reference supports the claim;")
     assert prompt.endswith("### Response:")
     # The saved predictions keep the replies, and score to the same document.
     lines = [json.loads(line) for line in saved.read_text("utf-8").splitlines()]
@@ -239,6 +242,28 @@ def test_kgbench_prompt_is_the_default_of_the_llm_evaluator(
         shipped = select_prompt("kgbench", label_scheme("ours"))
         sent = server.received[0].body["messages"][-1]["content"]
         assert sent.startswith(f"### Instruction:\n{shipped.instruction}\n\n### Input:\n")
+    finally:
+        server.stop()
+
+
+@pytest.mark.external
+def test_the_papers_own_prompt_file_end_to_end(
+        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample]) -> None:
+    path = external_path("attribution", "caqa", "CAQA-Benchmark_prompts.json")
+    few_shot = next(t for t in json.loads(path.read_text("utf-8"))
+                    if t["task_name"] == "attribution-no-definition-w-examples")
+    server = FakeChatServer()
+    server.responder = sample_responder(test_split, lambda i, s: CAQA_NAMES[s.label])
+    try:
+        proc = run("evaluate", bench, "--llm-url", server.url, "--llm-model", "judge-1",
+                   "--prompts", path, "--prompt", "caqa-few-shot", "--scheme", "caqa",
+                   "--protocol", "released", "--llm-cache", tmp_path / "cache", "--json")
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["overall_micro_f1"] == 1.0 and doc["protocol"] == "released"
+        sent = server.received[0].body["messages"][-1]["content"]
+        assert sent.startswith("### Instruction:\n" + few_shot["prompt_template"] +
+                               "\n\n### Input:\nClaim: ")
     finally:
         server.stop()
 

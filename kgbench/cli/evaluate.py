@@ -27,6 +27,7 @@ from kgbench.cli.options import (
     LlmRpsOpt,
     LlmTimeoutOpt,
     ProtocolOpt,
+    prompts_option,
     protocol_choice,
     readable_input,
 )
@@ -75,13 +76,10 @@ def evaluate_cmd(
                                  "for --scheme attrscore); with --prompts, caqa-zero-shot, "
                                  "caqa-few-shot, attrscore, attrscore-no-definition or any "
                                  "task_name of that file.")] = None,
-    prompts_file: Annotated[
-        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
-                                  show_default=False,
-                                  help="Your copy of a paper's prompt file (CAQA's "
-                                  "prompts.json, AttrScore's task_prompts.json): its exact "
-                                  "prompts, which kgbench does not ship. Without --prompt "
-                                  "its attribution-no-definition task.")] = None,
+    prompts_file: Annotated[Path | None, prompts_option(
+        "Your copy of a paper's prompt file (CAQA's prompts.json, AttrScore's "
+        "task_prompts.json): its exact prompts, which kgbench does not ship. Without "
+        "--prompt its attribution-no-definition task.")] = None,
     protocol: ProtocolOpt = "kgbench",
     scheme_name: Annotated[
         str, typer.Option("--scheme", metavar="SCHEME",

@@ -29,6 +29,7 @@ from kgbench.cli.options import (
     LlmTimeoutOpt,
     StoreOpt,
     finite_number,
+    prompts_option,
     readable_input,
     store_location,
 )
@@ -111,15 +112,10 @@ def generate_cmd(
                                  "prompts, or --prompts; templates without it.")
     ] = None,
     llm_model: LlmModelOpt = None,
-    prompts_file: Annotated[
-        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
-                                  show_default=False,
-                                  help="With --llm-url: your own prompts for the four rounds "
-                                  "(e.g. App. D Tables 9-12 copied from the paper), a JSON "
-                                  "object of annotate, extend, general_question and "
-                                  "specific_question templates (README: The papers' "
-                                  "prompts).")
-    ] = None,
+    prompts_file: Annotated[Path | None, prompts_option(
+        "With --llm-url: your own prompts for the four rounds (e.g. App. D Tables 9-12 "
+        "copied from the paper), a JSON object of annotate, extend, general_question and "
+        "specific_question templates (README: The papers' prompts).")] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -380,13 +376,10 @@ def score_cmd(
                                  "http://localhost:8000/v1) that rates the answers; key "
                                  "from $KGBENCH_LLM_API_KEY.")] = None,
     llm_model: LlmModelOpt = None,
-    geval_prompts_file: Annotated[
-        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
-                                  show_default=False,
-                                  help="With --geval: your copy of the paper's G-Eval "
-                                  "instructions (BioKaLMA's gpteval_prompt.json: a JSON list "
-                                  "in the order coherence, consistency, fluency, relevance) "
-                                  "instead of kgbench's own.")] = None,
+    geval_prompts_file: Annotated[Path | None, prompts_option(
+        "With --geval: your copy of the paper's G-Eval instructions (BioKaLMA's "
+        "gpteval_prompt.json: a JSON list in the order coherence, consistency, fluency, "
+        "relevance) instead of kgbench's own.")] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,

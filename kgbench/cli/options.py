@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -32,8 +32,8 @@ from loaders.errors import InputFileError
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "LlmCacheOpt", "LlmModelOpt",
            "LlmRetriesOpt", "LlmRpsOpt", "LlmTimeoutOpt", "ProtocolOpt", "State", "StoreOpt",
-           "any_store", "finite_number", "local_store", "protocol_choice", "readable_input",
-           "reading", "store_location"]
+           "any_store", "finite_number", "local_store", "prompts_option", "protocol_choice",
+           "readable_input", "reading", "store_location"]
 
 DEFAULT_STORE = "kgbench-data/store"
 DEMO_STORE = "kgbench-data/demo-store"
@@ -190,3 +190,12 @@ def protocol_choice(value: str) -> str:
         return protocol_of(value)
     except ScoringError as exc:
         raise CliError(str(exc), exc.hint, code=2) from None
+
+
+def prompts_option(help_text: str) -> Any:
+    """``--prompts FILE``: a user's prompt file in place of kgbench's own prompts (one
+    spelling for every command; each command says in ``help_text`` which file and
+    layout it takes, as each writes its own ``--llm-url`` help). The file is read and
+    checked by :mod:`llm.prompt_file`, so Click does not check it."""
+    return typer.Option("--prompts", metavar="FILE", readable=False, show_default=False,
+                        help=help_text)

@@ -4,7 +4,9 @@ written so that a run (an LLM's, a model's) can be scored again without rerunnin
 One JSON object per line: ``{"id": SAMPLE_ID, "label": LABEL}``. ``LABEL`` is a name
 the scheme takes (:meth:`~scoring.evaluate.schemes.LabelScheme.resolve`), or ``null``
 for an evaluator reply that named no label (counted as unparsed). Other keys are
-ignored; the files this module writes add ``"reply"``, the LLM's raw text.
+ignored; the files this module writes add ``"reply"``, the LLM's raw text, and
+``"protocol"``, the reading of the reply that gave the label (``kgbench`` or
+``released``, :mod:`scoring.protocol`).
 
 Every sample of the evaluated split needs exactly one prediction: a missing id is an
 error (listing how many and the first few), as are an id that is not in the benchmark,

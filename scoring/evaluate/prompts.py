@@ -200,7 +200,8 @@ def select_prompt(name: str, scheme: LabelScheme, prompt_file: Path | None = Non
         if task not in prompts:
             raise PromptFileError(f"{prompt_file}: no prompt {task!r}"
                                   + (f" (--prompt {name})" if task != name else ""),
-                                  f"its prompts are {', '.join(map(repr, prompts))}")
+                                  f"its prompts are {', '.join(map(repr, prompts))}: "
+                                  "choose one with --prompt")
         prompt = prompts[task]
     for label in prompt.label_names():
         try:

@@ -30,7 +30,7 @@ def make_evaluator(scheme: LabelScheme, *, predictions: Path | None = None,
     if predictions is not None:
         from scoring.evaluate.run import PredictionsFileEvaluator
 
-        return PredictionsFileEvaluator(predictions, scheme)
+        return PredictionsFileEvaluator(predictions, scheme, protocol)
     if model is not None:
         from scoring.evaluate.model_evaluator import Device, ModelEvaluator
 

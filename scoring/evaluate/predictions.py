@@ -47,12 +47,14 @@ class Prediction:
 
 @dataclass(frozen=True, slots=True)
 class PredictionsFile:
-    """The predictions of a file for the samples of an evaluation, by sample id, and how
-    many lines were for samples outside it (ignored)."""
+    """The predictions of a file for the samples of an evaluation, by sample id, how
+    many lines were for samples outside it (ignored), and the protocols its LLM replies
+    were read under (the lines' ``protocol``)."""
 
     path: Path
     labels: dict[str, str | None]
     ignored: int
+    read_as: frozenset[str] = frozenset()
 
     def in_order(self, ids: Sequence[str]) -> list[Prediction]:
         """The predictions of ``ids``, in that order."""
@@ -70,7 +72,10 @@ def read_predictions(path: Path, scheme: LabelScheme, evaluation: EvaluationSet,
     labels: dict[str, str | None] = {}
     first_line: dict[str, int] = {}
     ignored = 0
+    read_as: set[str] = set()
     for number, doc in iter_json_objects(path, "predictions", LINE_HINT):
+        if isinstance(doc.get("protocol"), str):
+            read_as.add(doc["protocol"])
         sample_id = doc.get("id")
         if not isinstance(sample_id, str) or not sample_id:
             raise LineError(path, number, 'no "id" string (the sample id)', LINE_HINT)
@@ -107,7 +112,7 @@ def read_predictions(path: Path, scheme: LabelScheme, evaluation: EvaluationSet,
             f"{evaluation.split} split (first: {shown}{more})",
             "predict every sample of the split (ids from the benchmark's samples.jsonl), "
             "or evaluate another --split")
-    return PredictionsFile(path, labels, ignored)
+    return PredictionsFile(path, labels, ignored, frozenset(read_as))
 
 
 def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Prediction], *,

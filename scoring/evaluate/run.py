@@ -56,28 +56,42 @@ class Evaluator(Protocol):
 
 
 class PredictionsFileEvaluator:
-    """The predictions of a file (:func:`~scoring.evaluate.predictions.read_predictions`)."""
+    """The predictions of a file (:func:`~scoring.evaluate.predictions.read_predictions`),
+    scored under ``protocol``: a note says when the file's LLM replies were read under
+    another (its labels are kept as they are)."""
 
-    def __init__(self, path: Path, scheme: LabelScheme) -> None:
+    def __init__(self, path: Path, scheme: LabelScheme,
+                 protocol: ProtocolName = "kgbench") -> None:
         self.path = path
         self.scheme = scheme
+        self.protocol = protocol
         self.name = path.name
         self.ignored = 0
+        self.read_as: frozenset[str] = frozenset()
 
     def predict(self, evaluation: EvaluationSet,
                 progress: Callable[[int], None] | None = None) -> list[Prediction]:
         read = read_predictions(self.path, self.scheme, evaluation)
         self.ignored = read.ignored
+        self.read_as = read.read_as
         return read.in_order([s.id for s in evaluation.samples])
 
     def runtime_json(self) -> dict[str, Any] | None:
         return None
 
     def notes(self) -> list[str]:
-        if not self.ignored:
-            return []
-        return [f"ignored {self.ignored:,} predictions of {self.path} for samples outside "
-                "the evaluation (another split, or a label --label-map drops)"]
+        notes = []
+        if self.ignored:
+            notes.append(f"ignored {self.ignored:,} predictions of {self.path} for samples "
+                         "outside the evaluation (another split, or a label --label-map "
+                         "drops)")
+        other = sorted(self.read_as - {self.protocol})
+        if other:
+            notes.append(f"the LLM replies in {self.path} were read into labels under the "
+                         f"{' and '.join(other)} protocol; those labels are scored as they "
+                         f"are. To read the replies as --protocol {self.protocol} does, rerun "
+                         "the LLM evaluator with it (its replies come from the cache)")
+        return notes
 
 
 @dataclass(frozen=True, slots=True)

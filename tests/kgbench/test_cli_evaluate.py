@@ -224,6 +224,12 @@ def test_the_released_protocol_reads_replies_and_drops_the_unparsed(
     assert code == 0, stderr
     assert "as the released code computes them" in " ".join(stdout.split())
     assert "protocol released" in " ".join(stderr.split())
+    assert "were read into labels" not in stderr
+    # Scored under the other protocol: the labels stay, and a note says how to re-read.
+    code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", saved,
+                                      "--scheme", "caqa")
+    assert code == 0, stderr
+    assert "were read into labels under the released protocol" in " ".join(stderr.split())
 
 
 def test_kgbench_prompt_is_the_default_of_the_llm_evaluator(

@@ -67,11 +67,11 @@ about whether they are true, and label how the CITATION relates to the ANSWER:
 
 - supportive: the citation's facts fully support the answer statement (every fact the
   answer needs to be the answer to the question is stated).
-- partially_supportive: the citation supports part of it but lacks some fact required to
-  infer the answer statement.
-- contradictory: the citation's facts infer a different answer statement (they point to
-  an answer other than the one given).
-- irrelevant: the citation has no facts that can be used to infer the answer statement.
+- partially_supportive: the citation backs part of the answer, but at least one fact the
+  answer depends on is not among its facts.
+- contradictory: the citation's facts lead to another answer than the one given (they
+  point to an answer other than the one given).
+- irrelevant: nothing in the citation helps to establish the answer statement.
 """
 
 

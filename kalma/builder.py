@@ -2,7 +2,7 @@
 (:mod:`kalma.pairs`), their knowledge pools (:mod:`kalma.pool`), the evolutionary
 selection of the minimum knowledge set by App. A.3 Eq. 1 (:mod:`kalma.evolve`), and the
 paragraph and questions, templated (:mod:`kalma.templates`) or written by an LLM with
-the paper's prompts (:mod:`kalma.prompts`).
+kgbench's own prompts or the user's (:mod:`kalma.prompts`).
 
 No files here: :mod:`kalma.generate` runs the builder over chunks and writes them. An
 entry depends only on the store, the :class:`BuildConfig` and its start (a pair or an
@@ -26,7 +26,7 @@ from kalma.errors import KalmaError
 from kalma.evolve import DEFAULT_ALPHA, best_index, coherence, selection_scores, specificity
 from kalma.pairs import SINGLE_HINT, EntityPair, find_connected_pairs, single_entities
 from kalma.pool import is_citable, knowledge_pool
-from kalma.prompts import QuestionWriter
+from kalma.prompts import GenerationPrompts, QuestionWriter
 from kalma.templates import (
     general_question,
     knowledge_sentence,
@@ -106,10 +106,11 @@ class KalmaBuilder:
     """Builds entries from ``store`` (see the module docstring). ``lm``: the causal-LM
     scorer for Eq. 1's coherence (without it, specificity alone); ``client``: an LLM
     chat client for the paragraph and questions (App. D Tables 9–12; without it,
-    templates)."""
+    templates), asked with ``prompts`` (default: kgbench's own)."""
 
     def __init__(self, store: Store, config: BuildConfig, *, lm: CausalLM | None = None,
-                 client: ChatClient | None = None) -> None:
+                 client: ChatClient | None = None,
+                 prompts: GenerationPrompts | None = None) -> None:
         self.store = store
         self.config = config
         self.lm = lm
@@ -119,7 +120,7 @@ class KalmaBuilder:
         self.counts: dict[str, int] = {p.id: p.count for p in predicates if p.count > 0}
         self.total = sum(self.counts.values())
         self.table = PhraseTable(self.labels)
-        self.writer = QuestionWriter(client) if client is not None else None
+        self.writer = QuestionWriter(client, prompts) if client is not None else None
         self.ambiguous = 0
         """Pairs :meth:`seeds` left out because a name could not be told apart."""
 

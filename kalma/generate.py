@@ -50,6 +50,7 @@ from extension.outputs.output_file import check_output_dir, write_atomic
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
+from kalma.prompts import GenerationPrompts, kgbench_generation_prompts
 from kalma.schema import SCHEMA_FILE, entry_schema_text, iter_entry_violations
 from kalma.templates import qualifier_anchor
 from kgstore import open_store
@@ -73,7 +74,7 @@ _OPTION_NAMES = {"domain": "--domain", "n": "--n", "seed": "--seed",
                  "iterations": "--iterations", "alpha": "--alpha", "single": "--single",
                  "pool_limit": "the pool limit", "id_prefix": "the id prefix",
                  "incompetence": "--incompetence", "lm": "the --lm model",
-                 "llm": "--llm-model", "chunk_size": "the chunk size",
+                 "llm": "--llm-model", "prompts": "--prompts", "chunk_size": "the chunk size",
                  "store": "the store (its size)", "format": "the run format"}
 
 Progress = Callable[[int, int], None]
@@ -180,12 +181,14 @@ def _variant_line(doc: Mapping[str, Any], k: int, pool: Sequence[Knowledge]) -> 
 # -- the fingerprint --------------------------------------------------------------------
 def _fingerprint(config: BuildConfig, store_size: Mapping[str, int], levels: Sequence[int],
                  lm: Mapping[str, Any] | None, llm: ChatEndpoint | None,
-                 chunk_size: int) -> dict[str, Any]:
+                 prompts: GenerationPrompts, chunk_size: int) -> dict[str, Any]:
     # The LLM's URL is left out: the same model served from another host may resume a
-    # run (its cached replies are keyed by model and prompt).
+    # run (its cached replies are keyed by model and prompt). The prompts are in only
+    # when an LLM writes the text (a template run's record is unchanged).
     return {"format": RUN_FORMAT, "entry_format": ENTRY_FORMAT, **config.fingerprint(),
             "incompetence": list(levels), "lm": dict(lm) if lm else None,
             "llm": {"model": llm.model, "max_tokens": llm.max_tokens} if llm else None,
+            **({"prompts": prompts.fingerprint()} if llm else {}),
             "chunk_size": chunk_size, "store": dict(store_size)}
 
 
@@ -212,12 +215,14 @@ def _read_json(path: Path) -> Any:
 def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
                      incompetence: Sequence[int] = (), lm_dir: Path | None = None,
                      llm: ChatEndpoint | None = None, llm_cache: Path | None = None,
+                     prompts: GenerationPrompts | None = None,
                      force: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
                      progress: Progress | None = None) -> KalmaGenerateResult:
     """Build ``config.n`` entries from the store at ``store`` into ``out_dir`` (see the
     module docstring). ``lm_dir``: a causal-LM model directory for Eq. 1's coherence;
     ``llm``: the chat endpoint that writes paragraphs and questions (replies cached
-    under ``llm_cache``). Raises :class:`KalmaError` for a run that cannot be done
+    under ``llm_cache``) with ``prompts`` (default: kgbench's own,
+    :func:`~kalma.prompts.kgbench_generation_prompts`). Raises :class:`KalmaError` for a run that cannot be done
     (no connected pair: the hint says ``--single``; another run in ``out_dir``; no
     entry built), :class:`~extension.outputs.output_file.OutputPathError` for an ``out_dir``
     that is a file, :class:`~kgstore.errors.DiskFullError` for a full disk."""
@@ -232,7 +237,8 @@ def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
     try:
         with DirectoryLock(out_dir):
             return _generate(store, config, out_dir, levels=levels, lm_dir=lm_dir, llm=llm,
-                             llm_cache=llm_cache or DEFAULT_LLM_CACHE, force=force,
+                             llm_cache=llm_cache or DEFAULT_LLM_CACHE,
+                             prompts=prompts or kgbench_generation_prompts(), force=force,
                              chunk_size=chunk_size, progress=progress)
     except DirectoryLockedError as exc:
         holder = f" (pid {exc.pid})" if exc.pid else ""
@@ -252,8 +258,9 @@ def generate_entries(store: str, config: BuildConfig, out_dir: Path, *,
 
 
 def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels: list[int],
-              lm_dir: Path | None, llm: ChatEndpoint | None, llm_cache: Path, force: bool,
-              chunk_size: int, progress: Progress | None) -> KalmaGenerateResult:
+              lm_dir: Path | None, llm: ChatEndpoint | None, llm_cache: Path,
+              prompts: GenerationPrompts, force: bool, chunk_size: int,
+              progress: Progress | None) -> KalmaGenerateResult:
     lm = None
     lm_print = None
     if lm_dir is not None:
@@ -272,14 +279,14 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
     with open_store(store_location, read_only=True) as store:
         stats = store.stats()
         size = {"entities": stats.entities, "facts": stats.facts}
-        fingerprint = _fingerprint(config, size, levels, lm_print, llm, chunk_size)
+        fingerprint = _fingerprint(config, size, levels, lm_print, llm, prompts, chunk_size)
         if not force:
             finished = _finished_result(out_dir, fingerprint)
             if finished is not None:
                 if progress:
                     progress(finished.entries, config.n)
                 return finished
-        builder = KalmaBuilder(store, config, lm=lm, client=client)
+        builder = KalmaBuilder(store, config, lm=lm, client=client, prompts=prompts)
         starts = builder.seeds()   # no pair: one line, before anything is written
         work = _prepare_work_dir(out_dir, fingerprint, force)
         chunks = [starts[i:i + chunk_size] for i in range(0, len(starts), chunk_size)]
@@ -324,6 +331,7 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
                           "ambiguous_pairs_left_out": builder.ambiguous},
                "skips": dict(sorted(skips.items())),
                "method": "llm" if client is not None else "template",
+               **({"prompts": prompts.source} if client is not None else {}),
                "coherence": "perplexity" if lm is not None else "none",
                "alpha": config.alpha,
                "timings": {"seconds": round(elapsed, 3), "resumed_chunks": resumed,

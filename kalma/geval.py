@@ -1,14 +1,19 @@
 """Text quality of cited answers with G-Eval (KaLMA §4.1, App. B.2, App. D Tables 14-17):
 an LLM rates each answer 1 to 5 for coherence, consistency, fluency and relevance.
 
-The four instructions are the paper's (Tables 14-17, the same text as BioKaLMA's
-``prompt_gpteval_prompt.json``). The tables end at the evaluation steps; the inputs are
-appended in G-Eval's own layout (Liu et al., 2023: the inputs, then "Evaluation Form
-(scores ONLY):" and the metric's name), with the question, the answer's text without
-its citation brackets, and — for consistency, the one metric whose steps read it — the
-knowledge the system was given. Requests go through :class:`llm.client.ChatClient` with
-its on-disk cache at temperature 0 (App. B.2 uses temperature 0), so a rerun asks
-nothing twice and an interrupted run resumes.
+kgbench's own instructions (:data:`KGBENCH_GEVAL`, written for kgbench) rate the same
+four qualities as the paper's tables; the paper's own instructions are not part of
+kgbench: ``kalma score --geval --prompts FILE`` reads them from the user's copy
+(:func:`load_geval_prompts`), e.g. BioKaLMA's ``prompt/gpteval_prompt.json``, a JSON
+list of the four instructions in the order coherence, consistency, fluency, relevance
+(the order of its ``auto_eval/GPT_EVAL.py``), or a JSON object keyed by those names.
+
+An instruction is followed by the inputs, in kgbench's layout: the question, the
+answer's text without its citation brackets and — for consistency, the one quality
+judged against it — the knowledge the system was given, then a line asking for the
+score. Requests go through :class:`llm.client.ChatClient` with its on-disk cache at
+temperature 0 (App. B.2 uses temperature 0), so a rerun asks nothing twice and an
+interrupted run resumes.
 
 A reply is read by :func:`parse_rating`; one that gives no score from 1 to 5 is counted
 as unparsed and left out of that metric's mean, never fatal.
@@ -18,59 +23,93 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kalma.entry import KalmaEntry
 from llm.chat import ChatMessage
 from llm.client import ChatClient
+from llm.prompt_file import PromptFileError, read_prompt_json
 
-__all__ = ["ASPECTS", "GEVAL_INSTRUCTIONS", "GevalItem", "GevalScores", "geval_prompt",
-           "geval_scores", "knowledge_text", "parse_rating"]
+__all__ = ["ASPECTS", "GEVAL_LAYOUT", "KGBENCH_GEVAL", "GevalItem", "GevalPrompts",
+           "GevalScores", "geval_prompt", "geval_scores", "kgbench_geval_prompts",
+           "knowledge_text", "load_geval_prompts", "parse_rating"]
 
-_PREAMBLE = ("You will be given one question and answer. Your task is to rate the answer on "
-             "one metric. Please make sure you read and understand these instructions "
-             "carefully. Please keep this document open while reviewing, and refer to it as "
-             "needed. \nEvaluation Criteria:\n")
-_ASSIGN = ("3. Assign a score for {aspect} on a scale of 1 to 5, where 1 is the lowest and 5 "
-           "is the highest based on the Evaluation Criteria.")
+ASPECTS = ("coherence", "consistency", "fluency", "relevance")
+"""The four qualities (§4.1), in the order of the paper's Tables 14-17."""
+GEVAL_LAYOUT = ("a G-Eval prompt file is a JSON list of four instruction strings in the "
+                "order coherence, consistency, fluency, relevance (BioKaLMA's "
+                "gpteval_prompt.json), or a JSON object with those four keys")
 
-GEVAL_INSTRUCTIONS: dict[str, str] = {
-    "coherence": _PREAMBLE + (
-        "Coherence (1-5) - the collective quality of all sentences. We align this dimension "
-        "with the DUC quality question of structure and coherence whereby the answer should "
-        "be well-structured and well-organized. The answer should not just be a heap of "
-        "related information, but should build from sentence to sentence to a coherent "
-        "body of information about a topic.\nEvaluation Steps:\n1. Read the questions "
-        "carefully and identify the main topic and key points.\n2. Read the answer and "
-        "compare it to the question. Check if the answer covers the main topic and key "
-        "points of the question, and if it presents them in a clear and logical order.\n"
-        + _ASSIGN.format(aspect="coherence")),
-    "consistency": _PREAMBLE + (
-        "Consistency (1-5) - the answer should be consistent with the given knowledge. The "
-        "answer should also be self-consistent, without any contradiction to itself.\n"
-        "Evaluation Steps:\n1. Read the question and knowledge carefully.\n2. Read the "
-        "answer and compare it to the knowledge. Check if the answer is consistent with "
-        "the give knowledge.\n" + _ASSIGN.format(aspect="consistency")),
-    "fluency": _PREAMBLE + (
-        "Fluency (1-5) - the answer should be written in fluent language. The answer should "
-        "use appropriate vocabulary, grammar, and sentence structures that enable readers "
-        "or listeners to comprehend the content effortlessly.\nEvaluation Steps:\n1. Read "
-        "the question carefully.\n2. Read the answer and check if the language in the "
-        "answer is fluent.\n" + _ASSIGN.format(aspect="fluency")),
-    "relevance": _PREAMBLE + (
-        "Relevance (1-5) - the answer should be relevant to the question. The answer "
-        "should directly answers the question, without providing any irrelevant "
-        "information.\nEvaluation Steps:\n1. Read the question carefully.\n2. Read the "
-        "answer and compare with the question to check if it fully answers the question "
-        "and have no redundancies.\n" + _ASSIGN.format(aspect="relevance")),
+_RATE = ("You rate one answer to a question on a single quality, on a scale from 1 (worst) "
+         "to 5 (best).\n\n")
+_GIVE = "3. Reply with one whole number from 1 to 5."
+
+KGBENCH_GEVAL: Mapping[str, str] = {
+    "coherence": _RATE + (
+        "Quality: coherence. A coherent answer reads as one connected account: its sentences "
+        "come in an order a reader can follow, each building on what came before, instead of "
+        "a pile of loosely related facts.\n\nHow to rate:\n1. Read the question and note "
+        "the topic it asks about.\n2. Read the answer and judge how well its sentences are "
+        "ordered and linked around that topic.\n" + _GIVE),
+    "consistency": _RATE + (
+        "Quality: consistency. A consistent answer states nothing that the given knowledge "
+        "contradicts, and no part of it contradicts another part.\n\nHow to rate:\n1. Read "
+        "the question and the knowledge.\n2. Compare each statement of the answer with the "
+        "knowledge and with the rest of the answer.\n" + _GIVE),
+    "fluency": _RATE + (
+        "Quality: fluency. A fluent answer is written in correct, natural language: its "
+        "words, grammar and sentence structure let a reader take it in without effort.\n\n"
+        "How to rate:\n1. Read the answer.\n2. Judge its wording and grammar only, not "
+        "whether it is true.\n" + _GIVE),
+    "relevance": _RATE + (
+        "Quality: relevance. A relevant answer addresses what the question asks and adds "
+        "nothing that does not help to answer it.\n\nHow to rate:\n1. Read the question."
+        "\n2. Judge whether the answer answers all of it and whether any part is beside the "
+        "point.\n" + _GIVE),
 }
-"""App. D Tables 14-17, word for word (their typos kept: they are the paper's prompt)."""
+"""kgbench's own G-Eval instructions (the qualities of App. D Tables 14-17, in
+kgbench's words)."""
 
-ASPECTS = tuple(GEVAL_INSTRUCTIONS)
-"""coherence, consistency, fluency, relevance (§4.1)."""
+
+@dataclass(frozen=True, slots=True)
+class GevalPrompts:
+    """The instruction of each quality and where they come from (``kgbench``, or the
+    user's file)."""
+
+    instructions: Mapping[str, str]
+    source: str
+
+
+def kgbench_geval_prompts() -> GevalPrompts:
+    """kgbench's own instructions (the default of ``kalma score --geval``)."""
+    return GevalPrompts(dict(KGBENCH_GEVAL), "kgbench")
+
+
+def load_geval_prompts(path: Path) -> GevalPrompts:
+    """The instructions of the user's file ``path`` (:data:`GEVAL_LAYOUT`). Raises
+    :class:`~llm.prompt_file.PromptFileError` naming the file and what it lacks."""
+    doc = read_prompt_json(path, layout=GEVAL_LAYOUT)
+    if isinstance(doc, list):
+        if len(doc) != len(ASPECTS):
+            raise PromptFileError(f"{path}: {len(doc)} instructions where G-Eval needs "
+                                  f"{len(ASPECTS)} ({', '.join(ASPECTS)})", GEVAL_LAYOUT)
+        doc = dict(zip(ASPECTS, doc, strict=True))
+    if not isinstance(doc, dict):
+        raise PromptFileError(f"{path}: not a G-Eval prompt file (no JSON list or object)",
+                              GEVAL_LAYOUT)
+    missing = [aspect for aspect in ASPECTS if aspect not in doc]
+    if missing:
+        raise PromptFileError(f"{path}: no {' and no '.join(map(repr, missing))} "
+                              "instruction", GEVAL_LAYOUT)
+    for aspect in ASPECTS:
+        if not isinstance(doc[aspect], str) or not doc[aspect].strip():
+            raise PromptFileError(f"{path}: the {aspect} instruction is not a non-empty "
+                                  "string", GEVAL_LAYOUT)
+    return GevalPrompts({aspect: doc[aspect] for aspect in ASPECTS}, str(path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +133,16 @@ def knowledge_text(entry: KalmaEntry) -> str:
                     for s, facts in by_subject.items())
 
 
-def geval_prompt(aspect: str, item: GevalItem) -> str:
-    """The request for one metric of one answer: the paper's instruction, then the
-    inputs and G-Eval's evaluation form."""
+def geval_prompt(aspect: str, item: GevalItem, prompts: GevalPrompts | None = None) -> str:
+    """The request for one quality of one answer: the instruction (kgbench's, or
+    ``prompts``'), then the inputs and the line that asks for the score."""
     inputs = [f"Question:\n{item.question}"]
     if aspect == "consistency":
         inputs.append(f"Knowledge:\n{item.knowledge}")
     inputs.append(f"Answer:\n{item.answer}")
-    return (GEVAL_INSTRUCTIONS[aspect] + "\n\n" + "\n\n".join(inputs)
-            + f"\n\nEvaluation Form (scores ONLY):\n- {aspect.capitalize()}:")
+    instruction = (prompts or kgbench_geval_prompts()).instructions[aspect]
+    return (instruction + "\n\n" + "\n\n".join(inputs)
+            + f"\n\n{aspect.capitalize()} score (1 to 5):")
 
 
 _NUMBER = r"([1-5](?:\.\d+)?)(?![\d.]*\d)"
@@ -136,23 +176,29 @@ class GevalScores:
     unparsed: dict[str, int]
     answers: int
     model: str
+    prompts: str = "kgbench"
+    """Where the instructions came from: ``kgbench``, or the user's file."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "answers": self.answers,
+        return {"model": self.model, "prompts": self.prompts, "answers": self.answers,
                 **{aspect: self.means[aspect] for aspect in ASPECTS},
                 "unparsed": dict(self.unparsed)}
 
 
 def geval_scores(items: Sequence[GevalItem], client: ChatClient, *, parallel: int = 4,
+                 prompts: GevalPrompts | None = None,
                  progress: Callable[[int], None] | None = None) -> GevalScores:
-    """Each item rated on the four metrics (one request each, ``parallel`` in flight),
-    averaged per metric over the replies that gave a score. A failed request raises the
-    client's :class:`~llm.errors.LLMError`; the replies received so far are cached."""
+    """Each item rated on the four metrics (one request each, ``parallel`` in flight)
+    with ``prompts`` (default: kgbench's own), averaged per metric over the replies that
+    gave a score. A failed request raises the client's :class:`~llm.errors.LLMError`;
+    the replies received so far are cached."""
+    chosen = prompts or kgbench_geval_prompts()
     jobs = [(aspect, item) for item in items for aspect in ASPECTS]
 
     def ask(job: tuple[str, GevalItem]) -> float | None:
         aspect, item = job
-        reply = client.complete([ChatMessage("user", geval_prompt(aspect, item))]).content
+        message = ChatMessage("user", geval_prompt(aspect, item, chosen))
+        reply = client.complete([message]).content
         if progress is not None:
             progress(1)
         return parse_rating(reply, aspect)
@@ -172,4 +218,4 @@ def geval_scores(items: Sequence[GevalItem], client: ChatClient, *, parallel: in
         else:
             given[aspect].append(rating)
     means = {aspect: (sum(v) / len(v) if v else None) for aspect, v in given.items()}
-    return GevalScores(means, unparsed, len(items), client.endpoint.model)
+    return GevalScores(means, unparsed, len(items), client.endpoint.model, chosen.source)

@@ -1,119 +1,166 @@
-"""The LLM side of KaLMA generation: the paper's prompts (App. D, Tables 9–12, verbatim
-with their one human-written demonstration) sent through :class:`llm.client.ChatClient`,
-the client and response cache that ``kgbench generate --llm-url`` uses, and each reply
-checked before it is used.
+"""The LLM side of KaLMA generation: the prompts of the four rounds of App. D (Tables
+9–12), sent through :class:`llm.client.ChatClient` (the client and response cache that
+``kgbench generate --llm-url`` uses), and each reply checked before it is used.
 
-* Table 9, the first round: annotate the opening sentence(s) with knowledge of the
-  pool. kgbench has no human-written biography sentence (App. A.1 takes it from the
-  biographical database), so the sentence is the templated text of the pair's link.
-* Table 10, rounds 2 to 5: extend the paragraph by one sentence holding the knowledge
-  that Eq. 1 chose.
-* Tables 11 and 12: the general and the specific question of the final paragraph.
+* annotate (the purpose of Table 9, the first round): mark the opening sentence(s) with
+  knowledge of the pool. kgbench has no human-written biography sentence (App. A.1
+  takes it from the biographical database), so the sentence is the templated text of
+  the pair's link.
+* extend (Table 10, rounds 2 to 5): extend the paragraph by one sentence holding the
+  knowledge that Eq. 1 chose.
+* general_question and specific_question (Tables 11 and 12): the general and the
+  specific question of the final paragraph.
 
-The model writes annotations (``[qid: Q212657, place of birth: Rome]``) as the
-demonstrations do; the paragraph keeps the text without them (Table 11's paragraph has
-none). A reply that is empty, more than one paragraph, cut off, misses the knowledge it
-had to add, or (for a question) is not exactly one question, is replaced by the
-template text, and :meth:`QuestionWriter.take_fallbacks` says where and why; the entry's
-``generation`` records it. Errors of the endpoint itself (:class:`llm.errors.LLMError`)
-stop the run: every reply so far is cached, so a rerun resumes.
+kgbench's own prompts (:func:`kgbench_generation_prompts`) are written for kgbench,
+with a demonstration of its own; they ask for the same thing as the paper's tables. The
+paper's prompts are not part of kgbench: ``kalma generate --prompts FILE`` reads a copy
+the user made (:func:`load_generation_prompts`, layout :data:`GENERATION_LAYOUT`).
+
+The model writes annotations (``[qid: Q7259, place of birth: London]``) as the
+demonstrations do; the paragraph keeps the text without them. A reply that is empty,
+more than one paragraph, cut off, misses the knowledge it had to add, or (for a
+question) is not exactly one question, is replaced by the template text, and
+:meth:`QuestionWriter.take_fallbacks` says where and why; the entry's ``generation``
+records it. Errors of the endpoint itself (:class:`llm.errors.LLMError`) stop the run:
+every reply so far is cached, so a rerun resumes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from extension.verbalize.llm_checks import clean_reply, reply_problem
 from kalma.entry import Knowledge, normalized_text
 from kalma.pool import is_citable
 from llm.chat import ChatMessage
 from llm.client import ChatClient
+from llm.prompt_file import (
+    PromptFileError,
+    PromptTemplate,
+    prompts_digest,
+    read_prompt_json,
+    template_of,
+)
 
-__all__ = ["ANNOTATE_PROMPT", "EXTEND_PROMPT", "GENERAL_PROMPT", "SPECIFIC_PROMPT",
-           "QuestionWriter", "annotate_messages", "check_paragraph", "check_question",
-           "extend_messages", "knowledge_dict", "question_messages", "strip_annotations"]
+__all__ = ["GENERATION_LAYOUT", "GENERATION_SLOTS", "GenerationPrompts", "QuestionWriter",
+           "annotate_messages", "check_paragraph", "check_question", "extend_messages",
+           "kgbench_generation_prompts", "knowledge_dict", "load_generation_prompts",
+           "question_messages", "strip_annotations"]
 
-ANNOTATE_PROMPT = """Instruction: Your objective is to select relevant knowledge to label the sentence and generate a question
+GENERATION_SLOTS: Mapping[str, tuple[str, ...]] = {
+    "annotate": ("sentence", "knowledge"),
+    "extend": ("paragraph", "knowledge"),
+    "general_question": ("paragraph",),
+    "specific_question": ("paragraph",)}
+"""The four prompts of a generation prompt file and the slots each must hold."""
+GENERATION_LAYOUT = ('a generation prompt file is a JSON object with four strings: "annotate" '
+                     '(slots {sentence} and {knowledge}), "extend" ({paragraph} and '
+                     '{knowledge}), "general_question" and "specific_question" ({paragraph})')
 
-sentence: Artemisia Gentileschi was born Artemisia Gentileschi Lomi in Rome on July 8 1593 although her birth certificate from the Archivio di Stato indicated she was born in 1590 the eldest child of the Tuscan painter Orazio Gentileschi and Prudenzia di Ottaviano Montoni.
+_DEMO_FACTS = ("{qid: Q7259, name: Ada Lovelace, place of birth: London, date of birth: "
+               "1815-12-10, father: Lord Byron, occupation: mathematician} {qid: Q5679, name: "
+               "Lord Byron, occupation: poet, child: Ada Lovelace}")
+_DEMO_OPENING = ("Ada Lovelace [qid: Q7259, name: Ada Lovelace] was born in London [qid: Q7259, "
+                 "place of birth: London] in 1815 [qid: Q7259, date of birth: 1815-12-10].")
+_DEMO_PARAGRAPH = ("Ada Lovelace was born in London in 1815, the only legitimate child of the "
+                   "poet Lord Byron. She worked as a mathematician and died in 1852.")
 
-knowledge: {qid: Q367360, name: Orazio Gentileschi, sex or gender: male, place of birth: Pisa, place of death: London, instance of: human, occupation: painter, child: Artemisia Gentileschi, described by source: The Great Theatre of Dutch Painters, notable works: Diana the Huntress, given name: Orazio, topic's main category: Category:Orazio Gentileschi, surname: Gentileschi, genre: portrait, languages spoken: Italian, movement: mannerism, work location: Rome, ethnic group: Italians, date of birth: 1563-07-19, date of death: 1639-02-07} {qid: Q212657, name: Artemisia Gentileschi, sex or gender: female, place of birth: Rome, place of death: Naples, instance of: human, occupation: painter, member of: Accademia delle Arti del Disegno, father: Orazio Gentileschi, described by source: The Great Theatre of Dutch Painters, notable works: Judith Slaying Holofernes, topic's main category: Category: Artemisia Gentileschi, movement: Caravaggisti, ethnic group: Italians, work location: Florence, depicted by: Artemisia, field of work: painting, surname: Gentileschi, genre: portrait, languages spoken: Italian, position held: court painter, student of: Orazio Gentileschi, spouse: Pierantonio Stiattesi, given name: Artemisia, mother: Prudenzia di Ottaviano Montoni, date of birth: 1596-07-08, date of death: 1654-01-01}
+_KGBENCH_PROMPTS: Mapping[str, str] = {
+    "annotate": (
+        "Task: show which of the given facts each part of a sentence states. Copy the "
+        "sentence word for word; right after a phrase that states one of the facts, add that "
+        "fact in square brackets as [qid: ID, relation: value]. Phrases that state none of the "
+        "facts stay unmarked.\n\n"
+        "Sentence: Ada Lovelace was born in London in 1815, the only legitimate child of the "
+        "poet Lord Byron.\n\n"
+        f"Facts: {_DEMO_FACTS}\n\n"
+        "Marked sentence: Ada Lovelace [qid: Q7259, name: Ada Lovelace] was born in London "
+        "[qid: Q7259, place of birth: London] in 1815 [qid: Q7259, date of birth: 1815-12-10], "
+        "the only legitimate child of the poet [qid: Q5679, occupation: poet] Lord Byron "
+        "[qid: Q7259, father: Lord Byron].\n\n"
+        "Sentence: {sentence}\n\nFacts: {knowledge}\n\nMarked sentence:"),
+    "extend": (
+        "Task: repeat the paragraph unchanged, then add exactly one new sentence that states "
+        "the given fact, marked right after the phrase that states it as [qid: ID, relation: "
+        "value].\n\n"
+        f"Paragraph: {_DEMO_OPENING}\n\n"
+        "Fact: {qid: Q7259, name: Ada Lovelace, occupation: mathematician}\n\n"
+        f"Extended paragraph: {_DEMO_OPENING} She worked as a mathematician [qid: Q7259, "
+        "occupation: mathematician].\n\n"
+        "Paragraph: {paragraph}\n\nFact: {knowledge}\n\nExtended paragraph:"),
+    "general_question": (
+        "Task: write the question that the paragraph answers. Ask a single question, as short "
+        "as it can be while the whole paragraph still answers it.\n\n"
+        f"Paragraph: {_DEMO_PARAGRAPH}\n\n"
+        "Question: Who was Ada Lovelace?\n\n"
+        "Paragraph: {paragraph}\n\nQuestion:"),
+    "specific_question": (
+        "Task: write one question that the paragraph answers and that names the particular "
+        "things it tells, so that a shorter text would not answer it as well. Keep it to one "
+        "readable sentence rather than a list of every detail.\n\n"
+        f"Paragraph: {_DEMO_PARAGRAPH}\n\n"
+        "Question: Where and when was Ada Lovelace born, who was her father, and what was her "
+        "profession?\n\n"
+        "Paragraph: {paragraph}\n\nQuestion:"),
+}
+"""kgbench's own prompts for App. D's four rounds (their purpose; the words and the
+demonstration are kgbench's)."""
 
-Generated Answer: Artemisia Gentileschi [qid: Q212657, name: Artemisia Gentileschi] was born Artemisia Gentileschi Lomi in Rome [qid: Q212657, place of birth: Rome] on July 8 1593 [qid: Q212657, date of birth: 1596-07-08] although her birth certificate from the Archivio di Stato indicated she was born in 1590 the eldest child of the Tuscan painter Orazio Gentileschi [qid: Q212657, father: Orazio Gentileschi] [qid: Q367360, name: Orazio Gentileschi, occupation: painter] and Prudenzia di Ottaviano Montoni.
 
-sentence: {sentence}
+@dataclass(frozen=True, slots=True)
+class GenerationPrompts:
+    """The four prompts of a generation run (see the module docstring) and where they
+    come from (``kgbench``, or the user's file)."""
 
-knowledge: {knowledge}
+    annotate: PromptTemplate
+    extend: PromptTemplate
+    general_question: PromptTemplate
+    specific_question: PromptTemplate
+    source: str
 
-Generated Answer:"""
-"""KaLMA App. D Table 9: the first round of the evolutionary question construction."""
+    def fingerprint(self) -> dict[str, str]:
+        """What a run records of its prompts: their source and a digest of their text,
+        so a rerun with other prompts is not taken for the same run."""
+        texts = (self.annotate.text, self.extend.text, self.general_question.text,
+                 self.specific_question.text)
+        return {"source": self.source, "digest": prompts_digest(texts)}
 
-_DEMO_ANSWER = ("Artemisia Gentileschi [qid: Q212657, name: Artemisia Gentileschi] was born "
-                "Artemisia Gentileschi Lomi in Rome [qid: Q212657, place of birth: Rome] on July "
-                "8 1593 [qid: Q212657, date of birth: 1596-07-08] although her birth certificate "
-                "from the Archivio di Stato indicated she was born in 1590 the eldest child of the "
-                "Tuscan painter Orazio Gentileschi [qid: Q212657, father: Orazio Gentileschi] "
-                "[qid: Q367360, name: Orazio Gentileschi, occupation: painter] and Prudenzia di "
-                "Ottaviano Montoni.")
 
-EXTEND_PROMPT = ("""Instruction: Your objective is to extend the original paragraph by adding one sentence that includes the given knowledge
+def _generation_prompts(doc: Any, source: str) -> GenerationPrompts:
+    if not isinstance(doc, dict):
+        raise PromptFileError(f"{source}: not a generation prompt file (no JSON object)",
+                              GENERATION_LAYOUT)
+    templates = {key: template_of(doc, key, slots, source=source, layout=GENERATION_LAYOUT)
+                 for key, slots in GENERATION_SLOTS.items()}
+    return GenerationPrompts(**templates, source=source)
 
-answer: """ + _DEMO_ANSWER + """ knowledge: {qid: Q212657, name: Artemisia Gentileschi, notable works: Judith Slaying Holofernes}
 
-Generated Answer: """ + _DEMO_ANSWER + """ Under the influence of her father, Artemisia Gentileschi created her iconic painting Judith Slaying Holofernes [qid: Q212657, notable works: Judith Slaying Holofernes] when she was around twenty years old.
+def kgbench_generation_prompts() -> GenerationPrompts:
+    """kgbench's own prompts (the default of ``kalma generate --llm-url``)."""
+    return _generation_prompts(dict(_KGBENCH_PROMPTS), "kgbench")
 
-answer: {paragraph} knowledge: {knowledge}
 
-Generated Answer:""")
-"""KaLMA App. D Table 10: rounds 2 to 5, extending the paragraph with one knowledge."""
+def load_generation_prompts(path: Path) -> GenerationPrompts:
+    """The prompts of the user's file ``path`` (:data:`GENERATION_LAYOUT`; e.g. App. D
+    Tables 9–12 copied from the paper, each table's input lines replaced by the slots).
+    Raises :class:`~llm.prompt_file.PromptFileError` naming the file and what it lacks."""
+    return _generation_prompts(read_prompt_json(path, layout=GENERATION_LAYOUT), str(path))
 
-_DEMO_PARAGRAPH = ("Artemisia Gentileschi was born Artemisia Gentileschi Lomi in Rome on July 8 1593 "
-                   "although her birth certificate from the Archivio di Stato indicated she was "
-                   "born in 1590 the eldest child of the Tuscan painter Orazio Gentileschi and "
-                   "Prudenzia di Ottaviano Montoni. Her life and work were later depicted in the "
-                   "film Ärtemisia; which brought her story to a wider audience. Her father, "
-                   "Orazio, was a prominent figure in the Mannerism art movement, which likely "
-                   "influenced Artemisia's own artistic style. However, Artemisia herself was a "
-                   "part of the Caravaggisti movement, a group of artists who followed the style "
-                   "of Caravaggio. She was also a student of her father, Orazio Gentileschi, which "
-                   "further shaped her artistic development. Orazio's influence on Artemisia's "
-                   "development as a prominent Baroque painter can be seen in her highly "
-                   "naturalistic portrayal of figures, dramatic scenes and the use of chiaroscuro "
-                   "technique")
-
-GENERAL_PROMPT = ("""Instruction: Your objective is to ask a question whose answer is the given paragraph. There should be only one question when possible, if not, make sure the question is as concise as possible.
-
-Paragraph: """ + _DEMO_PARAGRAPH + """
-
-Generated Question: Who was Artemisia Gentileschi and what influences shaped her artistic style?
-
-Paragraph: {paragraph}
-
-Generated Question:""")
-"""KaLMA App. D Table 11: the general question."""
-
-SPECIFIC_PROMPT = ("""Instruction: Your objective is to ask a question whose answer is the given paragraph. The question should not be too tedious.
-
-Paragraph: """ + _DEMO_PARAGRAPH + """
-
-Generated Question: What were the key artistic influences and characteristics that shaped Artemisia Gentileschi's unique Baroque style, and how did her relationship with her father, Orazio Gentileschi, impact her artistic development?
-
-Paragraph: {paragraph}
-
-Generated Question:""")
-"""KaLMA App. D Table 12: the specific question."""
 
 POOL_IN_PROMPT = 60
-"""Most pieces of one entity's pool shown in the Table 9 prompt (BioKaLMA's entity dicts
+"""Most pieces of one entity's pool shown in the first round's prompt (BioKaLMA's entity dicts
 hold a few dozen; a Freebase actor can have hundreds of film credits)."""
 
 _ANNOTATION = re.compile(r"\s*\[(?:qid:|Q\d+|NA\])[^\[\]]*\]?")
 
 
 def knowledge_dict(items: Sequence[Knowledge]) -> str:
-    """BioKaLMA's entity dict as the prompts show it: ``{qid: Q212657, name: Artemisia
-    Gentileschi, place of birth: Rome, ...}``, for knowledge of one subject."""
+    """BioKaLMA's entity dict as the prompts show it: ``{qid: Q7259, name: Ada Lovelace,
+    place of birth: London, ...}``, for knowledge of one subject."""
     if not items:
         return "{}"
     head = f"qid: {items[0].subject_id}, name: {items[0].subject_name}"
@@ -129,22 +176,26 @@ def _message(text: str) -> list[ChatMessage]:
     return [ChatMessage(role="user", content=text)]
 
 
-def annotate_messages(sentence: str, pools: Sequence[Sequence[Knowledge]]) -> list[ChatMessage]:
-    """Table 9 for ``sentence`` and the entities' pools."""
-    return _message(ANNOTATE_PROMPT.replace("{sentence}", sentence)
-                    .replace("{knowledge}", _pool_dicts(pools)))
+def annotate_messages(sentence: str, pools: Sequence[Sequence[Knowledge]],
+                      prompts: GenerationPrompts | None = None) -> list[ChatMessage]:
+    """The first round for ``sentence`` and the entities' pools."""
+    prompt = (prompts or kgbench_generation_prompts()).annotate
+    return _message(prompt.render(sentence=sentence, knowledge=_pool_dicts(pools)))
 
 
-def extend_messages(paragraph: str, knowledge: Knowledge) -> list[ChatMessage]:
-    """Table 10: extend ``paragraph`` with one sentence holding ``knowledge``."""
-    return _message(EXTEND_PROMPT.replace("{paragraph}", paragraph)
-                    .replace("{knowledge}", knowledge_dict([knowledge])))
+def extend_messages(paragraph: str, knowledge: Knowledge,
+                    prompts: GenerationPrompts | None = None) -> list[ChatMessage]:
+    """A later round: extend ``paragraph`` with one sentence holding ``knowledge``."""
+    prompt = (prompts or kgbench_generation_prompts()).extend
+    return _message(prompt.render(paragraph=paragraph, knowledge=knowledge_dict([knowledge])))
 
 
-def question_messages(paragraph: str, *, specific: bool) -> list[ChatMessage]:
-    """Table 11 (general) or Table 12 (specific) for ``paragraph``."""
-    return _message((SPECIFIC_PROMPT if specific else GENERAL_PROMPT)
-                    .replace("{paragraph}", paragraph))
+def question_messages(paragraph: str, *, specific: bool,
+                      prompts: GenerationPrompts | None = None) -> list[ChatMessage]:
+    """The general or the specific question for ``paragraph``."""
+    chosen = prompts or kgbench_generation_prompts()
+    prompt = chosen.specific_question if specific else chosen.general_question
+    return _message(prompt.render(paragraph=paragraph))
 
 
 def strip_annotations(text: str) -> str:
@@ -187,8 +238,9 @@ class QuestionWriter:
     """The LLM rounds of one run (see the module docstring); not thread-safe (one per
     worker)."""
 
-    def __init__(self, client: ChatClient) -> None:
+    def __init__(self, client: ChatClient, prompts: GenerationPrompts | None = None) -> None:
         self.client = client
+        self.prompts = prompts or kgbench_generation_prompts()
         self._fallbacks: list[str] = []
 
     def take_fallbacks(self) -> list[str]:
@@ -211,14 +263,15 @@ class QuestionWriter:
         """Round 1 (Table 9): the opening sentence as the model writes it, without its
         annotations; ``sentence`` itself when the reply is unusable."""
         wanted = [k.object for k in link]
-        text = self._ask("round 1", annotate_messages(sentence, pools),
+        text = self._ask("round 1", annotate_messages(sentence, pools, self.prompts),
                          lambda t, f: check_paragraph(strip_annotations(t), f, wanted))
         return sentence if text is None else strip_annotations(text)
 
     def extend(self, paragraph: str, knowledge: Knowledge, template_sentence: str) -> str:
         """A later round (Table 10): the paragraph with one sentence more; the template
         sentence appended when the reply is unusable."""
-        text = self._ask(f"round with {knowledge.relation}", extend_messages(paragraph, knowledge),
+        text = self._ask(f"round with {knowledge.relation}",
+                         extend_messages(paragraph, knowledge, self.prompts),
                          lambda t, f: check_paragraph(strip_annotations(t), f,
                                                       [knowledge.object], paragraph))
         return f"{paragraph} {template_sentence}" if text is None else strip_annotations(text)
@@ -227,8 +280,8 @@ class QuestionWriter:
                   specific_template: str) -> tuple[str, str]:
         """The general (Table 11) and specific (Table 12) questions; each falls back to
         its template when the reply is unusable."""
-        general = self._ask("general question", question_messages(paragraph, specific=False),
-                            check_question)
-        specific = self._ask("specific question", question_messages(paragraph, specific=True),
-                             check_question)
+        general = self._ask("general question", question_messages(
+            paragraph, specific=False, prompts=self.prompts), check_question)
+        specific = self._ask("specific question", question_messages(
+            paragraph, specific=True, prompts=self.prompts), check_question)
         return general or general_template, specific or specific_template

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from kalma.citations import ParsedAnswer, read_answers
 from kalma.entry import KalmaEntry, entries_file, read_entries
 from kalma.errors import KalmaError
-from kalma.geval import GevalItem, GevalScores, geval_scores, knowledge_text
+from kalma.geval import GevalItem, GevalPrompts, GevalScores, geval_scores, knowledge_text
 from kalma.metrics import (
     CitationScores,
     EntailmentTable,
@@ -102,13 +102,15 @@ def score_answers(entries_path: Path, answers_path: Path, *, nli_dir: Path | Non
                   batch_tokens: int = 16384, threads: int | None = None,
                   llm: ChatEndpoint | None = None, geval: bool = False,
                   llm_cache: Path = Path(".kgbench-llm-cache"), llm_parallel: int = 4,
+                  geval_prompts: GevalPrompts | None = None,
                   question: Literal["general", "specific"] = "specific",
                   progress: ScoreProgress | None = None) -> KalmaScoreReport:
     """Score the answers of ``answers_path`` on the entries of ``entries_path`` (a file,
     or a directory holding ``entries.jsonl``). ``nli_dir``: an exported NLI model
     (``kgbench model export ... --task nli``) for alignment and [NA]; ``geval``: rate
-    the text with ``llm`` (G-Eval), against the entry's ``question`` (the paper's main
-    experiments answer the specific one, §5)."""
+    the text with ``llm`` (G-Eval, with ``geval_prompts``, default kgbench's own),
+    against the entry's ``question`` (the paper's main experiments answer the specific
+    one, §5)."""
     if geval and llm is None:
         raise KalmaError("G-Eval needs an LLM endpoint", "add --llm-url URL --llm-model NAME")
     entries = list(read_entries(entries_path))
@@ -150,7 +152,8 @@ def score_answers(entries_path: Path, answers_path: Path, *, nli_dir: Path | Non
             if progress is not None:
                 progress("geval", done, 4 * len(items))
 
-        report.geval = geval_scores(items, client, parallel=llm_parallel, progress=advance)
+        report.geval = geval_scores(items, client, parallel=llm_parallel,
+                                    prompts=geval_prompts, progress=advance)
         stats = client.stats
         report.notes.append(f"G-Eval: {stats.requests:,} LLM requests sent, "
                             f"{stats.cache_hits:,} replies from the cache in {llm_cache}")

@@ -2,10 +2,10 @@
 and specific questions, for generation without an LLM (and as the fallback when an LLM
 reply is unusable).
 
-App. A.3 turns each piece of knowledge into "a simple sentence by applying a template
-... three templates depending on the POS of the relation" and gives one of them,
-"Artemisia's place of birth is Rome". kgbench's three, by the relation label's part of
-speech (:func:`relation_pos`):
+App. A.3 turns each piece of knowledge into a simple sentence with one of three
+templates, chosen by the part of speech of the relation, and shows the noun one
+("X's place of birth is Y"). kgbench's three, by the relation label's part of speech
+(:func:`relation_pos`):
 
 * a noun ("place of birth", "spouse"): "A's place of birth is Rome." — several values
   of one relation read "A's films include Cast Away.";

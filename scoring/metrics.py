@@ -1,13 +1,15 @@
 """The metrics of an attribution evaluator: pure functions, each citing the paper it follows.
 
-CAQA (Hu et al., *Can LLMs Evaluate Complex Attribution in QA?*) §5.2 reports "the F1
-score for the performance on each attribution category and the micro-F1 score for the
-performance on each complexity level and overall performance" (Table 6); §6.2 correlates
-evaluators' overall micro-F1 on generated and on human labels (Pearson); §6.3 and
-Appendix C score the partially supportive scenario with FActScore (Min et al., 2023) and
-an error rate against a reference (Table 7). AttrScore (Yue et al., *Automatic Evaluation
-of Attribution by Large Language Models*) §4.2 reports "the F1 score for each individual
-class as well as the micro-F1 score, which is equivalent to the overall accuracy".
+CAQA (Hu et al., *Can LLMs Evaluate Complex Attribution in QA?*) §5.2 reports an F1 per
+attribution category and a micro-F1 per complexity level and over all samples (Table 6);
+§6.2 correlates evaluators' overall micro-F1 on generated and on human labels (Pearson);
+§6.3 and Appendix C score the partially supportive scenario with FActScore (Min et al.,
+2023) and an error rate against a reference (Table 7). AttrScore (Yue et al.,
+*Automatic Evaluation of Attribution by Large Language Models*) §4.2 reports an F1 per
+class and the micro-F1, which equals the accuracy.
+
+These are kgbench's definitions (``--protocol kgbench``); the released code's are in
+:mod:`scoring.evaluate.protocol_released`.
 
 Conventions, one for every function here:
 
@@ -104,8 +106,8 @@ def confusion_matrix(gold: Sequence[str], predicted: Sequence[str | None],
 
 
 def per_label(confusion: Confusion) -> dict[str, LabelScores]:
-    """Precision, recall, F1 and support of each label (CAQA §5.2, Table 6: "the F1
-    score for the performance on each attribution category"; AttrScore §4.2).
+    """Precision, recall, F1 and support of each label (CAQA §5.2, Table 6: the F1 of
+    each attribution category; AttrScore §4.2).
 
     precision = TP / predicted as the label, recall = TP / gold samples of the label
     (support), F1 their harmonic mean; 0/0 is 0.0, so a label never predicted has
@@ -124,9 +126,8 @@ def per_label(confusion: Confusion) -> dict[str, LabelScores]:
 
 
 def micro_f1(confusion: Confusion) -> float:
-    """Micro-averaged F1 over every sample (CAQA §5.2 "overall performance", Table 6
-    "Overall"; AttrScore §4.2: "the micro-F1 score, which is equivalent to the overall
-    accuracy").
+    """Micro-averaged F1 over every sample (CAQA §5.2, Table 6 "Overall"; AttrScore
+    §4.2, where it equals the accuracy).
 
     TP, FP and FN are summed over all columns, the :data:`UNPARSED` one included (an
     unparsed reply is a false positive of that column and a false negative of its gold
@@ -162,8 +163,7 @@ def grouped_micro_f1(groups: Sequence[str], gold: Sequence[str],
                      group_names: Sequence[str]) -> dict[str, GroupScore]:
     """The micro-F1 (:func:`micro_f1`) and support of each group of samples, for every
     name of ``group_names`` in that order (a group without samples: 0.0, support 0) —
-    CAQA §5.2 "the micro-F1 score for the performance on each complexity level"
-    (Table 6, columns S. C. I. U.). ``groups[i]`` is the group of sample ``i``; a group
+    CAQA §5.2's micro-F1 of each complexity level (Table 6, columns S. C. I. U.). ``groups[i]`` is the group of sample ``i``; a group
     not in ``group_names`` raises ``ValueError``."""
     if not len(groups) == len(gold) == len(predicted):
         raise ValueError("groups, gold and predicted differ in length")
@@ -201,9 +201,9 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 def factscore(calls: Iterable[bool]) -> float | None:
     """The share of sub-facts called supported (CAQA §6.3 and Appendix C, after Min et
-    al. 2023: "the proportion of predictions classified as True compared to the total
-    number of subfacts evaluated"), pooled over every sub-fact of every sample, as
-    CAQA computes it (not averaged per sample). ``None`` for no sub-facts."""
+    al. 2023: sub-facts judged true over sub-facts judged), pooled over every sub-fact
+    of every sample, as CAQA computes it (not averaged per sample). ``None`` for no
+    sub-facts."""
     total = supported = 0
     for call in calls:
         total += 1

@@ -1,5 +1,7 @@
 """Where tests find the shared real data: ``$KGBENCH_EXTERNAL_DATA`` (``.ci/run`` sets it
-to ``../shared/data/external``). Tests that need it skip cleanly when it is absent."""
+to ``../shared/data/external``), and the rest of that shared folder two levels above it
+(``../shared/papers``: the papers' text). Tests that need it skip cleanly when it is
+absent."""
 
 from __future__ import annotations
 
@@ -18,6 +20,17 @@ def external_path(*parts: str) -> Path:
     if not EXTERNAL:
         pytest.skip(f"{EXTERNAL_ENV} is not set")
     path = Path(EXTERNAL, *parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
+
+
+def shared_path(*parts: str) -> Path:
+    """``<shared>/<parts>``, the shared folder being ``$KGBENCH_EXTERNAL_DATA/../..``
+    (``shared/data/external`` -> ``shared``); skips like :func:`external_path`."""
+    if not EXTERNAL:
+        pytest.skip(f"{EXTERNAL_ENV} is not set")
+    path = Path(EXTERNAL).resolve().parent.parent.joinpath(*parts)
     if not path.exists():
         pytest.skip(f"{path} is not available")
     return path

@@ -6,27 +6,25 @@ records into:
 
 ``caqa``
     The CSV of the CAQA repository (Hu et al. 2024, *Can LLMs Evaluate Complex
-    Attribution in QA?*): columns ``query, answer, reference, label`` (read by its
-    ``train.py``/``inference.py``) and then ``id``, the sample's id, so an evaluator's
-    labels join back to the benchmark (``kgbench evaluate --predictions``), labels ``Support, Missing, Contradictory,
-    Irrelevant`` — the options of its prompts (``prompts.json``: "Verify whether a given
-    reference can support the claim. Options: Support, Missing, Contradictory or
-    Irrelevant."). ``query`` is the (extended) question the answer answers, ``answer``
-    the answer statement alone (never the question again: the prompt is ``Claim: {query}
-    {answer}``) and ``reference`` the citations, one per line as in CAQA's examples.
+    Attribution in QA?*): columns ``query, answer, reference, label`` (read by
+    its ``train.py``/``inference.py``) and then ``id``, the sample's id, so an
+    evaluator's labels join back to the benchmark (``kgbench evaluate --predictions``);
+    labels ``Support, Missing, Contradictory, Irrelevant`` — the four options its prompts offer (``prompts.json``). ``query`` is
+    the (extended) question the answer answers, ``answer`` the answer statement alone
+    (never the question again: the claim its prompts show is ``{query} {answer}``) and
+    ``reference`` the citations, one per line as in CAQA's examples.
 ``attrscore``
     The same five columns with the three AttrScore labels (Yue et al. 2023,
     *Automatic Evaluation of Attribution by Large Language Models*):
-    ``Attributable, Extrapolatory, Contradictory``. Their prompt
-    (``prompt_and_demo/task_prompts.json``, "attribution-with-definition") defines
-    them: "Attributable means the reference fully supports the claim, Extrapolatory means
-    the reference lacks sufficient information to validate the claim, and Contradictory
-    means the claim contradicts the information presented in the reference". Hence the
-    default map: supportive → Attributable, contradictory → Contradictory, and both
-    partially supportive (the reference lacks part of the support) and irrelevant (the
-    reference says nothing about the claim) → Extrapolatory. Papers disagree on the last
-    two — CAQA's own ``prompts.json`` reads AttrScore's Extrapolatory as *Irrelevant* —
-    so the map is an option (:func:`resolve_label_map`).
+    ``Attributable, Extrapolatory, Contradictory``. AttrScore §2 defines them (in our
+    words): Attributable, the reference backs the claim completely; Extrapolatory, the
+    reference holds too little to confirm the claim; Contradictory, the reference
+    conflicts with the claim. Hence the default map: supportive → Attributable,
+    contradictory → Contradictory, and both partially supportive (the reference lacks
+    part of the support) and irrelevant (the reference says nothing about the claim) →
+    Extrapolatory. Papers disagree on the last two — CAQA's own ``prompts.json`` reads
+    AttrScore's Extrapolatory as *Irrelevant* — so the map is an option
+    (:func:`resolve_label_map`).
 ``alce``
     A JSON list in the layout of ALCE's prompt files (Gao et al. 2023, *Enabling Large
     Language Models to Generate Text with Citations*, ``prompts/*_default.json``

@@ -2,8 +2,8 @@
 the extended query, as one declarative sentence.
 
 CAQA's ã (Hu et al., Appendix A, Table 11) restates the question as a sentence with the
-answer filled in: "The group that fought in the Battle of Vicksburg and was based in
-Montgomery was the Army of Mississippi." Here the sentence is built from the extended
+answer filled in ("Who directed Jaws?" becomes "Jaws was directed by Steven Spielberg.").
+Here the sentence is built from the extended
 query graph itself, not from the question's text: the answer node is described by each
 of its edges, an intermediate variable by its own edges ("the film whose sequel is The
 Godfather Part II"), a CVT (mediator) by its roles, never by an id. So the statement

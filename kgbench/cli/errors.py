@@ -146,6 +146,7 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
 _ENGINE_ERRORS = (
     ("extension.run.generate", "GenerateError"),
     ("llm.errors", "LLMError"),   # messages name the endpoint, what to check, and that a rerun resumes
+    ("llm.prompt_file", "PromptFileError"),  # a --prompts file: what it lacks, the layout
     ("extension.inputs.parsed_file", "ParsedFileError"),
     ("extension.outputs.output_file", "OutputPathError"),  # an --out that is a directory, a device...
     ("scoring.errors", "ScoringError"),  # model directories, predictions files, benchmarks to score

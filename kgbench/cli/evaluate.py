@@ -7,6 +7,7 @@ command around it (options, progress, the tables).
 from __future__ import annotations
 
 import json
+import math
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -25,12 +26,16 @@ from kgbench.cli.options import (
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
+    ProtocolOpt,
+    prompts_option,
+    protocol_choice,
     readable_input,
 )
 from kgbench.cli.output import emit_json, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
     from scoring.evaluate.run import EvaluationReport
+    from scoring.protocol import ProtocolName
 
 # scoring.evaluate (and the sample models under it) is imported when the command runs:
 # registering it keeps `kgbench --help` and the other commands quick.
@@ -75,17 +80,16 @@ def evaluate_cmd(
                                  )] = None,
     prompt: Annotated[
         str | None, typer.Option("--prompt", metavar="NAME", show_default=False,
-                                 help="The LLM's prompt: caqa-zero-shot (default for the "
-                                 "four-class schemes) or caqa-few-shot (from --prompts), "
-                                 "attrscore (default for --scheme attrscore) or "
-                                 "attrscore-no-definition (shipped), or a task_name of "
-                                 "--prompts.")] = None,
-    prompts_file: Annotated[
-        Path | None, typer.Option("--prompts", metavar="FILE", readable=False,
-                                  show_default=False,
-                                  help="A prompt file in the layout of CAQA's prompts.json "
-                                  "(CAQA's is not shipped: its repository has no licence; "
-                                  "pass your copy).")] = None,
+                                 help="The LLM's prompt: kgbench's own, kgbench (default "
+                                 "for the four-class schemes) or kgbench-attrscore (default "
+                                 "for --scheme attrscore); with --prompts, caqa-zero-shot, "
+                                 "caqa-few-shot, attrscore, attrscore-no-definition or any "
+                                 "task_name of that file.")] = None,
+    prompts_file: Annotated[Path | None, prompts_option(
+        "Your copy of a paper's prompt file (CAQA's prompts.json, AttrScore's "
+        "task_prompts.json): its exact prompts, which kgbench does not ship. Without "
+        "--prompt its attribution-no-definition task.")] = None,
+    protocol: ProtocolOpt = "kgbench",
     scheme_name: Annotated[
         str, typer.Option("--scheme", metavar="SCHEME",
                           help="ours (our four labels), caqa (the same four by CAQA's names) "
@@ -153,9 +157,12 @@ def evaluate_cmd(
     F1 (Sup. Par. Con. Irr.), overall micro-F1 and micro-F1 per complexity (S. C. I. U.),
     then precision, recall, support, macro-F1 and the confusion matrix. An LLM reply
     that names no label counts as wrong in its own column (unparsed), never as a label.
-    --json prints the document: per_label, per_complexity, overall_micro_f1, macro_f1,
-    confusion, n, unparsed (plus consistency with --blind-labels, fine_grained with
-    --sub-facts, runtime with --model).
+    --protocol released computes every number as CAQA's and AttrScore's released code
+    does instead (unparsed replies dropped, NaN for 0/0, its reply parsing, AttrScore
+    labels read as CAQA's classes). --json prints the document: protocol, per_label,
+    per_complexity, overall_micro_f1, macro_f1, confusion, n, unparsed (plus
+    consistency with --blind-labels, fine_grained with --sub-facts, runtime with
+    --model).
 
     Examples:
 
@@ -164,7 +171,11 @@ def evaluate_cmd(
       kgbench evaluate bench/ --model nli-onnx/ --scheme attrscore --json
 
       kgbench evaluate bench/ --llm-url http://localhost:8000/v1 --llm-model qwen2.5-7b
-      --prompts CAQA-Benchmark/prompts.json --prompt caqa-few-shot --save-predictions llm.jsonl
+      --save-predictions llm.jsonl
+
+      kgbench evaluate bench/ --scheme caqa --protocol released --llm-url
+      http://localhost:8000/v1 --llm-model qwen2.5-7b --prompts CAQA-Benchmark/prompts.json
+      --prompt caqa-few-shot
 
       kgbench evaluate bench/ --predictions a.jsonl --compare b.jsonl --blind-labels
       blind.tsv --split all
@@ -194,8 +205,10 @@ def evaluate_cmd(
     if split not in SPLIT_CHOICES:
         raise CliError(f"unknown split {split!r}",
                        f"use --split with one of {', '.join(SPLIT_CHOICES)}", code=2)
+    chosen_protocol = cast("ProtocolName", protocol_choice(protocol))
     try:
-        scheme = label_scheme(scheme_name, parse_label_map(label_map or []))
+        scheme = label_scheme(scheme_name, parse_label_map(label_map or []),
+                              protocol=chosen_protocol)
         nli_overrides = parse_label_map(nli_map or [], option="--nli-map",
                                         example="neutral=partially_supportive")
     except (ExportError, ScoringError) as exc:   # a bad option value: a usage error
@@ -220,7 +233,8 @@ def evaluate_cmd(
                                prompts_file=prompts_file,
                                nli_map=nli_overrides, device=device,
                                llm_timeout=llm_timeout, llm_retries=llm_retries,
-                               llm_rps=llm_rps, llm_cache=llm_cache, llm_parallel=llm_parallel)
+                               llm_rps=llm_rps, llm_cache=llm_cache, llm_parallel=llm_parallel,
+                               protocol=chosen_protocol)
     # A file is read in a moment; a model or an LLM gets a progress bar.
     with on_interrupt(RESUMES if llm_url else NOTHING_WRITTEN), \
             (nullcontext(None) if predictions else progress()) as display:
@@ -234,7 +248,8 @@ def evaluate_cmd(
         report = evaluate_benchmark(
             directory, evaluator, scheme, split=cast(SplitChoice, split),
             blind_labels=blind_labels, blind_column=blind_column, compare=compare or (),
-            sub_facts=sub_facts, save_predictions=save_predictions, progress=advance)
+            sub_facts=sub_facts, save_predictions=save_predictions,
+            protocol=chosen_protocol, progress=advance)
     doc = report.to_json()
     if out_path is not None:
         write_atomic(out_path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
@@ -278,8 +293,13 @@ def _split_text(split: str) -> str:
     return "all samples" if split == "all" else f"the {split} split"
 
 
+def _number(value: float | None) -> str:
+    """A score as the tables print it; the released code's NaN (null in the JSON) as NaN."""
+    return "NaN" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
 def _score(value: float, support: int) -> str:
-    return f"{value:.3f}" if support else "–"
+    return _number(value) if support else "–"
 
 
 def table6(report: EvaluationReport) -> Table:
@@ -287,7 +307,9 @@ def table6(report: EvaluationReport) -> Table:
     complexity (S. C. I. U.); "–" where there is no sample."""
     doc, scheme = report.document, report.scheme
     table = Table(title=f"{report.evaluator} on {_split_text(report.split)} ({scheme.name} "
-                  "labels): F1 per label, micro-F1 overall and per complexity",
+                  "labels): F1 per label, micro-F1 overall and per complexity"
+                  + (", as the released code computes them" if report.protocol == "released"
+                     else ""),
                   box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
                   show_edge=False)
     # Numbers never wrap; a long evaluator name folds in its own column.
@@ -312,11 +334,11 @@ def label_detail(report: EvaluationReport) -> Table:
     for name in ("label", "precision", "recall", "F1", "support"):
         table.add_column(name, justify="left" if name == "label" else "right")
     for label, scores in doc["per_label"].items():
-        table.add_row(field(label), f"{scores['precision']:.3f}", f"{scores['recall']:.3f}",
-                      f"{scores['f1']:.3f}", f"{scores['support']:,}",
+        table.add_row(field(label), _number(scores["precision"]), _number(scores["recall"]),
+                      _number(scores["f1"]), f"{scores['support']:,}",
                       end_section=label == report.scheme.labels[-1])
-    table.add_row("macro-F1", "", "", f"{doc['macro_f1']:.3f}", "")
-    table.add_row("micro-F1 (accuracy)", "", "", f"{doc['overall_micro_f1']:.3f}",
+    table.add_row("macro-F1", "", "", _number(doc["macro_f1"]), "")
+    table.add_row("micro-F1 (accuracy)", "", "", _number(doc["overall_micro_f1"]),
                   f"{doc['n']:,}")
     return table
 
@@ -377,5 +399,7 @@ def _print_report(report: EvaluationReport) -> None:
     if report.fine_grained is not None:
         out.print(fine_grained_table(report.fine_grained))
     doc = report.document
+    counted = ("left out of every score, as the released code drops them"
+               if report.protocol == "released" else "counted as wrong")
     note(f"{doc['n']:,} samples ({_split_text(report.split)}) of {report.source}; "
-         f"{doc['unparsed']:,} unparsed (counted as wrong)")
+         f"{doc['unparsed']:,} unparsed ({counted}); protocol {report.protocol}")

@@ -29,6 +29,7 @@ from kgbench.cli.options import (
     LlmTimeoutOpt,
     StoreOpt,
     finite_number,
+    prompts_option,
     readable_input,
     store_location,
 )
@@ -107,10 +108,14 @@ def generate_cmd(
     llm_url: Annotated[
         str | None, typer.Option("--llm-url", metavar="URL",
                                  help="OpenAI-compatible endpoint that writes the paragraph "
-                                 "and the questions with the paper's prompts (App. D); "
-                                 "templates without it.")
+                                 "and the questions (App. D's four rounds) with kgbench's "
+                                 "prompts, or --prompts; templates without it.")
     ] = None,
     llm_model: LlmModelOpt = None,
+    prompts_file: Annotated[Path | None, prompts_option(
+        "With --llm-url: your own prompts for the four rounds (e.g. App. D Tables 9-12 "
+        "copied from the paper), a JSON object of annotate, extend, general_question and "
+        "specific_question templates (README: The papers' prompts).")] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -143,6 +148,14 @@ def generate_cmd(
     levels = _levels(incompetence)
     if lm is not None:
         readable_input(lm)
+    if prompts_file is not None and llm_url is None:
+        raise CliError("--prompts needs --llm-url (the prompts are the LLM's)",
+                       "add --llm-url URL --llm-model NAME, or leave --prompts out", code=2)
+    prompts = None
+    if prompts_file is not None:
+        from kalma.prompts import load_generation_prompts
+
+        prompts = load_generation_prompts(readable_input(prompts_file))
     endpoint = None
     if llm_url is not None:
         from llm.endpoint import endpoint_from_options
@@ -160,8 +173,8 @@ def generate_cmd(
                            description=f"building entries ({done:,} of {total:,})")
 
         result = generate_entries(location, config, out_dir, incompetence=levels, lm_dir=lm,
-                                  llm=endpoint, llm_cache=llm_cache, force=force,
-                                  chunk_size=chunk_size, progress=advance)
+                                  llm=endpoint, llm_cache=llm_cache, prompts=prompts,
+                                  force=force, chunk_size=chunk_size, progress=advance)
     _print_generated(result, as_json)
 
 
@@ -363,6 +376,10 @@ def score_cmd(
                                  "http://localhost:8000/v1) that rates the answers; key "
                                  "from $KGBENCH_LLM_API_KEY.")] = None,
     llm_model: LlmModelOpt = None,
+    geval_prompts_file: Annotated[Path | None, prompts_option(
+        "With --geval: your copy of the paper's G-Eval instructions (BioKaLMA's "
+        "gpteval_prompt.json: a JSON list in the order coherence, consistency, fluency, "
+        "relevance) instead of kgbench's own.")] = None,
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -412,7 +429,15 @@ def score_cmd(
     if llm_url and not geval:
         raise CliError("--llm-url is used by --geval only", "add --geval, or leave "
                        "--llm-url out", code=2)
+    if geval_prompts_file is not None and not geval:
+        raise CliError("--prompts is used by --geval only (the G-Eval instructions)",
+                       "add --geval, or leave --prompts out", code=2)
     readable_input(answers)
+    geval_prompts = None
+    if geval_prompts_file is not None:
+        from kalma.geval import load_geval_prompts
+
+        geval_prompts = load_geval_prompts(readable_input(geval_prompts_file))
     if out_path is not None:
         output_target(out_path, option="--out", inputs=[entries, answers])
     endpoint = None
@@ -434,7 +459,7 @@ def score_cmd(
         report = score_answers(entries, answers, nli_dir=nli,
                                device=cast(Literal["auto", "cpu", "cuda"], device),
                                llm=endpoint, geval=geval, llm_cache=llm_cache,
-                               llm_parallel=llm_parallel,
+                               llm_parallel=llm_parallel, geval_prompts=geval_prompts,
                                question=cast(Literal["general", "specific"], question),
                                progress=advance)
     doc = report.to_json()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,8 +31,9 @@ from kgstore.location import checked_location, local_store_path
 from loaders.errors import InputFileError
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "LlmCacheOpt", "LlmModelOpt",
-           "LlmRetriesOpt", "LlmRpsOpt", "LlmTimeoutOpt", "State", "StoreOpt", "any_store",
-           "finite_number", "local_store", "readable_input", "reading", "store_location"]
+           "LlmRetriesOpt", "LlmRpsOpt", "LlmTimeoutOpt", "ProtocolOpt", "State", "StoreOpt",
+           "any_store", "finite_number", "local_store", "prompts_option", "protocol_choice",
+           "readable_input", "reading", "store_location"]
 
 DEFAULT_STORE = "kgbench-data/store"
 DEMO_STORE = "kgbench-data/demo-store"
@@ -166,3 +167,35 @@ ThreadsOpt = Annotated[
 LlmParallelOpt = Annotated[
     int, typer.Option("--llm-parallel", min=1, max=64, help="LLM requests in flight at once.")
 ]
+
+
+# The protocol of a scoring command's numbers (evaluate, kalma score, conner score): one
+# wording, one check; what each protocol means is :mod:`scoring.protocol`'s.
+ProtocolOpt = Annotated[
+    str, typer.Option("--protocol", metavar="PROTOCOL",
+                      help="kgbench (kgbench's documented definitions) or released (every "
+                      "number as the paper's released code computes it, its NaN as null); "
+                      "README: Protocols.")
+]
+
+
+def protocol_choice(value: str) -> str:
+    """The ``--protocol`` value, checked: an unknown one is a usage error (exit 2, one
+    line naming the choices). Returns the protocol's name (``kgbench`` or ``released``)."""
+    from kgbench.cli.errors import CliError
+    from scoring.errors import ScoringError
+    from scoring.protocol import protocol_of
+
+    try:
+        return protocol_of(value)
+    except ScoringError as exc:
+        raise CliError(str(exc), exc.hint, code=2) from None
+
+
+def prompts_option(help_text: str) -> Any:
+    """``--prompts FILE``: a user's prompt file in place of kgbench's own prompts (one
+    spelling for every command; each command says in ``help_text`` which file and
+    layout it takes, as each writes its own ``--llm-url`` help). The file is read and
+    checked by :mod:`llm.prompt_file`, so Click does not check it."""
+    return typer.Option("--prompts", metavar="FILE", readable=False, show_default=False,
+                        help=help_text)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     from scoring.evaluate.run import Evaluator
     from scoring.evaluate.schemes import LabelScheme
+    from scoring.protocol import ProtocolName
 
 __all__ = ["make_evaluator"]
 
@@ -21,18 +22,20 @@ def make_evaluator(scheme: LabelScheme, *, predictions: Path | None = None,
                    prompts_file: Path | None = None, nli_map: dict[str, str] | None = None,
                    device: str = "auto", llm_timeout: float = 120.0, llm_retries: int = 5,
                    llm_rps: float | None = None, llm_cache: Path = Path(".kgbench-llm-cache"),
-                   llm_parallel: int = 4) -> Evaluator:
+                   llm_parallel: int = 4, protocol: ProtocolName = "kgbench") -> Evaluator:
     """The evaluator named by exactly one of ``predictions``, ``model`` and
-    ``llm_url`` (the caller checks that one is given). The modules of the model and the
-    LLM evaluators (onnxruntime, the HTTP client) are imported only when chosen."""
+    ``llm_url`` (the caller checks that one is given), reading replies and NLI outputs
+    as ``protocol`` does. The modules of the model and the LLM evaluators
+    (onnxruntime, the HTTP client) are imported only when chosen."""
     if predictions is not None:
         from scoring.evaluate.run import PredictionsFileEvaluator
 
-        return PredictionsFileEvaluator(predictions, scheme)
+        return PredictionsFileEvaluator(predictions, scheme, protocol)
     if model is not None:
         from scoring.evaluate.model_evaluator import Device, ModelEvaluator
 
-        return ModelEvaluator(model, scheme, nli_map=nli_map or {}, device=cast(Device, device))
+        return ModelEvaluator(model, scheme, nli_map=nli_map or {}, device=cast(Device, device),
+                              protocol=protocol)
     from llm.endpoint import endpoint_from_options
     from scoring.evaluate.llm_evaluator import LLMEvaluator
     from scoring.evaluate.prompts import default_prompt, select_prompt
@@ -41,5 +44,7 @@ def make_evaluator(scheme: LabelScheme, *, predictions: Path | None = None,
         raise ValueError("an evaluator needs predictions, a model or an LLM endpoint")
     endpoint = endpoint_from_options(llm_url, llm_model, requests_per_second=llm_rps,
                                      timeout_s=llm_timeout, max_retries=llm_retries)
-    chosen = select_prompt(prompt or default_prompt(scheme.name), scheme, prompts_file)
-    return LLMEvaluator(endpoint, chosen, scheme, llm_cache, parallel=llm_parallel)
+    chosen = select_prompt(prompt or default_prompt(scheme.name, prompts_file), scheme,
+                           prompts_file)
+    return LLMEvaluator(endpoint, chosen, scheme, llm_cache, parallel=llm_parallel,
+                        protocol=protocol)

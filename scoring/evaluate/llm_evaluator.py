@@ -23,19 +23,22 @@ from llm.errors import LLMUnavailable
 from scoring.evaluate.benchmark import EvalSample, EvaluationSet
 from scoring.evaluate.predictions import Prediction
 from scoring.evaluate.prompts import AttributionPrompt, parse_reply
+from scoring.evaluate.protocol_released import parse_reply_released
 from scoring.evaluate.schemes import LabelScheme
+from scoring.protocol import ProtocolName
 
 __all__ = ["LLMEvaluator"]
 
 
 class LLMEvaluator:
     """Asks ``endpoint`` the ``prompt`` for each sample, ``parallel`` requests at a
-    time, and reads the label from each reply (:func:`parse_reply`, then the scheme's
+    time, and reads the label from each reply (:func:`parse_reply`, or under the
+    ``released`` protocol :func:`parse_reply_released`, then the scheme's
     :meth:`~LabelScheme.resolve`); a reply that names no label is a prediction with
     label ``None`` (unparsed) that keeps its text."""
 
     def __init__(self, endpoint: ChatEndpoint, prompt: AttributionPrompt, scheme: LabelScheme,
-                 cache_dir: Path, *, parallel: int = 4) -> None:
+                 cache_dir: Path, *, parallel: int = 4, protocol: ProtocolName = "kgbench") -> None:
         if parallel < 1:
             raise ValueError("parallel must be >= 1")
         self.cache = ResponseCache(cache_dir)
@@ -43,15 +46,18 @@ class LLMEvaluator:
         self.prompt = prompt
         self.scheme = scheme
         self.parallel = parallel
+        self.protocol = protocol
         self.name = f"{endpoint.model} ({prompt.name})"
 
     def messages(self, sample: EvalSample) -> list[ChatMessage]:
         """The chat request for ``sample``: one user message (:meth:`AttributionPrompt.render`)."""
-        return [ChatMessage("user", self.prompt.render(sample.claim, sample.reference))]
+        return [ChatMessage("user", self.prompt.render(sample.claim, sample.reference,
+                                                       self.protocol))]
 
     def label(self, reply: str) -> str | None:
         """The scheme's label a reply names, or ``None``."""
-        named = parse_reply(reply, self.prompt.options)
+        parse = parse_reply_released if self.protocol == "released" else parse_reply
+        named = parse(reply, self.prompt.options)
         return None if named is None else self.scheme.resolve(named)
 
     def predict(self, evaluation: EvaluationSet,

@@ -17,6 +17,11 @@ irrelevant, contradiction → contradictory, written in the scheme like the gold
 ``nli`` task map). An NLI model never says partially supportive: CAQA uses AutoIS the
 same way and reports only its F1 on supportive (Appendix C). ``--nli-map ROLE=LABEL``
 overrides a role's label (e.g. ``neutral=partially_supportive``).
+
+Under ``--protocol released`` with a four-class scheme, an NLI model stands where CAQA
+puts AutoIS (a binary NLI model: 1 entailed, 0 not) and is read as CAQA's released
+code reads it (:data:`AUTOIS_MAP`): entailment → supportive, neutral and contradiction
+→ irrelevant.
 """
 
 from __future__ import annotations
@@ -33,24 +38,33 @@ from scoring.errors import ModelDirError, ScoringError
 from scoring.evaluate.benchmark import EvaluationSet
 from scoring.evaluate.predictions import Prediction
 from scoring.evaluate.schemes import LabelNameError, LabelScheme
+from scoring.protocol import ProtocolName
 
-__all__ = ["NLI_DEFAULT_MAP", "ModelEvaluator", "nli_label_map"]
+__all__ = ["AUTOIS_MAP", "NLI_DEFAULT_MAP", "ModelEvaluator", "nli_label_map"]
 
 NLI_DEFAULT_MAP: Mapping[NliRole, Label] = {
     "entailment": "supportive", "neutral": "irrelevant", "contradiction": "contradictory"}
 """The label of each NLI role before the scheme writes it (see the module docstring)."""
+AUTOIS_MAP: Mapping[NliRole, Label] = {
+    "entailment": "supportive", "neutral": "irrelevant", "contradiction": "irrelevant"}
+"""CAQA's reading of AutoIS (the ``ALCE`` task of its prompt file: 1 → Support, 0 →
+Irrelevant), the roles other than entailment being AutoIS's 0: ``--protocol released``
+with a four-class scheme."""
 
 Device = Literal["auto", "cpu", "cuda"]
 
 
-def nli_label_map(scheme: LabelScheme, overrides: Mapping[str, str] | None = None
-                  ) -> dict[NliRole, str | None]:
+def nli_label_map(scheme: LabelScheme, overrides: Mapping[str, str] | None = None, *,
+                  protocol: ProtocolName = "kgbench") -> dict[NliRole, str | None]:
     """NLI role -> label of ``scheme`` (``None``: a label the map drops; that prediction
-    counts as unparsed): :data:`NLI_DEFAULT_MAP` written in the scheme, with
-    ``overrides`` (role -> any name the scheme takes). Raises :class:`ScoringError`
-    for an unknown role or label."""
+    counts as unparsed): :data:`NLI_DEFAULT_MAP` (:data:`AUTOIS_MAP` under the released
+    protocol with a four-class scheme) written in the scheme, with ``overrides`` (role
+    -> any name the scheme takes). Raises :class:`ScoringError` for an unknown role or
+    label."""
+    defaults = AUTOIS_MAP if protocol == "released" and scheme.name != "attrscore" \
+        else NLI_DEFAULT_MAP
     resolved: dict[NliRole, str | None] = {
-        role: scheme.gold(label) for role, label in NLI_DEFAULT_MAP.items()}
+        role: scheme.gold(label) for role, label in defaults.items()}
     roles = {label_key(role): role for role in NLI_ROLES}
     for source, target in (overrides or {}).items():
         role = roles.get(label_key(source))
@@ -70,7 +84,7 @@ class ModelEvaluator:
 
     def __init__(self, directory: Path, scheme: LabelScheme, *,
                  nli_map: Mapping[str, str] | None = None, device: Device = "auto",
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, protocol: ProtocolName = "kgbench") -> None:
         from scoring.runtime import NliScorer, SequenceClassifier
 
         card = read_card(directory)
@@ -80,7 +94,7 @@ class ModelEvaluator:
         self.label_of_role: dict[NliRole, str | None] = {}
         self.label_of_output: list[str | None] = []
         if card.task == "nli":
-            self.label_of_role = nli_label_map(scheme, nli_map)
+            self.label_of_role = nli_label_map(scheme, nli_map, protocol=protocol)
             self.nli = NliScorer.open(directory, device=device, threads=threads)
             self.runtime = self.nli.runtime
         elif card.task == "classify":

@@ -4,7 +4,9 @@ written so that a run (an LLM's, a model's) can be scored again without rerunnin
 One JSON object per line: ``{"id": SAMPLE_ID, "label": LABEL}``. ``LABEL`` is a name
 the scheme takes (:meth:`~scoring.evaluate.schemes.LabelScheme.resolve`), or ``null``
 for an evaluator reply that named no label (counted as unparsed). Other keys are
-ignored; the files this module writes add ``"reply"``, the LLM's raw text.
+ignored; the files this module writes add ``"reply"``, the LLM's raw text, and
+``"protocol"``, the reading of the reply that gave the label (``kgbench`` or
+``released``, :mod:`scoring.protocol`).
 
 Every sample of the evaluated split needs exactly one prediction: a missing id is an
 error (listing how many and the first few), as are an id that is not in the benchmark,
@@ -45,12 +47,14 @@ class Prediction:
 
 @dataclass(frozen=True, slots=True)
 class PredictionsFile:
-    """The predictions of a file for the samples of an evaluation, by sample id, and how
-    many lines were for samples outside it (ignored)."""
+    """The predictions of a file for the samples of an evaluation, by sample id, how
+    many lines were for samples outside it (ignored), and the protocols its LLM replies
+    were read under (the lines' ``protocol``)."""
 
     path: Path
     labels: dict[str, str | None]
     ignored: int
+    read_as: frozenset[str] = frozenset()
 
     def in_order(self, ids: Sequence[str]) -> list[Prediction]:
         """The predictions of ``ids``, in that order."""
@@ -68,7 +72,10 @@ def read_predictions(path: Path, scheme: LabelScheme, evaluation: EvaluationSet,
     labels: dict[str, str | None] = {}
     first_line: dict[str, int] = {}
     ignored = 0
+    read_as: set[str] = set()
     for number, doc in iter_json_objects(path, "predictions", LINE_HINT):
+        if isinstance(doc.get("protocol"), str):
+            read_as.add(doc["protocol"])
         sample_id = doc.get("id")
         if not isinstance(sample_id, str) or not sample_id:
             raise LineError(path, number, 'no "id" string (the sample id)', LINE_HINT)
@@ -105,13 +112,15 @@ def read_predictions(path: Path, scheme: LabelScheme, evaluation: EvaluationSet,
             f"{evaluation.split} split (first: {shown}{more})",
             "predict every sample of the split (ids from the benchmark's samples.jsonl), "
             "or evaluate another --split")
-    return PredictionsFile(path, labels, ignored)
+    return PredictionsFile(path, labels, ignored, frozenset(read_as))
 
 
-def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Prediction]) -> Path:
-    """Write ``{"id", "label"}`` (plus ``"reply"`` when there is one) per sample to
-    ``path``, atomically (``path.part``, renamed when complete); the file
-    :func:`read_predictions` reads back to the same labels."""
+def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Prediction], *,
+                      protocol: str | None = None) -> Path:
+    """Write ``{"id", "label"}`` (plus ``"reply"`` when there is one, and ``"protocol"``,
+    the reading of the reply that gave the label, when given) per sample to ``path``,
+    atomically (``path.part``, renamed when complete); the file :func:`read_predictions`
+    reads back to the same labels."""
     from extension.outputs.output_file import atomic_output
 
     if len(ids) != len(predictions):
@@ -121,5 +130,7 @@ def write_predictions(path: Path, ids: Sequence[str], predictions: Sequence[Pred
             record: dict[str, str | None] = {"id": sample_id, "label": prediction.label}
             if prediction.reply is not None:
                 record["reply"] = prediction.reply
+                if protocol is not None:
+                    record["protocol"] = protocol
             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path

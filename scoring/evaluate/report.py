@@ -1,7 +1,10 @@
 """The evaluation document: CAQA Table 6's numbers for one evaluator, and the §6.2 and
 §6.3 extras, built from predictions with :mod:`scoring.metrics`.
 
-The document has exactly these keys (the issue's contract, kept stable for programs):
+This module holds kgbench's definitions (``--protocol kgbench``);
+:mod:`scoring.evaluate.protocol_released` computes the same keys as the released code
+does. The command's JSON names the protocol first (``protocol``). The document has
+exactly these keys (the issue's contract, kept stable for programs):
 ``per_label`` (label -> ``precision``, ``recall``, ``f1``, ``support``),
 ``per_complexity`` (complexity -> ``micro_f1``, ``support``), ``overall_micro_f1``,
 ``macro_f1``, ``confusion`` (gold label -> predicted label or ``unparsed`` -> count),

@@ -24,9 +24,11 @@ from scoring.evaluate.predictions import (
     read_predictions,
     write_predictions,
 )
+from scoring.evaluate.protocol_released import released_table_document
 from scoring.evaluate.report import consistency, fine_grained, table_document
 from scoring.evaluate.schemes import LabelScheme
 from scoring.evaluate.subfacts import read_sub_facts
+from scoring.protocol import PROTOCOL_KEY, ProtocolName, json_safe
 
 __all__ = ["EvaluationReport", "Evaluator", "PredictionsFileEvaluator", "evaluate_benchmark"]
 
@@ -54,28 +56,42 @@ class Evaluator(Protocol):
 
 
 class PredictionsFileEvaluator:
-    """The predictions of a file (:func:`~scoring.evaluate.predictions.read_predictions`)."""
+    """The predictions of a file (:func:`~scoring.evaluate.predictions.read_predictions`),
+    scored under ``protocol``: a note says when the file's LLM replies were read under
+    another (its labels are kept as they are)."""
 
-    def __init__(self, path: Path, scheme: LabelScheme) -> None:
+    def __init__(self, path: Path, scheme: LabelScheme,
+                 protocol: ProtocolName = "kgbench") -> None:
         self.path = path
         self.scheme = scheme
+        self.protocol = protocol
         self.name = path.name
         self.ignored = 0
+        self.read_as: frozenset[str] = frozenset()
 
     def predict(self, evaluation: EvaluationSet,
                 progress: Callable[[int], None] | None = None) -> list[Prediction]:
         read = read_predictions(self.path, self.scheme, evaluation)
         self.ignored = read.ignored
+        self.read_as = read.read_as
         return read.in_order([s.id for s in evaluation.samples])
 
     def runtime_json(self) -> dict[str, Any] | None:
         return None
 
     def notes(self) -> list[str]:
-        if not self.ignored:
-            return []
-        return [f"ignored {self.ignored:,} predictions of {self.path} for samples outside "
-                "the evaluation (another split, or a label --label-map drops)"]
+        notes = []
+        if self.ignored:
+            notes.append(f"ignored {self.ignored:,} predictions of {self.path} for samples "
+                         "outside the evaluation (another split, or a label --label-map "
+                         "drops)")
+        other = sorted(self.read_as - {self.protocol})
+        if other:
+            notes.append(f"the LLM replies in {self.path} were read into labels under the "
+                         f"{' and '.join(other)} protocol; those labels are scored as they "
+                         f"are. To read the replies as --protocol {self.protocol} does, rerun "
+                         "the LLM evaluator with it (its replies come from the cache)")
+        return notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +104,7 @@ class EvaluationReport:
     split: SplitChoice
     source: Path
     document: dict[str, Any]
+    protocol: ProtocolName = "kgbench"
     consistency: dict[str, Any] | None = None
     fine_grained: dict[str, Any] | None = None
     runtime: dict[str, Any] | None = None
@@ -95,18 +112,20 @@ class EvaluationReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_json(self) -> dict[str, Any]:
-        """The document, plus ``consistency``, ``fine_grained`` and ``runtime`` only
-        where the options asked for them (``--blind-labels``, ``--sub-facts``,
-        ``--model``)."""
+        """``protocol`` and the document (NaN written as ``null``), plus
+        ``consistency``, ``fine_grained`` and ``runtime`` only where the options asked
+        for them (``--blind-labels``, ``--sub-facts``, ``--model``)."""
         extras = {"consistency": self.consistency, "fine_grained": self.fine_grained,
                   "runtime": self.runtime}
-        return {**self.document, **{k: v for k, v in extras.items() if v is not None}}
+        return json_safe({PROTOCOL_KEY: self.protocol, **self.document,
+                          **{k: v for k, v in extras.items() if v is not None}})
 
 
 def evaluate_benchmark(directory: Path, evaluator: Evaluator, scheme: LabelScheme, *,
                        split: SplitChoice = "test", blind_labels: Path | None = None,
                        blind_column: str | None = None, compare: Sequence[Path] = (),
                        sub_facts: Path | None = None, save_predictions: Path | None = None,
+                       protocol: ProtocolName = "kgbench",
                        progress: Progress | None = None) -> EvaluationReport:
     """Evaluate ``evaluator`` on ``split`` of the benchmark in ``directory``.
 
@@ -116,7 +135,11 @@ def evaluate_benchmark(directory: Path, evaluator: Evaluator, scheme: LabelSchem
     ``evaluator`` and the predictions files ``compare`` (each must predict every
     blind-labelled sample); ``sub_facts`` adds §6.3's FActScore block. The input files
     are read before the evaluator runs, so a bad one fails before an LLM is asked
-    anything. Raises :class:`~scoring.errors.ScoringError` for bad input."""
+    anything. ``protocol`` chooses the definitions of the table's numbers
+    (:mod:`scoring.protocol`: kgbench's, :mod:`scoring.evaluate.report`, or the released
+    code's, :mod:`scoring.evaluate.protocol_released`); the §6.2 and §6.3 blocks have
+    no released code and follow kgbench's definitions under both. Raises
+    :class:`~scoring.errors.ScoringError` for bad input."""
     if compare and blind_labels is None:
         raise ScoringError("--compare needs --blind-labels (it compares evaluators on "
                            "generated and blind labels, CAQA §6.2)",
@@ -153,15 +176,17 @@ def evaluate_benchmark(directory: Path, evaluator: Evaluator, scheme: LabelSchem
                            f"{total} samples")
     ids = [s.id for s in evaluation.samples]
     if save_predictions is not None:
-        write_predictions(save_predictions, ids, predictions)
+        write_predictions(save_predictions, ids, predictions, protocol=protocol)
     labels = [p.label for p in predictions]
     report_consistency = None
     if blind is not None:
         evaluators = {evaluator.name: dict(zip(ids, labels, strict=True)), **others}
         report_consistency = consistency(evaluation.samples, blind, evaluators, scheme)
+    document = (released_table_document if protocol == "released" else table_document)(
+        evaluation.samples, labels, scheme)
     return EvaluationReport(
         evaluator=evaluator.name, scheme=scheme, split=split, source=evaluation.source,
-        document=table_document(evaluation.samples, labels, scheme),
+        document=document, protocol=protocol,
         consistency=report_consistency,
         fine_grained=fine_grained(evaluation.samples, calls) if calls is not None else None,
         runtime=evaluator.runtime_json(), saved=save_predictions,

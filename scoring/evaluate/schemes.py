@@ -25,16 +25,19 @@ Which names a prediction may use (case, ``-`` and spaces do not matter):
    evaluator on three classes as it scores the gold labels. A four-class name that the
    map sends to ``drop`` has no label in the scheme: such a prediction counts as
    unparsed (:data:`scoring.metrics.UNPARSED`);
-3. AttrScore's Attributable / Extrapolatory under ``ours`` or ``caqa``: refused,
-   because Extrapolatory does not say whether the citation is partially supportive or
-   irrelevant (evaluate with ``--scheme attrscore``);
+3. AttrScore's Attributable / Extrapolatory under ``ours`` or ``caqa``: under
+   ``--protocol kgbench`` refused, because Extrapolatory does not say whether the
+   citation is partially supportive or irrelevant (evaluate with ``--scheme
+   attrscore``); under ``--protocol released`` read as CAQA's Table 6 reads its
+   AttrScore evaluators (:data:`CAQA_READS_ATTRSCORE`: the ``AttScore`` label map of
+   CAQA's prompt file and ``inference.py``), while the gold labels keep four classes;
 4. anything else: refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast, get_args
 
 from extension.core.labels import (
@@ -47,9 +50,10 @@ from extension.core.labels import (
     label_key,
 )
 from scoring.errors import ScoringError
+from scoring.protocol import ProtocolName
 
-__all__ = ["SCHEMES", "SCHEME_TITLES", "LabelNameError", "LabelScheme", "SchemeName",
-           "label_scheme"]
+__all__ = ["CAQA_READS_ATTRSCORE", "SCHEMES", "SCHEME_TITLES", "LabelNameError",
+           "LabelScheme", "SchemeName", "label_scheme"]
 
 SchemeName = Literal["ours", "caqa", "attrscore"]
 SCHEMES: tuple[SchemeName, ...] = get_args(SchemeName)
@@ -69,6 +73,14 @@ _FOUR_CLASS_NAMES: Mapping[str, Label] = {
 """Our names and CAQA's, each naming one of our four classes."""
 
 
+CAQA_READS_ATTRSCORE: Mapping[str, Label] = {
+    "Attributable": "supportive", "Extrapolatory": "irrelevant"}
+"""How CAQA scores an AttrScore evaluator against its four classes (Table 6; the
+``AttScore`` task of its prompt file maps Attributable to Support and Extrapolatory to
+Irrelevant, Contradictory staying Contradictory): ``--protocol released`` with a
+four-class scheme reads AttrScore's labels so."""
+
+
 class LabelNameError(ScoringError):
     """A label name that the scheme does not take; the message says why (callers add
     the file and line)."""
@@ -82,6 +94,9 @@ class LabelScheme:
     name: SchemeName
     labels: tuple[str, ...]
     gold_map: Mapping[Label, str | None]
+    foreign: Mapping[str, Label] = field(default_factory=dict)
+    """Other labels' names (by :func:`label_key`) the scheme reads as one of our
+    labels: :data:`CAQA_READS_ATTRSCORE` under ``--protocol released``."""
 
     @property
     def titles(self) -> tuple[str, ...]:
@@ -103,11 +118,14 @@ class LabelScheme:
             return own[key]
         if key in _FOUR_CLASS_NAMES:
             return self.gold_map[_FOUR_CLASS_NAMES[key]]
+        if key in self.foreign:
+            return self.gold_map[self.foreign[key]]
         if key in {label_key(a) for a in ATTRSCORE_LABELS}:
             raise LabelNameError(
                 f"{name!r} is an AttrScore label, which the {self.name} scheme cannot take "
                 "(Extrapolatory does not tell partially supportive from irrelevant)",
-                "evaluate with --scheme attrscore")
+                "evaluate with --scheme attrscore, or with --protocol released (which "
+                "reads Extrapolatory as irrelevant, as CAQA Table 6 does)")
         raise LabelNameError(f"{name[:80]!r} is not a label of the {self.name} scheme",
                              f"use one of {', '.join(self.accepted_names())}")
 
@@ -120,10 +138,13 @@ class LabelScheme:
         return names
 
 
-def label_scheme(name: str, label_map: Mapping[str, str] | None = None) -> LabelScheme:
+def label_scheme(name: str, label_map: Mapping[str, str] | None = None, *,
+                 protocol: ProtocolName = "kgbench") -> LabelScheme:
     """The scheme called ``name`` (any case) with ``label_map`` overriding its default
-    map of our labels (``kgbench export``'s ``--label-map``, checked as there). Raises
-    :class:`ScoringError` for an unknown scheme or a bad map."""
+    map of our labels (``kgbench export``'s ``--label-map``, checked as there); under
+    the ``released`` protocol a four-class scheme also reads AttrScore's labels
+    (:data:`CAQA_READS_ATTRSCORE`). Raises :class:`ScoringError` for an unknown scheme
+    or a bad map."""
     from extension.outputs.export import ExportError, resolve_label_map
 
     choice = name.strip().lower()
@@ -138,4 +159,7 @@ def label_scheme(name: str, label_map: Mapping[str, str] | None = None) -> Label
         def said(text: str) -> str:
             return text.replace(f"{fmt} label", f"{scheme} label")
         raise ScoringError(said(str(exc)), exc.hint and said(exc.hint)) from None
-    return LabelScheme(scheme, tuple(FORMAT_LABELS[fmt]), gold_map)
+    foreign: dict[str, Label] = {}
+    if protocol == "released" and scheme != "attrscore":
+        foreign = {label_key(name): label for name, label in CAQA_READS_ATTRSCORE.items()}
+    return LabelScheme(scheme, tuple(FORMAT_LABELS[fmt]), gold_map, foreign)

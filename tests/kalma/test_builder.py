@@ -16,6 +16,7 @@ from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import KalmaEntry
 from kalma.errors import KalmaError
 from kalma.pairs import EntityPair
+from kalma.prompts import kgbench_generation_prompts
 from kalma.templates import qualifier_anchor
 from kgstore import open_store
 from llm.cache import ResponseCache
@@ -202,35 +203,38 @@ def test_coherence_from_the_causal_lm(demo_store: str, exported) -> None:  # noq
 
 
 def _reply(prompt: str) -> str:
-    """An LLM that follows App. D's demonstrations: the paragraph with the knowledge
-    added (annotated), or one question."""
+    """An LLM that follows the demonstrations of kgbench's prompts: the paragraph with
+    the knowledge added (annotated), or one question."""
     tail = prompt.rsplit("\n\n", 3)
-    if prompt.endswith("Generated Question:"):
+    if prompt.endswith("Question:"):
         return "Who are these people, and how did their lives meet?"
-    if "extend the original paragraph" in prompt:
-        answer = tail[-2].removeprefix("answer: ")
-        paragraph, _, knowledge = answer.rpartition(" knowledge: ")
+    if prompt.endswith("Extended paragraph:"):
+        paragraph = tail[-3].removeprefix("Paragraph: ")
+        knowledge = tail[-2].removeprefix("Fact: ")
         relation, _, value = knowledge.strip("{}").split(", ")[-1].partition(": ")
         return f"{paragraph} They are known for {value} [qid: Q1, {relation}: {value}]."
-    sentence = tail[-3].removeprefix("sentence: ")
+    sentence = tail[-3].removeprefix("Sentence: ")
     return f"In short, {sentence[0].lower()}{sentence[1:]} [qid: Q1, spouse: someone]"
 
 
-def test_llm_writes_the_text_with_the_papers_prompts(
+def test_llm_writes_the_text_with_kgbench_prompts(
         demo_store: str, server: FakeChatServer, tmp_path: Path) -> None:  # noqa: F811
     server.responder = _reply
     client = ChatClient(endpoint(server), ResponseCache(tmp_path / "cache"))
     config = BuildConfig(domain=PEOPLE, n=1, seed=1, iterations=3)
+    ours = kgbench_generation_prompts()
     with open_store(demo_store, read_only=True) as store:
         builder = KalmaBuilder(store, config, client=client)
         start = builder.seeds()[0]
         entry = builder.build(start, 0)
-        assert len(server.received) == 1 + 2 + 2   # Table 9, 10 twice, 11, 12
+        assert len(server.received) == 1 + 2 + 2   # annotate, extend twice, two questions
         prompts = [r.body["messages"][0]["content"] for r in server.received]
-        assert prompts[0].startswith("Instruction: Your objective is to select relevant knowledge")
-        assert all(p.startswith("Instruction: Your objective is to extend") for p in prompts[1:3])
-        assert "There should be only one question" in prompts[3]
-        assert "The question should not be too tedious" in prompts[4]
+        assert prompts[0].startswith(ours.annotate.text.split("Sentence: {sentence}")[0])
+        assert all(p.startswith(ours.extend.text.split("Paragraph: {paragraph}")[0])
+                   for p in prompts[1:3])
+        assert prompts[3].startswith(ours.general_question.text.split("Paragraph: {par")[0])
+        assert prompts[4].startswith(ours.specific_question.text.split("Paragraph: {par")[0])
+        assert "{sentence}" not in prompts[0] and "{knowledge}" not in prompts[1]
         again = builder.build(start, 0)   # from the cache, no request
         assert len(server.received) == 5 and again == entry
         # A reply that is not one question falls back to the template, and says so.

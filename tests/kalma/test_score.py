@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from kalma.errors import KalmaError
-from kalma.geval import geval_prompt, parse_rating
+from kalma.geval import KGBENCH_GEVAL, geval_prompt, load_geval_prompts, parse_rating
 from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
+from llm.prompt_file import PromptFileError
 from tests.extension.test_llm import FakeChatServer
+from tests.external import external_path
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, PAINTER, SPOUSE
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
@@ -96,7 +98,7 @@ def test_nli_metrics_through_the_tiny_model(files: tuple[Path, Path], tmp_path: 
 def rating(prompt: str) -> str:
     """Coherence 4, consistency 3 (in words around it), fluency a bare 5, relevance no
     score at all."""
-    aspect = re.search(r"- (\w+):$", prompt)
+    aspect = re.search(r"(\w+) score \(1 to 5\):$", prompt)
     assert aspect is not None
     return {"Coherence": "Coherence: 4", "Consistency": "I would say the score is 3.",
             "Fluency": "5", "Relevance": "The answer is relevant."}[aspect.group(1)]
@@ -116,20 +118,79 @@ def test_geval_through_a_real_http_server(files: tuple[Path, Path], tmp_path: Pa
     cache = tmp_path / "cache"
     report = score_answers(*files, llm=endpoint, geval=True, llm_cache=cache)
     geval = report.to_json()["geval"]
-    assert geval == {"model": "judge", "answers": 2, "coherence": 4.0, "consistency": 3.0,
+    assert geval == {"model": "judge", "prompts": "kgbench", "answers": 2, "coherence": 4.0,
+                     "consistency": 3.0,
                      "fluency": 5.0, "relevance": None,
                      "unparsed": {"coherence": 0, "consistency": 0, "fluency": 0,
                                   "relevance": 2}}
     assert len(llm_server.received) == 8
     prompts = [r.body["messages"][-1]["content"] for r in llm_server.received]
-    consistency = [p for p in prompts if p.endswith("- Consistency:")]
+    consistency = [p for p in prompts if p.endswith("Consistency score (1 to 5):")]
     assert all("Knowledge:\n{name: Ann, place of birth: Rome" in p or "{name: Cy" in p
                for p in consistency)
-    assert not any("Knowledge:" in p for p in prompts if not p.endswith("- Consistency:"))
+    assert not any("Knowledge:" in p for p in prompts
+                   if not p.endswith("Consistency score (1 to 5):"))
+    assert all(p.startswith(KGBENCH_GEVAL[a]) for p, a in zip(
+        prompts, [re.search(r"(\w+) score", p).group(1).lower() for p in prompts],  # type: ignore[union-attr]
+        strict=True))
     assert any("Answer:\nAnn was born in Rome. Bob was born in Paris. Stray" in p
                for p in prompts)
     again = score_answers(*files, llm=endpoint, geval=True, llm_cache=cache)
     assert again.geval == report.geval and len(llm_server.received) == 8   # all cached
+
+
+@pytest.mark.external
+def test_geval_with_the_papers_instructions_from_the_users_copy(
+        files: tuple[Path, Path], tmp_path: Path, llm_server: FakeChatServer) -> None:
+    path = external_path("attribution", "biokalma", "prompt_gpteval_prompt.json")
+    instructions = json.loads(path.read_text("utf-8"))
+    proc = run("kalma", "score", files[0], "--answers", files[1], "--geval", "--llm-url",
+               llm_server.url, "--llm-model", "judge", "--llm-cache", tmp_path / "cache",
+               "--prompts", path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["geval"]["prompts"] == str(path)
+    sent = {re.search(r"(\w+) score \(1 to 5\):$", r.body["messages"][-1]["content"])
+            .group(1).lower(): r.body["messages"][-1]["content"]   # type: ignore[union-attr]
+            for r in llm_server.received}
+    # The file's list is in the order coherence, consistency, fluency, relevance.
+    for aspect, instruction in zip(("coherence", "consistency", "fluency", "relevance"),
+                                   instructions, strict=True):
+        assert sent[aspect].startswith(instruction + "\n\nQuestion:\n")
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ('["a", "b", "c"]', "3 instructions where G-Eval needs 4 (coherence, consistency, "
+                        "fluency, relevance)"),
+    ('{"coherence": "a", "fluency": "b"}', "no 'consistency' and no 'relevance' instruction"),
+    ('{"coherence": "a", "consistency": "", "fluency": "b", "relevance": "c"}',
+     "the consistency instruction is not a non-empty string"),
+    ('"one string"', "not a G-Eval prompt file (no JSON list or object)"),
+    ("{", "not JSON"),
+])
+def test_a_wrong_geval_file_is_one_line(tmp_path: Path, content: str, says: str) -> None:
+    path = tmp_path / "geval.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(PromptFileError) as info:
+        load_geval_prompts(path)
+    assert str(info.value).startswith(f"{path}: {says}")
+    assert "coherence, consistency, fluency, relevance" in str(info.value.hint)
+
+
+def test_geval_prompts_in_an_object_and_the_cli_checks(files: tuple[Path, Path],
+                                                       tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({a: f"Rate the {a}." for a in
+                                ("relevance", "fluency", "consistency", "coherence")}))
+    prompts = load_geval_prompts(path)
+    item = type("I", (), {"question": "Q?", "answer": "A.", "knowledge": "K"})()
+    assert geval_prompt("fluency", item, prompts).startswith("Rate the fluency.\n\nQuestion:")
+    proc = run("kalma", "score", files[0], "--answers", files[1], "--prompts", path)
+    assert proc.returncode == 2 and "--prompts is used by --geval only" in proc.stderr
+    path.write_text('["a"]')
+    proc = run("kalma", "score", files[0], "--answers", files[1], "--geval", "--llm-url",
+               "http://127.0.0.1:9/v1", "--llm-model", "m", "--prompts", path)
+    assert_clean_error(proc)
+    assert "1 instructions where G-Eval needs 4" in proc.stderr
 
 
 def test_parse_rating() -> None:
@@ -139,7 +200,7 @@ def test_parse_rating() -> None:
     assert parse_rating("Relevance: 9", "relevance") is None
     assert geval_prompt("fluency", type("I", (), {"question": "Q?", "answer": "A.",
                                                   "knowledge": "K"})()).endswith(
-        "Question:\nQ?\n\nAnswer:\nA.\n\nEvaluation Form (scores ONLY):\n- Fluency:")
+        "Question:\nQ?\n\nAnswer:\nA.\n\nFluency score (1 to 5):")
 
 
 # -- the CLI -----------------------------------------------------------------------------

@@ -9,21 +9,24 @@ import json
 import re
 import socket
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
+from scoring.evaluate.prompts import select_prompt
+from scoring.evaluate.schemes import label_scheme
 from tests.extension.test_export import write_benchmark
 from tests.extension.test_llm import FakeChatServer
+from tests.external import external_path
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 from tests.scoring.test_evaluate import demo_samples
 
-KEYS = ["per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
-        "unparsed"]
+KEYS = ["protocol", "per_label", "per_complexity", "overall_micro_f1", "macro_f1",
+        "confusion", "n", "unparsed"]
 CAQA_NAMES = {"supportive": "Support", "partially_supportive": "Missing",
               "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
 
@@ -108,7 +111,7 @@ def caqa_layout_prompts(tmp_path: Path) -> Path:
     path = tmp_path / "prompts.json"
     path.write_text(json.dumps([{
         "task_name": "attribution-no-definition",
-        "prompt_template": "Say whether the reference supports the claim. Options: Support, "
+        "prompt_template": "Say whether the reference supports the claim; answer Support, "
                            "Missing, Contradictory or Irrelevant.",
         "input_template": "Claim: {}\n\nReference: {}\n",
         "label_map": {name: name for name in CAQA_NAMES.values()}}]), encoding="utf-8")
@@ -124,23 +127,31 @@ def llm_server(test_split: list[BenchmarkSample]) -> Iterator[FakeChatServer]:
                "partially_supportive": "**Missing**",
                "contradictory": "The claim is Contradictory to the reference.",
                "irrelevant": "Response: irrelevant"}
-    by_input = {}
-    for i, s in enumerate(test_split):
-        reference = "\n".join(c.text for c in s.citations)
-        key = f"Claim: {s.question_extended} {s.answer}\n\nReference: {reference}\n"
-        by_input[key] = ("I hesitate between Support and Missing." if i == 0
-                         else "" if i == 1 else replies[s.label])
+    server = FakeChatServer()
+    server.responder = sample_responder(test_split, lambda i, s: (
+        "I hesitate between Support and Missing." if i == 0 else "" if i == 1
+        else replies[s.label]))
+    yield server
+    server.stop()
+
+
+def sample_responder(test_split: list[BenchmarkSample],
+                     reply: Callable[[int, BenchmarkSample], str]) -> Callable[[str], str]:
+    """A server's answer to each sample's prompt: ``reply(index, sample)`` for the
+    sample whose claim and citations the prompt's input holds (in any of the prompts'
+    layouts ``Claim: …`` then ``Reference: …`` or ``Reference:\n…``)."""
+    by_input = {(f"{s.question_extended} {s.answer}", "\n".join(c.text for c in s.citations)):
+                reply(i, s) for i, s in enumerate(test_split)}
     assert len(by_input) == len(test_split)
 
     def respond(prompt: str) -> str:
-        found = [reply for key, reply in by_input.items() if key in prompt]
-        assert len(found) == 1, prompt
-        return found[0]
+        # The last claim of the message: a few-shot prompt shows claims of its own first.
+        found = re.search(r".*Claim: (.*?)\n\nReference:\s*(.*?)\n+### Response:$", prompt,
+                          re.S)
+        assert found is not None, prompt
+        return by_input[found.group(1), found.group(2).strip()]
 
-    server = FakeChatServer()
-    server.responder = respond
-    yield server
-    server.stop()
+    return respond
 
 
 def test_llm_evaluator_against_a_local_server(
@@ -166,13 +177,14 @@ def test_llm_evaluator_against_a_local_server(
     body = llm_server.received[0].body
     assert body["temperature"] == 0 and body["model"] == "judge-1"
     prompt = body["messages"][-1]["content"]
-    assert prompt.startswith("### Instruction:\nSay whether the reference supports the claim.")
+    assert prompt.startswith("### Instruction:\nSay whether the reference supports the claim;")
     assert prompt.endswith("### Response:")
     # The saved predictions keep the replies, and score to the same document.
     lines = [json.loads(line) for line in saved.read_text("utf-8").splitlines()]
     assert [r["id"] for r in lines] == [s.id for s in test_split]
     assert lines[0] == {"id": test_split[0].id, "label": None,
-                        "reply": "I hesitate between Support and Missing."}
+                        "reply": "I hesitate between Support and Missing.",
+                        "protocol": "kgbench"}
     code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", saved,
                                       "--json")
     assert code == 0, stderr
@@ -183,6 +195,83 @@ def test_llm_evaluator_against_a_local_server(
     assert json.loads(stdout) == doc and len(llm_server.received) == n
     assert f"0 LLM requests sent (retries included), {n} replies from the cache" in \
         " ".join(stderr.split())
+
+
+def test_the_released_protocol_reads_replies_and_drops_the_unparsed(
+        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        llm_server: FakeChatServer, caqa_layout_prompts: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "llm.jsonl"
+    proc = run("evaluate", bench, "--llm-url", llm_server.url, "--llm-model", "judge-1",
+               "--prompts", caqa_layout_prompts, "--scheme", "caqa", "--protocol",
+               "released", "--llm-cache", tmp_path / "cache", "--save-predictions", saved,
+               "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    n = len(test_split)
+    assert list(doc) == KEYS and doc["protocol"] == "released" and doc["n"] == n
+    # The released reading takes the first option named ("I hesitate between Support
+    # and Missing." is Support); only the empty reply is unparsed, and it leaves the
+    # matrix: micro-F1 = right / (n - 1).
+    assert doc["unparsed"] == 1
+    right = (n - 2) + (test_split[0].label == "supportive")
+    assert doc["overall_micro_f1"] == pytest.approx(right / (n - 1))
+    first = json.loads(saved.read_text("utf-8").splitlines()[0])
+    assert first["label"] == "Support" and first["protocol"] == "released"
+    # The table says which protocol, and prints the released code's NaN where it is.
+    code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", saved,
+                                      "--scheme", "caqa", "--protocol", "released")
+    assert code == 0, stderr
+    assert "as the released code computes them" in " ".join(stdout.split())
+    assert "protocol released" in " ".join(stderr.split())
+    assert "were read into labels" not in stderr
+    # Scored under the other protocol: the labels stay, and a note says how to re-read.
+    code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", saved,
+                                      "--scheme", "caqa")
+    assert code == 0, stderr
+    assert "were read into labels under the released protocol" in " ".join(stderr.split())
+
+
+def test_kgbench_prompt_is_the_default_of_the_llm_evaluator(
+        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample]) -> None:
+    ours = {"supportive": "Supportive.", "partially_supportive": "Partially supportive: one "
+            "fact is not cited.", "contradictory": "contradictory",
+            "irrelevant": "It is irrelevant."}
+    server = FakeChatServer()
+    server.responder = sample_responder(test_split, lambda i, s: ours[s.label])
+    try:
+        proc = run("evaluate", bench, "--llm-url", server.url, "--llm-model", "judge-1",
+                   "--llm-cache", tmp_path / "cache", "--json")
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["overall_micro_f1"] == 1.0 and doc["unparsed"] == 0
+        shipped = select_prompt("kgbench", label_scheme("ours"))
+        sent = server.received[0].body["messages"][-1]["content"]
+        assert sent.startswith(f"### Instruction:\n{shipped.instruction}\n\n### Input:\n")
+    finally:
+        server.stop()
+
+
+@pytest.mark.external
+def test_the_papers_own_prompt_file_end_to_end(
+        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample]) -> None:
+    path = external_path("attribution", "caqa", "CAQA-Benchmark_prompts.json")
+    few_shot = next(t for t in json.loads(path.read_text("utf-8"))
+                    if t["task_name"] == "attribution-no-definition-w-examples")
+    server = FakeChatServer()
+    server.responder = sample_responder(test_split, lambda i, s: CAQA_NAMES[s.label])
+    try:
+        proc = run("evaluate", bench, "--llm-url", server.url, "--llm-model", "judge-1",
+                   "--prompts", path, "--prompt", "caqa-few-shot", "--scheme", "caqa",
+                   "--protocol", "released", "--llm-cache", tmp_path / "cache", "--json")
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["overall_micro_f1"] == 1.0 and doc["protocol"] == "released"
+        sent = server.received[0].body["messages"][-1]["content"]
+        assert sent.startswith("### Instruction:\n" + few_shot["prompt_template"] +
+                               "\n\n### Input:\nClaim: ")
+    finally:
+        server.stop()
 
 
 def test_an_llm_run_that_fails_midway_writes_nothing_and_resumes_from_the_cache(
@@ -301,11 +390,24 @@ def test_hostile_benchmarks_and_options(bench: Path, tmp_path: Path,
     ]:
         message = _clean_error(*in_process(capsys, "evaluate", bench, *args), expected=2)
         assert fragment in message, message
-    # CAQA's prompts are not shipped: the default prompt of a four-class scheme needs them.
+    message = _clean_error(*in_process(capsys, "evaluate", bench, "--predictions", preds,
+                                       "--protocol", "paper"), expected=2)
+    assert "unknown protocol 'paper'" in message and "kgbench, released" in message
+    # The papers' prompts are not shipped: their names need the user's file.
     message = _clean_error(*in_process(capsys, "evaluate", bench, "--llm-url",
-                                       "http://127.0.0.1:9/v1", "--llm-model", "m"))
-    assert "--prompt caqa-zero-shot needs CAQA's prompt file" in message
-    assert "no licence" in message
+                                       "http://127.0.0.1:9/v1", "--llm-model", "m",
+                                       "--prompt", "caqa-zero-shot"))
+    assert "--prompt caqa-zero-shot is the paper's prompt, which kgbench does not ship" \
+        in message and "--prompts" in message
+    # A wrong prompt file: one line naming what it lacks.
+    bad = tmp_path / "prompts.json"
+    bad.write_text('[{"task_name": "attribution-no-definition", "prompt_template": "Judge.", '
+                   '"input_template": "Claim: {}"}]', encoding="utf-8")
+    message = _clean_error(*in_process(capsys, "evaluate", bench, "--llm-url",
+                                       "http://127.0.0.1:9/v1", "--llm-model", "m",
+                                       "--prompts", bad))
+    assert f"{bad}: prompt 'attribution-no-definition': input_template needs two {{}} " \
+           "slots" in message
     # An --out that is a directory is refused before anything runs.
     message = _clean_error(*in_process(capsys, "evaluate", bench, "--predictions", preds,
                                        "--out", tmp_path))

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from extension.outputs.sample_schema import BenchmarkSample
+from llm.prompt_file import PromptFileError
 from scoring.errors import ScoringError
 from scoring.evaluate.benchmark import load_evaluation_set
 from scoring.evaluate.predictions import Prediction, read_predictions, write_predictions
-from scoring.evaluate.prompts import parse_reply, select_prompt
+from scoring.evaluate.prompts import AttributionPrompt, default_prompt, parse_reply, select_prompt
 from scoring.evaluate.run import PredictionsFileEvaluator, evaluate_benchmark
 from scoring.evaluate.schemes import LabelNameError, label_scheme
 from tests.extension.test_export import demo_benchmark, write_benchmark
@@ -58,7 +59,8 @@ def test_four_class_schemes_take_both_vocabularies_and_refuse_attrscore_names() 
     assert caqa.resolve("support") == "Support"
     with pytest.raises(LabelNameError, match="AttrScore label") as info:
         ours.resolve("Extrapolatory")
-    assert info.value.hint == "evaluate with --scheme attrscore"
+    assert "--scheme attrscore" in str(info.value.hint)
+    assert "--protocol released" in str(info.value.hint)
     with pytest.raises(LabelNameError, match="'maybe' is not a label of the caqa scheme"):
         caqa.resolve("maybe")
 
@@ -88,13 +90,13 @@ OPTIONS = {"Attributable": "Attributable", "Extrapolatory": "Extrapolatory",
 
 
 @pytest.mark.parametrize(("reply", "label"), [
-    ("Attributable. From the given reference, Tchaikovsky was born in 1840.", "Attributable"),
+    ("Attributable. The reference gives 1840 as the year of birth.", "Attributable"),
     ("  **Response:** extrapolatory", "Extrapolatory"),
     ("Answer: CONTRADICTORY - the reference says east", "Contradictory"),
     ("The reference is contradictory to the claim.", "Contradictory"),   # named once, anywhere
     ("It is Attributable, yes, Attributable.", "Attributable"),          # one label, twice
     ("Not Attributable but Extrapolatory.", None),                       # two labels: ambiguous
-    ("Options: Attributable, Extrapolatory or Contradictory.", None),     # an echo of the options
+    ("Pick one of Attributable, Extrapolatory or Contradictory.", None),  # an echo of the options
     ("I cannot tell.", None),
     ("", None),
     ("Attributability is unclear", None),                                # not a whole word
@@ -113,22 +115,56 @@ def test_parse_reply_multi_word_options_and_the_longest_at_the_start() -> None:
     assert parse_reply("Clearly supported: Supported.", {"Supported": "A", "supported": "A"}) == "A"
 
 
-def test_shipped_attrscore_prompt_renders_claim_and_reference() -> None:
-    prompt = select_prompt("attrscore", label_scheme("attrscore"))
-    text = prompt.render("Who directed Jaws? Spielberg directed Jaws.", "Jaws is a film.")
-    assert text.startswith("### Instruction:\nVerify whether a given reference can support "
-                           "the claim. Options: Attributable, Extrapolatory or Contradictory.")
-    assert "### Input:\nClaim: Who directed Jaws? Spielberg directed Jaws.\n\nReference: " \
-           "Jaws is a film.\n" in text
+def test_parse_reply_an_option_inside_a_longer_one_is_no_mention_of_its_own() -> None:
+    # kgbench's own four-class prompt has "Supportive" inside "Partially supportive".
+    options = {"Supportive": "supportive", "Partially supportive": "partially_supportive",
+               "Contradictory": "contradictory", "Irrelevant": "irrelevant"}
+    assert parse_reply("I would say it is partially supportive.", options) \
+        == "partially_supportive"
+    assert parse_reply("It is supportive, not irrelevant.", options) is None
+    assert parse_reply("Partially supportive: one fact is missing.", options) \
+        == "partially_supportive"
+    assert parse_reply("The reference is supportive.", options) == "supportive"
+
+
+def test_kgbench_prompts_are_the_defaults_and_render_claim_and_reference() -> None:
+    three = select_prompt(default_prompt("attrscore"), label_scheme("attrscore"))
+    assert three.name == "kgbench-attrscore" and three.source == "kgbench"
+    assert set(three.options) == {"Attributable", "Extrapolatory", "Contradictory"}
+    text = three.render("Who directed Jaws? Spielberg directed Jaws.", "Jaws is a film.")
+    assert text.startswith(f"### Instruction:\n{three.instruction}\n\n### Input:\n")
+    assert "Claim: Who directed Jaws? Spielberg directed Jaws.\n\nReference:\nJaws is a " \
+           "film.\n" in text
     assert text.endswith("### Response:")
+    four = select_prompt(default_prompt("ours"), label_scheme("caqa"))
+    assert four.name == "kgbench"
+    assert {label_scheme("caqa").resolve(v) for v in four.options.values()} == {
+        "Support", "Missing", "Contradictory", "Irrelevant"}
+    # kgbench's three-class prompt under a four-class scheme: only as CAQA reads AttrScore.
     with pytest.raises(ScoringError, match="answers 'Attributable'.*ours scheme"):
-        select_prompt("attrscore", label_scheme("ours"))
+        select_prompt("kgbench-attrscore", label_scheme("ours"))
+    read = select_prompt("kgbench-attrscore", label_scheme("ours", protocol="released"))
+    assert read.name == "kgbench-attrscore"
 
 
-def test_caqa_prompts_are_read_from_a_file_never_shipped(tmp_path: Path) -> None:
-    with pytest.raises(ScoringError, match="needs CAQA's prompt file") as info:
-        select_prompt("caqa-zero-shot", label_scheme("ours"))
-    assert "--prompts" in str(info.value.hint) and "no licence" in str(info.value.hint)
+def test_a_preamble_and_the_released_layout() -> None:
+    prompt = AttributionPrompt("t", "file", "", "premise: {} hypothesis: {}", {"1": "Support"},
+                               preamble="A line before the instruction.")
+    assert prompt.render("the claim", "the citations") == (
+        "A line before the instruction.\n\n### Input:\npremise: the citations hypothesis: "
+        "the claim\n\n### Response:")
+    # The released scripts keep the instruction section even when it is empty.
+    assert prompt.render("the claim", "the citations", "released") == (
+        "A line before the instruction.\n\n### Instruction:\n\n\n### Input:\npremise: the "
+        "citations hypothesis: the claim\n\n### Response:")
+
+
+def test_paper_prompts_are_read_from_a_file_never_shipped(tmp_path: Path) -> None:
+    for name in ("caqa-zero-shot", "caqa-few-shot", "attrscore", "attrscore-no-definition"):
+        with pytest.raises(ScoringError, match=f"--prompt {name} is the paper's prompt, which "
+                                               "kgbench does not ship") as info:
+            select_prompt(name, label_scheme("attrscore" if "attr" in name else "ours"))
+        assert "--prompts" in str(info.value.hint)
     path = tmp_path / "prompts.json"
     path.write_text(json.dumps([
         {"task_name": "attribution-no-definition", "prompt_template": "Judge it.",
@@ -143,12 +179,35 @@ def test_caqa_prompts_are_read_from_a_file_never_shipped(tmp_path: Path) -> None
     premise_first = select_prompt("nli-like", label_scheme("ours"), path)
     assert premise_first.render("the claim", "the citations") == \
         "### Input:\npremise: the citations hypothesis: the claim\n\n### Response:"
-    with pytest.raises(ScoringError, match="no prompt 'attribution-no-definition-w-examples'"):
+    assert default_prompt("ours", path) == "attribution-no-definition"
+    with pytest.raises(PromptFileError, match="no prompt 'attribution-no-definition-w-examples' "
+                                              r"\(--prompt caqa-few-shot\)"):
         select_prompt("caqa-few-shot", label_scheme("ours"), path)
-    path.write_text('[{"task_name": "x", "prompt_template": "", "input_template": "{}", '
-                    '"label_map": {"a": "b"}}]')
-    with pytest.raises(ScoringError, match="prompt 'x': input_template needs two"):
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ('[{"task_name": "x", "prompt_template": "", "input_template": "{}", '
+     '"label_map": {"a": "b"}}]', "prompt 'x': input_template needs two {} slots"),
+    ('[{"task_name": "x", "input_template": "{} {}", "label_map": {"a": "b"}}]',
+     "prompt 'x': no prompt_template string"),
+    ('[{"task_name": "x", "prompt_template": "", "input_template": "{} {}"}]',
+     "prompt 'x': label_map is not a map of reply options to labels"),
+    ('[{"prompt_template": ""}]', "prompt 1: no task_name"),
+    ('{"coherence": "a"}', "not a prompt file (no list of prompts)"),
+    ("[1", "not JSON"),
+    (b"\xff\xfe[]", "not UTF-8 text"),
+])
+def test_a_wrong_prompt_file_is_one_line_naming_what_is_missing(
+        tmp_path: Path, content: str | bytes, says: str) -> None:
+    path = tmp_path / "prompts.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(PromptFileError) as info:
         select_prompt("x", label_scheme("ours"), path)
+    assert says in str(info.value) and str(path) in str(info.value)
+    assert "\n" not in str(info.value) and "task_name" in str(info.value.hint)
 
 
 @pytest.mark.external
@@ -160,6 +219,35 @@ def test_the_real_caqa_prompt_file() -> None:
     # CAQA's reading of AttrScore's labels as four-class names works under ours.
     attscore = select_prompt("AttScore", label_scheme("ours"), path)
     assert attscore.options["Extrapolatory"] == "Irrelevant"
+    # The file's own words, sent as they are.
+    tasks = {t["task_name"]: t for t in json.loads(path.read_text("utf-8"))}
+    zero = select_prompt("caqa-zero-shot", label_scheme("caqa"), path)
+    assert zero.render("Q? A.", "R.").startswith(
+        "### Instruction:\n" + tasks["attribution-no-definition"]["prompt_template"])
+
+
+@pytest.mark.external
+def test_the_real_attrscore_prompt_file() -> None:
+    path = external_path("attribution", "attrscore", "task_prompts.json")
+    tasks = {t["task_name"]: t for t in json.loads(path.read_text("utf-8"))}
+    main = select_prompt("attrscore", label_scheme("attrscore"), path)
+    assert main.instruction == tasks["attribution-with-definition"]["prompt_template"]
+    assert main.render("Q? A.", "R.") == (
+        f"### Instruction:\n{main.instruction}\n\n### Input:\nClaim: Q? A.\n\nReference: R.\n"
+        "\n\n### Response:")
+    assert select_prompt("attrscore-no-definition", label_scheme("attrscore"), path).instruction \
+        == tasks["attribution-no-definition"]["prompt_template"]
+    # Under a four-class scheme: refused by kgbench, read as CAQA does when released.
+    with pytest.raises(ScoringError, match="which the caqa scheme does not take"):
+        select_prompt("attrscore", label_scheme("caqa"), path)
+    released = label_scheme("caqa", protocol="released")
+    prompt = select_prompt("attrscore", released, path)
+    assert {o: released.resolve(v) for o, v in prompt.options.items()} == {
+        "Attributable": "Support", "Extrapolatory": "Irrelevant",
+        "Contradictory": "Contradictory"}
+    # Its fact-checking task has a multi-word option.
+    check = select_prompt("fact-checking", label_scheme("attrscore"), path)
+    assert parse_reply("Not enough information to say.", check.options) == "Extrapolatory"
 
 
 # ---------------------------------------------------------------------------
@@ -184,8 +272,9 @@ def test_predictions_round_trip_and_the_document(bench: Path, tmp_path: Path,
     report = evaluate_benchmark(bench, PredictionsFileEvaluator(path, scheme), scheme,
                                 save_predictions=saved)
     doc = report.to_json()
-    assert list(doc) == ["per_label", "per_complexity", "overall_micro_f1", "macro_f1",
-                         "confusion", "n", "unparsed"]
+    assert list(doc) == ["protocol", "per_label", "per_complexity", "overall_micro_f1",
+                         "macro_f1", "confusion", "n", "unparsed"]
+    assert doc["protocol"] == "kgbench"
     counts = Counter(s.label for s in test)
     n = len(test)
     assert doc["n"] == n and doc["unparsed"] == 2

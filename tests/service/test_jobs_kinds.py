@@ -48,6 +48,19 @@ def test_an_evaluate_job_writes_the_document_of_the_command(kinds_server: Server
                data / "predictions.jsonl", "--split", "all", "--json")
     assert proc.returncode == 0, proc.stderr
     assert written == json.loads(proc.stdout)
+    # The protocol is a parameter, recorded in the document and the result.
+    with kinds_server.client() as client:
+        job = wait_for(client, submit(client, "evaluate", {
+            "bench": "benchmarks/demo", "predictions": "predictions.jsonl",
+            "split": "all", "scheme": "caqa", "protocol": "released"})["id"], finished)
+    assert job["state"] == "succeeded", job
+    assert job["result"]["protocol"] == "released"
+    written = json.loads((data / job["out"] / "evaluation.json").read_text(encoding="utf-8"))
+    proc = run("evaluate", data / "benchmarks" / "demo", "--predictions",
+               data / "predictions.jsonl", "--split", "all", "--scheme", "caqa",
+               "--protocol", "released", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert written == json.loads(proc.stdout) and written["protocol"] == "released"
 
 
 @pytest.mark.slow
@@ -82,3 +95,18 @@ def test_a_score_job_scores_the_benchmark_in_place(kinds_server: Server,
     with kinds_server.client() as client:
         listed = {f["path"] for f in client.get(f"/api/jobs/{job['id']}/files").json()["files"]}
     assert {"scores.jsonl", "score_run.json", "samples.jsonl"} <= listed
+
+
+def test_job_parameters_of_the_prompts_and_the_protocol() -> None:
+    from pydantic import ValidationError
+
+    from kgbench.service.jobs.specs import EvaluateParams, KalmaGenerateParams
+
+    with pytest.raises(ValidationError, match="prompts needs llm_url"):
+        KalmaGenerateParams.model_validate({"prompts": "mine.json"})
+    params = KalmaGenerateParams.model_validate({
+        "prompts": "mine.json", "llm_url": "http://127.0.0.1:9/v1", "llm_model": "m"})
+    assert params.input_paths() == {"prompts": ("mine.json", "file")}
+    with pytest.raises(ValidationError, match="protocol"):
+        EvaluateParams.model_validate({"bench": "b", "predictions": "p.jsonl",
+                                       "protocol": "paper"})

@@ -111,6 +111,7 @@ def run_parse_job(params: ParseParams, ctx: RunContext) -> dict[str, Any]:
 def run_kalma_generate_job(params: KalmaGenerateParams, ctx: RunContext) -> dict[str, Any]:
     from kalma.generate import generate_entries
     from kalma.generate_job import kalma_build_config
+    from kalma.prompts import load_generation_prompts
 
     endpoint = None
     if params.llm_url is not None:
@@ -131,6 +132,8 @@ def run_kalma_generate_job(params: KalmaGenerateParams, ctx: RunContext) -> dict
                               incompetence=sorted(set(params.incompetence)),
                               lm_dir=ctx.inputs.get("lm"), llm=endpoint,
                               llm_cache=ctx.job_dir / "llm-cache",
+                              prompts=load_generation_prompts(ctx.inputs["prompts"])
+                              if "prompts" in ctx.inputs else None,
                               chunk_size=params.chunk_size, progress=advance)
     return {"entries": result.entries, "requested": result.requested,
             "resumed_chunks": max(result.resumed_chunks, 0),
@@ -145,7 +148,8 @@ def run_evaluate_job(params: EvaluateParams, ctx: RunContext) -> dict[str, Any]:
     from scoring.evaluate.run import evaluate_benchmark
     from scoring.evaluate.schemes import label_scheme
 
-    scheme = label_scheme(params.scheme, parse_label_map(params.label_map))
+    scheme = label_scheme(params.scheme, parse_label_map(params.label_map),
+                          protocol=params.protocol)
     nli_map = parse_label_map(params.nli_map, option="nli_map",
                               example="neutral=partially_supportive")
     evaluator = make_evaluator(scheme, predictions=ctx.inputs.get("predictions"),
@@ -155,7 +159,7 @@ def run_evaluate_job(params: EvaluateParams, ctx: RunContext) -> dict[str, Any]:
                                device=params.device, llm_timeout=params.llm_timeout,
                                llm_retries=params.llm_retries, llm_rps=params.llm_rps,
                                llm_cache=ctx.job_dir / "llm-cache",
-                               llm_parallel=params.llm_parallel)
+                               llm_parallel=params.llm_parallel, protocol=params.protocol)
     ctx.out_dir.mkdir(parents=True, exist_ok=True)
     compare = [path for name, path in sorted(ctx.inputs.items()) if name.startswith("compare.")]
 
@@ -167,11 +171,12 @@ def run_evaluate_job(params: EvaluateParams, ctx: RunContext) -> dict[str, Any]:
         blind_labels=ctx.inputs.get("blind_labels"), blind_column=params.blind_column,
         compare=compare, sub_facts=ctx.inputs.get("sub_facts"),
         save_predictions=ctx.out_dir / "predictions.jsonl" if params.save_predictions else None,
-        progress=advance)
+        protocol=params.protocol, progress=advance)
     doc = report.to_json()
     write_atomic(ctx.out_dir / "evaluation.json",
                  json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return {"n": doc.get("n"), "overall_micro_f1": doc.get("overall_micro_f1"),
+    return {"protocol": doc.get("protocol"), "n": doc.get("n"),
+            "overall_micro_f1": doc.get("overall_micro_f1"),
             "macro_f1": doc.get("macro_f1"), "notes": list(report.notes)}
 
 

@@ -165,11 +165,23 @@ class KalmaGenerateParams(_LlmParams):
     incompetence: list[Annotated[int, Field(ge=1, le=20)]] = Field(default_factory=list,
                                                                    max_length=20)
     lm: RelPath | None = None
+    prompts: RelPath | None = None
     chunk_size: int = Field(50, ge=1, le=100_000)
     out: RelPath | None = None
 
+    @model_validator(mode="after")
+    def _prompts_need_llm(self) -> KalmaGenerateParams:
+        if self.prompts and self.llm_url is None:
+            raise ValueError("prompts needs llm_url")
+        return self
+
     def input_paths(self) -> dict[str, tuple[str, Literal["file", "dir", "any"]]]:
-        return {"lm": (self.lm, "dir")} if self.lm else {}
+        paths: dict[str, tuple[str, Literal["file", "dir", "any"]]] = {}
+        if self.lm:
+            paths["lm"] = (self.lm, "dir")
+        if self.prompts:
+            paths["prompts"] = (self.prompts, "file")
+        return paths
 
 
 class EvaluateParams(_LlmParams):
@@ -182,6 +194,7 @@ class EvaluateParams(_LlmParams):
     prompt: ShortText | None = None
     prompts: RelPath | None = None
     scheme: Literal["ours", "caqa", "attrscore"] = "ours"
+    protocol: Literal["kgbench", "released"] = "kgbench"
     label_map: list[ShortText] = Field(default_factory=list, max_length=32)
     split: Split = "test"
     nli_map: list[ShortText] = Field(default_factory=list, max_length=8)

@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from extension.labels import COMPLEXITIES
+from extension.core.labels import COMPLEXITIES
 from scoring.evaluate.benchmark import EvalSample
 from scoring.evaluate.schemes import LabelScheme
 from scoring.metrics import UNPARSED, Confusion, LabelScores, confusion_matrix

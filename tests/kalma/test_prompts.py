@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from extension.domain_spec import DomainSpec
+from extension.inputs.domain_spec import DomainSpec
 from kalma.builder import BuildConfig
 from kalma.errors import KalmaError
 from kalma.generate import generate_entries

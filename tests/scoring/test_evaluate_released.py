@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from extension.labels import Complexity, Label
-from extension.sample_format import BenchmarkSample
+from extension.core.labels import Complexity, Label
+from extension.outputs.sample_schema import BenchmarkSample
 from scoring.errors import ScoringError
 from scoring.evaluate.model_evaluator import nli_label_map
 from scoring.evaluate.prompts import parse_reply

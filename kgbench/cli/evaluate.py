@@ -223,6 +223,13 @@ def evaluate_cmd(
     if baseline is not None:
         from kgbench.cli.baseline import run_baseline
 
+        if chosen_protocol != "kgbench":
+            # A shortcut has no reply to parse and no released code to match: its numbers
+            # are kgbench's definitions, and the document says so.
+            raise CliError("--baseline scores a shortcut under kgbench's protocol only",
+                           "leave --protocol out (or give --protocol kgbench) with --baseline",
+                           code=2)
+
         run_baseline(directory, baseline, scheme, split=split, device=device, as_json=as_json,
                      out_path=out_path, blind_labels=blind_labels, blind_column=blind_column,
                      compare=compare or (), sub_facts=sub_facts,

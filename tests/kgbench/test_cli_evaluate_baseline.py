@@ -14,7 +14,7 @@ from tests.kgbench.test_cli_evaluate import in_process
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401  (fixtures)
 from tests.scoring.test_evaluate import demo_samples
 
-KEYS = ["per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
+KEYS = ["protocol", "per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
         "unparsed", "baseline"]
 
 
@@ -31,6 +31,7 @@ def test_overlap_baseline_prints_beside_chance_and_records_it(bench: Path,
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert list(doc) == KEYS and json.loads(out.read_text("utf-8")) == doc
+    assert doc["protocol"] == "kgbench"
     block = doc["baseline"]
     assert block["baseline"] == "overlap" and block["model"] is None
     assert block["chance"]["majority"]["macro_f1"] < block["macro_f1"]
@@ -52,6 +53,7 @@ def test_overlap_baseline_prints_beside_chance_and_records_it(bench: Path,
     (["--baseline", "embed:"], "needs the embed model's directory"),
     (["--baseline", "overlap", "--split", "train"], "scored on the test split"),
     (["--baseline", "overlap", "--predictions", "p.jsonl"], "give one evaluator"),
+    (["--baseline", "overlap", "--protocol", "released"], "kgbench's protocol only"),
 ])
 def test_usage_errors(bench: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                       says: str) -> None:

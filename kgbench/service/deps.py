@@ -19,15 +19,16 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
+from kgbench.service.cypher_workers import CypherWorkers
 from kgbench.service.errors import ApiError
 from kgbench.service.security import token_presented_ok
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
 from kgstore import Store
 
-__all__ = ["DataRootDep", "Reader", "ReaderDep", "SettingsDep", "StoreDep", "StorePoolDep",
-           "WriteToken", "data_root", "reader", "require_write_token", "settings", "store",
-           "store_pool"]
+__all__ = ["CypherWorkersDep", "DataRootDep", "Reader", "ReaderDep", "SettingsDep", "StoreDep",
+           "StorePoolDep", "WriteToken", "cypher_workers", "data_root", "reader",
+           "require_write_token", "settings", "store", "store_pool"]
 
 T = TypeVar("T")
 WALL_CLOCK_GRACE_S = 2.0
@@ -45,6 +46,12 @@ def store_pool(request: Request) -> StorePool:
     """The server's pool of read-only store handles."""
     pool: StorePool = request.app.state.stores
     return pool
+
+
+def cypher_workers(request: Request) -> CypherWorkers:
+    """The server's Cypher worker processes (Cypher runs there, not on the pool)."""
+    workers: CypherWorkers = request.app.state.cypher
+    return workers
 
 
 def store(request: Request) -> Iterator[Store]:
@@ -107,6 +114,7 @@ def reader(request: Request) -> Reader:
 # ``dependencies=[WriteToken]`` on a route that starts, cancels or writes anything.
 SettingsDep = Annotated[ServiceSettings, Depends(settings)]
 StorePoolDep = Annotated[StorePool, Depends(store_pool)]
+CypherWorkersDep = Annotated[CypherWorkers, Depends(cypher_workers)]
 StoreDep = Annotated[Store, Depends(store)]
 DataRootDep = Annotated[Path, Depends(data_root)]
 ReaderDep = Annotated[Reader, Depends(reader)]

@@ -3,9 +3,9 @@ directory, the write-token check, and :class:`Reader`, which runs a store read i
 worker thread with a wall-clock bound.
 
 A route that reads the store should take ``reader: Reader = Depends(reader)`` and
-``await reader.run(fn, ...)``: the handle is checked out *inside* the worker thread
-and returned only when ``fn`` ends, so a request that timed out (504) never hands a
-handle still in use to the next request. ``Depends(store)`` gives a handle for the
+``await reader.run(fn, ...)``: the handle is waited for without a thread, ``fn`` runs
+on the pool's own threads, and the handle is returned only when ``fn`` ends, so a
+request that timed out (504) never hands a handle still in use to the next request. ``Depends(store)`` gives a handle for the
 whole request, for routes whose reads are small and bounded by construction.
 """
 
@@ -90,15 +90,25 @@ class Reader:
         """``fn(store, *args, **kwargs)`` on a handle of its own, within ``timeout_s``
         (default: the server's query timeout) plus a grace for the engine's own stop."""
         limit = self.timeout_s if timeout_s is None else timeout_s
+        # The wait for a handle holds no thread; the read then runs on the pool's own
+        # threads, one per handle (kgbench.service.storepool).
+        handle = await self.pool.acquire()
 
         def work() -> T:
             # The store's own deadline stops the engine's work too, so an abandoned read
             # gives its handle back soon instead of holding it for as long as it runs.
-            with self.pool.checkout() as handle, handle.deadline(limit):
+            with handle.deadline(limit):
                 return fn(handle, *args, **kwargs)
 
         try:
-            return await asyncio.wait_for(asyncio.to_thread(work), limit + WALL_CLOCK_GRACE_S)
+            running = asyncio.get_running_loop().run_in_executor(self.pool.executor, work)
+        except BaseException:
+            self.pool.release(handle)
+            raise
+        # The handle goes back when the read ends, not when the request gives up on it.
+        running.add_done_callback(lambda _: self.pool.release(handle))
+        try:
+            return await asyncio.wait_for(asyncio.shield(running), limit + WALL_CLOCK_GRACE_S)
         except TimeoutError:
             raise ApiError(504, f"the request ran past the server's time limit of "
                            f"{limit:g} s and was abandoned",

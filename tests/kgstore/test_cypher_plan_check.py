@@ -63,28 +63,39 @@ LADYBUG_PLAN_HOSTILE = [
 @pytest.mark.parametrize(("query", "named"), LADYBUG_PLAN_HOSTILE)
 def test_ladybug_plans_that_do_more_than_read_are_refused(
         unguarded_ladybug: Store, files: Path, query: str, named: str) -> None:
-    with pytest.raises(ReadOnlyQueryError) as caught:
-        unguarded_ladybug.cypher(query.replace("{root}", str(files)))
-    message = str(caught.value)
-    assert f"plans this query with {named}" in message and "read-only" in message
-    assert SECRET not in message
+    assert_refused_by_plan(unguarded_ladybug, query.replace("{root}", str(files)), named)
     assert not (files / "out.csv").exists()
 
 
-def test_ladybug_reads_pass_the_plan_check(files: Path) -> None:
-    """Every read of the guard's table gets past the plan check (a read the engine
-    rejects, for an unknown label, say, fails with the engine's own error)."""
+def assert_refused_by_plan(store: Store, query: str, named: str) -> None:
+    """The store refuses ``query`` for the operator ``named`` in its plan, and says
+    nothing of the secret."""
+    with pytest.raises(ReadOnlyQueryError) as caught:
+        store.cypher(query)
+    message = str(caught.value)
+    assert f"plans this query with {named}" in message and "read-only" in message
+    assert SECRET not in message
+
+
+def refused_reads(location: str, queries: list[str]) -> list[tuple[str, str]]:
+    """The queries of ``queries`` the store refuses (a read the engine rejects, for an
+    unknown label, say, fails with the engine's own error: not a refusal)."""
     refused = []
-    with open_store(files / "kg", read_only=True) as s:
-        for query in LADYBUG_READS:
-            params = {p: 1 for p in ("id", "x", "1", "odd name", "name")} if "$" in query else None
+    params = {p: 1 for p in ("id", "x", "1", "odd name", "name", "param")}
+    with open_store(location, read_only=True) as s:
+        for query in queries:
             try:
-                s.cypher(query, params)
+                s.cypher(query, params if "$" in query else None)
             except ReadOnlyQueryError as exc:
                 refused.append((query, str(exc)))
             except Exception:   # noqa: BLE001 - the engine's own error: not the plan check's
                 pass
-    assert refused == []
+    return refused
+
+
+def test_ladybug_reads_pass_the_plan_check(files: Path) -> None:
+    """Every read of the guard's table gets past the plan check."""
+    assert refused_reads(str(files / "kg"), LADYBUG_READS) == []
 
 
 def test_ladybug_plan_reader_fails_closed() -> None:
@@ -168,25 +179,11 @@ def unguarded_neo4j(neo4j_location: str, monkeypatch: pytest.MonkeyPatch) -> Ite
 @pytest.mark.parametrize(("query", "named"), NEO4J_PLAN_HOSTILE)
 def test_neo4j_plans_that_do_more_than_read_are_refused(
         unguarded_neo4j: Store, files: Path, query: str, named: str) -> None:
-    with pytest.raises(ReadOnlyQueryError) as caught:
-        unguarded_neo4j.cypher(query.replace("{root}", str(files)))
-    message = str(caught.value)
-    assert f"plans this query with {named}" in message and "read-only" in message
-    assert SECRET not in message
+    assert_refused_by_plan(unguarded_neo4j, query.replace("{root}", str(files)), named)
     assert neo4j_server.run_query("MATCH (n:Canary) RETURN count(n)") == [[0]]
     assert neo4j_server.run_query("MATCH (e:Entity) WHERE e.name = 'x' RETURN count(e)") == [[0]]
 
 
 @pytest.mark.neo4j
 def test_neo4j_reads_pass_the_plan_check(neo4j_location: str) -> None:
-    refused = []
-    with open_store(neo4j_location, read_only=True) as s:
-        for query in NEO4J_READS:
-            params = {"param": 1} if "$" in query else None
-            try:
-                s.cypher(query, params)
-            except ReadOnlyQueryError as exc:
-                refused.append((query, str(exc)))
-            except Exception:   # noqa: BLE001 - the engine's own error: not the plan check's
-                pass
-    assert refused == []
+    assert refused_reads(neo4j_location, NEO4J_READS) == []

@@ -92,8 +92,12 @@ class StorePool:
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[None] = loop.create_future()
 
+        def set_ready() -> None:
+            if not ready.done():   # not timed out meanwhile
+                ready.set_result(None)
+
         def wake() -> None:   # called by whichever thread returns a handle
-            loop.call_soon_threadsafe(lambda: ready.done() or ready.set_result(None))
+            loop.call_soon_threadsafe(set_ready)
 
         handle, waiter = self._take_or_queue(wake)
         if handle is not None:

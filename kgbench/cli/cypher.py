@@ -161,9 +161,11 @@ def cypher(
     functions (embedded: show_tables, table_info, show_connection, show_functions,
     db_version; Neo4j: db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*,
     dbms.components). Anything else (CREATE, SET, DELETE, COPY, LOAD, settings, a
-    second statement, apoc.*) is refused with the clause named, and the query runs in a
-    read-only transaction besides. So is a query beyond the engine's limits (4,000
-    tokens, brackets 32 deep, CASE 4 deep). Every $NAME the query uses needs a --param.
+    second statement, apoc.*) is refused with the clause named; the engine's own plan
+    of the query (EXPLAIN) must hold read operators only, and it runs in a read-only
+    transaction besides. So is a query beyond the engine's limits (4,000 tokens,
+    brackets 32 deep, CASE 4 deep; embedded: repeat/lpad/rpad up to 1,000,000
+    characters, written as literals). Every $NAME the query uses needs a --param.
     With --json, NaN and Infinity are null.
 
     Schema, the same on both backends (a query ports between them):

@@ -16,6 +16,7 @@ from kgstore.cypher.escapes import EscapeError, decode_neo4j_escapes
 from kgstore.cypher.guard import assert_read_only
 from kgstore.errors import ReadOnlyQueryError
 from tests import neo4j_server
+from tests.kgstore.test_cypher_guard import _assert_refused
 
 
 @pytest.mark.parametrize(("query", "text", "escapes"), [
@@ -40,6 +41,41 @@ def test_decoding(query: str, text: str, escapes: dict[int, tuple[str, int]]) ->
 def test_what_is_not_four_ascii_hex_digits_is_refused(query: str) -> None:
     with pytest.raises(EscapeError, match="is not \\\\u and four hexadecimal digits"):
         decode_neo4j_escapes(query)
+
+
+# Hostile queries with escapes, refused by the guard (the rest of the Neo4j table is in
+# test_cypher_guard.py): issue 32's payloads behind an escape that ends a comment, a
+# string or a name, spells a keyword, and the escapes it cannot decode with certainty.
+NEO4J_ESCAPES_HOSTILE = [
+    ("/* \\u002a/ LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l LIMIT 3 // */ RETURN 1",
+     "the escape \\u002a at character 4 stands for U+002A"),
+    ("/* \\u002A/ SHOW USERS // */ RETURN 1", "\\u002A"),
+    ("RETURN 1 // \\u000a CALL dbms.listConfig()", "\\u000a"),
+    ("RETURN 1 // \\u000d\\u000a CALL dbms.listConnections()", "\\u000d"),
+    ("RETURN '\\u0027 AS s CALL db.clearQueryCaches() //'", "\\u0027"),
+    ("MATCH (n) WHERE n.name = 'O\\u0027Neil' RETURN n", "not closed"),  # it ends the string
+    ('RETURN "\\u0022 AS s LOAD CSV FROM \'x\' AS l RETURN l //"', "\\u0022"),
+    ("RETURN 1 AS `a\\u0060 LOAD CSV FROM 'x' AS l RETURN l //`", "\\u0060"),
+    ("\\u0053HOW USERS", "\\u0053"),
+    ("RETURN 1 AS x \\u0055NION LOAD CSV FROM 'x' AS l RETURN l", "\\u0055"),
+    ("MATCH (n) RETURN n \\u003b SHOW USERS", "\\u003b"),
+    ("RETURN $\\u0070", "\\u0070"),
+    ("RETURN 1 AS x /* \\u002a/ */", "\\u002a"),
+    # escapes the check cannot decode with certainty (Neo4j reads some, as parseInt does)
+    ("/* \\u+02a/ SHOW USERS // */ RETURN 1", "is not \\u and four hexadecimal digits"),
+    ("RETURN '\\u-001' AS s", "is not \\u and four"),
+    ("RETURN '\\u００２７ AS s SHOW USERS //'", "is not \\u and four"),
+    ("RETURN '\\u٠٠٢٧' AS s", "is not \\u and four"),
+    ("RETURN '\\uu0041' AS s", "is not \\u and four"),
+    ("RETURN '\\u41' AS s", "is not \\u and four"),
+    ("RETURN 1 // \\u", "is not \\u and four"),
+    ("RETURN '\\uZZZZ'", "is not \\u and four"),
+]
+
+
+@pytest.mark.parametrize(("query", "fragment"), NEO4J_ESCAPES_HOSTILE)
+def test_neo4j_escapes_that_change_the_query_are_refused(query: str, fragment: str) -> None:
+    _assert_refused(query, "neo4j", fragment)
 
 
 # -- against the real server ------------------------------------------------------------

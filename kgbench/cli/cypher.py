@@ -36,6 +36,9 @@ from kgstore.location import is_neo4j
 
 DEFAULT_LIMIT_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 30.0
+MAX_TIMEOUT_S = 86_400.0
+"""The longest ``--timeout``: a day (the watchdog's timer and the engine's millisecond
+timeout overflow on values like 1e12, issue 32)."""
 WATCHDOG_GRACE_S = 2.0
 """How long after ``--timeout`` the watchdog waits for the engine's own stop, at most:
 with a shorter timeout, as long again (the engine stops within a few milliseconds)."""
@@ -145,8 +148,8 @@ def cypher(
     ] = DEFAULT_LIMIT_ROWS,
     timeout: Annotated[
         float,
-        typer.Option("--timeout", min=0.001, metavar="SECONDS",
-                     help="Stop a query still running after SECONDS."),
+        typer.Option("--timeout", min=0.001, max=MAX_TIMEOUT_S, metavar="SECONDS",
+                     help="Stop a query still running after SECONDS (at most a day)."),
     ] = DEFAULT_TIMEOUT_S,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
@@ -158,9 +161,11 @@ def cypher(
     functions (embedded: show_tables, table_info, show_connection, show_functions,
     db_version; Neo4j: db.labels, db.relationshipTypes, db.propertyKeys, db.schema.*,
     dbms.components). Anything else (CREATE, SET, DELETE, COPY, LOAD, settings, a
-    second statement, apoc.*) is refused with the clause named, and the query runs in a
-    read-only transaction besides. So is a query beyond the engine's limits (4,000
-    tokens, brackets 32 deep, CASE 4 deep). Every $NAME the query uses needs a --param.
+    second statement, apoc.*) is refused with the clause named; the engine's own plan
+    of the query (EXPLAIN) must hold read operators only, and it runs in a read-only
+    transaction besides. So is a query beyond the engine's limits (4,000 tokens,
+    brackets 32 deep, CASE 4 deep; embedded: repeat/lpad/rpad up to 1,000,000
+    characters, written as literals). Every $NAME the query uses needs a --param.
     With --json, NaN and Infinity are null.
 
     Schema, the same on both backends (a query ports between them):

@@ -60,6 +60,12 @@ def serve(
     max_rows: Annotated[int, typer.Option(
         "--max-rows", min=1, max=1_000_000, help="Most rows a Cypher answer returns.")
     ] = 10_000,
+    cypher_workers: Annotated[int, typer.Option(
+        "--cypher-workers", min=1, max=64,
+        help="Processes running Cypher queries at once (apart from the other reads).")] = 2,
+    cypher_memory: Annotated[int, typer.Option(
+        "--cypher-memory", min=256, max=1_048_576, metavar="MB",
+        help="Memory one Cypher query may use; its process is stopped past it.")] = 2048,
     store: StoreOpt = None,
 ) -> None:
     """Serve the HTTP API and the web UI over a store and a data directory.
@@ -81,7 +87,8 @@ def serve(
         settings = ServiceSettings(
             store=location, data_dir=data, host=host, port=port, token=token,
             readers=readers, max_jobs=max_jobs, query_timeout_s=query_timeout,
-            max_rows=max_rows).check()
+            max_rows=max_rows, cypher_workers=cypher_workers,
+            cypher_memory_mb=cypher_memory).check()
     except SettingsError as exc:
         raise CliError(str(exc), code=2) from None
     if not _port_free(host, port):

@@ -1,8 +1,9 @@
 """``create_app``: the FastAPI application of ``kgbench serve``.
 
 The lifespan opens the shared resources on ``app.state`` (``settings``, ``stores``: the
-:class:`~kgbench.service.storepool.StorePool`; ``jobs``: the job manager) and closes
-them at shutdown. The routers are included explicitly, one line each; the security
+:class:`~kgbench.service.storepool.StorePool`; ``cypher``: the
+:class:`~kgbench.service.cypher_workers.CypherWorkers`; ``jobs``: the job manager) and
+closes them at shutdown. The routers are included explicitly, one line each; the security
 middleware wraps everything (:mod:`kgbench.service.security`).
 """
 
@@ -14,6 +15,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from kgbench.service import choices, reads, samples, session, ui
+from kgbench.service.cypher_workers import CypherWorkers
 from kgbench.service.errors import install_error_handlers
 from kgbench.service.jobs import routes as jobs_routes
 from kgbench.service.jobs.manager import JobManager
@@ -34,6 +36,9 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             app.state.stores = stack.enter_context(StorePool(settings.store, settings.readers))
+            app.state.cypher = await stack.enter_async_context(CypherWorkers(
+                settings.store, settings.cypher_workers,
+                memory_mb=settings.cypher_memory_mb).running())
             # ---- shared resources of other parts (one line each) -------------------
             app.state.jobs = stack.enter_context(JobManager(settings).running())
             # ---- end -----------------------------------------------------------------

@@ -3,9 +3,9 @@ directory, the write-token check, and :class:`Reader`, which runs a store read i
 worker thread with a wall-clock bound.
 
 A route that reads the store should take ``reader: Reader = Depends(reader)`` and
-``await reader.run(fn, ...)``: the handle is checked out *inside* the worker thread
-and returned only when ``fn`` ends, so a request that timed out (504) never hands a
-handle still in use to the next request. ``Depends(store)`` gives a handle for the
+``await reader.run(fn, ...)``: the handle is waited for without a thread, ``fn`` runs
+on the pool's own threads, and the handle is returned only when ``fn`` ends, so a
+request that timed out (504) never hands a handle still in use to the next request. ``Depends(store)`` gives a handle for the
 whole request, for routes whose reads are small and bounded by construction.
 """
 
@@ -19,15 +19,16 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
+from kgbench.service.cypher_workers import CypherWorkers
 from kgbench.service.errors import ApiError
 from kgbench.service.security import token_presented_ok
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
 from kgstore import Store
 
-__all__ = ["DataRootDep", "Reader", "ReaderDep", "SettingsDep", "StoreDep", "StorePoolDep",
-           "WriteToken", "data_root", "reader", "require_write_token", "settings", "store",
-           "store_pool"]
+__all__ = ["CypherWorkersDep", "DataRootDep", "Reader", "ReaderDep", "SettingsDep", "StoreDep",
+           "StorePoolDep", "WriteToken", "cypher_workers", "data_root", "reader",
+           "require_write_token", "settings", "store", "store_pool"]
 
 T = TypeVar("T")
 WALL_CLOCK_GRACE_S = 2.0
@@ -45,6 +46,12 @@ def store_pool(request: Request) -> StorePool:
     """The server's pool of read-only store handles."""
     pool: StorePool = request.app.state.stores
     return pool
+
+
+def cypher_workers(request: Request) -> CypherWorkers:
+    """The server's Cypher worker processes (Cypher runs there, not on the pool)."""
+    workers: CypherWorkers = request.app.state.cypher
+    return workers
 
 
 def store(request: Request) -> Iterator[Store]:
@@ -83,15 +90,25 @@ class Reader:
         """``fn(store, *args, **kwargs)`` on a handle of its own, within ``timeout_s``
         (default: the server's query timeout) plus a grace for the engine's own stop."""
         limit = self.timeout_s if timeout_s is None else timeout_s
+        # The wait for a handle holds no thread; the read then runs on the pool's own
+        # threads, one per handle (kgbench.service.storepool).
+        handle = await self.pool.acquire()
 
         def work() -> T:
             # The store's own deadline stops the engine's work too, so an abandoned read
             # gives its handle back soon instead of holding it for as long as it runs.
-            with self.pool.checkout() as handle, handle.deadline(limit):
+            with handle.deadline(limit):
                 return fn(handle, *args, **kwargs)
 
         try:
-            return await asyncio.wait_for(asyncio.to_thread(work), limit + WALL_CLOCK_GRACE_S)
+            running = asyncio.get_running_loop().run_in_executor(self.pool.executor, work)
+        except BaseException:
+            self.pool.release(handle)
+            raise
+        # The handle goes back when the read ends, not when the request gives up on it.
+        running.add_done_callback(lambda _: self.pool.release(handle))
+        try:
+            return await asyncio.wait_for(asyncio.shield(running), limit + WALL_CLOCK_GRACE_S)
         except TimeoutError:
             raise ApiError(504, f"the request ran past the server's time limit of "
                            f"{limit:g} s and was abandoned",
@@ -107,6 +124,7 @@ def reader(request: Request) -> Reader:
 # ``dependencies=[WriteToken]`` on a route that starts, cancels or writes anything.
 SettingsDep = Annotated[ServiceSettings, Depends(settings)]
 StorePoolDep = Annotated[StorePool, Depends(store_pool)]
+CypherWorkersDep = Annotated[CypherWorkers, Depends(cypher_workers)]
 StoreDep = Annotated[Store, Depends(store)]
 DataRootDep = Annotated[Path, Depends(data_root)]
 ReaderDep = Annotated[Reader, Depends(reader)]

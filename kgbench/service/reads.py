@@ -7,7 +7,8 @@ worker thread with a wall-clock bound (:class:`~kgbench.service.deps.Reader`). T
 caps that the command line leaves open (``--max-facts``, ``--limit``) are bounded
 here: one request cannot ask for the whole graph. Cypher goes through the same
 allow-list guard and parameter checks as ``kgbench cypher``, in the store's dialect,
-before any handle is taken.
+and then runs in a worker process of its own (:mod:`kgbench.service.cypher_workers`),
+never on the handles of the other reads.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from kgbench.service.deps import ReaderDep, SettingsDep, StorePoolDep
+from kgbench.service.deps import CypherWorkersDep, ReaderDep, SettingsDep, StorePoolDep
 from kgbench.service.errors import ERROR_RESPONSES, ApiError
 from kgbench.service.graphjson import subgraph_graph
 from kgbench.service.models import (
@@ -299,19 +300,18 @@ def _dialect(pool_backend: str) -> Dialect:
 
 
 @router.post("/cypher", response_model=CypherResultModel, **SAME_AS_CLI)
-async def cypher(body: CypherRequest, reader: ReaderDep, conf: SettingsDep,
+async def cypher(body: CypherRequest, workers: CypherWorkersDep, conf: SettingsDep,
                  pool: StorePoolDep) -> dict[str, Any]:
     """A read-only Cypher query (the allow-list of ``kgbench cypher``: read clauses
-    and catalogue calls only; a write is refused with 400). At most ``limit_rows``
-    rows (``truncated`` says there were more) and ``timeout_s`` seconds (then 504),
-    each bounded by the server's --max-rows and --query-timeout."""
+    and catalogue calls only, and a plan the engine makes of reads only; a write is
+    refused with 400). At most ``limit_rows`` rows (``truncated`` says there were
+    more) and ``timeout_s`` seconds (then 504), each bounded by the server's
+    --max-rows and --query-timeout. It runs in one of the server's Cypher worker
+    processes, not on the handles of the other reads: 503 when none frees up within
+    5 s, 400 when the query crashes its worker or needs more than --cypher-memory."""
     dialect = _dialect(pool.backend)
     assert_read_only(body.query, dialect)
     params = parameters_for(body.query, body.params, dialect)
     limit_rows = min(body.limit_rows or conf.max_rows, conf.max_rows)
     timeout_s = min(body.timeout_s or conf.query_timeout_s, conf.query_timeout_s)
-    result = await reader.run(
-        lambda s: s.cypher(body.query, params, max_rows=limit_rows, timeout_s=timeout_s),
-        timeout_s=timeout_s)
-    doc: dict[str, Any] = json_ready(result)
-    return doc
+    return await workers.run(body.query, params, max_rows=limit_rows, timeout_s=timeout_s)

@@ -39,6 +39,8 @@ class ServiceSettings:
     every path a request names is resolved under it (:mod:`kgbench.service.paths`).
     ``readers`` store handles serve reads at once; a read runs at most
     ``query_timeout_s`` and a Cypher result keeps at most ``max_rows`` rows;
+    ``cypher_workers`` processes run Cypher queries, each stopped past
+    ``cypher_memory_mb`` of memory (:mod:`kgbench.service.cypher_workers`);
     ``max_jobs`` jobs run at once.
     """
 
@@ -52,6 +54,8 @@ class ServiceSettings:
     max_rows: int = 10_000
     readers: int = 4
     max_jobs: int = 1
+    cypher_workers: int = 2
+    cypher_memory_mb: int = 2048
 
     def __post_init__(self) -> None:
         data = Path(self.data_dir).expanduser()
@@ -61,7 +65,8 @@ class ServiceSettings:
         object.__setattr__(self, "data_dir", data.resolve(strict=True))
         if self.token is not None and not self.token.strip():
             object.__setattr__(self, "token", None)
-        for name in ("readers", "max_jobs", "max_rows", "max_body_bytes"):
+        for name in ("readers", "max_jobs", "max_rows", "max_body_bytes", "cypher_workers",
+                     "cypher_memory_mb"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         if not 0 < self.query_timeout_s < float("inf"):

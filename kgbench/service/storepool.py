@@ -8,19 +8,27 @@ and lends each to one thread at a time (``with pool.checkout() as
 store:``); a request that waits longer than ``wait_s`` for one is told the server is
 busy (503) instead of queueing without end.
 
-Waiting threads are served first come, first served: a returned handle goes straight
-to the longest waiter. (A plain queue let the thread that had just returned a handle
-take it back before the woken waiter ran, so under load a few threads kept the
-handles and the others timed out into 503s while the server was merely busy:
+Waiters are served first come, first served: a returned handle goes straight to the
+longest waiter. (A plain queue let the thread that had just returned a handle take it
+back before the woken waiter ran, so under load a few threads kept the handles and
+the others timed out into 503s while the server was merely busy:
 bench/service_bench.py with 32 clients on 4 handles.)
+
+The routes wait without a thread (:meth:`StorePool.acquire`, awaited), and run their
+read on the pool's own ``size`` threads once they hold a handle (:attr:`executor`).
+When they waited in a thread of the event loop's shared executor (6 threads on 2
+cores), requests beyond those threads queued before their 5 s even began, and got
+their answer or their 503 only after 7-10 s (issue 32).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 from kgbench.service.errors import ApiError
 from kgstore import Store, is_neo4j, open_readers
@@ -31,12 +39,13 @@ DEFAULT_WAIT_S = 5.0
 
 
 class _Waiter:
-    """A thread waiting for a handle, and the handle once it is handed over."""
+    """A thread or a coroutine waiting for a handle, and the handle once it is handed
+    over (``wake`` tells the waiter, from whichever thread returns the handle)."""
 
-    __slots__ = ("handle", "ready")
+    __slots__ = ("handle", "wake")
 
-    def __init__(self) -> None:
-        self.ready = threading.Event()
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self.wake = wake
         self.handle: Store | None = None
 
 
@@ -55,6 +64,8 @@ class StorePool:
         self._waiters: deque[_Waiter] = deque()
         self._handles = open_readers(location, size)
         self._idle: list[Store] = list(self._handles)
+        self.executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="store-read")
+        """Threads for reads that hold a handle: one per handle, so none ever queues."""
 
     @contextlib.contextmanager
     def checkout(self) -> Iterator[Store]:
@@ -67,12 +78,53 @@ class StorePool:
             self._release(handle)
 
     def _acquire(self) -> Store:
+        ready = threading.Event()
+        handle, waiter = self._take_or_queue(ready.set)
+        if handle is not None:
+            return handle
+        assert waiter is not None
+        ready.wait(self.wait_s)
+        return self._handed_over(waiter)
+
+    async def acquire(self) -> Store:
+        """One handle for the caller alone, waited for without holding a thread (503
+        after ``wait_s``); give it back with :meth:`release`."""
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def set_ready() -> None:
+            if not ready.done():   # not timed out meanwhile
+                ready.set_result(None)
+
+        def wake() -> None:   # called by whichever thread returns a handle
+            loop.call_soon_threadsafe(set_ready)
+
+        handle, waiter = self._take_or_queue(wake)
+        if handle is not None:
+            return handle
+        assert waiter is not None
+        try:
+            await asyncio.wait_for(ready, self.wait_s)
+        except TimeoutError:
+            pass
+        except BaseException:   # the request was cancelled: leave no handle behind
+            self._abandon(waiter)
+            raise
+        return self._handed_over(waiter)
+
+    def release(self, handle: Store) -> None:
+        """Give back a handle of :meth:`acquire` (from any thread)."""
+        self._release(handle)
+
+    def _take_or_queue(self, wake: Callable[[], None]) -> tuple[Store | None, _Waiter | None]:
         with self._lock:
             if self._idle and not self._waiters:
-                return self._idle.pop()
-            waiter = _Waiter()
+                return self._idle.pop(), None
+            waiter = _Waiter(wake)
             self._waiters.append(waiter)
-        waiter.ready.wait(self.wait_s)
+            return None, waiter
+
+    def _handed_over(self, waiter: _Waiter) -> Store:
         with self._lock:
             if waiter.handle is not None:     # handed over, perhaps just as time ran out
                 return waiter.handle
@@ -80,12 +132,20 @@ class StorePool:
         raise ApiError(503, f"server busy: all {self.size} store readers are in use",
                        "retry in a moment, or start the server with more --readers")
 
+    def _abandon(self, waiter: _Waiter) -> None:
+        with self._lock:
+            handle = waiter.handle
+            if handle is None:
+                self._waiters.remove(waiter)
+        if handle is not None:
+            self._release(handle)
+
     def _release(self, handle: Store) -> None:
         with self._lock:
             if self._waiters:
                 waiter = self._waiters.popleft()
                 waiter.handle = handle
-                waiter.ready.set()
+                waiter.wake()
             else:
                 self._idle.append(handle)
 
@@ -97,6 +157,7 @@ class StorePool:
 
     def close(self) -> None:
         """Close every handle (the server is stopping)."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
         handles, self._handles = self._handles, []
         for handle in handles:
             with contextlib.suppress(Exception):

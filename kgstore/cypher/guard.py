@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Literal, NoReturn
 
 from kgstore.cypher.lexer import LADYBUG, NEO4J, Kind, LexError, LexRules, Token, tokenise
+from kgstore.cypher.size_bounds import LADYBUG_SIZE_FUNCTIONS, size_refusal
 from kgstore.errors import QueryTooLargeError, ReadOnlyQueryError
 
 Dialect = Literal["ladybug", "neo4j"]
@@ -399,8 +400,30 @@ class _Check:
         if self._ends_operand(i - 1):
             self._refuse(f"{_show(t.text)} (…)", _AFTER_OPERAND)
         self._check_expression_function(parts)
+        if (self.dialect == "ladybug" and len(parts) == 1
+                and parts[0].lower() in LADYBUG_SIZE_FUNCTIONS):
+            why = size_refusal(parts[0], self._arguments(after))
+            if why is not None:
+                self._refuse(f"{_show(parts[0])}(…)", why)
         self.handled.update(range(i, after))
         return True
+
+    def _arguments(self, opening: int) -> list[list[Token]]:
+        """The tokens of each argument of the call whose ``(`` is at ``opening``."""
+        args: list[list[Token]] = [[]]
+        depth = 0
+        for t in self.tokens[opening + 1:]:
+            if t.kind is Kind.SYMBOL and t.text in _CLOSERS.values():
+                depth += 1
+            elif t.kind is Kind.SYMBOL and t.text in _CLOSERS:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and t.is_symbol(","):
+                args.append([])
+                continue
+            args[-1].append(t)
+        return args if args != [[]] else []
 
     def _check_expression_function(self, parts: list[str]) -> None:
         name = ".".join(parts)

@@ -4,7 +4,10 @@ The read-only guard (:mod:`kgstore.cypher.guard`) decides on tokens, so it must 
 comments, strings and backquoted names exactly where the engine sees them: a guard that
 ends a comment where the engine does not checks text the engine ignores and misses text
 the engine runs (issue 18: ``/* **/ ' */ COPY (...) TO '/tmp/x.csv'`` wrote a file).
-Each dialect states its engine's lexical rules (:data:`LADYBUG`, :data:`NEO4J`). Where
+Each dialect states its engine's lexical rules (:data:`LADYBUG`, :data:`NEO4J`); Neo4j
+decodes ``\\uXXXX`` escapes in the whole text before it lexes, so its tokens are those of
+the decoded text (:mod:`kgstore.cypher.escapes`), and an escape may only stand inside a
+string or a backquoted name, where it is plainly part of a value. Where
 the text is not plainly one thing to the engine (an unterminated comment, string or
 name, an escape the engine rejects, a character outside strings that is neither ASCII
 nor the engine's whitespace) :func:`tokenise` raises :class:`LexError`, and the guard
@@ -13,10 +16,13 @@ refuses the query rather than guess.
 
 from __future__ import annotations
 
+import bisect
 import string
 import unicodedata
 from dataclasses import dataclass
 from enum import Enum
+
+from kgstore.cypher.escapes import EscapeError, decode_neo4j_escapes
 
 _DIGITS = frozenset(string.digits)
 _HEX = frozenset(string.hexdigits)
@@ -47,7 +53,8 @@ class Kind(Enum):
 class Token:
     kind: Kind
     text: str
-    pos: int  # 0-based offset in the query
+    pos: int  # 0-based offset in the query (in Neo4j's decoded text, see tokenise)
+    end: int  # offset just after the token
 
     def is_symbol(self, text: str) -> bool:
         return self.kind is Kind.SYMBOL and self.text == text
@@ -69,6 +76,7 @@ class LexRules:
     dollar_in_names: bool              # LadybugDB: '$' may continue an identifier
     numbers_take_letters: bool         # Neo4j: 0x1F, 1_000 (and invalid 1abc) are one token
     symbols: frozenset[str]
+    escapes_before_lexing: bool = False  # Neo4j: \uXXXX is decoded in the whole text first
 
 
 LADYBUG = LexRules(
@@ -95,6 +103,7 @@ NEO4J = LexRules(
     dollar_in_names=False,
     numbers_take_letters=True,
     symbols=_SYMBOLS | {"?"},
+    escapes_before_lexing=True,
 )
 
 _LADYBUG_SIMPLE_ESCAPES = frozenset("\\'\"bBfFnNrRtT")
@@ -105,7 +114,43 @@ def tokenise(query: str, rules: LexRules, *, max_tokens: int | None = None) -> l
     engine's reading of the text is not certain.
 
     With ``max_tokens``, stop after ``max_tokens + 1`` tokens: the caller refuses a query
-    that long anyway, and a megabyte of ``1+1+...`` need not become a million tokens."""
+    that long anyway, and a megabyte of ``1+1+...`` need not become a million tokens.
+
+    Under rules that decode escapes before lexing (Neo4j), the tokens are those of the
+    decoded text, and their positions are offsets in it."""
+    if not rules.escapes_before_lexing:
+        return _tokenise(query, rules, max_tokens)
+    try:
+        decoded = decode_neo4j_escapes(query)
+    except EscapeError as exc:
+        raise LexError(str(exc)) from None
+    tokens = _tokenise(decoded.text, rules, max_tokens)
+    if max_tokens is None or len(tokens) <= max_tokens:   # else refused for its length
+        _check_escapes_in_values(tokens, decoded.text, decoded.escapes)
+    return tokens
+
+
+def _check_escapes_in_values(tokens: list[Token], text: str,
+                             escapes: dict[int, tuple[str, int]]) -> None:
+    """Refuse an escape that does not stand inside a string or a backquoted name (not
+    as its quote): elsewhere it changes what the query says (ends a comment or a
+    string, or spells a keyword), and Neo4j's pre-parser even reads a statement that
+    starts with one from the wrong offset."""
+    starts = [t.pos for t in tokens]
+    for at, (written, raw_at) in escapes.items():
+        k = bisect.bisect_right(starts, at) - 1
+        t = tokens[k] if k >= 0 else None
+        if (t is not None and t.kind in (Kind.STRING, Kind.NAME)
+                and t.pos < at < t.end - 1):
+            continue
+        raise LexError(
+            f"the escape {written} at character {raw_at + 1} stands for "
+            f"{_describe(text[at])} outside a string or a `backquoted` name; Neo4j decodes "
+            "\\u escapes before it reads the query, so there one changes what the query "
+            "says (it may end a comment or a string): write the character itself")
+
+
+def _tokenise(query: str, rules: LexRules, max_tokens: int | None) -> list[Token]:
     tokens: list[Token] = []
     i, n = 0, len(query)
     while i < n and (max_tokens is None or len(tokens) <= max_tokens):
@@ -119,11 +164,11 @@ def tokenise(query: str, rules: LexRules, *, max_tokens: int | None = None) -> l
             i = _line_comment_end(query, i, rules)
         elif c in "'\"":
             end = _string_end(query, i, rules)
-            tokens.append(Token(Kind.STRING, query[i:end], i))
+            tokens.append(Token(Kind.STRING, query[i:end], i, end))
             i = end
         elif c == "`":
             end, name = _quoted_name(query, i)
-            tokens.append(Token(Kind.NAME, name, i))
+            tokens.append(Token(Kind.NAME, name, i, end))
             i = end
         elif c == "$" and (nxt in _WORD_PART or nxt == "`"):
             if nxt == "`":
@@ -131,21 +176,21 @@ def tokenise(query: str, rules: LexRules, *, max_tokens: int | None = None) -> l
             else:
                 end = _word_end(query, i + 1, rules)
                 name = query[i + 1:end]
-            tokens.append(Token(Kind.PARAM, name, i))
+            tokens.append(Token(Kind.PARAM, name, i, end))
             i = end
         elif c in _WORD_START:
             end = _word_end(query, i, rules)
-            tokens.append(Token(Kind.WORD, query[i:end], i))
+            tokens.append(Token(Kind.WORD, query[i:end], i, end))
             i = end
         elif c in _DIGITS or (c == "." and nxt in _DIGITS):
             end = _number_end(query, i, rules)
-            tokens.append(Token(Kind.NUMBER, query[i:end], i))
+            tokens.append(Token(Kind.NUMBER, query[i:end], i, end))
             i = end
         elif c == "." and nxt == ".":
-            tokens.append(Token(Kind.SYMBOL, "..", i))
+            tokens.append(Token(Kind.SYMBOL, "..", i, i + 2))
             i += 2
         elif c in rules.symbols:
-            tokens.append(Token(Kind.SYMBOL, c, i))
+            tokens.append(Token(Kind.SYMBOL, c, i, i + 1))
             i += 1
         else:
             raise LexError(

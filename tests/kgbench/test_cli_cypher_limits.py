@@ -218,3 +218,14 @@ def test_help_states_the_limits() -> None:
     text = " ".join(proc.stdout.split())
     assert f"{MAX_TOKENS:,} tokens, brackets {MAX_NESTING} deep, CASE {MAX_CASE_NESTING} deep" in text
     assert "--limit-rows" in text and "--timeout" in text
+
+
+@pytest.mark.parametrize("seconds", ["1e12", "1e308", "inf"])
+def test_a_timeout_beyond_a_day_is_a_usage_error(store: Path, seconds: str) -> None:
+    """Issue 32: 1e12 killed the watchdog thread with a traceback, 1e308 gave two (the
+    timer and the engine's millisecond timeout overflowed) and still ran the query."""
+    proc = run("cypher", "RETURN 1 AS x", "--timeout", seconds, "--store", store)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Error" in proc.stderr
+    assert "--timeout" in proc.stderr and "86400" in proc.stderr
+    assert proc.stdout == ""

@@ -97,6 +97,11 @@ LADYBUG_READS = [
     "MATCH (e) /* **/ COPY (RETURN 1) TO '/tmp/x.csv' */ RETURN e",
     "RETURN\u00a01\u3000AS\u2003x",
     "RETURN 1 AS x // a comment at the very end",
+    # functions that build values, within their bounds
+    "RETURN repeat('-', 40) AS rule, lpad('7', 3, '0') AS n, rpad('a', 1000000, ' ') AS w",
+    "RETURN size(repeat('ab', 500000)) AS n",
+    "UNWIND range(1, 3000000) AS x RETURN count(x)",
+    "WITH [1, 2] AS l UNWIND range(0, size(l) - 1) AS i RETURN l[i]",
 ]
 
 
@@ -238,6 +243,21 @@ LADYBUG_HOSTILE = [
     ("RETURN " + "+".join(["1"] * 2001), "longer than 4,000 tokens"),
     ("MATCH (e) WHERE e.id IN [" + ",".join(["'m.1'"] * 2000) + "] RETURN e",
      "pass a long list as a parameter"),
+    # functions that build what their arguments say (issue 32: the engine segfaulted)
+    ("RETURN size(repeat('A', 4294967296))", "repeat(…) would build up to 4,294,967,296"),
+    ("RETURN size(repeat('AB', 2147483648))", "4,294,967,296 characters"),
+    ("RETURN size(REPEAT('ab', 500001))", "1,000,002 characters"),
+    ("RETURN repeat('A', -1)", "a count of 0 or more"),
+    ("MATCH (e:Entity) RETURN repeat(e.name, 2)", "takes a string literal and a number"),
+    ("RETURN repeat('A', $n)", "takes a string literal and a number"),
+    ("RETURN repeat('A', 2 * 3)", "takes a string literal and a number"),
+    ("RETURN size(lpad('a', 5000000000, 'b'))", "would build 5,000,000,000 characters"),
+    ("RETURN rpad('a', 1000001, 'b')", "`rpad(…)`"),
+    ("RETURN lpad('a', $n, 'b')", "must be a number written in the query"),
+    ("MATCH (e:Entity) RETURN lpad('a', size(e.id) * 1000000000, 'b')", "`lpad(…)`"),
+    ("RETURN size(range(1, 5000000000))", "a list of 5,000,000,000 numbers"),
+    ("RETURN range(-5000000000, 0, 1)", "a list of 5,000,000,001 numbers"),
+    ("RETURN size(`range`(1, 10000001))", "a list of 10,000,001 numbers"),
 ]
 
 
@@ -351,6 +371,14 @@ NEO4J_READS = [
     "MATCH (n) RETURN n;",
     "OPTIONAL MATCH (n:`DELETE`) RETURN n",
     "RETURN 'Привет' AS s, \"ＣＲＥＡＴＥ\" AS t",
+    # \uXXXX escapes inside strings and backquoted names are values (issue 32)
+    "RETURN '\\u0041\\u00e9' AS s",
+    "RETURN 'caf\\u00e9 \\ud83d\\ude00' AS s",
+    "RETURN '\\\\u0027' AS s",              # an escaped backslash: no escape follows
+    "RETURN '\\u005c'' AS s",                # a decoded backslash escapes the quote
+    "RETURN \"\\u0027\" AS s",                 # a single quote inside a double-quoted string
+    "RETURN 1 AS `a\\u0041b`",
+    "RETURN '\\U0001F600' AS s",               # \U is no escape to Neo4j's first pass
 ]
 
 

@@ -43,6 +43,7 @@ from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING
 from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
+from kgstore.cypher.plan_check import explain_ladybug
 from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, link_graph_values
 from kgstore.diskspace import disk_full_error
 from kgstore.errors import (
@@ -909,23 +910,19 @@ class LadybugStore(Store):
         params = parameters_for(query, params)
         if self._conn is None:
             raise StoreError("store is closed")
-        # Two layers: the allow-list check above is what stops files, native code and
+        # Three layers: the allow-list check above is what stops files, native code and
         # extensions (the engine runs COPY ... TO, LOAD and UNINSTALL inside a read-only
-        # transaction); the read-only transaction backs it up for writes to the store.
+        # transaction); the engine's own plan is checked to be reads only
+        # (kgstore.cypher.plan_check); the read-only transaction backs both up for writes.
         # A power user's query may scan whole tables: it gets every thread.
         with self._threads(0):
             self._conn.execute("BEGIN TRANSACTION READ ONLY")
             try:
                 if timeout_s is not None:   # applies from the next statement: the query
                     self._conn.set_query_timeout(max(1, round(timeout_s * 1000)))
+                explain_ladybug(self._conn, query, params)   # its plan may only read
                 result = self._conn.execute(query, params)
-                if isinstance(result, list):
-                    # Several statements: the check lets one through, so only a gap in it
-                    # gets here; say so instead of returning the first result.
-                    for part in result:
-                        part.close()
-                    raise QueryError(f"the query holds {len(result)} statements; the cypher "
-                                     "command runs one read-only query at a time")
+                assert not isinstance(result, list)   # explain_ladybug refuses several
                 columns = result.get_column_names()
                 # The engine holds the whole result; Python objects are made only for
                 # the rows returned (3M rows made 890 MB of them).

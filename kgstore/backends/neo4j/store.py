@@ -50,6 +50,7 @@ from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher.compile import CypherDialect, compile_match, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
+from kgstore.cypher.plan_check import explain_neo4j
 from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, LABEL, link_graph_values
 from kgstore.errors import (
     IncompatibleStoreError,
@@ -733,6 +734,7 @@ class Neo4jStore(Store):
 
         @neo4j.unit_of_work(timeout=timeout_s)
         def work(tx: neo4j.ManagedTransaction) -> CypherResult:
+            explain_neo4j(tx, query, params)   # the engine's plan may only read
             result = tx.run(query, params)
             columns = list(result.keys())
             rows: list[list[Any]] = []
@@ -748,8 +750,9 @@ class Neo4jStore(Store):
                     f"{unknown}: not in the kgbench schema (see `kgbench cypher --help`)")
             return CypherResult(columns, link_graph_values(rows), truncated=truncated)
 
-        # Two layers, as on the embedded store: the allow-list above, and a read
-        # transaction (the server refuses writes in it). Its own session: the store's
+        # Three layers, as on the embedded store: the allow-list above, the plan check
+        # (kgstore.cypher.plan_check), and a read transaction (the server refuses
+        # writes in it). Its own session: the store's
         # sessions ask the server for no notifications, this one for the warnings
         # that name an unknown label, type or property.
         if self._driver is None:

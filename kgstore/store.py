@@ -4,7 +4,7 @@ Everything above ``kgstore`` (loaders, extension, scoring, the app) talks to a g
 through this class and the typed records of :mod:`kgstore.models`; the Cypher each
 backend needs stays inside its module. Backends implement the abstract primitives;
 the subgraph operations built on them (k-hop neighbourhood, paths) live once in
-:mod:`kgstore.subgraph` and work the same on every backend.
+:mod:`kgstore.algorithms.subgraph` and work the same on every backend.
 
 Transactions: each method runs in its own transaction (read methods in a read-only one
 where the backend has them); bulk import is idempotent rather than one huge transaction,
@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
 
-from kgstore import subgraph as _subgraph
+from kgstore.algorithms import subgraph as _subgraph
 from kgstore.errors import QueryTimeoutError
 from kgstore.models import (
     Adjacency,
@@ -244,7 +244,7 @@ class Store(ABC):
         entity at the other end saves the read). The facts of one id come in no
         particular order.
 
-        Index nested-loop joins (:mod:`kgstore.expansion`) expand every node of a
+        Index nested-loop joins (:mod:`kgstore.algorithms.expansion`) expand every node of a
         frontier this way; this default asks once per id, backends override it with one
         query per batch."""
         found: dict[str, list[Fact]] = {}
@@ -288,7 +288,7 @@ class Store(ABC):
     def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
         """:meth:`facts_around` plus the entities at the other ends of those facts.
 
-        The graph walks of :mod:`kgstore.subgraph` call this once per visited node;
+        The graph walks of :mod:`kgstore.algorithms.subgraph` call this once per visited node;
         backends override it to fetch facts and neighbours in one go. ``detail``
         (:data:`~kgstore.models.EntityDetail`) lets a backend read less of each
         neighbour's record for callers that need no more and read many
@@ -300,7 +300,7 @@ class Store(ABC):
                   if not (f.subject == id and f.is_literal)]
         return Adjacency(facts=facts, entities=self.entities(others), truncated=more)
 
-    # -- subgraphs (backend-neutral, see kgstore.subgraph) ---------------------------
+    # -- subgraphs (backend-neutral, see kgstore.algorithms.subgraph) -----------------
     def neighborhood(
         self,
         ids: str | Iterable[str],

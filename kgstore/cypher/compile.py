@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgstore.expansion import join_order
+from kgstore.algorithms.expansion import join_order
 from kgstore.models import Literal
 from kgstore.patterns import (
     Binding,
@@ -75,7 +75,7 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
 
     Each MATCH carries its own predicate filter and is followed by ``WITH *``, and the
     patterns are visited in a connected order starting from constants
-    (:func:`kgstore.expansion.join_order`). Both matter: LadybugDB 0.22 returns wrong (missing) rows
+    (:func:`kgstore.algorithms.expansion.join_order`). Both matter: LadybugDB 0.22 returns wrong (missing) rows
     when the filters of several MATCH clauses that close a cycle are pooled into one
     WHERE (its multi-way join drops matches; see
     ``tests/kgstore/test_properties.py::test_match_agrees_with_brute_force``).

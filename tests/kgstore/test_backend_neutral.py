@@ -37,7 +37,7 @@ from tests.kgstore.kgdata import (
 )
 
 ABOVE_KGSTORE = ("loaders", "llm", "extension", "scoring", "kgbench")
-BACKEND_INTERNALS = ("kgstore.backends", "kgstore.expansion", "kgstore.ladybug_store", "ladybug")
+BACKEND_INTERNALS = ("kgstore.backends", "kgstore.algorithms.expansion", "kgstore.ladybug_store", "ladybug")
 """Modules only ``kgstore`` itself may import (the engine's package among them)."""
 
 A, C, D, F, N, P, X = (Var(n) for n in "acdfnpx")
@@ -190,6 +190,6 @@ def test_try_match_asks_whether_a_passing_solution_exists(film_store: Store) -> 
 
 
 def test_the_store_says_how_far_a_bounded_join_reads(film_store: Store) -> None:
-    from kgstore.expansion import EXPANSION_LIMIT
+    from kgstore.algorithms.expansion import EXPANSION_LIMIT
 
     assert film_store.expansion_limit == EXPANSION_LIMIT

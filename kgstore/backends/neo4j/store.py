@@ -32,6 +32,7 @@ from typing import Any
 
 import neo4j
 
+from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR
 from kgstore.backends.neo4j.connection import (
     Neo4jLocation,
@@ -57,7 +58,6 @@ from kgstore.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.models import (
     ENTITY_DETAILS,
     Adjacency,

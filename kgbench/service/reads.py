@@ -37,7 +37,7 @@ from kgbench.service.models import (
     StatsModel,
 )
 from kgstore import Entity, Store
-from kgstore.cypher.guard import Dialect, assert_read_only
+from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.lookup import (
     entity_facts,
@@ -267,10 +267,6 @@ async def match(body: MatchRequest, reader: ReaderDep, conf: SettingsDep) -> dic
     return doc
 
 
-def _dialect(pool_backend: str) -> Dialect:
-    return "neo4j" if pool_backend == "neo4j" else "ladybug"
-
-
 @router.post("/cypher", response_model=CypherResultModel, **SAME_AS_CLI)
 async def cypher(body: CypherRequest, reader: ReaderDep, conf: SettingsDep,
                  pool: StorePoolDep) -> dict[str, Any]:
@@ -278,7 +274,7 @@ async def cypher(body: CypherRequest, reader: ReaderDep, conf: SettingsDep,
     and catalogue calls only; a write is refused with 400). At most ``limit_rows``
     rows (``truncated`` says there were more) and ``timeout_s`` seconds (then 504),
     each bounded by the server's --max-rows and --query-timeout."""
-    dialect = _dialect(pool.backend)
+    dialect = pool.dialect
     assert_read_only(body.query, dialect)
     params = parameters_for(body.query, body.params, dialect)
     limit_rows = min(body.limit_rows or conf.max_rows, conf.max_rows)

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from kgbench.service.errors import ApiError
-from kgstore import Store, is_neo4j, open_readers
+from kgstore import Store, open_readers
 
 __all__ = ["StorePool"]
 
@@ -50,10 +50,11 @@ class StorePool:
         self.location = location
         self.size = size
         self.wait_s = wait_s
-        self.backend = "neo4j" if is_neo4j(location) else "ladybug"
         self._lock = threading.Lock()
         self._waiters: deque[_Waiter] = deque()
         self._handles = open_readers(location, size)
+        self.backend = self._handles[0].backend
+        self.dialect = self._handles[0].dialect
         self._idle: list[Store] = list(self._handles)
 
     @contextlib.contextmanager

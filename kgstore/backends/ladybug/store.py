@@ -22,14 +22,13 @@ import shutil
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
 
-from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.backends.ladybug.directory import (
     has_marker,
     holds_files,
@@ -41,7 +40,7 @@ from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL, SLOT_SEPARATOR
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
-from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
+from kgstore.cypher.compile import inline_limit
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.diskspace import disk_full_error
@@ -57,7 +56,6 @@ from kgstore.errors import (
 )
 from kgstore.location import local_store_path
 from kgstore.models import (
-    ENTITY_DETAILS,
     Adjacency,
     Entity,
     EntityDetail,
@@ -67,11 +65,6 @@ from kgstore.models import (
     SourceRecord,
     StoreStats,
     normalize_name,
-)
-from kgstore.patterns import (
-    Binding,
-    MatchResult,
-    PatternQuery,
 )
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
@@ -108,12 +101,6 @@ _BATCH = 2_000
 # costs ~2.5 ms however short (its plan scans the node table with a semi-mask) plus
 # ~20 us per id, one plain expansion ~0.15 ms.
 _MANY_MIN = 16
-# Facts held by a read-only store's cache of neighbourhoods (about 20 MB), rows held by
-# its cache of single-predicate expansions and samples (about 20 MB), entity records
-# held by its cache of lookups (about 10 MB).
-_ADJACENCY_CACHE_FACTS = 100_000
-_EXPANSION_CACHE_ROWS = 200_000
-_ENTITY_CACHE_RECORDS = 50_000
 # Entities a read-only store keeps per seed to serve typed samples (ids and types:
 # about 2 MB; a type of 1% of the entities gets about 160 of them).
 _TYPE_SAMPLE_ENTITIES = 16_384
@@ -209,6 +196,7 @@ class LadybugStore(Store):
     """A store in a local directory, backed by an embedded LadybugDB database."""
 
     backend = "ladybug"
+    dialect = "ladybug"
 
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
@@ -278,10 +266,7 @@ class LadybugStore(Store):
         self._conn: lb.Connection | None = lb.Connection(
             self._db, num_threads=self._lookup_threads)
         self._statements: dict[str, Any] = {}
-        # Reads kept while the store is open read-only (it cannot change then).
-        self._adjacency_cache = Lru(_ADJACENCY_CACHE_FACTS)
-        self._expansion_cache = Lru(_EXPANSION_CACHE_ROWS)
-        self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
+        self._open_read_caches()   # reads kept while the store is open read-only
         # Per (seed, named_only, include_cvt), for the last few: the types sampled
         # so far, then the samples of every type at once (_type_sample_prefix).
         self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
@@ -336,9 +321,7 @@ class LadybugStore(Store):
         conn = getattr(self, "_conn", None)
         if conn is not None:
             self._statements.clear()
-            self._adjacency_cache.clear()
-            self._expansion_cache.clear()
-            self._entity_cache.clear()
+            self._clear_read_caches()
             conn.close()
             self._conn = None
             if self._db_users.remove():
@@ -455,9 +438,6 @@ class LadybugStore(Store):
         return int(self._rows(query, scan=True)[0][0])
 
     # -- metadata -------------------------------------------------------------------
-    def cvt_types(self) -> frozenset[str]:
-        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
-
     def stats(self) -> StoreStats:
         entity_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Entity) RETURN count(f)")
         literal_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Literal) RETURN count(f)")
@@ -497,38 +477,19 @@ class LadybugStore(Store):
         )
 
     # -- entity lookups -------------------------------------------------------------
-    def entity(self, id: str) -> Entity | None:
-        return self.entities([id]).get(id)
-
-    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+    def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
         # `UNWIND $ids AS i MATCH (e:Entity {id: i})` is one primary-key lookup per id
         # in a single query (50 ids: 0.7 ms, against 5 ms for 50 separate lookups);
         # `e.id IN $ids` would scan the whole table. One id keeps the plain lookup,
-        # which has no UNWIND overhead. A read-only store keeps the records it read (and
-        # the ids it did not find): the same hubs and answers come back question after
-        # question. Callers get copies.
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Entity | None] = {}
-        missing = []
-        for id in wanted:
-            kept = self._entity_cache.get(id) if self.read_only else None
-            if kept is None:
-                missing.append(id)
-            else:
-                found[id] = kept[0]
-        if len(missing) == 1:
+        # which has no UNWIND overhead.
+        if len(ids) == 1:
             rows = self._rows(f"MATCH (e:Entity {{id: $id}}) RETURN {_ENTITY_COLS}",
-                              {"id": missing[0]})
+                              {"id": ids[0]})
         else:
-            rows = [r for start in range(0, len(missing), _BATCH) for r in self._rows(
+            rows = [r for start in range(0, len(ids), _BATCH) for r in self._rows(
                 f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
-                {"ids": missing[start:start + _BATCH]})]
-        read = {r[0]: _entity_from_row(r) for r in rows}
-        for id in missing:
-            found[id] = read.get(id)
-            if self.read_only:
-                self._entity_cache.put(id, (found[id],), 1)
-        return {id: dataclasses.replace(e) for id in wanted if (e := found[id]) is not None}
+                {"ids": ids[start:start + _BATCH]})]
+        return {r[0]: _entity_from_row(r) for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
         # Ids come back unsorted and are sorted here: an ORDER BY in the query costs
@@ -712,27 +673,6 @@ class LadybugStore(Store):
         rows = self._expand(id, "out-lean" if outgoing else "in-lean", predicate, limit + 1)
         return [_entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
 
-    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
-        # A read-only store keeps neighbourhoods (least recently used out first): graph
-        # walks come back to the same hubs again and again (41% of the reads of the
-        # extension benchmark's 300 questions repeat one). A kept read at a richer
-        # detail answers a poorer one, and a kept read of a larger window (or of the
-        # whole neighbourhood) a smaller one: a window is a prefix of the same scan (see
-        # _read_adjacency). Callers get fresh lists and dicts; the Entity records are
-        # shared.
-        if self.read_only:
-            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, level))
-                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
-                    return adjacency_prefix(kept[0], limit)
-        result = self._read_adjacency(id, limit, detail)
-        if self.read_only:
-            kept = self._adjacency_cache.get((id, detail))
-            if kept is None or kept[1] < limit:   # a copy: callers' edits stay theirs
-                self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
-                                          len(result.facts) + 1)
-        return result
-
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         result = Adjacency()
         for kind, outgoing in ((f"out-{detail}", True), (f"in-{detail}", False)):
@@ -752,31 +692,9 @@ class LadybugStore(Store):
             result.facts += self._out_literal_facts(id, None, limit + 1 - len(result.facts))
         return adjacency_prefix(result, limit)   # limit + 1 facts tell truncation
 
-    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
-        adjacency = self.adjacency(id, limit=limit)
-        return adjacency.facts, adjacency.truncated
-
-    # -- pattern matching -----------------------------------------------------------
-    def match(self, query: PatternQuery, *,
-              seeds: Sequence[Binding] | None = None) -> MatchResult:
-        # One-hop expansions joined in Python beat one multi-MATCH query here by 100x
-        # on large stores (see kgstore.algorithms.expansion), and a single pattern read as one
-        # expansion beats the compiled query's DISTINCT ... ORDER BY (0.3 against 3 ms
-        # on 5M facts).
-        return match_with_fallback(self, query, seeds, self._compiled_match)
-
-    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
-                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
-        return match_by_expansion(self, query, seeds=seeds, exists=exists)
-
-    @property
-    def expansion_limit(self) -> int:
-        return EXPANSION_LIMIT
-
-    def _compiled_match(self, query: PatternQuery) -> MatchResult:
-        """The solutions of ``query`` from one compiled Cypher query."""
-        cypher, params, columns = compile_match(query, LADYBUG)
-        return match_result(query, columns, self._rows(cypher, params, scan=True))
+    # -- pattern matching (Store.match) ----------------------------------------------
+    def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return self._rows(query, params, scan=True)
 
     # -- sampling -------------------------------------------------------------------
     def sample_entities(

@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 from kgstore.backends.neo4j.connection import StoreUnavailableError
-from kgstore.backends.neo4j.store import NEO4J, Neo4jStore
+from kgstore.backends.neo4j.store import Neo4jStore
 
-__all__ = ["NEO4J", "Neo4jStore", "StoreUnavailableError", "neo4j_store_exists",
+__all__ = ["Neo4jStore", "StoreUnavailableError", "neo4j_store_exists",
            "remove_neo4j_store"]
 
 

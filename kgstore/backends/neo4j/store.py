@@ -21,18 +21,16 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import neo4j
 
-from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR
 from kgstore.backends.neo4j.connection import (
     Neo4jLocation,
@@ -48,7 +46,6 @@ from kgstore.backends.neo4j.schema import (
     REL_TYPES,
 )
 from kgstore.backends.neo4j.workdir import staging_folder
-from kgstore.cypher.compile import CypherDialect, compile_match, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.errors import (
@@ -59,7 +56,6 @@ from kgstore.errors import (
     StoreNotFoundError,
 )
 from kgstore.models import (
-    ENTITY_DETAILS,
     Adjacency,
     Entity,
     EntityDetail,
@@ -70,23 +66,11 @@ from kgstore.models import (
     StoreStats,
     normalize_name,
 )
-from kgstore.patterns import (
-    Binding,
-    MatchResult,
-    PatternQuery,
-)
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
-__all__ = ["NEO4J", "Neo4jStore"]
-
-NEO4J = CypherDialect(
-    has_type=lambda node, param: f"{param} IN {node}.types",
-    has_label=lambda node, label: f"{node}:{label}",
-    label_of=lambda node: f"head(labels({node}))",
-)
-"""Neo4j's spelling of what :func:`kgstore.cypher.compile.compile_match` writes."""
+__all__ = ["Neo4jStore"]
 
 _ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
 # Records of a neighbour at each detail (:data:`~kgstore.models.EntityDetail`); Neo4j
@@ -98,10 +82,7 @@ _DETAIL_COLS = {
 }
 # Ids per UNWIND query of a batch lookup.
 _BATCH = 2_000
-# What a read-only store keeps (as the embedded store: about 20 + 20 + 10 MB).
-_ADJACENCY_CACHE_FACTS = 100_000
-_EXPANSION_CACHE_ROWS = 200_000
-_ENTITY_CACHE_RECORDS = 50_000
+# Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
 # Meta keys a new store writes before its schema version (which marks it a store).
@@ -172,6 +153,7 @@ class Neo4jStore(Store):
     """A store in one database of a Neo4j 5 server."""
 
     backend = "neo4j"
+    dialect = "neo4j"
 
     def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
                  pool_size: int = 4) -> None:
@@ -179,9 +161,7 @@ class Neo4jStore(Store):
         self.read_only = read_only
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
-        self._adjacency_cache = Lru(_ADJACENCY_CACHE_FACTS)
-        self._expansion_cache = Lru(_EXPANSION_CACHE_ROWS)
-        self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
+        self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         self._hubs: frozenset[str] | None = None
         # All predicates, as predicates() orders them; kept by a read-only store.
@@ -257,9 +237,7 @@ class Neo4jStore(Store):
         if self._driver is not None:
             self._driver.close()
             self._driver = None
-        self._adjacency_cache.clear()
-        self._expansion_cache.clear()
-        self._entity_cache.clear()
+        self._clear_read_caches()
 
     # -- low-level execution --------------------------------------------------------
     def _sess(self) -> neo4j.Session:
@@ -317,9 +295,6 @@ class Neo4jStore(Store):
         return int(self._read(query)[0][0])
 
     # -- metadata -------------------------------------------------------------------
-    def cvt_types(self) -> frozenset[str]:
-        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
-
     def stats(self) -> StoreStats:
         counts = self._read_many([(q, {}) for q in (
             "MATCH ()-[f:Fact]->() RETURN count(f)",
@@ -357,30 +332,12 @@ class Neo4jStore(Store):
              "loaded_at": source.loaded_at, "status": source.status})
 
     # -- entity lookups -------------------------------------------------------------
-    def entity(self, id: str) -> Entity | None:
-        return self.entities([id]).get(id)
-
-    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Entity | None] = {}
-        missing = []
-        for id in wanted:
-            kept = self._entity_cache.get(id) if self.read_only else None
-            if kept is None:
-                missing.append(id)
-            else:
-                found[id] = kept[0]
-        if missing:
-            batches = [missing[i:i + _BATCH] for i in range(0, len(missing), _BATCH)]
-            results = self._read_many([(
-                f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
-                {"ids": batch}) for batch in batches])
-            read = {r[0]: _entity(r) for rows in results for r in rows}
-            for id in missing:
-                found[id] = read.get(id)
-                if self.read_only:
-                    self._entity_cache.put(id, (found[id],), 1)
-        return {id: dataclasses.replace(e) for id in wanted if (e := found[id]) is not None}
+    def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
+        batches = [ids[i:i + _BATCH] for i in range(0, len(ids), _BATCH)]
+        results = self._read_many([(
+            f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
+            {"ids": batch}) for batch in batches])
+        return {r[0]: _entity(r) for rows in results for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
         rows = self._read(
@@ -582,20 +539,6 @@ class Neo4jStore(Store):
         rows = self._expand(id, "out" if outgoing else "in", predicate, limit + 1, "lean")
         return [_entity(r[1:]) for r in rows[:limit]], len(rows) > limit
 
-    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
-        if self.read_only:
-            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, level))
-                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
-                    return adjacency_prefix(kept[0], limit)
-        result = self._read_adjacency(id, limit, detail)
-        if self.read_only:
-            kept = self._adjacency_cache.get((id, detail))
-            if kept is None or kept[1] < limit:
-                self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
-                                          len(result.facts) + 1)
-        return result
-
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         # Out, in, literal (the embedded store's window order), each cut to limit + 1
         # (the +1 tells truncation), in one transaction.
@@ -616,27 +559,9 @@ class Neo4jStore(Store):
         result.facts += [Fact(id, r[0], Literal(r[1], r[2], r[3])) for r in literal_rows]
         return adjacency_prefix(result, limit)
 
-    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
-        adjacency = self.adjacency(id, limit=limit)
-        return adjacency.facts, adjacency.truncated
-
-    # -- pattern matching -----------------------------------------------------------
-    def match(self, query: PatternQuery, *,
-              seeds: Sequence[Binding] | None = None) -> MatchResult:
-        return match_with_fallback(self, query, seeds, self._compiled_match)
-
-    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
-                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
-        return match_by_expansion(self, query, seeds=seeds, exists=exists)
-
-    @property
-    def expansion_limit(self) -> int:
-        return EXPANSION_LIMIT
-
-    def _compiled_match(self, query: PatternQuery) -> MatchResult:
-        """The solutions of ``query`` from one compiled Cypher query."""
-        cypher, params, columns = compile_match(query, NEO4J)
-        return match_result(query, columns, self._read(cypher, params))
+    # -- pattern matching (Store.match) ----------------------------------------------
+    def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return self._read(query, params)
 
     # -- sampling -------------------------------------------------------------------
     def _sample_order(self, key: tuple[Any, ...], query: str, params: dict[str, Any],

@@ -84,6 +84,29 @@ class ImportReport:
     steps: dict[str, float] = field(default_factory=dict)
 
 
+IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates")
+"""The steps of every backend's bulk import, in order (its progress counts them)."""
+
+
+class ImportSteps:
+    """The clock of one bulk import: :meth:`done` records a step's seconds in
+    ``report.steps`` and reports it to ``progress`` as one of :data:`IMPORT_STEPS`."""
+
+    def __init__(self, report: ImportReport, progress: ProgressCallback | None) -> None:
+        self.report = report
+        self.progress = progress
+        self._started = time.perf_counter()
+        self._count = 0
+
+    def done(self, name: str) -> None:
+        now = time.perf_counter()
+        self.report.steps[name] = round(now - self._started, 3)
+        self._started = now
+        self._count += 1
+        if self.progress:
+            self.progress(f"import: {name}", self._count, len(IMPORT_STEPS))
+
+
 @dataclass(slots=True)
 class CypherResult:
     columns: list[str]

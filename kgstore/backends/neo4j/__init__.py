@@ -1,6 +1,9 @@
 """The Neo4j backend: a store is one database on a Neo4j 5 server, over Bolt.
 
 :mod:`~kgstore.backends.neo4j.store` (the :class:`Neo4jStore` reads and writes),
+:mod:`~kgstore.backends.neo4j.queries` (every Cypher statement it runs),
+:mod:`~kgstore.backends.neo4j.admin_export` (the CSV files of ``neo4j-admin``, through
+:mod:`kgstore.neo4j_admin`),
 :mod:`~kgstore.backends.neo4j.schema` (graph schema, constraints, indexes),
 :mod:`~kgstore.backends.neo4j.importer` (online bulk import over Bolt),
 :mod:`~kgstore.backends.neo4j.connection` (locations, credentials, driver errors),

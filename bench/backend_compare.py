@@ -373,7 +373,7 @@ def hub_read_layouts(store: Store, pairs: list[tuple[str, str]], rounds: int = 3
     ``pairs`` (each read ``rounds`` times, alternating the two ways so load drifts hit
     both alike): client ms and the server's engine ms, p50/p99, and whether both give
     the same rows."""
-    from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR
+    from kgstore.hubs import slot_key
 
     neo: Any = store
     session = neo._sess()
@@ -382,7 +382,7 @@ def hub_read_layouts(store: Store, pairs: list[tuple[str, str]], rounds: int = 3
     rows: dict[str, list[Any]] = {k: [] for k in HUB_READS}
     for r in range(rounds):
         for hub, p in pairs:
-            params = {"id": hub, "p": p, "k": f"{hub}{SLOT_SEPARATOR}{p}"}
+            params = {"id": hub, "p": p, "k": slot_key(hub, p)}
             for name, query in HUB_READS.items():
                 def work(tx: Any, q: str = query, p: dict[str, str] = params
                          ) -> tuple[list[Any], Any]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kgstore import Literal
-from kgstore.backends.neo4j.admin_export import export_for_neo4j_admin
+from kgstore.neo4j_admin import export_for_neo4j_admin
 from kgstore.staging import StageWriter
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ Steps (``python bench/store_bench.py --help``):
 3. Latency (p50/p99/mean) of ``entity``, ``find_by_name``, 1-hop and 2-hop
    ``neighborhood`` (default caps) over seeded random named entities.
 4. The same four operations over a networkx ``MultiDiGraph`` (+ a name dict) built from
-   the same stage; the k-hop walk is :func:`kgstore.subgraph.neighborhood` itself over an
+   the same stage; the k-hop walk is :func:`kgstore.algorithms.subgraph.neighborhood` itself over an
    adapter (``entities`` + ``adjacency``, read in LadybugStore's order), so caps and CVT
    hop rules are identical; ``agreement`` in the record checks that both give the same
    answers wherever no cap applies. networkx is in-memory only (no persistence).
@@ -868,7 +868,7 @@ class NetworkxKG:
 
     def adjacency(self, id: str, *, limit: int) -> Any:
         """``Store.adjacency``: :meth:`facts_around` plus the entities at the other
-        ends of the kept facts (what :func:`kgstore.subgraph.neighborhood` walks on)."""
+        ends of the kept facts (what :func:`kgstore.algorithms.subgraph.neighborhood` walks on)."""
         from kgstore.models import Adjacency
 
         facts, more = self.facts_around(id, limit=limit)
@@ -877,7 +877,7 @@ class NetworkxKG:
         return Adjacency(facts=facts, entities=self.entities(others), truncated=more)
 
     def neighborhood(self, ids: str | Iterable[str], *, hops: int = 1, **caps: Any) -> Any:
-        from kgstore import subgraph
+        from kgstore.algorithms import subgraph
 
         return subgraph.neighborhood(self, ids, hops=hops, **caps)  # type: ignore[arg-type]
 

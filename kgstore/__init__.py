@@ -28,6 +28,7 @@ from kgstore.location import (
     is_uri,
     local_store_path,
     location_scheme,
+    store_directory,
 )
 from kgstore.models import (
     Entity,
@@ -143,5 +144,6 @@ __all__ = [
     "StoreLocationError", "StoreLockedError", "StoreNotADirectoryError", "StoreNotFoundError",
     "StorePermissionError", "StoreStats", "Subgraph", "checked_location",
     "TriplePattern", "Var", "is_neo4j", "is_uri", "local_store_path", "location_scheme", "normalize_name",
-    "open_readers", "open_store", "remove_store", "store_exists", "to_jsonable",
+    "open_readers", "open_store", "remove_store", "store_directory", "store_exists",
+    "to_jsonable",
 ]

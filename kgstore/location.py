@@ -42,6 +42,13 @@ def is_uri(location: str) -> bool:
     return location_scheme(location) is not None
 
 
+def store_directory(location: str) -> Path | None:
+    """The directory that holds the store at ``location`` (an embedded store), or
+    ``None`` for a database on a server (a URI): what a caller that must keep its own
+    files out of the store asks, instead of reading the location itself."""
+    return None if is_uri(location) else Path(location)
+
+
 def local_store_path(location: str | os.PathLike[str]) -> Path:
     """The directory of an embedded store at ``location``; :class:`StoreLocationError`
     for a URI, before anything is created. Takes a ``Path`` too, for the embedded

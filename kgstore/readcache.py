@@ -10,7 +10,15 @@ from typing import Any
 
 from kgstore.models import Adjacency
 
-__all__ = ["Lru", "adjacency_prefix"]
+__all__ = ["ADJACENCY_CACHE_FACTS", "ENTITY_CACHE_RECORDS", "EXPANSION_CACHE_ROWS", "Lru",
+           "adjacency_prefix"]
+
+# Facts held by a read-only store's cache of neighbourhoods (about 20 MB), rows held by
+# its cache of single-predicate expansions and samples (about 20 MB), entity records
+# held by its cache of lookups (about 10 MB).
+ADJACENCY_CACHE_FACTS = 100_000
+EXPANSION_CACHE_ROWS = 200_000
+ENTITY_CACHE_RECORDS = 50_000
 
 
 class Lru:

@@ -26,13 +26,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgbench.cli.errors import CliError, print_error
-from kgbench.cli.options import JsonOpt, StoreOpt, reading, store_location
+from kgbench.cli.options import JsonOpt, StoreOpt, reading
 from kgbench.cli.output import emit_json, note, out
 from kgbench.cli.render import cell
 from kgstore.cypher.guard import Dialect, assert_read_only, parameter_names
 from kgstore.cypher.params import MAX_PARAMETER_DEPTH, check_parameters, json_nesting
 from kgstore.errors import QueryParameterError, QueryTimeoutError, QueryTooLargeError
-from kgstore.location import is_neo4j
 
 DEFAULT_LIMIT_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -178,15 +177,15 @@ def cypher(
 
     Example: kgbench cypher "MATCH (e:Entity) WHERE e.name = $n RETURN e.id" -p n=Titanic
     """
-    dialect: Dialect = "neo4j" if is_neo4j(store_location(ctx, store)) else "ladybug"
-    try:
-        assert_read_only(query, dialect)
-    except QueryTooLargeError as exc:
-        raise CliError(str(exc)) from None  # not a write: the read-only hint would mislead
-    params = used_params(query, parse_params(param or []), dialect)
+    given = parse_params(param or [])
     stopped = (f"the query ran past --timeout {timeout:g} s; narrow it (a LIMIT, a WHERE "
                "on e.id) or raise --timeout")
     with reading(ctx, store) as s:
+        try:
+            assert_read_only(query, s.dialect)   # the store's Cypher: ladybug or neo4j
+        except QueryTooLargeError as exc:
+            raise CliError(str(exc)) from None  # not a write: the read-only hint would mislead
+        params = used_params(query, given, s.dialect)
         try:
             with _hard_deadline(timeout + min(timeout, WATCHDOG_GRACE_S), stopped):
                 result = s.cypher(query, params, max_rows=limit_rows, timeout_s=timeout)

@@ -38,7 +38,7 @@ from kgbench.service.models import (
     StatsModel,
 )
 from kgstore import Entity, Store
-from kgstore.cypher.guard import Dialect, assert_read_only
+from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.lookup import (
     entity_facts,
@@ -295,10 +295,6 @@ async def match(body: MatchRequest, reader: ReaderDep, conf: SettingsDep) -> dic
     return doc
 
 
-def _dialect(pool_backend: str) -> Dialect:
-    return "neo4j" if pool_backend == "neo4j" else "ladybug"
-
-
 @router.post("/cypher", response_model=CypherResultModel, **SAME_AS_CLI)
 async def cypher(body: CypherRequest, workers: CypherWorkersDep, conf: SettingsDep,
                  pool: StorePoolDep) -> dict[str, Any]:
@@ -309,7 +305,7 @@ async def cypher(body: CypherRequest, workers: CypherWorkersDep, conf: SettingsD
     --max-rows and --query-timeout. It runs in one of the server's Cypher worker
     processes, not on the handles of the other reads: 503 when none frees up within
     5 s, 400 when the query crashes its worker or needs more than --cypher-memory."""
-    dialect = _dialect(pool.backend)
+    dialect = pool.dialect
     assert_read_only(body.query, dialect)
     params = parameters_for(body.query, body.params, dialect)
     limit_rows = min(body.limit_rows or conf.max_rows, conf.max_rows)

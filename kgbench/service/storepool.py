@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from kgbench.service.errors import ApiError
-from kgstore import Store, is_neo4j, open_readers
+from kgstore import Store, open_readers
 
 __all__ = ["StorePool"]
 
@@ -59,10 +59,11 @@ class StorePool:
         self.location = location
         self.size = size
         self.wait_s = wait_s
-        self.backend = "neo4j" if is_neo4j(location) else "ladybug"
         self._lock = threading.Lock()
         self._waiters: deque[_Waiter] = deque()
         self._handles = open_readers(location, size)
+        self.backend = self._handles[0].backend
+        self.dialect = self._handles[0].dialect
         self._idle: list[Store] = list(self._handles)
         self.executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="store-read")
         """Threads for reads that hold a handle: one per handle, so none ever queues."""

@@ -3,8 +3,9 @@
 The query shape (one ``MATCH`` per triple pattern, each followed by ``WITH *``, in a
 connected order from the constants) suits every Cypher engine; what differs between
 engines is spelt by a :class:`CypherDialect`: how a list property is tested, how a
-node's label is read and tested. LadybugDB's is :data:`LADYBUG`; a Neo4j backend
-supplies its own (``$t IN n.types``, ``n:Entity``, ``head(labels(n))``).
+node's label is read and tested. LadybugDB's is :data:`LADYBUG`, Neo4j's :data:`NEO4J`
+(``$t IN n.types``, ``n:Entity``, ``head(labels(n))``); :data:`DIALECTS` finds a
+store's by its :attr:`~kgstore.store.Store.dialect`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgstore.expansion import join_order
+from kgstore.algorithms.expansion import join_order
 from kgstore.models import Literal
 from kgstore.patterns import (
     Binding,
@@ -27,7 +28,8 @@ from kgstore.patterns import (
     Var,
 )
 
-__all__ = ["LADYBUG", "CypherDialect", "compile_match", "inline_limit", "match_result"]
+__all__ = ["DIALECTS", "LADYBUG", "NEO4J", "CypherDialect", "compile_match", "inline_limit",
+           "match_result"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,16 @@ LADYBUG = CypherDialect(
     label_of=lambda node: f"label({node})",
 )
 """LadybugDB (Kùzu's dialect): list functions and ``label()``."""
+
+NEO4J = CypherDialect(
+    has_type=lambda node, param: f"{param} IN {node}.types",
+    has_label=lambda node, label: f"{node}:{label}",
+    label_of=lambda node: f"head(labels({node}))",
+)
+"""Neo4j 5: ``IN`` on lists, label predicates and ``labels()``."""
+
+DIALECTS = {"ladybug": LADYBUG, "neo4j": NEO4J}
+"""Each :data:`~kgstore.cypher.guard.Dialect`'s expressions."""
 
 
 def inline_limit(n: int) -> str:
@@ -75,7 +87,7 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
 
     Each MATCH carries its own predicate filter and is followed by ``WITH *``, and the
     patterns are visited in a connected order starting from constants
-    (:func:`kgstore.expansion.join_order`). Both matter: LadybugDB 0.22 returns wrong (missing) rows
+    (:func:`kgstore.algorithms.expansion.join_order`). Both matter: LadybugDB 0.22 returns wrong (missing) rows
     when the filters of several MATCH clauses that close a cycle are pooled into one
     WHERE (its multi-way join drops matches; see
     ``tests/kgstore/test_properties.py::test_match_agrees_with_brute_force``).

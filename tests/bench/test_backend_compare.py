@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kgstore.backends.neo4j.admin_export import export_for_neo4j_admin
+from kgstore.neo4j_admin import export_for_neo4j_admin
 from tests.bench import load_bench
 from tests.neo4j_server import URI, requires_neo4j, wipe
 

@@ -6,6 +6,8 @@ A second backend (Neo4j) then fits without touching loaders, extension or the CL
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,7 @@ from tests.kgstore.kgdata import (
 )
 
 ABOVE_KGSTORE = ("loaders", "llm", "extension", "scoring", "kgbench")
-BACKEND_INTERNALS = ("kgstore.backends", "kgstore.expansion", "kgstore.ladybug_store", "ladybug")
+BACKEND_INTERNALS = ("kgstore.backends", "kgstore.algorithms.expansion", "kgstore.ladybug_store", "ladybug")
 """Modules only ``kgstore`` itself may import (the engine's package among them)."""
 
 A, C, D, F, N, P, X = (Var(n) for n in "acdfnpx")
@@ -52,6 +54,31 @@ def test_code_above_kgstore_imports_no_backend_module(package: str) -> None:
                  for path in sorted((ROOT / package).rglob("*.py"))
                  if (names := sorted(filter(internal, imported_modules(path))))}
     assert offending == {}
+
+
+LOCATION_READERS = ("is_neo4j", "is_uri", "location_scheme", "NEO4J_SCHEMES")
+"""What tells a location's backend from its text: kgstore's own business (the CLI and
+the service ask ``Store.dialect``, or ``store_directory`` for a store's folder)."""
+
+
+@pytest.mark.parametrize("package", ABOVE_KGSTORE)
+def test_code_above_kgstore_does_not_read_the_backend_off_the_location(package: str) -> None:
+    def reads_location(name: str) -> bool:
+        return name.rpartition(".")[2] in LOCATION_READERS and name.startswith("kgstore")
+
+    offending = {str(path.relative_to(ROOT)): names
+                 for path in sorted((ROOT / package).rglob("*.py"))
+                 if (names := sorted(filter(reads_location, imported_modules(path))))}
+    assert offending == {}
+
+
+def test_the_neo4j_admin_api_loads_the_backend_only_when_an_export_runs() -> None:
+    # kgstore.neo4j_admin is what the CLI imports; it must not hand a backend module up.
+    code = ("import sys, kgstore.neo4j_admin; "
+            "print(sorted(m for m in sys.modules if m.startswith('kgstore.backends')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=ROOT)
+    assert proc.stdout.strip() == "[]"
 
 
 # -- locations ----------------------------------------------------------------------------
@@ -190,6 +217,6 @@ def test_try_match_asks_whether_a_passing_solution_exists(film_store: Store) -> 
 
 
 def test_the_store_says_how_far_a_bounded_join_reads(film_store: Store) -> None:
-    from kgstore.expansion import EXPANSION_LIMIT
+    from kgstore.algorithms.expansion import EXPANSION_LIMIT
 
     assert film_store.expansion_limit == EXPANSION_LIMIT

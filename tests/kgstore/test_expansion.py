@@ -1,4 +1,4 @@
-"""Index nested-loop matching (kgstore.expansion) against the engine's single query.
+"""Index nested-loop matching (kgstore.algorithms.expansion) against the engine's single query.
 
 Both evaluations run on the same real store; they must give the same solutions in the
 same order, and the expansion must decline the queries it is not meant for.
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgstore import Entity, Fact, Literal, Store
+from kgstore.algorithms.expansion import join_order, match_by_expansion
 from kgstore.backends.ladybug import LadybugStore
-from kgstore.expansion import join_order, match_by_expansion
 from kgstore.patterns import (
     HasType,
     IsCvt,

@@ -23,11 +23,8 @@ import neo4j
 import pytest
 
 from kgstore import Entity, Fact, Literal, normalize_name, open_store
-from kgstore.backends.neo4j.admin_export import (
-    Neo4jExportError,
-    export_for_neo4j_admin,
-    source_kind,
-)
+from kgstore.backends.neo4j.admin_export import source_kind
+from kgstore.neo4j_admin import Neo4jExportError, export_for_neo4j_admin
 from kgstore.staging import StageWriter
 from tests.kgstore.kgdata import FILM_ENTITIES, FILM_FACTS, FILM_PREDICATES
 

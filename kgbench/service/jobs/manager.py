@@ -56,7 +56,7 @@ from kgbench.service.jobs.record import (
 from kgbench.service.jobs.specs import RESUMABLE_KINDS, dump_params
 from kgbench.service.paths import resolve_under
 from kgbench.service.settings import ServiceSettings
-from kgstore import is_neo4j
+from kgstore import store_directory
 
 __all__ = ["JOBS_DIR", "JobManager"]
 
@@ -177,8 +177,9 @@ class JobManager:
         """A job's ``out`` may not be inside the server's job records (``jobs/``) nor
         inside the store it serves, when that store lives under ``--data``."""
         reserved = [(self._jobs_dir, "the server's job records")]
-        if not is_neo4j(self._store):
-            reserved.append((Path(os.path.realpath(self._store)), "the store"))
+        folder = store_directory(self._store)
+        if folder is not None:
+            reserved.append((Path(os.path.realpath(folder)), "the store"))
         for root, what in reserved:
             if out == root or out.is_relative_to(root):
                 raise ApiError(400, f"out {ascii(out_name[:200])} is inside {what}",

@@ -16,36 +16,23 @@ IF NOT EXISTS forms), and until then read by scans.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
+from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
 from kgstore.enginepaths import cypher_path
+from kgstore.hubs import SLOT_SEPARATOR, hub_min_in_degree
 
 if TYPE_CHECKING:
     from kgstore.backends.ladybug.importer import StageMerger
 
-__all__ = ["HUB_INDEX_DDL", "SLOT_SEPARATOR", "hub_min_in_degree", "index_hubs"]
+__all__ = ["HUB_INDEX_DDL", "index_hubs"]
 
 HUB_INDEX_DDL = (
     "CREATE NODE TABLE IF NOT EXISTS Hub(id STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS InSlot(key STRING, predicate STRING, PRIMARY KEY(key))",
     "CREATE REL TABLE IF NOT EXISTS IN_SLOT(FROM InSlot TO Entity)",
 )
-SLOT_SEPARATOR = "\x1f"
-"""Between the hub id and the predicate of an ``InSlot`` key (the ASCII unit separator,
-which N-Triples IRIs and tab-separated ids cannot hold)."""
-
-
-def hub_min_in_degree() -> int:
-    """Incoming facts from which an entity is a hub, whose incoming facts an import
-    indexes by predicate (see :data:`HUB_INDEX_DDL`): ``KGBENCH_HUB_MIN_DEGREE`` or 1,000.
-    On the extension benchmark's KG, 1,000 and 200 gave about the same speed-up and
-    5,000 about half of it (one process, 2,000 questions); the index holds 47% of that
-    KG's facts at 1,000."""
-    return max(int(os.environ.get("KGBENCH_HUB_MIN_DEGREE", "1000")), 1)
-
-
 def index_hubs(merger: StageMerger) -> None:
     """Bring the hub index (:data:`HUB_INDEX_DDL`) up to date with this stage's facts.
 
@@ -63,16 +50,11 @@ def index_hubs(merger: StageMerger) -> None:
     if merging:
         objects = merger.diff.export(f"SELECT DISTINCT object AS oid FROM ({entity_facts})",
                                      "fact_objects")
-        merger.existing("hub_degrees",
-                        f"LOAD FROM {cypher_path(objects)} MATCH (o:Entity {{id: oid}})"
-                        "<-[f:Fact]-(:Entity) RETURN oid AS id, count(*) AS n",
+        merger.existing("hub_degrees", q.in_degrees_of(cypher_path(objects)),
                         "id VARCHAR, n BIGINT")
         merger.diff.sql(f"CREATE TABLE hubs AS SELECT id FROM hub_degrees WHERE n >= {minimum}")
         hubs = merger.diff.export("SELECT id AS hid FROM hubs", "hubs")
-        merger.existing("hub_facts",
-                        f"LOAD FROM {cypher_path(hubs)} MATCH (o:Entity {{id: hid}})"
-                        "<-[f:Fact]-(s:Entity) RETURN o.id AS hub, "
-                        "f.predicate AS predicate, s.id AS subject",
+        merger.existing("hub_facts", q.incoming_facts_of(cypher_path(hubs)),
                         "hub VARCHAR, predicate VARCHAR, subject VARCHAR")
     else:
         merger.diff.sql(f"""
@@ -91,9 +73,8 @@ def index_hubs(merger: StageMerger) -> None:
     key = f"hub || '{SLOT_SEPARATOR}' || predicate"
     slots = merger.diff.export(f"SELECT DISTINCT {key} AS key, predicate FROM hub_facts", "slots")
     if merging:
-        merger.write(f"LOAD FROM {cypher_path(hubs)} MATCH (h:Hub {{id: hid}}) DELETE h")
-        merger.write(f"LOAD FROM {cypher_path(slots)} MATCH (k:InSlot {{key: key}}) "
-                     "DETACH DELETE k")
+        merger.write(q.delete_hubs(cypher_path(hubs)))
+        merger.write(q.delete_slots(cypher_path(slots)))
     merger.copy("InSlot", slots)
     merger.copy_batches("IN_SLOT", f'SELECT {key} AS "from", subject AS "to" FROM hub_facts',
                         "slot_links", links, copy_batch_rows("rel"), '"from"',

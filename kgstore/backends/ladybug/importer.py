@@ -15,19 +15,21 @@ import queue
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
 from kgstore.backends.ladybug.hub_index import index_hubs
 from kgstore.enginepaths import cypher_path, duckdb_read_path
 from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
-from kgstore.store import ImportReport, ProgressCallback
+from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 
 if TYPE_CHECKING:
     from kgstore.backends.ladybug.store import LadybugStore
 
-__all__ = ["IMPORT_STEPS", "StageMerger", "StoreWrites"]
+__all__ = ["StageMerger", "StoreWrites"]
 
 # Up to this many batches are written by one filtered export each; more by a single
 # partitioned pass (7.2M facts in 2 batches: 7.6 s filtered, 14.6 s partitioned).
@@ -43,7 +45,7 @@ class StoreWrites:
 
     def __init__(self, store: LadybugStore) -> None:
         self.store = store
-        self._queue: queue.Queue[tuple[str, int] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[q.Query, int] | None] = queue.Queue()
         self._error: BaseException | None = None
         self._cancelled = False
         self._thread = threading.Thread(target=self._run, name="kgbench-import-writes",
@@ -56,14 +58,14 @@ class StoreWrites:
                 if self._error is None and not self._cancelled:
                     query, threads = write
                     with self.store._threads(threads):
-                        self.store._rows(query)
+                        self.store._rows(*query)
             except BaseException as exc:  # handed to drain()
                 self._error = exc
             finally:
                 self._queue.task_done()
         self._queue.task_done()
 
-    def submit(self, query: str, *, threads: int = 0) -> None:
+    def submit(self, query: q.Query, *, threads: int = 0) -> None:
         """Queue one Cypher write, to run on ``threads`` engine threads (0: all) after
         every write submitted before it."""
         if self._error is not None:
@@ -103,36 +105,26 @@ class StageMerger:
         self.report = ImportReport()
         self.diff = StageDiff(stage, work, manifest)
         # Which store tables are empty, read once before this import writes anything.
-        self.empty = {table: store._count(query) == 0 for table, query in (
-            ("Entity", "MATCH (e:Entity) RETURN count(e)"),
-            ("Literal", "MATCH (l:Literal) RETURN count(l)"),
-            ("Fact", "MATCH ()-[f:Fact]->() RETURN count(f)"),
-            ("Name", "MATCH (n:Name) RETURN count(n)"),
-            ("Predicate", "MATCH (p:Predicate) RETURN count(p)"))}
+        self.empty = {table: store._count(*query) == 0 for table, query in (
+            ("Entity", q.entity_count()), ("Literal", q.literal_count()),
+            ("Fact", q.fact_count()), ("Name", q.name_count()),
+            ("Predicate", q.predicate_count()))}
         self.writes: StoreWrites | None = None
-        self._step_started = time.perf_counter()
-        self._steps = 0
+        self._step = ImportSteps(self.report, progress).done
 
-    def _step(self, name: str) -> None:
-        now = time.perf_counter()
-        self.report.steps[name] = round(now - self._step_started, 3)
-        self._step_started = now
-        self._steps += 1
-        if self.progress:
-            self.progress(f"import: {name}", self._steps, len(IMPORT_STEPS))
-
-    def write(self, cypher: str, *, threads: int = 0) -> None:
+    def write(self, query: q.Query, *, threads: int = 0) -> None:
         """Submit a store write (it runs after the writes submitted before it)."""
         assert self.writes is not None
-        self.writes.submit(cypher, threads=threads)
+        self.writes.submit(query, threads=threads)
 
     def copy(self, table: str, path: str, options: str = "") -> None:
-        self.write(f"COPY {table} FROM {cypher_path(path)}{options}")
+        self.write(q.copy(table, cypher_path(path), options))
 
     def write_batches(self, sql: str, name: str, rows: int, batch: int, key: str,
-                       write: str, order: str = "", threads: int = 0) -> None:
-        """Export ``sql`` (``rows`` rows) as Parquet and submit the Cypher ``write`` for
-        it, ``{path}`` in it standing for the file (as a Cypher string literal), in
+                       write: Callable[[str], q.Query], order: str = "",
+                       threads: int = 0) -> None:
+        """Export ``sql`` (``rows`` rows) as Parquet and submit the store write
+        ``write(path)`` for it (``path``: the file as a Cypher string literal), in
         batches of about ``batch`` rows:
         consecutive ranges of column ``key`` (the rows of one key stay together, so a
         batch exceeds ``batch`` by less than the rows of one key). Facts cut by subject
@@ -142,7 +134,7 @@ class StageMerger:
         each batch's rows are written in that order; the writes run on ``threads``
         engine threads (0: all)."""
         def submit(literal: str) -> None:
-            self.write(write.replace("{path}", literal), threads=threads)
+            self.write(write(literal), threads=threads)
 
         sort = f" ORDER BY {order}" if order else ""
         if rows <= batch:
@@ -193,7 +185,7 @@ class StageMerger:
                       key: str, options: str = "", order: str = "", threads: int = 0) -> None:
         """``COPY table`` from ``sql`` in batches (see :meth:`write_batches`)."""
         self.write_batches(sql, name, rows, batch, key,
-                           f"COPY {table} FROM {{path}}{options}", order, threads)
+                           lambda path: q.copy(table, path, options), order, threads)
 
     def read_store(self) -> LadybugStore:
         """The store, for reading, once the writes submitted so far have run."""
@@ -201,9 +193,9 @@ class StageMerger:
             self.writes.drain()
         return self.store
 
-    def existing(self, name: str, cypher: str, schema: str) -> None:
+    def existing(self, name: str, query: q.Query, schema: str) -> None:
         """Materialise a store query as DuckDB table ``name`` (empty when nothing)."""
-        arrow = self.read_store()._arrow(cypher)
+        arrow = self.read_store()._arrow(*query)
         if arrow.num_rows:
             self.diff.db.register("_arrow_tmp", arrow)
             self.diff.sql(f"CREATE TABLE {name} AS SELECT * FROM _arrow_tmp")
@@ -256,12 +248,7 @@ class StageMerger:
 
     def _merge_entities(self, nameless_is_cvt: bool) -> None:
         if not self.empty["Entity"]:
-            self.existing(
-                "old_entities",
-                "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases, "
-                "e.types AS types, e.is_cvt AS is_cvt, e.description AS description",
-                "",
-            )
+            self.existing("old_entities", q.stored_entities(), "")
         self.diff.merge_entities(store_empty=self.empty["Entity"], cvt_types=self.cvt_types,
                                  nameless_is_cvt=nameless_is_cvt)
         cols = "id, name, aliases, types, is_cvt, description"
@@ -290,15 +277,13 @@ class StageMerger:
             self.write_batches(
                 f"SELECT {cols} FROM merged WHERE changed", "upd_entities",
                 self.report.entities_updated, copy_batch_rows("node"), "id",
-                "LOAD FROM {path} MATCH (e:Entity {id: id}) SET e.name = name, "
-                "e.aliases = aliases, e.types = types, e.is_cvt = is_cvt, "
-                "e.description = description")
+                q.update_entities)
 
     def _import_literals(self) -> None:
         if self.empty["Literal"]:
             self.diff.sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals")
         else:
-            self.existing("old_literals", "MATCH (l:Literal) RETURN l.id AS id", "id VARCHAR")
+            self.existing("old_literals", q.stored_literal_ids(), "id VARCHAR")
             self.diff.sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals "
                           "WHERE id NOT IN (SELECT id FROM old_literals)")
         self.report.literals_new = self.diff.scalar("SELECT count(*) FROM new_literals")
@@ -319,12 +304,8 @@ class StageMerger:
             subjects = self.diff.export(
                 "SELECT DISTINCT subject AS sid FROM stage_facts "
                 "WHERE subject IN (SELECT id FROM merged WHERE existed)", "old_subjects")
-            self.existing(
-                "old_facts",
-                f"LOAD FROM {cypher_path(subjects)} MATCH (s:Entity {{id: sid}})-[f:Fact]->(o) "
-                "RETURN s.id AS subject, f.predicate AS predicate, o.id AS object",
-                "subject VARCHAR, predicate VARCHAR, object VARCHAR",
-            )
+            self.existing("old_facts", q.stored_facts_of(cypher_path(subjects)),
+                          "subject VARCHAR, predicate VARCHAR, object VARCHAR")
             self.diff.sql("CREATE VIEW new_facts AS SELECT f.* FROM stage_facts f ANTI JOIN "
                           "old_facts o USING (subject, predicate, object)")
         new_count = self.diff.scalar("SELECT count(*) FROM new_facts")
@@ -355,15 +336,11 @@ class StageMerger:
             self.diff.sql("CREATE TABLE old_name_keys (key VARCHAR)")
             self.diff.sql("CREATE TABLE old_names (key VARCHAR, id VARCHAR)")
         else:
-            self.existing("old_name_keys", "MATCH (n:Name) RETURN n.key AS key", "key VARCHAR")
+            self.existing("old_name_keys", q.stored_name_keys(), "key VARCHAR")
             ids = self.diff.export("SELECT DISTINCT id AS eid FROM merged WHERE existed",
                                    "name_ids")
-            self.existing(
-                "old_names",
-                f"LOAD FROM {cypher_path(ids)} MATCH (n:Name)-[:NAMES]->(e:Entity {{id: eid}}) "
-                "RETURN n.key AS key, e.id AS id",
-                "key VARCHAR, id VARCHAR",
-            )
+            self.existing("old_names", q.stored_names_of(cypher_path(ids)),
+                          "key VARCHAR, id VARCHAR")
         if self.empty["Name"]:
             # Nothing to subtract (the EXCEPTs took 2.5-3.4 s of a 20M-line import).
             new_keys = "SELECT DISTINCT key FROM wanted_names"
@@ -388,17 +365,13 @@ class StageMerger:
         if stale_links:
             self.write_batches(
                 f"SELECT key AS k, id AS eid FROM ({stale})", "stale_names", stale_links,
-                copy_batch_rows("rel"), "k",
-                "LOAD FROM {path} MATCH (n:Name {key: k})-[r:NAMES]->(e:Entity {id: eid}) "
-                "DELETE r")
+                copy_batch_rows("rel"), "k", q.delete_name_links)
 
     def _import_predicates(self) -> None:
         if self.empty["Predicate"]:
             self.diff.sql("CREATE TABLE old_predicates (id VARCHAR, label VARCHAR)")
         else:
-            self.existing("old_predicates",
-                          "MATCH (p:Predicate) RETURN p.id AS id, p.label AS label",
-                          "id VARCHAR, label VARCHAR")
+            self.existing("old_predicates", q.stored_predicates(), "id VARCHAR, label VARCHAR")
         self.diff.sql("CREATE TABLE new_predicates AS SELECT s.id, s.label, 0::BIGINT AS count "
                       "FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
         self.report.predicates_new = self.diff.scalar("SELECT count(*) FROM new_predicates")
@@ -409,19 +382,13 @@ class StageMerger:
             "SELECT s.id, s.label FROM stage_predicates s JOIN old_predicates o USING (id) "
             "WHERE s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label", "relabel")
         if self.diff.scalar("SELECT count(*) FROM read_parquet(?)", [duckdb_read_path(relabel)]):
-            self.write(f"LOAD FROM {cypher_path(relabel)} MATCH (p:Predicate {{id: id}}) "
-                       "SET p.label = label")
+            self.write(q.relabel_predicates(cypher_path(relabel)))
         # Counts are recomputed from the facts themselves, so they are right even after
         # an interrupted import that stored facts but not counts (into a store that had
         # no facts, _import_facts counted the facts it stored).
         if not self.empty["Fact"]:
-            self.existing("fact_counts",
-                          "MATCH ()-[f:Fact]->() RETURN f.predicate AS id, count(*) AS n",
-                          "id VARCHAR, n BIGINT")
+            self.existing("fact_counts", q.fact_counts(), "id VARCHAR, n BIGINT")
         counts = self.diff.export("SELECT id, n FROM fact_counts", "predicate_counts")
-        self.write(f"LOAD FROM {cypher_path(counts)} MATCH (p:Predicate {{id: id}}) "
-                   "SET p.count = n")
+        self.write(q.set_predicate_counts(cypher_path(counts)))
 
-
-IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates")
 

@@ -25,6 +25,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kgstore.backends.ladybug import queries as q
 from kgstore.errors import DamagedStoreError, QueryError
 
 if TYPE_CHECKING:
@@ -51,18 +52,16 @@ def check_indexes(store: LadybugStore) -> None:
     scan, is not all found again by primary key."""
     for table, key in KEYED_TABLES:
         try:
-            rows = store._count(f"MATCH (x:{table}) RETURN count(x)")
+            rows = store._count(*q.row_count(table))
         except QueryError:   # a table older stores do not have (Hub, InSlot)
             continue
         if not rows:
             continue
-        keys = [r[0] for r in store._rows(
-            f"MATCH (x:{table}) WHERE offset(id(x)) % $step = 0 RETURN x.{key} LIMIT {SAMPLE}",
-            {"step": max(1, rows // SAMPLE)}, scan=True)]
-        found = store._rows(f"UNWIND $keys AS k MATCH (x:{table} {{{key}: k}}) RETURN count(x)",
-                            {"keys": keys})[0][0]
+        keys = [r[0] for r in store._rows(*q.key_sample(table, key, max(1, rows // SAMPLE), SAMPLE),
+                                          scan=True)]
+        found = store._rows(*q.keys_found(table, key, keys))[0][0]
         if found != len(keys):
-            files = sorted({r[0] for r in store._rows("MATCH (s:Source) RETURN s.file")})
+            files = sorted({r[0] for r in store._rows(*q.source_files())})
             raise DamagedStoreError(
                 f"store {store.path} was damaged by a write that failed half-way (its disk "
                 "filled up, or the process was killed while the database engine "

@@ -22,13 +22,14 @@ import shutil
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
 
+from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.directory import (
     has_marker,
     holds_files,
@@ -36,11 +37,10 @@ from kgstore.backends.ladybug.directory import (
     permission_denied,
 )
 from kgstore.backends.ladybug.engine import buffer_pool_bytes
-from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL, SLOT_SEPARATOR
+from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
-from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
@@ -56,10 +56,8 @@ from kgstore.errors import (
     StoreLockedError,
     StoreNotFoundError,
 )
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.location import local_store_path
 from kgstore.models import (
-    ENTITY_DETAILS,
     Adjacency,
     Entity,
     EntityDetail,
@@ -70,52 +68,18 @@ from kgstore.models import (
     StoreStats,
     normalize_name,
 )
-from kgstore.patterns import (
-    Binding,
-    MatchResult,
-    PatternQuery,
-)
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 __all__ = ["LadybugStore"]
 
-_ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
-# Object of a fact: entity or literal; the unused columns come back null.
-_OBJECT_COLS = "label(o) AS kind, o.id AS id, o.value AS value, o.datatype AS datatype, o.lang AS lang"
-# Expansions of one entity (bound as `c`) along Fact edges; one labelled target table
-# each, see LadybugStore._expand. Fact reads need the neighbour's id only; neighbourhood
-# reads (adjacency) want its record. Aliases and descriptions are most of what a
-# record costs to read (a hub's 200 neighbours: 4.1 ms with them, 2.5 ms without, 1.3 ms
-# for ids alone, on 5M facts): "lean" reads leave them out, in the same column layout.
-# "brief" reads leave the types list out as well: for a walk's typical 110 neighbours,
-# 1.8 ms lean, 1.1-1.2 ms brief.
-_DETAIL_COLS = {
-    "full": _ENTITY_COLS,
-    "lean": "e.id, e.name, NULL, e.types, e.is_cvt, NULL",
-    "brief": "e.id, e.name, NULL, NULL, e.is_cvt, NULL",
-}
-_EXPANSIONS = {
-    "out": ("-[f:Fact]->(e:Entity)", "e.id"),
-    "in": ("<-[f:Fact]-(e:Entity)", "e.id"),
-    **{f"{direction}-{detail}": (pattern, cols) for detail, cols in _DETAIL_COLS.items()
-       for direction, pattern in (("out", "-[f:Fact]->(e:Entity)"),
-                                  ("in", "<-[f:Fact]-(e:Entity)"))},
-    "literal": ("-[f:Fact]->(e:Literal)", "e.value, e.datatype, e.lang"),
-}
 # Ids per UNWIND query of a batch lookup (bounds one parameter list and one result).
 _BATCH = 2_000
 # Fewest ids that facts_many reads in one UNWIND query: on 5M facts the batch query
 # costs ~2.5 ms however short (its plan scans the node table with a semi-mask) plus
 # ~20 us per id, one plain expansion ~0.15 ms.
 _MANY_MIN = 16
-# Facts held by a read-only store's cache of neighbourhoods (about 20 MB), rows held by
-# its cache of single-predicate expansions and samples (about 20 MB), entity records
-# held by its cache of lookups (about 10 MB).
-_ADJACENCY_CACHE_FACTS = 100_000
-_EXPANSION_CACHE_ROWS = 200_000
-_ENTITY_CACHE_RECORDS = 50_000
 # Entities a read-only store keeps per seed to serve typed samples (ids and types:
 # about 2 MB; a type of 1% of the entities gets about 160 of them).
 _TYPE_SAMPLE_ENTITIES = 16_384
@@ -145,19 +109,6 @@ def _fetch_rows(result: Any) -> list[list[Any]]:
     while native.hasNext():
         rows.append(native.getNext())
     return rows
-
-
-def _sample_conditions(named_only: bool, include_cvt: bool) -> list[str]:
-    """The WHERE conditions on entity ``e`` of :meth:`LadybugStore.sample_entities`'s
-    two flags (the typed-sample prefix scan must select exactly the same entities)."""
-    conditions = []
-    if named_only:
-        conditions.append("e.name IS NOT NULL")
-    if not include_cvt:
-        conditions.append("NOT e.is_cvt")
-    return conditions
-
-
 
 
 def _bucket(n: int) -> int:
@@ -211,6 +162,7 @@ class LadybugStore(Store):
     """A store in a local directory, backed by an embedded LadybugDB database."""
 
     backend = "ladybug"
+    dialect = "ladybug"
 
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
@@ -280,10 +232,7 @@ class LadybugStore(Store):
         self._conn: lb.Connection | None = lb.Connection(
             self._db, num_threads=self._lookup_threads)
         self._statements: dict[str, Any] = {}
-        # Reads kept while the store is open read-only (it cannot change then).
-        self._adjacency_cache = Lru(_ADJACENCY_CACHE_FACTS)
-        self._expansion_cache = Lru(_EXPANSION_CACHE_ROWS)
-        self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
+        self._open_read_caches()   # reads kept while the store is open read-only
         # Per (seed, named_only, include_cvt), for the last few: the types sampled
         # so far, then the samples of every type at once (_type_sample_prefix).
         self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
@@ -338,9 +287,7 @@ class LadybugStore(Store):
         conn = getattr(self, "_conn", None)
         if conn is not None:
             self._statements.clear()
-            self._adjacency_cache.clear()
-            self._expansion_cache.clear()
-            self._entity_cache.clear()
+            self._clear_read_caches()
             conn.close()
             self._conn = None
             if self._db_users.remove():
@@ -447,99 +394,58 @@ class LadybugStore(Store):
         return result.get_as_arrow()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._rows("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        rows = self._rows(*q.meta(key))
         return rows[0][0] if rows else None
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._rows("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+        self._rows(*q.set_meta(key, value))
 
-    def _count(self, query: str) -> int:
-        return int(self._rows(query, scan=True)[0][0])
+    def _count(self, query: str, params: dict[str, Any] | None = None) -> int:
+        return int(self._rows(query, params, scan=True)[0][0])
 
     # -- metadata -------------------------------------------------------------------
-    def cvt_types(self) -> frozenset[str]:
-        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
-
     def stats(self) -> StoreStats:
-        entity_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Entity) RETURN count(f)")
-        literal_facts = self._count("MATCH (:Entity)-[f:Fact]->(:Literal) RETURN count(f)")
+        entity_facts = self._count(*q.entity_fact_count())
+        literal_facts = self._count(*q.literal_fact_count())
         return StoreStats(
             backend=self.backend,
             location=self.location,
             schema_version=int(self._meta("schema_version") or SCHEMA_VERSION),
-            entities=self._count("MATCH (e:Entity) RETURN count(e)"),
-            cvt_entities=self._count("MATCH (e:Entity) WHERE e.is_cvt RETURN count(e)"),
-            literals=self._count("MATCH (l:Literal) RETURN count(l)"),
+            entities=self._count(*q.entity_count()),
+            cvt_entities=self._count(*q.cvt_count()),
+            literals=self._count(*q.literal_count()),
             facts=entity_facts + literal_facts,
             entity_facts=entity_facts,
             literal_facts=literal_facts,
-            predicates=self._count("MATCH (p:Predicate) RETURN count(p)"),
+            predicates=self._count(*q.predicate_count()),
             sources=self.sources(),
         )
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._rows(
-            "MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
-            "s.status ORDER BY s.loaded_at, s.file"
-        )
+        rows = self._rows(*q.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
-        self._rows(
-            "MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
-            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
-            "s.status = $status",
-            {
-                "id": f"{source.file}#{source.checksum}", "file": source.file,
-                "checksum": source.checksum, "format": source.format,
-                "counts": json.dumps(source.counts, sort_keys=True),
-                "loaded_at": source.loaded_at, "status": source.status,
-            },
-        )
+        self._rows(*q.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
-    def entity(self, id: str) -> Entity | None:
-        return self.entities([id]).get(id)
-
-    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+    def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
         # `UNWIND $ids AS i MATCH (e:Entity {id: i})` is one primary-key lookup per id
         # in a single query (50 ids: 0.7 ms, against 5 ms for 50 separate lookups);
         # `e.id IN $ids` would scan the whole table. One id keeps the plain lookup,
-        # which has no UNWIND overhead. A read-only store keeps the records it read (and
-        # the ids it did not find): the same hubs and answers come back question after
-        # question. Callers get copies.
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Entity | None] = {}
-        missing = []
-        for id in wanted:
-            kept = self._entity_cache.get(id) if self.read_only else None
-            if kept is None:
-                missing.append(id)
-            else:
-                found[id] = kept[0]
-        if len(missing) == 1:
-            rows = self._rows(f"MATCH (e:Entity {{id: $id}}) RETURN {_ENTITY_COLS}",
-                              {"id": missing[0]})
+        # which has no UNWIND overhead.
+        if len(ids) == 1:
+            rows = self._rows(*q.entity(ids[0]))
         else:
-            rows = [r for start in range(0, len(missing), _BATCH) for r in self._rows(
-                f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
-                {"ids": missing[start:start + _BATCH]})]
-        read = {r[0]: _entity_from_row(r) for r in rows}
-        for id in missing:
-            found[id] = read.get(id)
-            if self.read_only:
-                self._entity_cache.put(id, (found[id],), 1)
-        return {id: dataclasses.replace(e) for id in wanted if (e := found[id]) is not None}
+            rows = [r for start in range(0, len(ids), _BATCH)
+                    for r in self._rows(*q.entities(ids[start:start + _BATCH]))]
+        return {r[0]: _entity_from_row(r) for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
         # Ids come back unsorted and are sorted here: an ORDER BY in the query costs
         # ~1 ms, four times the lookup itself. The cap bounds pathological names.
-        rows = self._rows(
-            f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {_ENTITY_COLS} "
-            f"{inline_limit(_NAME_MATCH_CAP)}",
-            {"k": normalize_name(name)},
-        )
+        rows = self._rows(*q.by_name(normalize_name(name), _NAME_MATCH_CAP))
         rows.sort(key=lambda r: r[0])
         return [_entity_from_row(r) for r in rows[:limit]]
 
@@ -547,37 +453,25 @@ class LadybugStore(Store):
         key = normalize_name(prefix)
         if not key:
             return []
-        rows = self._rows(
-            f"MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE starts_with(n.key, $k) "
-            f"AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e RETURN {_ENTITY_COLS} "
-            f"ORDER BY size(e.name), e.name, e.id {inline_limit(limit)}",
-            {"k": key},
-        )
+        rows = self._rows(*q.by_prefix(key, limit))
         return [_entity_from_row(r) for r in rows]
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
-        query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
-        params: dict[str, Any] = {}
-        if limit is not None:
-            query += " " + inline_limit(limit)
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(query, params)]
+        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(*q.predicates(limit))]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         # Two grouped scans of the fact table (3.9 s each on 5M facts), instead of one
         # filtered scan per predicate (0.47 s each, 300 predicates).
         ends: dict[str, list[int]] = {}
-        for column, target, at in (("s.id", "(o)", 0), ("o.id", "(o:Entity)", 2)):
-            rows = self._rows(
-                f"MATCH (s:Entity)-[f:Fact]->{target} WITH f.predicate AS p, {column} AS e, "
-                "count(*) AS c RETURN p, count(*) AS n_ends, "
-                "sum(CASE WHEN c = 1 THEN 1 ELSE 0 END) AS n_single", {}, scan=True)
+        for objects, at in ((False, 0), (True, 2)):
+            rows = self._rows(*q.predicate_ends(objects), scan=True)
             for p, n, single in rows:
                 row = ends.setdefault(str(p), [0, 0, 0, 0])
                 row[at], row[at + 1] = int(n), int(single)
         return {p: (a, b, c, d) for p, (a, b, c, d) in ends.items()}
 
     def type_counts(self) -> dict[str, int]:
-        rows = self._rows("MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*)", {})
+        rows = self._rows(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
 
     # -- facts ----------------------------------------------------------------------
@@ -587,8 +481,9 @@ class LadybugStore(Store):
     def _expand(self, id: str, kind: str, predicate: str | None, limit: int, *,
                 remainder: bool = False) -> list[list[Any]]:
         """Rows ``[predicate, *columns]`` of one expansion of entity ``id`` (at most
-        ``limit``): ``kind`` is a key of ``_EXPANSIONS`` ("out"/"in" for neighbour ids,
-        "-full"/"-lean" for their records, "literal" for literal objects).
+        ``limit``): ``kind`` is a key of :data:`~kgstore.backends.ladybug.queries.EXPANSIONS`
+        ("out"/"in" for neighbour ids, "-full"/"-lean" for their records, "literal" for
+        literal objects).
 
         ``remainder`` marks a limit computed from an earlier read (what is left of a
         window): it is rounded up (:func:`_bucket`) in the query text and the rows are
@@ -604,24 +499,12 @@ class LadybugStore(Store):
             kept = self._expansion_cache.get(key)
             if kept is not None and (kept[1] or len(kept[0]) >= limit):
                 return kept[0][:limit]
-        pattern, columns = _EXPANSIONS[kind]
         cap = _bucket(limit) if remainder else limit
         if predicate is not None and kind.startswith("in") and id in self._hub_ids():
-            # The same rows, in the same order, as the scan below, from the hub index.
-            rows = self._rows(
-                f"MATCH (k:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
-                f"RETURN k.predicate, {columns} {inline_limit(cap)}",
-                {"k": f"{id}{SLOT_SEPARATOR}{predicate}"},
-            )
+            # The same rows, in the same order, as the scan, from the hub index.
+            rows = self._rows(*q.hub_slot(id, kind, predicate, cap))
         else:
-            where, params = "", {"id": id}
-            if predicate is not None:
-                where, params["p"] = "WHERE f.predicate = $p ", predicate
-            rows = self._rows(
-                f"MATCH (c:Entity {{id: $id}}){pattern} {where}"
-                f"RETURN f.predicate, {columns} {inline_limit(cap)}",
-                params,
-            )
+            rows = self._rows(*q.expansion(id, kind, predicate, cap))
         if cache:
             self._expansion_cache.put(key, (rows, len(rows) < cap), len(rows) + 1)
             return rows[:limit]   # a copy: the kept list stays as read
@@ -631,9 +514,8 @@ class LadybugStore(Store):
         """The entities whose incoming facts the hub index holds (none in a store
         written before the index existed, until its next import)."""
         if self._hubs is None:
-            tables = {r[0] for r in self._rows("CALL show_tables() RETURN name")}
-            self._hubs = frozenset(
-                r[0] for r in self._rows("MATCH (h:Hub) RETURN h.id")) if "Hub" in tables \
+            tables = {r[0] for r in self._rows(*q.tables())}
+            self._hubs = frozenset(r[0] for r in self._rows(*q.hubs())) if "Hub" in tables \
                 else frozenset()
         return self._hubs
 
@@ -697,15 +579,7 @@ class LadybugStore(Store):
         """Rows ``[id, *columns]`` of one expansion of every entity in ``ids`` over
         ``predicate`` (``kind`` "out", "in" or "literal", as in :meth:`_expand`); an id
         without such facts gives one row of nulls. At most ``cap`` rows."""
-        pattern, columns = _EXPANSIONS[kind]
-        # UNWIND + a primary-key MATCH + OPTIONAL MATCH is a batch of index lookups;
-        # an UNWIND straight into the two-node pattern, a MATCH ... MATCH or an
-        # `IN $ids` filter all make LadybugDB 0.22 scan every edge (0.5 s on 1M facts).
-        return self._rows(
-            f"UNWIND $ids AS i MATCH (c:Entity {{id: i}}) OPTIONAL MATCH (c){pattern} "
-            f"WHERE f.predicate = $p RETURN c.id, {columns} {inline_limit(cap)}",
-            {"ids": ids, "p": predicate},
-        )
+        return self._rows(*q.expansions(ids, kind, predicate, cap))
 
     def linked_entities(self, id: str, predicate: str, *, outgoing: bool,
                         limit: int) -> tuple[list[Entity], bool]:
@@ -713,27 +587,6 @@ class LadybugStore(Store):
         # _expand); literal objects live in their own table and never come back.
         rows = self._expand(id, "out-lean" if outgoing else "in-lean", predicate, limit + 1)
         return [_entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
-
-    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
-        # A read-only store keeps neighbourhoods (least recently used out first): graph
-        # walks come back to the same hubs again and again (41% of the reads of the
-        # extension benchmark's 300 questions repeat one). A kept read at a richer
-        # detail answers a poorer one, and a kept read of a larger window (or of the
-        # whole neighbourhood) a smaller one: a window is a prefix of the same scan (see
-        # _read_adjacency). Callers get fresh lists and dicts; the Entity records are
-        # shared.
-        if self.read_only:
-            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, level))
-                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
-                    return adjacency_prefix(kept[0], limit)
-        result = self._read_adjacency(id, limit, detail)
-        if self.read_only:
-            kept = self._adjacency_cache.get((id, detail))
-            if kept is None or kept[1] < limit:   # a copy: callers' edits stay theirs
-                self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
-                                          len(result.facts) + 1)
-        return result
 
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         result = Adjacency()
@@ -754,43 +607,15 @@ class LadybugStore(Store):
             result.facts += self._out_literal_facts(id, None, limit + 1 - len(result.facts))
         return adjacency_prefix(result, limit)   # limit + 1 facts tell truncation
 
-    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
-        adjacency = self.adjacency(id, limit=limit)
-        return adjacency.facts, adjacency.truncated
-
-    # -- pattern matching -----------------------------------------------------------
-    def match(self, query: PatternQuery, *,
-              seeds: Sequence[Binding] | None = None) -> MatchResult:
-        # One-hop expansions joined in Python beat one multi-MATCH query here by 100x
-        # on large stores (see kgstore.expansion), and a single pattern read as one
-        # expansion beats the compiled query's DISTINCT ... ORDER BY (0.3 against 3 ms
-        # on 5M facts).
-        return match_with_fallback(self, query, seeds, self._compiled_match)
-
-    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
-                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
-        return match_by_expansion(self, query, seeds=seeds, exists=exists)
-
-    @property
-    def expansion_limit(self) -> int:
-        return EXPANSION_LIMIT
-
-    def _compiled_match(self, query: PatternQuery) -> MatchResult:
-        """The solutions of ``query`` from one compiled Cypher query."""
-        cypher, params, columns = compile_match(query, LADYBUG)
-        return match_result(query, columns, self._rows(cypher, params, scan=True))
+    # -- pattern matching (Store.match) ----------------------------------------------
+    def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return self._rows(query, params, scan=True)
 
     # -- sampling -------------------------------------------------------------------
     def sample_entities(
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
-        conditions = _sample_conditions(named_only, include_cvt)
-        params: dict[str, Any] = {"salt": f":{seed}"}
-        if type_id is not None:
-            conditions.insert(0, "list_contains(e.types, $t)")
-            params["t"] = type_id
-        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         # A read-only store keeps samples: each scans every entity of the type (0.2 s on
         # 1M entities), and a sample of k is the first k of a longer one.
         key = ("sample", seed, type_id, named_only, include_cvt)
@@ -802,13 +627,8 @@ class LadybugStore(Store):
             if prefix is not None and len(prefix) >= k:
                 records = self.entities(prefix[:k])
                 return [records[i] for i in prefix[:k]]
-        # Ordering by a salted hash of the id is a seeded shuffle that needs no RNG state
-        # in the database and gives the same sample for the same store and seed.
-        rows = self._rows(
-            f"MATCH (e:Entity) {where} RETURN {_ENTITY_COLS}, md5(concat(e.id, $salt)) AS h "
-            f"ORDER BY h {inline_limit(k)}",
-            params, scan=True,
-        )
+        rows = self._rows(*q.sample_entities(k, f":{seed}", type_id, named_only, include_cvt),
+                          scan=True)
         sample = [_entity_from_row(r) for r in rows]
         if self.read_only:
             self._expansion_cache.put(key, (sample, len(sample) < k), len(sample) + 1)
@@ -839,17 +659,12 @@ class LadybugStore(Store):
             seen.add(type_id)
             if len(seen) < 2:
                 return None
-            entities = self._count("MATCH (e:Entity) RETURN count(e)")
+            entities = self._count(*q.entity_count())
             fraction = min(1.0, _TYPE_SAMPLE_ENTITIES / max(entities, 1))
             # md5 is 32 hex digits: comparing with an 8-digit prefix keeps that fraction.
             cut = "g" if fraction >= 1.0 else f"{int(fraction * 16 ** 8):08x}"
-            conditions = ["h < $cut", *_sample_conditions(named_only, include_cvt)]
-            rows = self._rows(
-                "MATCH (e:Entity) WITH e, md5(concat(e.id, $salt)) AS h "
-                f"WHERE {' AND '.join(conditions)} "
-                "UNWIND e.types AS t RETURN t, e.id, h ORDER BY h",
-                {"salt": f":{seed}", "cut": cut}, scan=True,
-            )
+            rows = self._rows(*q.typed_sample_heads(f":{seed}", cut, named_only, include_cvt),
+                              scan=True)
             prefixes = {}
             for t, id, _ in rows:
                 group = prefixes.setdefault(t, [])
@@ -859,29 +674,16 @@ class LadybugStore(Store):
         return prefixes.get(type_id, [])
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        params: dict[str, Any] = {"salt": f":{seed}"}
-        where = ""
-        if predicate is not None:
-            where = "WHERE f.predicate = $p"
-            params["p"] = predicate
-        rows = self._rows(
-            f"MATCH (s:Entity)-[f:Fact]->(o) {where} "
-            f"RETURN s.id, f.predicate, {_OBJECT_COLS}, "
-            f"md5(concat(s.id, '|', f.predicate, '|', o.id, $salt)) AS h ORDER BY h {inline_limit(k)}",
-            params, scan=True,
-        )
+        rows = self._rows(*q.sample_facts(k, f":{seed}", predicate), scan=True)
         return [Fact(r[0], r[1], _object_from_cols(*r[2:7])) for r in rows]
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
-        yield from self._scan_batches(
-            f"MATCH (e:Entity) RETURN {_ENTITY_COLS} ORDER BY e.id", batch, _entity_from_row)
+        yield from self._scan_batches(q.all_entities()[0], batch, _entity_from_row)
 
     def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
-        yield from self._scan_batches(
-            f"MATCH (s:Entity)-[f:Fact]->(o) RETURN s.id, f.predicate, {_OBJECT_COLS} "
-            "ORDER BY s.id, f.predicate, o.id", batch,
-            lambda r: Fact(r[0], r[1], _object_from_cols(*r[2:7])))
+        yield from self._scan_batches(q.all_facts()[0], batch,
+                                      lambda r: Fact(r[0], r[1], _object_from_cols(*r[2:7])))
 
     def _scan_batches(self, query: str, batch: int,
                       record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:

@@ -1,6 +1,9 @@
 """The Neo4j backend: a store is one database on a Neo4j 5 server, over Bolt.
 
 :mod:`~kgstore.backends.neo4j.store` (the :class:`Neo4jStore` reads and writes),
+:mod:`~kgstore.backends.neo4j.queries` (every Cypher statement it runs),
+:mod:`~kgstore.backends.neo4j.admin_export` (the CSV files of ``neo4j-admin``, through
+:mod:`kgstore.neo4j_admin`),
 :mod:`~kgstore.backends.neo4j.schema` (graph schema, constraints, indexes),
 :mod:`~kgstore.backends.neo4j.importer` (online bulk import over Bolt),
 :mod:`~kgstore.backends.neo4j.connection` (locations, credentials, driver errors),
@@ -10,9 +13,9 @@
 from __future__ import annotations
 
 from kgstore.backends.neo4j.connection import StoreUnavailableError
-from kgstore.backends.neo4j.store import NEO4J, Neo4jStore
+from kgstore.backends.neo4j.store import Neo4jStore
 
-__all__ = ["NEO4J", "Neo4jStore", "StoreUnavailableError", "neo4j_store_exists",
+__all__ = ["Neo4jStore", "StoreUnavailableError", "neo4j_store_exists",
            "remove_neo4j_store"]
 
 

@@ -25,22 +25,21 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR, hub_min_in_degree
+from kgstore.backends.neo4j import queries as q
+from kgstore.hubs import hub_min_in_degree
 from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
-from kgstore.store import ImportReport, ProgressCallback
+from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 
 if TYPE_CHECKING:
     from kgstore.backends.neo4j.store import Neo4jStore
 
-__all__ = ["IMPORT_STEPS", "OnlineImport"]
-
-IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates")
+__all__ = ["OnlineImport"]
 
 # Rows per write transaction. Measured on the 2-core test machine against the local
 # server: 5k-20k facts per transaction all give ~25-30k facts/s; 1k loses ~30% to round
@@ -63,18 +62,9 @@ class OnlineImport:
         self.progress = progress
         self.report = ImportReport()
         self._started = time.perf_counter()
-        self._step_started = self._started
-        self._steps = 0
+        self._step = ImportSteps(self.report, progress).done
 
     # -- plumbing -----------------------------------------------------------------------
-    def _step(self, name: str) -> None:
-        now = time.perf_counter()
-        self.report.steps[name] = round(now - self._step_started, 3)
-        self._step_started = now
-        self._steps += 1
-        if self.progress:
-            self.progress(f"import: {name}", self._steps, len(IMPORT_STEPS))
-
     def _rows(self, sql: str, params: list[Any] | None = None,
               size: int | None = None) -> Iterator[list[dict[str, Any]]]:
         """The rows of a DuckDB query as dicts, ``size`` (default
@@ -88,25 +78,26 @@ class OnlineImport:
                 return
             yield [dict(zip(names, row, strict=True)) for row in chunk]
 
-    def _write_all(self, step: str, sql: str, cypher: str, total: int) -> None:
-        """Write the rows of ``sql`` with ``cypher`` (``UNWIND $rows AS r ...``) in
+    def _write_all(self, step: str, sql: str, write: Callable[[list[dict[str, Any]]], q.Query],
+                   total: int) -> None:
+        """Write the rows of ``sql`` with ``write(rows)`` (``UNWIND $rows AS r ...``) in
         transactions of :data:`ROWS_PER_WRITE`, reporting rows done of ``total``."""
         done = 0
         for rows in self._rows(sql):
-            self.store.write_rows(cypher, rows)
+            self.store._write(*write(rows))
             done += len(rows)
             if self.progress:
                 self.progress(f"import: {step}", done, total)
 
     def _existing(self, table: str, columns: dict[str, pa.DataType], ids_sql: str,
-                  cypher: str) -> None:
+                  read: Callable[[list[str]], q.Query]) -> None:
         """DuckDB table ``table`` of what the store returns for the ids of
-        ``ids_sql`` (``cypher`` reads ``$ids`` and returns ``columns`` in order)."""
+        ``ids_sql`` (``read(ids)`` returns ``columns`` in order)."""
         schema = pa.schema(list(columns.items()))
         parts: list[pa.Table] = []
         for batch in self._rows(ids_sql, size=IDS_PER_READ):
             ids = [next(iter(r.values())) for r in batch]
-            rows = self.store.read_rows(cypher, {"ids": ids})
+            rows = self.store._read(*read(ids))
             if rows:
                 parts.append(pa.Table.from_pylist(
                     [dict(zip(columns, r, strict=True)) for r in rows], schema=schema))
@@ -158,9 +149,7 @@ class OnlineImport:
             {"id": pa.string(), "name": pa.string(), "aliases": pa.list_(pa.string()),
              "types": pa.list_(pa.string()), "is_cvt": pa.bool_(),
              "description": pa.string()},
-            "SELECT id FROM stage_entities ORDER BY id",
-            "UNWIND $ids AS i MATCH (e:Entity {id: i}) "
-            "RETURN e.id, e.name, e.aliases, e.types, e.is_cvt, e.description")
+            "SELECT id FROM stage_entities ORDER BY id", q.stored_entities)
         self.diff.merge_entities(store_empty=False, cvt_types=self.cvt_types,
                                  nameless_is_cvt=nameless_is_cvt)
         scalar = self.diff.scalar
@@ -172,23 +161,17 @@ class OnlineImport:
         cols = ", ".join(_ENTITY_COLUMNS)
         self._write_all(
             "entities", f"SELECT {cols} FROM merged WHERE NOT existed OR changed ORDER BY id",
-            "UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
-            "e.aliases = r.aliases, e.types = r.types, e.is_cvt = r.is_cvt, "
-            "e.description = r.description",
-            self.report.entities_new + self.report.entities_updated)
+            q.write_entities, self.report.entities_new + self.report.entities_updated)
 
     def _literals(self) -> None:
         self._existing("old_literals", {"id": pa.string()},
-                       "SELECT id FROM stage_literals ORDER BY id",
-                       "UNWIND $ids AS i MATCH (l:Literal {id: i}) RETURN l.id")
+                       "SELECT id FROM stage_literals ORDER BY id", q.stored_literal_ids)
         self.diff.sql("CREATE TABLE new_literals AS SELECT * FROM stage_literals "
                       "WHERE id NOT IN (SELECT id FROM old_literals)")
         self.report.literals_new = self.diff.scalar("SELECT count(*) FROM new_literals")
         self._write_all(
             "literals", f"SELECT * FROM ({typed_literals_sql('new_literals')}) ORDER BY id",
-            "UNWIND $rows AS r MERGE (l:Literal {id: r.id}) SET l.value = r.value, "
-            "l.datatype = r.datatype, l.lang = r.lang, l.num = r.num, l.date = r.date",
-            self.report.literals_new)
+            q.write_literals, self.report.literals_new)
 
     def _facts(self) -> None:
         # Only subjects stored before this import began can hold these facts already
@@ -197,9 +180,7 @@ class OnlineImport:
             "old_facts", {"subject": pa.string(), "predicate": pa.string(),
                           "object": pa.string()},
             "SELECT DISTINCT subject FROM stage_facts WHERE subject IN "
-            "(SELECT id FROM merged WHERE existed) ORDER BY subject",
-            "UNWIND $ids AS i MATCH (s:Entity {id: i})-[f:Fact]->(o) "
-            "RETURN s.id, f.predicate, o.id")
+            "(SELECT id FROM merged WHERE existed) ORDER BY subject", q.stored_facts)
         self.diff.sql("CREATE TABLE new_facts AS SELECT f.* FROM stage_facts f ANTI JOIN "
                       "old_facts o USING (subject, predicate, object)")
         new = self.diff.scalar("SELECT count(*) FROM new_facts")
@@ -208,16 +189,13 @@ class OnlineImport:
         # A hub's index stops being read before facts into it arrive (see the module doc).
         for rows in self._rows("SELECT DISTINCT object AS id FROM new_facts "
                                "WHERE object_kind = 'E' ORDER BY id"):
-            self.store.write_rows("UNWIND $rows AS r MATCH (h:Hub {id: r.id}) DELETE h", rows)
+            self.store._write(*q.unmark_hubs(rows))
         done = 0
         for kind, label in (("E", "Entity"), ("L", "Literal")):
             for rows in self._rows(
                     "SELECT subject AS s, predicate AS p, object AS o FROM new_facts "
                     f"WHERE object_kind = '{kind}' ORDER BY subject, predicate, object"):
-                self.store.write_rows(
-                    "UNWIND $rows AS r MATCH (s:Entity {id: r.s}) "
-                    f"MATCH (o:{label} {{id: r.o}}) CREATE (s)-[:Fact {{predicate: r.p}}]->(o)",
-                    rows)
+                self.store._write(*q.write_facts(label, rows))
                 done += len(rows)
                 if self.progress:
                     self.progress("import: facts", done, new)
@@ -231,23 +209,15 @@ class OnlineImport:
             "object_degrees", {"id": pa.string(), "degree": pa.int64(),
                                "indexed": pa.bool_()},
             "SELECT DISTINCT object FROM stage_facts WHERE object_kind = 'E' ORDER BY object",
-            "UNWIND $ids AS i MATCH (o:Entity {id: i}) "
-            "RETURN o.id, COUNT { (o)<-[:Fact]-() }, EXISTS { MATCH (:Hub {id: i}) }")
+            q.in_degrees)
         hubs = [r[0] for r in self.diff.sql(
             "SELECT id FROM object_degrees WHERE degree >= ? AND NOT indexed ORDER BY id",
             [hub_min_in_degree()])]
         store = self.store
         for i, hub in enumerate(hubs):
-            store._autocommit(
-                "MATCH (k:InSlot) WHERE k.key STARTS WITH $prefix "
-                "CALL (k) { DETACH DELETE k } IN TRANSACTIONS OF 10000 ROWS",
-                {"prefix": hub + SLOT_SEPARATOR})
-            store._autocommit(
-                "MATCH (:Entity {id: $h})<-[f:Fact]-(s:Entity) "
-                "CALL (f, s) { MERGE (k:InSlot {key: $h + $sep + f.predicate}) "
-                "ON CREATE SET k.predicate = f.predicate CREATE (k)-[:IN_SLOT]->(s) } "
-                "IN TRANSACTIONS OF 10000 ROWS", {"h": hub, "sep": SLOT_SEPARATOR})
-            store._write("MERGE (:Hub {id: $h})", {"h": hub})
+            store._autocommit(*q.delete_slots(hub))
+            store._autocommit(*q.fill_slots(hub))
+            store._write(*q.mark_hub(hub))
             if self.progress:
                 self.progress("import: hubs", i + 1, len(hubs))
 
@@ -255,25 +225,21 @@ class OnlineImport:
         self.diff.sql(f"CREATE TABLE wanted_names AS {WANTED_NAMES_SQL}")
         self._existing(
             "old_names", {"key": pa.string(), "id": pa.string()},
-            "SELECT id FROM merged WHERE existed ORDER BY id",
-            "UNWIND $ids AS i MATCH (n:Name)-[:NAMES]->(e:Entity {id: i}) RETURN n.key, e.id")
+            "SELECT id FROM merged WHERE existed ORDER BY id", q.stored_names)
         new_links = "SELECT key, id FROM wanted_names EXCEPT SELECT key, id FROM old_names"
         stale = "SELECT key, id FROM old_names EXCEPT SELECT key, id FROM wanted_names"
         total = self.diff.scalar(f"SELECT count(*) FROM ({new_links})")
         self._write_all(
             "names", f"SELECT key AS k, id FROM ({new_links}) ORDER BY key, id",
-            "UNWIND $rows AS r MERGE (n:Name {key: r.k}) WITH n, r "
-            "MATCH (e:Entity {id: r.id}) MERGE (n)-[:NAMES]->(e)", total)
+            q.write_names, total)
         # A replaced name stops finding the entity (aliases are only ever added).
         self._write_all(
             "names", f"SELECT key AS k, id FROM ({stale}) ORDER BY key, id",
-            "UNWIND $rows AS r MATCH (:Name {key: r.k})-[l:NAMES]->(:Entity {id: r.id}) "
-            "DELETE l", self.diff.scalar(f"SELECT count(*) FROM ({stale})"))
+            q.delete_names, self.diff.scalar(f"SELECT count(*) FROM ({stale})"))
 
     def _predicates(self) -> None:
         self._existing("old_predicates", {"id": pa.string(), "label": pa.string()},
-                       "SELECT id FROM stage_predicates ORDER BY id",
-                       "UNWIND $ids AS i MATCH (p:Predicate {id: i}) RETURN p.id, p.label")
+                       "SELECT id FROM stage_predicates ORDER BY id", q.stored_predicates)
         self.report.predicates_new = self.diff.scalar(
             "SELECT count(*) FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
         # Counts from the store's facts (right even after an interrupted import that
@@ -282,7 +248,4 @@ class OnlineImport:
             "predicates",
             "SELECT s.id, coalesce(s.label, o.label) AS label FROM stage_predicates s "
             "LEFT JOIN old_predicates o USING (id) ORDER BY s.id",
-            "UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) SET p.label = r.label "
-            "WITH p, r CALL (p, r) { MATCH ()-[f:Fact]->() WHERE f.predicate = r.id "
-            "RETURN count(f) AS n } SET p.count = n",
-            self.diff.scalar("SELECT count(*) FROM stage_predicates"))
+            q.write_predicates, self.diff.scalar("SELECT count(*) FROM stage_predicates"))

@@ -21,18 +21,17 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import neo4j
 
-from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR
+from kgstore.backends.neo4j import queries as q
 from kgstore.backends.neo4j.connection import (
     Neo4jLocation,
     connect,
@@ -47,7 +46,6 @@ from kgstore.backends.neo4j.schema import (
     REL_TYPES,
 )
 from kgstore.backends.neo4j.workdir import staging_folder
-from kgstore.cypher.compile import CypherDialect, compile_match, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_neo4j
@@ -59,9 +57,7 @@ from kgstore.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from kgstore.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.models import (
-    ENTITY_DETAILS,
     Adjacency,
     Entity,
     EntityDetail,
@@ -72,38 +68,15 @@ from kgstore.models import (
     StoreStats,
     normalize_name,
 )
-from kgstore.patterns import (
-    Binding,
-    MatchResult,
-    PatternQuery,
-)
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
-__all__ = ["NEO4J", "Neo4jStore"]
+__all__ = ["Neo4jStore"]
 
-NEO4J = CypherDialect(
-    has_type=lambda node, param: f"{param} IN {node}.types",
-    has_label=lambda node, label: f"{node}:{label}",
-    label_of=lambda node: f"head(labels({node}))",
-)
-"""Neo4j's spelling of what :func:`kgstore.cypher.compile.compile_match` writes."""
-
-_ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
-# Records of a neighbour at each detail (:data:`~kgstore.models.EntityDetail`); Neo4j
-# wants distinct column names.
-_DETAIL_COLS = {
-    "full": _ENTITY_COLS,
-    "lean": "e.id, e.name, NULL AS aliases, e.types, e.is_cvt, NULL AS description",
-    "brief": "e.id, e.name, NULL AS aliases, NULL AS types, e.is_cvt, NULL AS description",
-}
 # Ids per UNWIND query of a batch lookup.
 _BATCH = 2_000
-# What a read-only store keeps (as the embedded store: about 20 + 20 + 10 MB).
-_ADJACENCY_CACHE_FACTS = 100_000
-_EXPANSION_CACHE_ROWS = 200_000
-_ENTITY_CACHE_RECORDS = 50_000
+# Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
 # Meta keys a new store writes before its schema version (which marks it a store).
@@ -177,6 +150,7 @@ class Neo4jStore(Store):
     """A store in one database of a Neo4j 5 server."""
 
     backend = "neo4j"
+    dialect = "neo4j"
 
     def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
                  pool_size: int = 4) -> None:
@@ -184,9 +158,7 @@ class Neo4jStore(Store):
         self.read_only = read_only
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
-        self._adjacency_cache = Lru(_ADJACENCY_CACHE_FACTS)
-        self._expansion_cache = Lru(_EXPANSION_CACHE_ROWS)
-        self._entity_cache = Lru(_ENTITY_CACHE_RECORDS)
+        self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         self._hubs: frozenset[str] | None = None
         # All predicates, as predicates() orders them; kept by a read-only store.
@@ -198,7 +170,7 @@ class Neo4jStore(Store):
             raise
 
     def _open(self, create: bool) -> None:
-        version = self._read("MATCH (m:Meta {key: 'schema_version'}) RETURN m.value")
+        version = self._read(*q.schema_version())
         if not version:
             if not create:
                 raise StoreNotFoundError(
@@ -209,9 +181,7 @@ class Neo4jStore(Store):
                     f"no kgbench store in {self._location.text} to open read-only")
             # The Meta nodes written below before the version are this method's own,
             # left by a create that was killed in between: not foreign data.
-            foreign = self._read(
-                "MATCH (n) WHERE NOT (n:Meta AND n.key IN $ours AND size(labels(n)) = 1) "
-                "RETURN labels(n) LIMIT 1", {"ours": list(_META_BEFORE_VERSION)})
+            foreign = self._read(*q.foreign_node(list(_META_BEFORE_VERSION)))
             if foreign:
                 raise StoreError(
                     f"{self._location.text} holds data that is not a kgbench store (nodes "
@@ -241,7 +211,7 @@ class Neo4jStore(Store):
     def _ensure_schema(self) -> None:
         for ddl in (*CONSTRAINTS, *INDEXES):
             self._autocommit(ddl)
-        self._autocommit("CALL db.awaitIndexes(600)")
+        self._autocommit(*q.await_indexes())
 
     # -- lifecycle ------------------------------------------------------------------
     @property
@@ -262,9 +232,7 @@ class Neo4jStore(Store):
         if self._driver is not None:
             self._driver.close()
             self._driver = None
-        self._adjacency_cache.clear()
-        self._expansion_cache.clear()
-        self._entity_cache.clear()
+        self._clear_read_caches()
 
     # -- low-level execution --------------------------------------------------------
     def _sess(self) -> neo4j.Session:
@@ -311,30 +279,15 @@ class Neo4jStore(Store):
             self._sess().run(query, params or {}).consume()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._read("MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+        rows = self._read(*q.meta(key))
         return rows[0][0] if rows else None
 
     def _write_meta(self, values: dict[str, str]) -> None:
-        self._write("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
-                    {"rows": [{"k": k, "v": v} for k, v in values.items()]})
-
-    def _count(self, query: str) -> int:
-        return int(self._read(query)[0][0])
+        self._write(*q.set_meta(values))
 
     # -- metadata -------------------------------------------------------------------
-    def cvt_types(self) -> frozenset[str]:
-        return frozenset(json.loads(self._meta("cvt_types") or "[]"))
-
     def stats(self) -> StoreStats:
-        counts = self._read_many([(q, {}) for q in (
-            "MATCH ()-[f:Fact]->() RETURN count(f)",
-            "MATCH ()-[f:Fact]->(:Literal) RETURN count(f)",
-            "MATCH (e:Entity) RETURN count(e)",
-            "MATCH (e:Entity) WHERE e.is_cvt RETURN count(e)",
-            "MATCH (l:Literal) RETURN count(l)",
-            "MATCH (p:Predicate) RETURN count(p)",
-            "MATCH (m:Meta {key: 'schema_version'}) RETURN toInteger(m.value)",
-        )])
+        counts = self._read_many(q.stats())
         facts, literal_facts, entities, cvts, literals, predicates = (
             int(rows[0][0]) for rows in counts[:6])
         return StoreStats(
@@ -345,87 +298,44 @@ class Neo4jStore(Store):
             predicates=predicates, sources=self.sources())
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._read(
-            "MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
-            "s.status ORDER BY s.loaded_at, s.file")
+        rows = self._read(*q.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
-        self._write(
-            "MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
-            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
-            "s.status = $status",
-            {"id": f"{source.file}#{source.checksum}", "file": source.file,
-             "checksum": source.checksum, "format": source.format,
-             "counts": json.dumps(source.counts, sort_keys=True),
-             "loaded_at": source.loaded_at, "status": source.status})
+        self._write(*q.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
-    def entity(self, id: str) -> Entity | None:
-        return self.entities([id]).get(id)
-
-    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Entity | None] = {}
-        missing = []
-        for id in wanted:
-            kept = self._entity_cache.get(id) if self.read_only else None
-            if kept is None:
-                missing.append(id)
-            else:
-                found[id] = kept[0]
-        if missing:
-            batches = [missing[i:i + _BATCH] for i in range(0, len(missing), _BATCH)]
-            results = self._read_many([(
-                f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {_ENTITY_COLS}",
-                {"ids": batch}) for batch in batches])
-            read = {r[0]: _entity(r) for rows in results for r in rows}
-            for id in missing:
-                found[id] = read.get(id)
-                if self.read_only:
-                    self._entity_cache.put(id, (found[id],), 1)
-        return {id: dataclasses.replace(e) for id in wanted if (e := found[id]) is not None}
+    def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
+        batches = [ids[i:i + _BATCH] for i in range(0, len(ids), _BATCH)]
+        results = self._read_many([q.entities(batch) for batch in batches])
+        return {r[0]: _entity(r) for rows in results for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
-        rows = self._read(
-            f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {_ENTITY_COLS} "
-            "ORDER BY e.id LIMIT $n",
-            {"k": normalize_name(name), "n": min(max(limit, 0), _NAME_MATCH_CAP)})
+        rows = self._read(*q.by_name(normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)))
         return [_entity(r) for r in rows]
 
     def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
         key = normalize_name(prefix)
         if not key:
             return []
-        rows = self._read(
-            "MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE n.key STARTS WITH $k "
-            "AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e "
-            f"RETURN {_ENTITY_COLS} ORDER BY size(e.name), e.name, e.id LIMIT $n",
-            {"k": key, "n": max(limit, 0)})
+        rows = self._read(*q.by_prefix(key, max(limit, 0)))
         return [_entity(r) for r in rows]
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         # Extension asks once per question: a read-only store reads them once (a
         # round trip and 300 rows, 13 ms a question on the 1M-fact benchmark KG).
-        query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
         if self.read_only:
             if self._predicate_list is None:
                 self._predicate_list = [Predicate(r[0], r[1], int(r[2] or 0))
-                                        for r in self._read(query)]
+                                        for r in self._read(*q.predicates(None))]
             return self._predicate_list[:None if limit is None else max(limit, 0)]
-        params: dict[str, Any] = {}
-        if limit is not None:
-            query += " LIMIT $n"
-            params["n"] = max(limit, 0)
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(query, params)]
+        query = q.predicates(None if limit is None else max(limit, 0))
+        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(*query)]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         ends: dict[str, list[int]] = {}
-        results = self._read_many([(
-            f"MATCH (s:Entity)-[f:Fact]->{target} WITH f.predicate AS p, {end} AS e, "
-            "count(*) AS c RETURN p, count(*), sum(CASE WHEN c = 1 THEN 1 ELSE 0 END)", {})
-            for target, end in (("(o)", "s"), ("(o:Entity)", "o"))])
+        results = self._read_many(q.predicate_ends())
         for at, rows in zip((0, 2), results, strict=True):
             for p, n, single in rows:
                 row = ends.setdefault(str(p), [0, 0, 0, 0])
@@ -433,34 +343,14 @@ class Neo4jStore(Store):
         return {p: (a, b, c, d) for p, (a, b, c, d) in sorted(ends.items())}
 
     def type_counts(self) -> dict[str, int]:
-        rows = self._read("MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*) ORDER BY t")
+        rows = self._read(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
 
     # -- facts ----------------------------------------------------------------------
     def _hub_ids(self) -> frozenset[str]:
         if self._hubs is None:
-            self._hubs = frozenset(r[0] for r in self._read("MATCH (h:Hub) RETURN h.id"))
+            self._hubs = frozenset(r[0] for r in self._read(*q.hubs()))
         return self._hubs
-
-    def _out_query(self, predicate: str | None, cols: str, literal: bool) -> str:
-        where = " WHERE f.predicate = $p" if predicate is not None else ""
-        if literal:
-            return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(o:Literal){where} "
-                    "RETURN f.predicate, o.value, o.datatype, o.lang "
-                    "ORDER BY f.predicate, o.id LIMIT $n")
-        return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(e:Entity){where} "
-                f"RETURN f.predicate, {cols} ORDER BY f.predicate, e.id LIMIT $n")
-
-    def _in_query(self, id: str, predicate: str | None, cols: str) -> tuple[str, dict[str, Any]]:
-        if predicate is not None and id in self._hub_ids():
-            # One predicate of a hub: its InSlot, not a filter over every incoming fact.
-            return (f"MATCH (:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
-                    f"RETURN $p, {cols} ORDER BY e.id LIMIT $n",
-                    {"k": f"{id}{SLOT_SEPARATOR}{predicate}", "p": predicate})
-        where = " WHERE f.predicate = $p" if predicate is not None else ""
-        return (f"MATCH (:Entity {{id: $id}})<-[f:Fact]-(e:Entity){where} "
-                f"RETURN f.predicate, {cols} ORDER BY e.id, f.predicate LIMIT $n",
-                {"id": id, "p": predicate})
 
     def _expand(self, id: str, kind: str, predicate: str | None, limit: int,
                 detail: EntityDetail | None = None) -> list[list[Any]]:
@@ -491,15 +381,10 @@ class Neo4jStore(Store):
             if kept is not None:
                 found[kind] = kept
         missing = [kind for kind in kinds if kind not in found]
-        cols = "e.id" if detail is None else _DETAIL_COLS[detail]
-        queries = []
-        for kind in missing:
-            if kind == "in":
-                query, params = self._in_query(id, predicate, cols)
-            else:
-                query, params = self._out_query(predicate, cols, kind == "literal"), \
-                    {"id": id, "p": predicate}
-            queries.append((query, {**params, "n": limit}))
+        cols = "e.id" if detail is None else q.DETAIL_COLS[detail]
+        queries = [q.in_facts(id, predicate, cols, limit, hub=id in self._hub_ids())
+                   if kind == "in" else q.out_facts(id, predicate, cols, kind == "literal", limit)
+                   for kind in missing]
         for kind, rows in zip(missing, self._read_many(queries) if queries else [],
                               strict=True):
             found[kind] = rows
@@ -546,8 +431,7 @@ class Neo4jStore(Store):
                     batch.append(id)
             for start in range(0, len(batch), _BATCH):
                 chunk = batch[start:start + _BATCH]
-                rows = self._read(self._many_query(kind),
-                                  {"ids": chunk, "p": predicate, "n": left + 1})
+                rows = self._read(*q.facts_of_many(kind, chunk, predicate, left + 1))
                 for r in rows:
                     found[r[0]].append(self._fact(kind, r[0], predicate, r[1:]))
                 left -= len(rows)
@@ -563,18 +447,6 @@ class Neo4jStore(Store):
         return found, False
 
     @staticmethod
-    def _many_query(kind: str) -> str:
-        head = "UNWIND range(0, size($ids) - 1) AS i MATCH (c:Entity {id: $ids[i]})"
-        if kind == "out":
-            return (f"{head}-[f:Fact]->(e:Entity) WHERE f.predicate = $p "
-                    "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n")
-        if kind == "literal":
-            return (f"{head}-[f:Fact]->(o:Literal) WHERE f.predicate = $p "
-                    "RETURN c.id, o.value, o.datatype, o.lang ORDER BY i, o.id LIMIT $n")
-        return (f"{head}<-[f:Fact]-(e:Entity) WHERE f.predicate = $p "
-                "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n")
-
-    @staticmethod
     def _fact(kind: str, id: str, predicate: str, columns: Sequence[Any]) -> Fact:
         if kind == "out":
             return Fact(id, predicate, columns[0])
@@ -587,29 +459,14 @@ class Neo4jStore(Store):
         rows = self._expand(id, "out" if outgoing else "in", predicate, limit + 1, "lean")
         return [_entity(r[1:]) for r in rows[:limit]], len(rows) > limit
 
-    def adjacency(self, id: str, *, limit: int, detail: EntityDetail = "full") -> Adjacency:
-        if self.read_only:
-            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, level))
-                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
-                    return adjacency_prefix(kept[0], limit)
-        result = self._read_adjacency(id, limit, detail)
-        if self.read_only:
-            kept = self._adjacency_cache.get((id, detail))
-            if kept is None or kept[1] < limit:
-                self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
-                                          len(result.facts) + 1)
-        return result
-
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         # Out, in, literal (the embedded store's window order), each cut to limit + 1
         # (the +1 tells truncation), in one transaction.
-        cols = _DETAIL_COLS[detail]
-        in_query, _ = self._in_query(id, None, cols)
+        cols = q.DETAIL_COLS[detail]
         out_rows, in_rows, literal_rows = self._read_many([
-            (self._out_query(None, cols, False), {"id": id, "n": limit + 1}),
-            (in_query, {"id": id, "n": limit + 1}),
-            (self._out_query(None, cols, True), {"id": id, "n": limit + 1}),
+            q.out_facts(id, None, cols, False, limit + 1),
+            q.in_facts(id, None, cols, limit + 1, hub=False),
+            q.out_facts(id, None, cols, True, limit + 1),
         ])
         result = Adjacency()
         for rows, outgoing in ((out_rows, True), (in_rows, False)):
@@ -621,36 +478,17 @@ class Neo4jStore(Store):
         result.facts += [Fact(id, r[0], Literal(r[1], r[2], r[3])) for r in literal_rows]
         return adjacency_prefix(result, limit)
 
-    def facts_around(self, id: str, *, limit: int) -> tuple[list[Fact], bool]:
-        adjacency = self.adjacency(id, limit=limit)
-        return adjacency.facts, adjacency.truncated
-
-    # -- pattern matching -----------------------------------------------------------
-    def match(self, query: PatternQuery, *,
-              seeds: Sequence[Binding] | None = None) -> MatchResult:
-        return match_with_fallback(self, query, seeds, self._compiled_match)
-
-    def try_match(self, query: PatternQuery, *, seeds: Sequence[Binding],
-                  exists: Callable[[Binding], bool] | None = None) -> MatchResult | None:
-        return match_by_expansion(self, query, seeds=seeds, exists=exists)
-
-    @property
-    def expansion_limit(self) -> int:
-        return EXPANSION_LIMIT
-
-    def _compiled_match(self, query: PatternQuery) -> MatchResult:
-        """The solutions of ``query`` from one compiled Cypher query."""
-        cypher, params, columns = compile_match(query, NEO4J)
-        return match_result(query, columns, self._read(cypher, params))
+    # -- pattern matching (Store.match) ----------------------------------------------
+    def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return self._read(query, params)
 
     # -- sampling -------------------------------------------------------------------
-    def _sample_order(self, key: tuple[Any, ...], query: str, params: dict[str, Any],
-                      salt: str) -> list[Any]:
+    def _sample_order(self, key: tuple[Any, ...], query: q.Query, salt: str) -> list[Any]:
         """The rows of ``query`` (first column: the key that is hashed) sorted by the
         embedded store's salted md5 order; a read-only store keeps them."""
         kept = self._sample_ids.get(key) if self.read_only else None
         if kept is None:
-            rows = self._read(query, params)
+            rows = self._read(*query)
             kept = [r for _, r in sorted((_salted(r[0], salt), r) for r in rows)]
             if self.read_only:
                 self._sample_ids.put(key, kept, 1)
@@ -660,48 +498,31 @@ class Neo4jStore(Store):
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
-        conditions = []
-        if type_id is not None:
-            conditions.append("$t IN e.types")
-        if named_only:
-            conditions.append("e.name IS NOT NULL")
-        if not include_cvt:
-            conditions.append("NOT e.is_cvt")
-        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         ordered = self._sample_order(
             ("entities", seed, type_id, named_only, include_cvt),
-            f"MATCH (e:Entity) {where} RETURN e.id", {"t": type_id}, f":{seed}")
+            q.sample_entity_ids(type_id, named_only, include_cvt), f":{seed}")
         ids = [r[0] for r in ordered[:max(k, 0)]]
         records = self.entities(ids)
         return [records[i] for i in ids if i in records]
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        where = "WHERE f.predicate = $p" if predicate is not None else ""
-        salt = f":{seed}"
-        ordered = self._sample_order(
-            ("facts", seed, predicate),
-            f"MATCH (s:Entity)-[f:Fact]->(o) {where} "
-            "RETURN s.id + '|' + f.predicate + '|' + o.id, s.id, f.predicate, o.id, "
-            "o:Literal", {"p": predicate}, salt)
+        ordered = self._sample_order(("facts", seed, predicate), q.sample_fact_keys(predicate),
+                                     f":{seed}")
         chosen = ordered[:max(k, 0)]
         literal_ids = [r[3] for r in chosen if r[4]]
         literals: dict[str, Literal] = {}
         if literal_ids:
-            literals = {r[0]: Literal(r[1], r[2], r[3]) for r in self._read(
-                "UNWIND $ids AS i MATCH (l:Literal {id: i}) "
-                "RETURN l.id, l.value, l.datatype, l.lang", {"ids": literal_ids})}
+            literals = {r[0]: Literal(r[1], r[2], r[3])
+                        for r in self._read(*q.literals(literal_ids))}
         return [Fact(r[1], r[2], literals[r[3]] if r[4] else r[3]) for r in chosen]
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
-        yield from self._stream(f"MATCH (e:Entity) RETURN {_ENTITY_COLS} ORDER BY e.id",
-                                batch, _entity)
+        yield from self._stream(q.all_entities()[0], batch, _entity)
 
     def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
         yield from self._stream(
-            "MATCH (s:Entity)-[f:Fact]->(o) "
-            "RETURN s.id, f.predicate, o:Literal, o.id, o.value, o.datatype, o.lang "
-            "ORDER BY s.id, f.predicate, o.id", batch,
+            q.all_facts()[0], batch,
             lambda r: Fact(r[0], r[1], Literal(r[4], r[5], r[6]) if r[2] else r[3]))
 
     def _stream(self, query: str, batch: int,
@@ -788,14 +609,7 @@ class Neo4jStore(Store):
         finally:
             self._hubs = None
 
-    # -- used by the importer and by remove_store ---------------------------------------
-    def write_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
-        """One write transaction of ``UNWIND $rows AS r ...``."""
-        self._write(query, {"rows": rows})
-
-    def read_rows(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
-        return self._read(query, params)
-
+    # -- used by remove_store ------------------------------------------------------------
     def remove_everything(self) -> None:
         """Delete every node of the store's labels, in batches (``--force`` rebuilds)."""
         if self.read_only:
@@ -803,9 +617,7 @@ class Neo4jStore(Store):
         # Relationships first, in batches: DETACH DELETE of a hub would delete all
         # its relationships in one transaction, past the server's memory limit.
         for label in LABELS:
-            self._autocommit(f"MATCH (n:{label})-[r]-() CALL (r) {{ DELETE r }} "
-                             "IN TRANSACTIONS OF 10000 ROWS")
+            self._autocommit(*q.delete_relationships(label))
         for label in LABELS:
-            self._autocommit(f"MATCH (n:{label}) CALL (n) {{ DETACH DELETE n }} "
-                             "IN TRANSACTIONS OF 10000 ROWS")
+            self._autocommit(*q.delete_nodes(label))
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.patterns import (
@@ -64,7 +65,9 @@ from kgstore.patterns import (
     seeded_solutions,
     unrestricted,
 )
-from kgstore.store import Store
+
+if TYPE_CHECKING:
+    from kgstore.store import Store
 
 MAX_FRONTIER = 20_000
 """Partial solutions kept between two patterns before handing the query back."""

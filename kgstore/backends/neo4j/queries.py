@@ -1,0 +1,323 @@
+"""Every Cypher statement the Neo4j store runs, each a builder that returns ``(query,
+params)``: the store's reads and writes (:mod:`~kgstore.backends.neo4j.store`) and its
+online import (:mod:`~kgstore.backends.neo4j.importer`). The constraints and indexes are
+:mod:`~kgstore.backends.neo4j.schema`'s; a user's query is the user's
+(:meth:`~kgstore.backends.neo4j.store.Neo4jStore.cypher`).
+
+Values go in as parameters (limits too: Neo4j plans ``LIMIT $n`` well); what the text
+holds besides is ours (labels, column lists).
+
+**Order.** Neo4j returns a node's relationships in no defined order, so every read
+orders explicitly, in the embedded store's order: a node's outgoing facts by
+(predicate, object id), entity objects before literals; its incoming facts by (subject
+id, predicate); windows (``LIMIT``) are prefixes of those orders.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kgstore.hubs import SLOT_SEPARATOR, slot_key
+from kgstore.models import SourceRecord
+
+Query = tuple[str, dict[str, Any]]
+"""A statement and its parameters."""
+
+ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
+"""An entity ``e``'s record, in the order :func:`~kgstore.backends.neo4j.store._entity` reads."""
+# Records of a neighbour at each detail (:data:`~kgstore.models.EntityDetail`); Neo4j
+# wants distinct column names.
+DETAIL_COLS = {
+    "full": ENTITY_COLS,
+    "lean": "e.id, e.name, NULL AS aliases, e.types, e.is_cvt, NULL AS description",
+    "brief": "e.id, e.name, NULL AS aliases, NULL AS types, e.is_cvt, NULL AS description",
+}
+
+
+# -- metadata --------------------------------------------------------------------------
+
+def schema_version() -> Query:
+    return "MATCH (m:Meta {key: 'schema_version'}) RETURN m.value", {}
+
+
+def foreign_node(ours: list[str]) -> Query:
+    """Labels of one node that is not a ``Meta`` node keyed by one of ``ours``."""
+    return ("MATCH (n) WHERE NOT (n:Meta AND n.key IN $ours AND size(labels(n)) = 1) "
+            "RETURN labels(n) LIMIT 1", {"ours": ours})
+
+
+def await_indexes() -> Query:
+    return "CALL db.awaitIndexes(600)", {}
+
+
+def meta(key: str) -> Query:
+    return "MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key}
+
+
+def set_meta(values: dict[str, str]) -> Query:
+    return ("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
+            {"rows": [{"k": k, "v": v} for k, v in values.items()]})
+
+
+def stats() -> list[Query]:
+    """Facts, literal facts, entities, CVTs, literals, predicates, schema version."""
+    return [(query, {}) for query in (
+        "MATCH ()-[f:Fact]->() RETURN count(f)",
+        "MATCH ()-[f:Fact]->(:Literal) RETURN count(f)",
+        "MATCH (e:Entity) RETURN count(e)",
+        "MATCH (e:Entity) WHERE e.is_cvt RETURN count(e)",
+        "MATCH (l:Literal) RETURN count(l)",
+        "MATCH (p:Predicate) RETURN count(p)",
+        "MATCH (m:Meta {key: 'schema_version'}) RETURN toInteger(m.value)",
+    )]
+
+
+def sources() -> Query:
+    return ("MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
+            "s.status ORDER BY s.loaded_at, s.file", {})
+
+
+def record_source(source: SourceRecord) -> Query:
+    return ("MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
+            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
+            "s.status = $status",
+            {"id": f"{source.file}#{source.checksum}", "file": source.file,
+             "checksum": source.checksum, "format": source.format,
+             "counts": json.dumps(source.counts, sort_keys=True),
+             "loaded_at": source.loaded_at, "status": source.status})
+
+
+# -- entity lookups --------------------------------------------------------------------
+
+def entities(ids: list[str]) -> Query:
+    return f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {ENTITY_COLS}", {"ids": ids}
+
+
+def by_name(key: str, limit: int) -> Query:
+    return (f"MATCH (n:Name {{key: $k}})-[:NAMES]->(e:Entity) RETURN {ENTITY_COLS} "
+            "ORDER BY e.id LIMIT $n", {"k": key, "n": limit})
+
+
+def by_prefix(key: str, limit: int) -> Query:
+    return ("MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE n.key STARTS WITH $k "
+            "AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e "
+            f"RETURN {ENTITY_COLS} ORDER BY size(e.name), e.name, e.id LIMIT $n",
+            {"k": key, "n": limit})
+
+
+def predicates(limit: int | None) -> Query:
+    query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+    if limit is None:
+        return query, {}
+    return query + " LIMIT $n", {"n": limit}
+
+
+def predicate_ends() -> list[Query]:
+    """Per predicate, of every fact's subject and then of its entity objects: how many
+    there are, and how many of them have exactly one such fact."""
+    return [(f"MATCH (s:Entity)-[f:Fact]->{target} WITH f.predicate AS p, {end} AS e, "
+             "count(*) AS c RETURN p, count(*), sum(CASE WHEN c = 1 THEN 1 ELSE 0 END)", {})
+            for target, end in (("(o)", "s"), ("(o:Entity)", "o"))]
+
+
+def type_counts() -> Query:
+    return "MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*) ORDER BY t", {}
+
+
+def hubs() -> Query:
+    return "MATCH (h:Hub) RETURN h.id", {}
+
+
+# -- facts -----------------------------------------------------------------------------
+
+def out_facts(id: str, predicate: str | None, cols: str, literal: bool, limit: int) -> Query:
+    """``[predicate, *columns]`` of ``id``'s outgoing facts to entities (``cols`` of the
+    object ``e``) or to literals (value, datatype, lang)."""
+    where = " WHERE f.predicate = $p" if predicate is not None else ""
+    params = {"id": id, "p": predicate, "n": limit}
+    if literal:
+        return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(o:Literal){where} "
+                "RETURN f.predicate, o.value, o.datatype, o.lang "
+                "ORDER BY f.predicate, o.id LIMIT $n", params)
+    return (f"MATCH (:Entity {{id: $id}})-[f:Fact]->(e:Entity){where} "
+            f"RETURN f.predicate, {cols} ORDER BY f.predicate, e.id LIMIT $n", params)
+
+
+def in_facts(id: str, predicate: str | None, cols: str, limit: int, *, hub: bool) -> Query:
+    """``[predicate, *columns]`` of ``id``'s incoming facts (``cols`` of the subject
+    ``e``); one predicate of a ``hub`` from its slot of the hub index, not a filter over
+    every incoming fact."""
+    if predicate is not None and hub:
+        return (f"MATCH (:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
+                f"RETURN $p, {cols} ORDER BY e.id LIMIT $n",
+                {"k": slot_key(id, predicate), "p": predicate, "n": limit})
+    where = " WHERE f.predicate = $p" if predicate is not None else ""
+    return (f"MATCH (:Entity {{id: $id}})<-[f:Fact]-(e:Entity){where} "
+            f"RETURN f.predicate, {cols} ORDER BY e.id, f.predicate LIMIT $n",
+            {"id": id, "p": predicate, "n": limit})
+
+
+def facts_of_many(kind: str, ids: list[str], predicate: str, limit: int) -> Query:
+    """``[id, *columns]`` of the ``predicate`` facts of every entity of ``ids``
+    (``kind`` "out": entity objects, "literal": literal objects, "in": subjects), in
+    the order of ``ids`` and then of each id's facts."""
+    head = "UNWIND range(0, size($ids) - 1) AS i MATCH (c:Entity {id: $ids[i]})"
+    params = {"ids": ids, "p": predicate, "n": limit}
+    if kind == "out":
+        return (f"{head}-[f:Fact]->(e:Entity) WHERE f.predicate = $p "
+                "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n", params)
+    if kind == "literal":
+        return (f"{head}-[f:Fact]->(o:Literal) WHERE f.predicate = $p "
+                "RETURN c.id, o.value, o.datatype, o.lang ORDER BY i, o.id LIMIT $n", params)
+    return (f"{head}<-[f:Fact]-(e:Entity) WHERE f.predicate = $p "
+            "RETURN c.id, e.id ORDER BY i, e.id LIMIT $n", params)
+
+
+# -- sampling --------------------------------------------------------------------------
+
+def sample_entity_ids(type_id: str | None, named_only: bool, include_cvt: bool) -> Query:
+    """The ids a sample is drawn from (the store orders them by salted md5)."""
+    conditions = []
+    if type_id is not None:
+        conditions.append("$t IN e.types")
+    if named_only:
+        conditions.append("e.name IS NOT NULL")
+    if not include_cvt:
+        conditions.append("NOT e.is_cvt")
+    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+    return f"MATCH (e:Entity) {where} RETURN e.id", {"t": type_id}
+
+
+def sample_fact_keys(predicate: str | None) -> Query:
+    """``subject|predicate|object``, subject, predicate, object id, whether a literal:
+    of every fact (of ``predicate``), for the salted md5 order."""
+    where = "WHERE f.predicate = $p" if predicate is not None else ""
+    return (f"MATCH (s:Entity)-[f:Fact]->(o) {where} "
+            "RETURN s.id + '|' + f.predicate + '|' + o.id, s.id, f.predicate, o.id, "
+            "o:Literal", {"p": predicate})
+
+
+def literals(ids: list[str]) -> Query:
+    return ("UNWIND $ids AS i MATCH (l:Literal {id: i}) "
+            "RETURN l.id, l.value, l.datatype, l.lang", {"ids": ids})
+
+
+# -- whole-store scans -----------------------------------------------------------------
+
+def all_entities() -> Query:
+    return f"MATCH (e:Entity) RETURN {ENTITY_COLS} ORDER BY e.id", {}
+
+
+def all_facts() -> Query:
+    return ("MATCH (s:Entity)-[f:Fact]->(o) "
+            "RETURN s.id, f.predicate, o:Literal, o.id, o.value, o.datatype, o.lang "
+            "ORDER BY s.id, f.predicate, o.id", {})
+
+
+def delete_relationships(label: str) -> Query:
+    """Delete the relationships of ``label``'s nodes, in batches (a hub's in one
+    transaction would pass the server's memory limit)."""
+    return (f"MATCH (n:{label})-[r]-() CALL (r) {{ DELETE r }} "
+            "IN TRANSACTIONS OF 10000 ROWS", {})
+
+
+def delete_nodes(label: str) -> Query:
+    return (f"MATCH (n:{label}) CALL (n) {{ DETACH DELETE n }} "
+            "IN TRANSACTIONS OF 10000 ROWS", {})
+
+
+# -- online import: what the store holds of a batch of ``ids``, and batches of ``rows``,
+# one write transaction each ----------------------------------------------------------
+
+def stored_entities(ids: list[str]) -> Query:
+    return ("UNWIND $ids AS i MATCH (e:Entity {id: i}) "
+            "RETURN e.id, e.name, e.aliases, e.types, e.is_cvt, e.description",
+            {"ids": ids})
+
+
+def write_entities(rows: list[dict[str, Any]]) -> Query:
+    return ("UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
+            "e.aliases = r.aliases, e.types = r.types, e.is_cvt = r.is_cvt, "
+            "e.description = r.description",
+            {"rows": rows})
+
+
+def stored_literal_ids(ids: list[str]) -> Query:
+    return "UNWIND $ids AS i MATCH (l:Literal {id: i}) RETURN l.id", {"ids": ids}
+
+
+def write_literals(rows: list[dict[str, Any]]) -> Query:
+    return ("UNWIND $rows AS r MERGE (l:Literal {id: r.id}) SET l.value = r.value, "
+            "l.datatype = r.datatype, l.lang = r.lang, l.num = r.num, l.date = r.date",
+            {"rows": rows})
+
+
+def stored_facts(ids: list[str]) -> Query:
+    return ("UNWIND $ids AS i MATCH (s:Entity {id: i})-[f:Fact]->(o) "
+            "RETURN s.id, f.predicate, o.id",
+            {"ids": ids})
+
+
+def unmark_hubs(rows: list[dict[str, Any]]) -> Query:
+    return "UNWIND $rows AS r MATCH (h:Hub {id: r.id}) DELETE h", {"rows": rows}
+
+
+def write_facts(label: str, rows: list[dict[str, Any]]) -> Query:
+    """Facts to objects of ``label`` (``Entity`` or ``Literal``)."""
+    return ("UNWIND $rows AS r MATCH (s:Entity {id: r.s}) "
+            f"MATCH (o:{label} {{id: r.o}}) CREATE (s)-[:Fact {{predicate: r.p}}]->(o)",
+            {"rows": rows})
+
+
+def in_degrees(ids: list[str]) -> Query:
+    return ("UNWIND $ids AS i MATCH (o:Entity {id: i}) "
+            "RETURN o.id, COUNT { (o)<-[:Fact]-() }, EXISTS { MATCH (:Hub {id: i}) }",
+            {"ids": ids})
+
+
+def delete_slots(hub: str) -> Query:
+    return ("MATCH (k:InSlot) WHERE k.key STARTS WITH $prefix "
+            "CALL (k) { DETACH DELETE k } IN TRANSACTIONS OF 10000 ROWS",
+            {"prefix": hub + SLOT_SEPARATOR})
+
+
+def fill_slots(hub: str) -> Query:
+    return ("MATCH (:Entity {id: $h})<-[f:Fact]-(s:Entity) "
+            "CALL (f, s) { MERGE (k:InSlot {key: $h + $sep + f.predicate}) "
+            "ON CREATE SET k.predicate = f.predicate CREATE (k)-[:IN_SLOT]->(s) } "
+            "IN TRANSACTIONS OF 10000 ROWS", {"h": hub, "sep": SLOT_SEPARATOR})
+
+
+def mark_hub(hub: str) -> Query:
+    return "MERGE (:Hub {id: $h})", {"h": hub}
+
+
+def stored_names(ids: list[str]) -> Query:
+    return ("UNWIND $ids AS i MATCH (n:Name)-[:NAMES]->(e:Entity {id: i}) RETURN n.key, e.id",
+            {"ids": ids})
+
+
+def write_names(rows: list[dict[str, Any]]) -> Query:
+    return ("UNWIND $rows AS r MERGE (n:Name {key: r.k}) WITH n, r "
+            "MATCH (e:Entity {id: r.id}) MERGE (n)-[:NAMES]->(e)",
+            {"rows": rows})
+
+
+def delete_names(rows: list[dict[str, Any]]) -> Query:
+    return ("UNWIND $rows AS r MATCH (:Name {key: r.k})-[l:NAMES]->(:Entity {id: r.id}) "
+            "DELETE l",
+            {"rows": rows})
+
+
+def stored_predicates(ids: list[str]) -> Query:
+    return "UNWIND $ids AS i MATCH (p:Predicate {id: i}) RETURN p.id, p.label", {"ids": ids}
+
+
+def write_predicates(rows: list[dict[str, Any]]) -> Query:
+    """Predicates with their counts from the store's facts (right even after an
+    interrupted import that stored facts but not counts): one index seek each."""
+    return ("UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) SET p.label = r.label "
+            "WITH p, r CALL (p, r) { MATCH ()-[f:Fact]->() WHERE f.predicate = r.id "
+            "RETURN count(f) AS n } SET p.count = n",
+            {"rows": rows})

@@ -124,7 +124,7 @@ _BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "pre
          "played": "play", "studied": "study", "worked": "work", "served": "serve",
          "grew": "grow", "fought": "fight", "took": "take", "started": "start",
          "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
-         "studied": "study", "married": "marry"}
+         "married": "marry"}
 """Past or present forms a when/where question puts after "did"/"does"."""
 _QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date": "from",
                     "end_date": "until"}

@@ -126,6 +126,11 @@ _BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "pre
          "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
          "married": "marry"}
 """Past or present forms a when/where question puts after "did"/"does"."""
+_OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
+                           "language", "genre", "award", "album", "song", "company",
+                           "organization", "university", "school", "character", "actor",
+                           "series", "program", "sport", "instrument", "religion"})
+"""Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
 _QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date": "from",
                     "end_date": "until"}
 """A mediator role (its id's last part) read as a preposition before its value: "starred
@@ -192,9 +197,15 @@ class Realiser:
         for c in self.form.constraints.get(var, ()):
             if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0])):
                 return noun
-        for c in self.form.constraints.get(var, ()):
-            if not c.var_is_subject and (noun := self.table.noun(c.predicate)):
-                return noun
+        objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
+        for c in objects:   # film.music_contributor.film: the last part names the object
+            last = english.singular(_local_name(c.predicate).rpartition(".")[2]
+                                    .replace("_", " "))
+            if last in _OBJECT_TYPES:
+                return english.type_word(last)
+        for c in objects:   # "country of origin" names a role; as a type, "country"
+            if noun := self.table.noun(c.predicate):
+                return noun.partition(" of ")[0]
         return None
 
     def ref(self, node: str, skip: Constraint | None) -> str:
@@ -227,7 +238,11 @@ class Realiser:
         other = self.ref(c.other, c)
         tail = self.qualifiers(c)
         if c.var_is_subject:
-            return agree(f"{self.phrase(c.predicate)} {other}{tail}", plural)
+            phrase = self.phrase(c.predicate)
+            last = phrase.rpartition(" the ")[2]
+            if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
+                phrase = phrase[:-len(last) - 5]   # "is in the genre of Take Shelter"
+            return agree(f"{phrase} {other}{tail}", plural)
         inverse = self.inverse(c.predicate)
         if inverse:
             return agree(f"{inverse} {other}{tail}", plural)
@@ -238,24 +253,24 @@ class Realiser:
         raise Unphrasable(f"no phrase reads {c.predicate} from its object")
 
     def verb_phrases(self, cs: Sequence[Constraint], plural: bool = False) -> list[str]:
-        """One verb phrase per constraint, those over the same relation and direction to
-        constants merged: "composed the music for both Titanic and Avatar"."""
-        groups: dict[tuple[str, bool], list[Constraint]] = {}
+        """One verb phrase per constraint; phrases that differ only in their constant
+        merged: "is the birthplace of both Tony Curtis and Richard Dreyfuss"."""
+        heads: dict[str, list[str]] = {}
         for c in cs:
-            key = (c.predicate, c.var_is_subject) if not c.qualifiers \
-                and not self.form.is_variable(c.other) else (f"{id(c)}", False)
-            groups.setdefault(key, []).append(c)
+            vp = self.verb_phrase(c, plural)
+            if not c.qualifiers and not self.form.is_variable(c.other):
+                name = self.constant(c.other)
+                if vp.endswith(f" {name}"):
+                    heads.setdefault(vp[:-len(name) - 1], []).append(name)
+                    continue
+            heads.setdefault(vp, [])
         out = []
-        for group in groups.values():
-            if len(group) == 1:
-                out.append(self.verb_phrase(group[0], plural))
-                continue
-            first = self.verb_phrase(group[0], plural)
-            name = self.constant(group[0].other)
-            others = [self.constant(c.other) for c in group]
-            head = first[:len(first) - len(name)].rstrip()
-            out.append(f"{head} both {english.join(others)}" if len(others) == 2
-                       else f"{head} {english.join(others)}")
+        for head, names in heads.items():
+            if not names:
+                out.append(head)
+            else:
+                both = "both " if len(names) == 2 else ""
+                out.append(f"{head} {both}{english.join(names)}")
         return out
 
     def phrase(self, predicate: str) -> str:
@@ -284,6 +299,9 @@ class Realiser:
                      and self.table.noun(c.predicate)), None)
         if head is not None and len(rest) == 1:   # "the director of Jaws"
             return f"the {self.table.noun(head.predicate)} of {self.ref(head.other, head)}"
+        if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers \
+                and re.fullmatch(r"is the [\w ]+ of", self.phrase(rest[0].predicate)):
+            return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
         noun = self.noun(var)
         if noun is None:
             noun = "person" if self.kind(var) == "person" else None
@@ -293,26 +311,26 @@ class Realiser:
         return f"the {noun} {' and '.join(clauses)}"
 
     def relative(self, c: Constraint, noun: str | None) -> str:
-        """A post-modifier of a noun: "directed by X", "born in X", "whose capital is X",
-        "with music by X", "that features X"."""
+        """A post-modifier of a noun: "directed by X", "born in X", "located in X",
+        "whose capital is X", "with music by X", "that features X"."""
         who = "who" if noun in ("person", "human") or self.kind(c.var) == "person" else "that"
-        if c.var_is_subject:
-            phrase = self.phrase(c.predicate)
-            other = f"{self.ref(c.other, c)}{self.qualifiers(c)}"
-            first, _, rest = phrase.partition(" ")
-            if first in ("was", "is", "were", "are") and rest:
-                second = rest.partition(" ")[0]
-                if second.endswith("ed") or second in _IRREGULAR_PAST or second in (
-                        "born", "located", "based", "buried", "known") \
-                        or second in _PREPOSITIONS:
-                    return f"{rest} {other}"
+        vp = self.verb_phrase(c)
+        first, _, rest = vp.partition(" ")
+        if first in ("was", "is", "were", "are") and rest:
+            second = rest.partition(" ")[0]
+            if second.endswith("ed") or second in _IRREGULAR_PAST or second in (
+                    "born", "located", "based", "buried", "known") or second in _PREPOSITIONS:
+                return rest
+        if c.var_is_subject and not c.qualifiers:
             noun_of = self.table.noun(c.predicate)
-            if first == "has" and noun_of and rest.startswith(("the ", "a ", "an ")):
+            phrase = self.phrase(c.predicate)
+            other = self.ref(c.other, c)
+            if first == "has" and noun_of and phrase.partition(" ")[2].startswith(
+                    ("the ", "a ", "an ")):
                 return f"whose {noun_of} is {other}"
-            if first == "has" and rest.partition(" ")[2] == "by":   # "has music by"
-                return f"with {rest} {other}"
-            return f"{who} {phrase} {other}"
-        return f"{who} {self.verb_phrase(c)}"
+            if first == "has" and phrase.endswith(" by"):   # "has music by"
+                return f"with {rest}"
+        return f"{who} {vp}"
 
     # -- questions -------------------------------------------------------------------------
     def wh(self, var: str) -> str:
@@ -344,6 +362,9 @@ class Realiser:
             if narrowed:   # "Where in Ohio was the director of Jaws born?"
                 return narrowed
         wh = self.wh(self.form.answer)
+        first = self.verb_phrase(cs[0])
+        if first.startswith("is the ") and wh.startswith("which"):
+            wh = "what"   # "What is the capital of France", not "Which location is …"
         plural = self.plural and wh.startswith("which")
         return english.capitalized(f"{wh} {english.join(self.verb_phrases(cs, plural))}?")
 
@@ -408,6 +429,8 @@ class Realiser:
             phrase = self.phrase(c.predicate)
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
+            if many and re.fullmatch(r"has the \w+", phrase):   # "has the colors A and B"
+                phrase = f"has the {english.plural(phrase[8:])}"
             text = f"{self.ref(c.other, c)} {phrase} {listed}{self.qualifiers(c)}"
             if capped:
                 text += ", among others"

@@ -470,8 +470,9 @@ class _Sampler:
         unnamed: set[tuple[str, bool]] = set()
         cvts: dict[str, set[str]] = {}
         for f in adjacency.facts:
-            if f.predicate not in self.specificity or not self.phrases.askable(f.predicate):
-                continue   # bookkeeping (a gender, a currency): nobody asks (planner)
+            if f.predicate not in self.specificity \
+                    or self.phrases.kind(f.predicate) == "bookkeeping":
+                continue   # a gender, a currency: nobody asks about it (planner)
             outgoing = f.subject == node
             other_id = f.object if outgoing else f.subject
             if isinstance(other_id, Literal):
@@ -506,8 +507,9 @@ class _Sampler:
         back = {h.predicate for h in roles if h.end == start}
         return [_Hop(start, h.end, predicate, True, via=cvt, exit=h.predicate,
                      loops_back=h.predicate in back)
-                for h in roles if h.end != start
-                and self.phrases.askable(folded_key(predicate, h.predicate))]
+                for h in roles if h.end != start and self.phrases.kind(
+                    predicate if predicate == h.predicate else folded_key(predicate, h.predicate)
+                ) != "bookkeeping"]
 
     def weight(self, predicate: str) -> float:
         return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT)

@@ -36,9 +36,9 @@ constraint. FB15k-237: Male holds ~70% of ``people.person.gender``, English abou
 ``film.film.language``, Drama ~15% of ``film.film.genre``; a director's films or a
 city's natives hold well under 1%."""
 
-HUB_MIN_FACTS = 3
-"""A constant is never a hub over fewer facts than this (a relation with three facts
-gives every value a third of them)."""
+HUB_MIN_FACTS = 5
+"""A constant is never a hub over fewer facts than this: in a small store (a relation
+with four facts gives every value a quarter of them) shares say nothing."""
 
 
 def too_many_constraints(form: Form, union: bool = False) -> str | None:

@@ -304,7 +304,7 @@ class Realiser:
             return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
         noun = self.noun(var)
         if noun is None:
-            noun = "person" if self.kind(var) == "person" else None
+            noun = {"person": "person", "place": "place"}.get(self.kind(var))
         if noun is None:
             raise Unphrasable(f"no noun names {var}")
         clauses = [self.relative(c, noun) for c in rest]

@@ -20,6 +20,7 @@ from extension.verbalize.planner import MAX_CONSTRAINTS, HubCounter
 from extension.verbalize.realise import logical_form
 from extension.verbalize.text_quality import doubled_words, placeholder_words
 from kgstore import Store, open_store
+from tests.extension.test_generate import demo_store  # noqa: F401, F811 (the fixture)
 from tests.external import external_path
 from tests.kgbench.test_cli import run
 
@@ -70,21 +71,13 @@ def check_run(samples: list[dict[str, Any]], store: Store) -> dict[str, int]:
     return {"samples": len(samples)}
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("text-demo")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
-
 @pytest.mark.parametrize("args", [
     ("--questions", "kgbench/demo/data/questions.jsonl"),
     ("--domain", "people.person", "--n", "90"),
     ("--domain", "film.film", "--n", "60"),
 ], ids=["questions", "domain-people", "domain-film"])
-def test_demo_runs_read_as_english(demo_store: Path, tmp_path: Path, args: tuple[str, ...]
-                                   ) -> None:
+def test_demo_runs_read_as_english(demo_store: Path, tmp_path: Path,  # noqa: F811
+                                   args: tuple[str, ...]) -> None:
     root = Path(__file__).resolve().parents[2]
     args = tuple(str(root / a) if a.endswith(".jsonl") else a for a in args)
     samples = generate(demo_store, tmp_path / "run", *args)

@@ -41,6 +41,11 @@ HUB_MIN_FACTS = 5
 with four facts gives every value a quarter of them) shares say nothing."""
 
 
+HUB_MAX_LINKS = 2_000
+"""A constant linked by more facts of a relation than this is a hub on any KG (the read
+stops there: on a 100M-fact store 10% of a relation could be millions of facts)."""
+
+
 def too_many_constraints(form: Form, union: bool = False) -> str | None:
     """Why the question of ``form`` names too many constants, or None."""
     count = len(form.constants())
@@ -66,7 +71,7 @@ def is_hub(linked: int, predicate_facts: int) -> bool:
 class HubCounter:
     """Hub tests of one store: fact counts per predicate read once, each constant's
     links counted with one read of at most ``HUB_SHARE × count + 1`` facts (past that
-    it is a hub whatever the rest)."""
+    it is a hub whatever the rest), never more than :data:`HUB_MAX_LINKS` + 1."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -80,10 +85,10 @@ class HubCounter:
         key = (entity, predicate, entity_is_subject)
         if key not in self._seen:
             total = self.counts.get(predicate, 0)
-            cap = max(HUB_MIN_FACTS, int(HUB_SHARE * total) + 1)
+            cap = min(max(HUB_MIN_FACTS, int(HUB_SHARE * total) + 1), HUB_MAX_LINKS)
             read = self.store.facts_out if entity_is_subject else self.store.facts_in
             linked = len(read(entity, predicate=predicate, limit=cap + 1))
-            self._seen[key] = is_hub(linked, total)
+            self._seen[key] = linked > HUB_MAX_LINKS or is_hub(linked, total)
         return self._seen[key]
 
 
@@ -96,5 +101,5 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
     return None
 
 
-__all__ = ["HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "HubCounter", "hub_share",
+__all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "HubCounter", "hub_share",
            "is_hub", "too_many_constraints", "unaskable"]

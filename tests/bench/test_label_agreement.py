@@ -108,7 +108,7 @@ def test_score_reports_the_readers_1_to_5_ratings(la, tmp_path, monkeypatch):
         "pool_cells": {"demo": {"supportive|single": 4}}, "commands": []}))
     rows = ["5\t5\t4", "4\t5\t5", "2\t4\t5", "5\t3\t5"]
     (work / "a.tsv").write_text("".join(f"{b}\tsupportive\t{r}\tnote\n"
-                                        for b, r in zip(key, rows)))
+                                        for b, r in zip(key, rows, strict=True)))
     la.main(["score", "--work", str(work), "--labels", str(work / "a.tsv"), "--reader", "A"])
     record = json.loads((tmp_path / "results" / "label_agreement.jsonl").read_text())
     rated = record["ratings"]["A"]

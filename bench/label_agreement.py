@@ -75,6 +75,15 @@ about whether they are true, and label how the CITATION relates to the ANSWER:
 """
 
 
+RATINGS = """\
+Also rate the English of the QUESTION, the ANSWER and the CITATION, each from 1 to 5:
+1 garbled or shows ids; 2 joined relation names or placeholders ("something", "the one
+that"); 3 understandable but unnatural; 4 natural with small flaws; 5 fluent, as a person
+would write it. Rate the wording only, not whether the facts are true.
+"""
+PARTS = ("question", "answer", "citation")
+
+
 @dataclass(frozen=True)
 class Run:
     """One ``kgbench generate`` run the draw pools samples from."""
@@ -196,9 +205,11 @@ def stratified_draw(pool: Sequence[dict[str, Any]], per_label: int, seed: int
 
 
 def write_sheet(work: Path, drawn: Sequence[dict[str, Any]]) -> None:
-    lines = ["# Blind labelling sheet", "", DEFINITIONS, "",
+    lines = ["# Blind labelling sheet", "", DEFINITIONS, "", RATINGS, "",
              "Write one line per item to blind_labels.tsv: the item id, a TAB, one of "
-             + ", ".join(LABELS) + " (optionally a TAB and a short note).", ""]
+             + ", ".join(LABELS) + ", then a TAB and your 1-5 rating of the QUESTION, of "
+             "the ANSWER and of the CITATION, TAB-separated (optionally a TAB and a short "
+             "note).", ""]
     key: dict[str, dict[str, Any]] = {}
     for i, s in enumerate(drawn, 1):
         bid = f"B{i:03d}"
@@ -222,6 +233,33 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def read_ratings(path: Path, key: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
+    """The 1-5 ratings (question, answer, citation) of the items that have them: the
+    third to fifth TAB-separated columns of a labels file (issue 34)."""
+    ratings: dict[str, tuple[int, int, int]] = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in raw.split("\t")]
+        if len(parts) >= 5 and parts[0] in key and all(p in "12345" and p
+                                                       for p in parts[2:5]):
+            ratings[parts[0]] = (int(parts[2]), int(parts[3]), int(parts[4]))
+    return ratings
+
+
+def rating_summary(ratings: dict[str, tuple[int, int, int]]) -> dict[str, Any]:
+    """Mean rating and share of items rated 2 or less, per part, and the share of items
+    rated 2 or less on any part (issue 34's target: means >= 4.3, <= 5%)."""
+    if not ratings:
+        return {}
+    rows = list(ratings.values())
+    out: dict[str, Any] = {"n": len(rows)}
+    for i, part in enumerate(PARTS):
+        values = [r[i] for r in rows]
+        out[part] = {"mean": round(sum(values) / len(values), 3),
+                     "low_share": round(sum(v <= 2 for v in values) / len(values), 4)}
+    out["any_low_share"] = round(sum(min(r) <= 2 for r in rows) / len(rows), 4)
+    return out
+
+
 def read_blind(path: Path, key: dict[str, Any]) -> dict[str, str]:
     blind: dict[str, str] = {}
     for no, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -229,8 +267,8 @@ def read_blind(path: Path, key: dict[str, Any]) -> dict[str, str]:
             continue
         parts = raw.split("\t")
         if len(parts) < 2 or parts[0].strip() not in key or parts[1].strip() not in LABELS:
-            raise SystemExit(f"{path}:{no}: expected `B001<TAB>label` with a label among "
-                             f"{', '.join(LABELS)}; got {raw[:80]!r}")
+            raise SystemExit(f"{path}:{no}: expected `B001<TAB>label<TAB>q<TAB>a<TAB>c` with a "
+                             f"label among {', '.join(LABELS)}; got {raw[:80]!r}")
         blind[parts[0].strip()] = parts[1].strip()
     missing = sorted(set(key) - set(blind))
     if missing:
@@ -328,6 +366,7 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     key = json.loads((work / "key.json").read_text(encoding="utf-8"))
     meta = json.loads((work / "draw.json").read_text(encoding="utf-8"))
     blinds = [(name, read_blind(path, key)) for name, path in readers]
+    ratings = {name: rating_summary(read_ratings(path, key)) for name, path in readers}
     kgs = sorted({v["kg"] for v in key.values()})
     results = {}
     for name, blind in blinds:
@@ -346,7 +385,7 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     record = {
         "bench": "label_agreement", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
-        "readers": results, "between_readers": between,
+        "readers": results, "between_readers": between, "ratings": ratings,
         "form_only_accuracy": round(form, 4), "pool": meta["pool"],
         "caqa_table5_shares": shares, "machine": machine_info(), "load": os.getloadavg(),
     }
@@ -390,6 +429,14 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     ]
     for name, result in results.items():
         md += reader_lines(name, result)
+        rated = ratings.get(name)
+        if rated:
+            md += [f"Ratings of {name} ({rated['n']} items; 1-5, target mean >= 4.3 and "
+                   "<= 5% rated 2 or less):", "",
+                   "| part | mean | rated <= 2 |", "|---|---:|---:|",
+                   *[f"| {part} | {rated[part]['mean']:.2f} | "
+                     f"{100 * rated[part]['low_share']:.1f}% |" for part in PARTS],
+                   f"| any part | | {100 * rated['any_low_share']:.1f}% |", ""]
     if between is not None:
         md += [f"Between the two readers: {between['agree']}/{between['n']} = "
                f"{100 * between['rate']:.1f}%, Cohen's kappa {between['cohen_kappa']:.3f}.", ""]

@@ -81,6 +81,8 @@ from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
 from extension.inputs.questions import Answer, ParsedQuestion
 from extension.verbalize import english
 from extension.verbalize.extended_question import reads_as_mediator
+from extension.verbalize.planner import is_hub
+from extension.verbalize.realise import folded_key
 from extension.verbalize.relation_phrases import PhraseTable
 from extension.verbalize.seed_questions import PERSON_NOUNS, Unphrasable, template_question
 from kgstore.models import Entity, Literal, Object
@@ -103,6 +105,8 @@ FAILURE_REASONS: dict[str, str] = {
     "shape_mismatch": "the query graph classifies as another shape",
     "unreadable_text": "a subject or relation has no readable name, so the question would "
                        "show an id",
+    "hub_constant": "tree: a constant most of the relation's facts point at (Male, "
+                    "English, United States of America): it narrows nothing",
     "same_fact_twice": "path: both hops go through n-ary facts of one kind (the "
                        "character of a film's performance, then that character's "
                        "performances), so the question restates one fact",
@@ -388,6 +392,7 @@ class _Sampler:
         self.max_answers = max_answers
         predicates = store.predicates()
         self.labels = {p.id: p.label for p in predicates}
+        self.counts = {p.id: p.count for p in predicates}
         self.total_facts = sum(p.count for p in predicates)
         self.specificity = predicate_specificity(store)
         self.base_cvt_types = store.cvt_types() | known_mediator_types()
@@ -465,8 +470,9 @@ class _Sampler:
         unnamed: set[tuple[str, bool]] = set()
         cvts: dict[str, set[str]] = {}
         for f in adjacency.facts:
-            if f.predicate not in self.specificity:
-                continue
+            if f.predicate not in self.specificity \
+                    or self.phrases.kind(f.predicate) == "bookkeeping":
+                continue   # a gender, a currency: nobody asks about it (planner)
             outgoing = f.subject == node
             other_id = f.object if outgoing else f.subject
             if isinstance(other_id, Literal):
@@ -501,7 +507,9 @@ class _Sampler:
         back = {h.predicate for h in roles if h.end == start}
         return [_Hop(start, h.end, predicate, True, via=cvt, exit=h.predicate,
                      loops_back=h.predicate in back)
-                for h in roles if h.end != start]
+                for h in roles if h.end != start and self.phrases.kind(
+                    predicate if predicate == h.predicate else folded_key(predicate, h.predicate)
+                ) != "bookkeeping"]
 
     def weight(self, predicate: str) -> float:
         return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT)
@@ -617,6 +625,9 @@ class _Sampler:
             if not small_complete:
                 reason = "too_many_answers"   # two hubs: a costly join, a broad question
                 continue
+            if any(self.hub_side(side, hop) for (side, _), hop in sides):
+                reason = "hub_constant"   # "born in London and a citizen of the UK"
+                continue
             if (large_complete and sides[0][1].via is None and sides[1][1].via is None
                     and len(small & large) > self.max_answers):
                 reason = "too_many_answers"
@@ -628,6 +639,12 @@ class _Sampler:
                 return outcome
             reason = outcome.reason
         return _Outcome(reason=reason)
+
+    def hub_side(self, side: set[str], hop: _Hop) -> bool:
+        """Whether the tree constant of ``hop`` is a hub of its relation
+        (:func:`extension.verbalize.planner.is_hub`; a side read only in part is one)."""
+        predicate = str(hop.exit) if hop.via is not None else hop.predicate
+        return is_hub(len(side), self.counts.get(predicate, 0))
 
     def tree_side(self, hop: _Hop) -> tuple[set[str], bool]:
         """The entities ``a`` standing where ``hop.start`` stands for the other end

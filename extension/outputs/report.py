@@ -62,6 +62,7 @@ from extension.outputs.export import SamplesFileError
 from extension.outputs.failure_kinds import describe_kind
 from extension.outputs.output_file import write_atomic
 from extension.outputs.sample_schema import BenchmarkSample
+from extension.verbalize.text_quality import text_score
 
 P = ParamSpec("P")
 REPORT_FILE = "report.html"
@@ -149,18 +150,33 @@ def _example_key(seed: int, sample_id: str) -> bytes:
     return hashlib.blake2b(f"{seed}:{sample_id}".encode(), digest_size=8).digest()
 
 
+def _showcase_key(doc: Mapping[str, Any], seed: int) -> tuple[float, bytes]:
+    """Best-rated first (issue 34, item 7): the text score of the sample's q̃, ã and
+    citation (:func:`extension.verbalize.text_quality.text_score`), ties broken by the
+    hash of ``"{seed}:{id}"``."""
+    names = [str(a.get("name") or "") for a in doc.get("answer_entities") or ()
+             if isinstance(a, Mapping)]
+    for part in doc.get("subgraph") or ():
+        if isinstance(part, Mapping):
+            names += [str(part.get("s_name") or ""), str(part.get("o_name") or "")]
+    score = text_score(str(doc.get("question_extended") or doc.get("question") or ""),
+                       str(doc.get("answer") or ""), str(doc.get("citation") or ""), names)
+    return (-score, _example_key(seed, str(doc.get("id", ""))))
+
+
 def summarize_samples(path: Path, *, examples_seed: int = 0) -> SampleSummary:
     """Stream the samples file ``path`` once into a :class:`SampleSummary`.
 
-    The example of a cell is its sample with the smallest hash of
-    ``"{examples_seed}:{id}"``: deterministic, and independent of the line order.
+    The example of a cell is its best-rated sample (:func:`_showcase_key`: the text
+    score, then the smallest hash of ``"{examples_seed}:{id}"``): deterministic, and
+    independent of the line order.
     Raises :class:`~extension.outputs.export.SamplesFileError` (``path:line: reason``) for a
     line that is not JSON or lacks a valid ``label``, ``complexity`` or ``split``, and
     for a chosen example that is not a valid benchmark sample."""
     counts: Counter[tuple[str, str, str]] = Counter()
     fractions: Counter[float] = Counter()
     citations: Counter[int] = Counter()
-    chosen: dict[tuple[str, str], tuple[bytes, int, bytes]] = {}
+    chosen: dict[tuple[str, str], tuple[tuple[float, bytes], int, bytes]] = {}
     samples = 0
     with path.open("rb") as lines:
         for number, line in enumerate(lines, 1):
@@ -182,7 +198,7 @@ def summarize_samples(path: Path, *, examples_seed: int = 0) -> SampleSummary:
             citations[len(doc.get("citations") or ())] += 1
             if label == "partially_supportive":
                 fractions[round(float(doc.get("supported_fraction", 0.0)), 6)] += 1
-            key = _example_key(examples_seed, str(doc.get("id", "")))
+            key = _showcase_key(doc, examples_seed)
             best = chosen.get((label, complexity))
             if best is None or key < best[0]:
                 chosen[(label, complexity)] = (key, number, line)

@@ -20,6 +20,7 @@ from typing import Any
 from extension.core.samples import AnswerEntity, StructuredSample
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal
+from extension.verbalize.realise import realise_statement
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 Edge = tuple[str, str, str]
@@ -36,10 +37,13 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     (edited) subgraph. ``phrases`` as in :func:`extension.verbalize.citations.hop_sentence`."""
     query = sample.query
     graphs = [g for g in (query.extended or (query.original,)) if _edges(g)]
-    names = _names(sample)
+    names = constant_names(sample)
     table = as_table(phrases)
     texts = [answer_text(a) for a in sample.answer_entities]
     plural = len(texts) > 1 or sample.answers_capped
+    realised = realised_statement(sample, table, names, texts)
+    if realised is not None:
+        return realised
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
         fact = _Describer(graphs[0], names, table, plural).as_fact()
         if fact is not None and texts:
@@ -65,6 +69,18 @@ _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
+def realised_statement(sample: StructuredSample, table: PhraseTable, names: Mapping[str, str],
+                       texts: Sequence[str]) -> str | None:
+    """ã realised from the extended query's logical form
+    (:func:`~extension.verbalize.realise.realise_statement`); None when it cannot be
+    (the caller then describes the query as before)."""
+    query = sample.query
+    graph = (query.extended or (query.original,))[0]
+    return realise_statement(graph, query.added, names, table, texts, rule=query.rule,
+                             union_subjects=query.union_subjects,
+                             capped=sample.answers_capped)
+
+
 def answer_text(a: AnswerEntity) -> str:
     """An answer as the statement names it: a literal rendered, an entity by name (its
     id where there is none)."""
@@ -79,7 +95,7 @@ def _edges(graph: Any) -> list[Edge]:
             if isinstance(e, Mapping) and {"source", "predicate", "target"} <= e.keys()]
 
 
-def _names(sample: StructuredSample) -> dict[str, str]:
+def constant_names(sample: StructuredSample) -> dict[str, str]:
     """Display names of the query's constants: from the unedited subgraph (the same for
     every label), the answers and the query nodes."""
     names: dict[str, str] = {}

@@ -15,7 +15,13 @@ from collections.abc import Collection, Mapping, Sequence
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal
-from extension.verbalize.relation_phrases import PhraseTable, as_table, type_noun
+from extension.verbalize.relation_phrases import (
+    PhraseTable,
+    _local_name,
+    _property_words,
+    as_table,
+    type_noun,
+)
 
 
 def _hops(triples: Sequence[Triple], cvts: Collection[str]) -> list[list[int]]:
@@ -99,7 +105,12 @@ class _Fold:
         if hint:
             return hint
         found = (type_noun(t.p) for t in self.triples if t.s == cvt)
-        return next((n for n in found if n), None) or "entry"
+        noun = next((n for n in found if n), None)
+        if noun is None:   # only facts into it: the property that points at it names it
+            into = [t.p for t in self.triples if not t.literal and t.o == cvt]
+            words = [_property_words(_local_name(p).rpartition(".")[2]) for p in into]
+            noun = next((english.singular(w) for w in words if w), None)
+        return noun or "record"
 
     def roles(self, cvt: str, skip: Collection[int]) -> list[str]:
         """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id)."""

@@ -120,7 +120,11 @@ def display_name(name: str | None) -> str | None:
     return _LOCALE_SUFFIX.sub("", name) or name
 
 
-_TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county"}
+_TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
+               "music contributor": "composer", "film character": "character",
+               "tv program": "TV series", "tv actor": "actor", "film actor": "actor",
+               "olympic games": "Olympic Games", "sports team": "team",
+               "professional sports team": "team", "award category": "award"}
 """Freebase type names that are no English noun, and the noun a reader would use."""
 
 

@@ -281,6 +281,15 @@ def _plural_noun(stem: str) -> bool:
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
+def union_text(text: str, names: Mapping[str, str], union_subjects: Sequence[Any],
+               table: PhraseTable) -> str:
+    """``text`` (a question or statement naming the union's first subject) with the
+    subject's mention replaced by every namesake, each told apart: "What did John
+    Williams the composer or John Williams the guitarist write?". Raises
+    :class:`Unphrasable` when nothing tells them apart."""
+    return _union(text, names, union_subjects, table)
+
+
 def _union(question: str, names: Mapping[str, str], union_subjects: Sequence[Any],
            table: PhraseTable) -> str:
     """q with the subject's mention replaced by every namesake, each told apart."""
@@ -386,4 +395,4 @@ def _mention(text: str, name: str) -> tuple[int, int] | None:
 
 
 __all__ = ["Unphrasable", "compose_extended_question", "extended_question", "question_nouns",
-           "readable_noun", "reads_as_mediator"]
+           "readable_noun", "reads_as_mediator", "union_text"]

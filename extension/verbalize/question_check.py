@@ -5,9 +5,11 @@ refuses, so no sample carries a vacuous or ambiguous q̃.
 
 A candidate is refused when:
 
-* :func:`~extension.verbalize.extended_question.compose_extended_question` cannot write it
-  (q does not name the subject a way-1 hop replaces, no phrase reads the new relation,
-  a union's namesakes nothing tells apart);
+* its q̃, realised from the extended query's logical form
+  (:func:`~extension.verbalize.realise.realise_question`), cannot be written (a relation
+  without a frame that reads as English, a union's namesakes nothing tells apart);
+* the planner's rules refuse it (:mod:`extension.verbalize.planner`): more than two
+  constants, a new relation that is bookkeeping, a new constant that is a hub;
 * a way-1 description does not pin the entity it replaces in the store ("the person
   whose profession is Composer": the new entity has more than one neighbour over the
   new relation, on that side);
@@ -18,15 +20,14 @@ A candidate is refused when:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from extension.verbalize import english
-from extension.verbalize.extended_question import (
-    Unphrasable,
-    compose_extended_question,
-    question_nouns,
-)
+from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.planner import HubCounter, too_many_constraints, unaskable
+from extension.verbalize.realise import logical_form, realise_question
 from extension.verbalize.relation_phrases import as_table, store_phrase_table
 from kgstore.models import normalize_name
 
@@ -43,26 +44,27 @@ def question_check(store: Store, question: str,
     """The check for one original ``question`` (see the module docstring); its
     refusals read "question: <why>"."""
     table = as_table(phrases) if phrases is not None else store_phrase_table(store)
+    hubs = _hub_counter(store)
 
     def check(query: ExtendedQuery) -> str | None:
-        if query.rule == "none":
-            return None
         names = _names(store, query)
-        old = _old_subject(query)
-        if old and old in names:
+        graph = query.disjuncts[0].model_dump(mode="json") if query.disjuncts \
+            else query.original.model_dump(mode="json")
+        if query.rule != "none":
             for edge in query.added:
-                names[edge.source if edge.source.startswith("?") else edge.target] = names[old]
-        for edge in query.added:
-            if not table.readable(edge.predicate):
-                return (f"question: relation {edge.predicate} has no readable phrase "
-                        f"({table[edge.predicate]!r})")
-        added = [e.model_dump() for e in query.added]
-        nouns = question_nouns([e.model_dump() for e in query.original.edges], added, old)
+                why = unaskable(table, edge.predicate)
+                if why:
+                    return f"question: {why}"
         try:
-            compose_extended_question(question, added, names, table, query.rule,
-                                      union_subjects=query.union_subjects, nouns=nouns)
+            too_many = too_many_constraints(logical_form(graph), union=query.rule == "union")
         except Unphrasable as e:
             return f"question: {e}"
+        if too_many and query.rule != "none":
+            return f"question: {too_many}"
+        text = realise_question(graph, [e.model_dump() for e in query.added], names, table,
+                                rule=query.rule, union_subjects=query.union_subjects)
+        if text is None:
+            return "question: its logical form cannot be realised as an English question"
         for edge in query.added:
             entity_is_subject = not edge.source.startswith("?")
             entity = edge.source if entity_is_subject else edge.target
@@ -71,12 +73,25 @@ def question_check(store: Store, question: str,
                 if len(read(entity, predicate=edge.predicate, limit=2)) > 1:
                     return (f"question: the new hop from {names.get(entity, entity)!r} "
                             "describes more than the entity it replaces")
+            elif hubs.hub(entity, edge.predicate, entity_is_subject=entity_is_subject):
+                return (f"question: {names.get(entity, entity)!r} is a hub of "
+                        f"{edge.predicate}: it narrows nothing a reader asks about")
             if _shared_name(store, entity, names.get(entity)):
                 return (f"question: other entities are named {names.get(entity)!r} and "
                         "nothing in the question tells them apart")
         return None
 
     return check
+
+
+_HUBS: weakref.WeakKeyDictionary[Store, HubCounter] = weakref.WeakKeyDictionary()
+
+
+def _hub_counter(store: Store) -> HubCounter:
+    counter = _HUBS.get(store)
+    if counter is None:
+        counter = _HUBS[store] = HubCounter(store)
+    return counter
 
 
 def _names(store: Store, query: ExtendedQuery) -> dict[str, str]:
@@ -95,14 +110,6 @@ def _names(store: Store, query: ExtendedQuery) -> dict[str, str]:
         if entity.name:
             names[id] = english.display_name(entity.name) or entity.name
     return names
-
-
-def _old_subject(query: ExtendedQuery) -> str | None:
-    if query.rule != "intersection_way1" or not query.disjuncts:
-        return None
-    kept = {n.id for n in query.disjuncts[0].nodes}
-    old = [n.id for n in query.original.nodes if n.kind == "entity" and n.id not in kept]
-    return old[0] if old else None
 
 
 def _shared_name(store: Store, entity: str, name: str | None) -> bool:

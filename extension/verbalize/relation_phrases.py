@@ -33,7 +33,7 @@ INVERSE_PREFIX = "^"
 def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
     """The relation-phrase table: the shipped one (``extension/verbalize/relation_phrases.tsv``,
     read once and cached) with the entries of the user file ``path`` replacing or adding
-    to it. Format (both files): ``predicate<TAB>phrase`` per line, ``^predicate`` for the
+    to it. Format (both files): ``predicate<TAB>phrase[<TAB>noun<TAB>kind]`` per line, ``^predicate`` for the
     inverse reading, ``#`` comments and blank lines ignored. Returns a new dict (callers
     may change it). Raises :class:`ValueError` naming ``file:line`` for a malformed line
     and :class:`OSError` for an unreadable file."""
@@ -43,23 +43,63 @@ def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
     return table
 
 
+def load_relation_frames(path: Path) -> dict[str, FrameColumns]:
+    """The optional frame columns (noun, kind) of the user phrase file ``path`` (format
+    of :func:`load_relation_phrases`), for :class:`PhraseTable`'s ``frames``."""
+    return _parse_table(Path(path).read_text(encoding="utf-8"), str(path))[1]
+
+
 @cache
 def _shipped_phrases() -> Mapping[str, str]:
+    return _shipped()[0]
+
+
+@cache
+def _shipped_frames() -> Mapping[str, FrameColumns]:
+    return _shipped()[1]
+
+
+@cache
+def _shipped() -> tuple[dict[str, str], dict[str, FrameColumns]]:
     text = resources.files("extension.verbalize").joinpath(PHRASES_RESOURCE).read_text("utf-8")
-    return _parse_phrases(text, PHRASES_RESOURCE)
+    return _parse_table(text, PHRASES_RESOURCE)
 
 
 def _parse_phrases(text: str, source: str) -> dict[str, str]:
+    return _parse_table(text, source)[0]
+
+
+KINDS = frozenset({"person", "place", "date", "number", "thing", "bookkeeping"})
+"""What a relation's object is (the table's fourth column): the question word a
+question about it takes (who, where, when, how many, what), or ``bookkeeping``: a
+value nobody asks about, never a new constraint of a question."""
+
+FrameColumns = tuple["str | None", "str | None"]
+"""A table row's optional ``noun`` (None for ``-`` or absent) and ``kind``."""
+
+
+def _parse_table(text: str, source: str) -> tuple[dict[str, str], dict[str, FrameColumns]]:
+    """Phrases and the optional frame columns (``noun``, ``kind``) of a table's rows."""
     table: dict[str, str] = {}
+    frames: dict[str, FrameColumns] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        key, tab, phrase = line.partition("\t")
-        key, phrase = key.strip(), " ".join(phrase.split())
-        if not tab or not key or not phrase:
-            raise ValueError(f"{source}:{number}: expected 'predicate<TAB>phrase', got {line!r}")
+        key, tab, rest = line.partition("\t")
+        columns = [" ".join(c.split()) for c in rest.split("\t")]
+        key, phrase = key.strip(), columns[0]
+        if not tab or not key or not phrase or len(columns) > 3:
+            raise ValueError(f"{source}:{number}: expected 'predicate<TAB>phrase"
+                             f"[<TAB>noun<TAB>kind]', got {line!r}")
         table[key] = phrase
-    return table
+        if len(columns) > 1:
+            noun = columns[1] if columns[1] not in ("", "-") else None
+            kind = columns[2] if len(columns) > 2 and columns[2] else None
+            if kind is not None and kind not in KINDS:
+                raise ValueError(f"{source}:{number}: kind {kind!r} is not one of "
+                                 f"{', '.join(sorted(KINDS))}")
+            frames[key] = (noun, kind)
+    return table, frames
 
 
 def relation_phrase(predicate: str, label: str | None = None,
@@ -92,12 +132,15 @@ class PhraseTable(Mapping[str, str]):
     ``table[p]`` answers every predicate; iteration and ``len`` cover those asked so far."""
 
     def __init__(self, labels: Mapping[str, str] | None = None,
-                 overrides: Mapping[str, str] | None = None) -> None:
+                 overrides: Mapping[str, str] | None = None,
+                 frames: Mapping[str, FrameColumns] | None = None) -> None:
         self.labels: dict[str, str] = dict(labels or {})
         self.overrides: dict[str, str] = dict(overrides or {})
+        self.frames: dict[str, FrameColumns] = dict(frames or {})
         self._phrases: dict[str, str] = {}
         self._inverse: dict[str, str | None] = {}
         self._roles: dict[str, str] = {}
+        self._columns: dict[str, FrameColumns | None] = {}
 
     def __getitem__(self, predicate: str) -> str:
         phrase = self._phrases.get(predicate)
@@ -126,12 +169,63 @@ class PhraseTable(Mapping[str, str]):
             self._inverse[predicate] = found
         return self._inverse[predicate]
 
+    def _frame_columns(self, predicate: str) -> FrameColumns | None:
+        """The table's noun and kind of ``predicate``: a user table's, else the shipped
+        one's unless a user phrase replaced the shipped phrase (its noun may no longer
+        fit)."""
+        if predicate not in self._columns:
+            found = _lookup(self.frames, predicate) if self.frames else None
+            if found is None:
+                shipped = _lookup(_shipped_frames(), predicate)
+                if shipped is not None and self[predicate] == _lookup(_shipped_phrases(),
+                                                                      predicate):
+                    found = shipped
+            self._columns[predicate] = found
+        return self._columns[predicate]
+
+    def curated(self, predicate: str) -> bool:
+        """Whether ``predicate``'s phrase comes from a table (a user's or the shipped
+        one) rather than from the words of its label or id."""
+        return any(table and _lookup(table, predicate) for table in
+                   (self.overrides, _shipped_phrases()))
+
+    def noun(self, predicate: str) -> str | None:
+        """The noun naming the object as the subject's attribute ("director" for
+        ``film.film.directed_by``: "the director of Jaws"): the table's noun column,
+        else the noun of a "has the X" phrase (:func:`has_noun`); None when the
+        relation reads only as a verb ("contains")."""
+        columns = self._frame_columns(predicate)
+        if columns is not None:
+            return columns[0]
+        return has_noun(self[predicate])
+
+    def kind(self, predicate: str) -> str:
+        """What the object of ``predicate`` is (:data:`KINDS`): the table's kind column,
+        else "place" for a phrase ending in "born in", "died in", "located in" …,
+        "date" for one ending in "on", else "thing"."""
+        columns = self._frame_columns(predicate)
+        if columns is not None and columns[1]:
+            return columns[1]
+        phrase = self[predicate]
+        if phrase.endswith(" on") and phrase.startswith(("was ", "were ", "died", "started",
+                                                          "ended")):
+            return "date"
+        if phrase.endswith((" born in", " died in", " located in", " buried in",
+                            " based in", " headquarters in")):
+            return "place"
+        return "thing"
+
+    def askable(self, predicate: str) -> bool:
+        """Whether a question may ask about ``predicate`` or constrain by it: its phrase
+        is readable and its object is no bookkeeping value (:data:`KINDS`)."""
+        return self.readable(predicate) and self.kind(predicate) != "bookkeeping"
+
     def role(self, predicate: str) -> str:
         """The role name of a CVT's outgoing ``predicate`` ("actor", "start date"): the
         noun of a "has the X" phrase, else the predicate's words."""
         role = self._roles.get(predicate)
         if role is None:
-            noun = has_noun(self[predicate])
+            noun = self.noun(predicate)
             role = noun or _predicate_words(predicate, self.labels.get(predicate))
             self._roles[predicate] = role
         return role

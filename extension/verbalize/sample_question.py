@@ -13,7 +13,10 @@ from collections.abc import Mapping, Sequence
 
 from extension.core.samples import StructuredSample
 from extension.verbalize import english
+from extension.verbalize.answers import constant_names
 from extension.verbalize.extended_question import extended_question, question_nouns
+from extension.verbalize.realise import realise_question
+from extension.verbalize.relation_phrases import PhraseTable, as_table
 
 
 def question_names(sample: StructuredSample) -> dict[str, str]:
@@ -71,8 +74,14 @@ def _json_nodes(graph: object) -> list[dict[str, object]]:
 
 
 def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None) -> str:
-    """q̃ of a structured sample (:func:`extended_question` with the sample's names,
-    nouns and union namesakes)."""
+    """q̃ of a structured sample, realised from its extended query's logical form
+    (:func:`realised_question`); a form that cannot be realised (a file written before
+    the engine checked it) gets :func:`extended_question` with the sample's names,
+    nouns and union namesakes."""
+    table = as_table(phrases)
+    realised = realised_question(sample, table)
+    if realised is not None:
+        return realised
     query = sample.query
     names = question_names(sample)
     old = _old_subject(query.original, query.extended)
@@ -81,6 +90,18 @@ def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None)
     return extended_question(sample.source.question, query.added, names, phrases, query.rule,
                              subjects=query.subjects, union_subjects=query.union_subjects,
                              nouns=nouns)
+
+
+def realised_question(sample: StructuredSample, table: PhraseTable) -> str | None:
+    """q̃ from the extended query (CAQA §4.4; issue 34: rewritten from the logical form,
+    never appended to q, which stays in ``source.question``): the original query's
+    constraints first, then the one the rule added. None when it cannot be realised."""
+    query = sample.query
+    graph = (query.extended or (query.original,))[0]
+    names = constant_names(sample)
+    many = len(sample.answer_entities) > 1 or sample.answers_capped
+    return realise_question(graph, query.added, names, table, rule=query.rule,
+                            union_subjects=query.union_subjects, plural=many)
 
 
 def _old_subject(original: object, extended: Sequence[object]) -> str | None:

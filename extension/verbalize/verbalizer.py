@@ -38,7 +38,13 @@ from extension.verbalize.citations import (
     part_hops,
     sub_fact_hop,
 )
-from extension.verbalize.relation_phrases import PhraseTable, is_readable, load_relation_phrases
+from extension.verbalize.relation_phrases import (
+    FrameColumns,
+    PhraseTable,
+    is_readable,
+    load_relation_frames,
+    load_relation_phrases,
+)
 from extension.verbalize.sample_question import sample_question
 
 if TYPE_CHECKING:
@@ -114,8 +120,9 @@ class TemplateVerbalizer:
     name: str = "template"
 
     def __init__(self, predicate_labels: Mapping[str, str] | None = None,
-                 overrides: Mapping[str, str] | None = None) -> None:
-        self.phrases = PhraseTable(predicate_labels, overrides)
+                 overrides: Mapping[str, str] | None = None,
+                 frames: Mapping[str, FrameColumns] | None = None) -> None:
+        self.phrases = PhraseTable(predicate_labels, overrides, frames)
 
     @classmethod
     def from_store(cls, store: Store, overrides_file: Path | None = None) -> TemplateVerbalizer:
@@ -123,8 +130,10 @@ class TemplateVerbalizer:
         e.g. Wikidata ``P57`` -> "director") and, if given, the user phrase file
         ``overrides_file`` (format of :func:`load_relation_phrases`)."""
         labels = {p.id: p.label for p in store.predicates() if p.label}
-        overrides = load_relation_phrases(overrides_file) if overrides_file is not None else None
-        return cls(labels, overrides)
+        if overrides_file is None:
+            return cls(labels)
+        return cls(labels, load_relation_phrases(overrides_file),
+                   load_relation_frames(overrides_file))
 
     def verbalize(self, sample: StructuredSample) -> Verbalization:
         """The text of ``sample`` (see :class:`Verbalization`). Raises

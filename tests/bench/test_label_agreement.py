@@ -89,3 +89,30 @@ def test_score_writes_tables_for_two_readers(la, tmp_path, monkeypatch):
     (work / "bad.tsv").write_text("B001\tmaybe\n")
     with pytest.raises(SystemExit, match="bad.tsv:1"):
         la.main(["score", "--work", str(work), "--labels", str(work / "bad.tsv")])
+
+
+def test_score_reports_the_readers_1_to_5_ratings(la, tmp_path, monkeypatch):
+    """Issue 34: the sheet asks for a 1-5 rating of the question, the answer and the
+    citation; score reports each part's mean and the share rated 2 or less."""
+    import json
+
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    work = tmp_path / "work"
+    (work / "sheet").mkdir(parents=True)
+    key = {f"B{i + 1:03d}": {"kg": "demo", "run": "r", "id": f"q{i}:supportive",
+                             "label": "supportive", "complexity": "single",
+                             "n_citations": 1, "chars": 40} for i in range(4)}
+    (work / "key.json").write_text(json.dumps(key))
+    (work / "draw.json").write_text(json.dumps({
+        "seed": 0, "per_label": 1, "commit": "x", "pool": {},
+        "pool_cells": {"demo": {"supportive|single": 4}}, "commands": []}))
+    rows = ["5\t5\t4", "4\t5\t5", "2\t4\t5", "5\t3\t5"]
+    (work / "a.tsv").write_text("".join(f"{b}\tsupportive\t{r}\tnote\n"
+                                        for b, r in zip(key, rows, strict=True)))
+    la.main(["score", "--work", str(work), "--labels", str(work / "a.tsv"), "--reader", "A"])
+    record = json.loads((tmp_path / "results" / "label_agreement.jsonl").read_text())
+    rated = record["ratings"]["A"]
+    assert rated["n"] == 4 and rated["question"] == {"mean": 4.0, "low_share": 0.25}
+    assert rated["citation"]["mean"] == 4.75 and rated["any_low_share"] == 0.25
+    assert "Ratings of A" in (tmp_path / "results" / "label_agreement.md").read_text()
+    assert "1 to 5" in la.RATINGS

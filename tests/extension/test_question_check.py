@@ -50,12 +50,12 @@ def way1(hop_entity: str, predicate: str, entity_is_subject: bool) -> ExtendedQu
                          added=(extended.edges[0],))
 
 
-def test_way1_refused_when_the_question_does_not_name_the_subject(kg: Store) -> None:
-    """Item 2: the old code appended ", where The Godfather is …" to a question that
-    names the film otherwise; now the candidate is refused."""
-    check = question_check(kg, "who directed coppola's crime classic?")
-    assert check(way1("m.g2", SEQUEL, False)) is not None
-    assert question_check(kg, "who directed the godfather?")(way1("m.g2", SEQUEL, False)) is None
+def test_way1_no_longer_depends_on_the_wording_of_q(kg: Store) -> None:
+    """Issue 34, item 4: q̃ is realised from the extended logical form, so a way-1 hop
+    is phrasable whether or not q spells the old subject (issue 19 refused it when q
+    did not, since q̃ was q with the description spliced in)."""
+    for q in ("who directed coppola's crime classic?", "who directed the godfather?"):
+        assert question_check(kg, q)(way1("m.g2", SEQUEL, False)) is None
 
 
 def test_way1_description_must_pin_the_entity_it_replaces(kg: Store) -> None:
@@ -78,7 +78,8 @@ def test_extend_query_records_the_refusal_and_tries_other_candidates(kg: Store) 
         if isinstance(result, ExtensionFailure):
             assert "question:" in result.reason
             continue
-        assert result.query.rule in ("none", "intersection_way2", "union")
+        assert result.query.rule in ("none", "intersection_way1", "intersection_way2",
+                                     "union")
 
 
 def test_a_hop_over_a_relation_without_a_readable_phrase_is_refused(tmp_path: Path) -> None:
@@ -93,3 +94,26 @@ def test_a_hop_over_a_relation_without_a_readable_phrase_is_refused(tmp_path: Pa
         refused = check(way1("m.g2", "P190", True))
         assert refused is not None and "P190" in refused
         assert check(way1("m.g2", "P57", True)) is None   # labelled in the store: readable
+
+
+def test_a_hub_constant_is_refused_as_a_new_constraint(tmp_path: Path) -> None:
+    """Issue 34, item 2: "… and is in the genre Drama" when most films are dramas
+    narrows nothing; a constant held by few films of the relation is kept."""
+    films = [Entity(f"m.f{i}", f"Film {i}") for i in range(20)]
+    facts = [*FACTS, *(Fact(f.id, GENRE, "m.drama") for f in films),
+             Fact("m.g", GENRE, "m.noir"), Fact("m.f1", GENRE, "m.noir")]
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([*ENTITIES, *films, Entity("m.noir", "Film noir")], facts)
+        check = question_check(store, "who directed the godfather?")
+
+        def way2(constant: str) -> ExtendedQuery:
+            extended = build_query_graph([("m.g", DIRECTED, "?x"), ("?x", GENRE, constant)],
+                                         answer="x")
+            rule, shape = "intersection_way2", result_shape("intersection_way2", "single")
+            return ExtendedQuery(original=Q, disjuncts=(extended,), rule=rule, shape=shape,
+                                 complexity=complexity_of(rule, shape),
+                                 subjects=("m.g", constant), added=(extended.edges[-1],))
+
+        refused = check(way2("m.drama"))
+        assert refused is not None and "hub" in refused
+        assert check(way2("m.noir")) is None

@@ -491,7 +491,9 @@ def test_seed_questions_run_through_the_sample_pipeline(
     """New-domain questions feed :func:`structured_samples` as parsed KGQA ones do:
     each grounds as the supportive sample (a few Freebase paths find no rule to extend
     them, as for any question)."""
-    for store, sample, least in ((wikidata, humans_sample, 12), (demo, people_sample, 25)):
+    # (issue 34: a tree already names two constants, so way 2 may add no third; a tree
+    # whose every way-1 hop is refused too finds no rule, as any question may)
+    for store, sample, least in ((wikidata, humans_sample, 10), (demo, people_sample, 22)):
         grounder = Grounder(store)
         supported = 0
         for q in sample.questions:

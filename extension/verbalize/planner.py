@@ -1,0 +1,105 @@
+"""What a question may ask: the planner's rules for new constraints (issue 34, item 2).
+
+A person asks "Which films did Ron Howard direct that star Tom Hanks?", not "Which film
+has a release date with the film release distribution medium DVD, had crew in the role
+Visual Effects Supervisor and was released in Paraguay?". The extension engine (CAQA
+§4.2, Table 4) and the seed sampler draw constraints from the KG; this module says which
+of them a question may carry:
+
+* **at most** :data:`MAX_CONSTRAINTS` constants in one question (CAQA's own examples,
+  Appendix A Table 10, have two);
+* **selective constants only**: a constant that more than :data:`HUB_SHARE` of a
+  relation's facts point at (with at least :data:`HUB_MIN_FACTS` of them) narrows
+  nothing a reader cares about — hubs such as Male, Marriage, January, DVD, English,
+  United States of America (:func:`hub_share`);
+* **no bookkeeping attributes**: a relation whose frame marks its object as
+  ``bookkeeping`` (a gender, the currency of a stored amount, a release medium, a film
+  crew role, the type of a union; :meth:`PhraseTable.askable`) is never a new
+  constraint.
+
+Pure rules over counts the caller reads from the store, so the engine's check
+(:mod:`extension.verbalize.question_check`) and the seed sampler share them.
+"""
+
+from __future__ import annotations
+
+from extension.verbalize.realise import Form
+from extension.verbalize.relation_phrases import PhraseTable
+from kgstore.store import Store
+
+MAX_CONSTRAINTS = 2
+"""Most constants one question names (a union's namesakes count as one)."""
+
+HUB_SHARE = 0.10
+"""Largest share of a relation's facts that may point at one constant used as a
+constraint. FB15k-237: Male holds ~70% of ``people.person.gender``, English about half of
+``film.film.language``, Drama ~15% of ``film.film.genre``; a director's films or a
+city's natives hold well under 1%."""
+
+HUB_MIN_FACTS = 5
+"""A constant is never a hub over fewer facts than this: in a small store (a relation
+with four facts gives every value a quarter of them) shares say nothing."""
+
+
+HUB_MAX_LINKS = 2_000
+"""A constant linked by more facts of a relation than this is a hub on any KG (the read
+stops there: on a 100M-fact store 10% of a relation could be millions of facts)."""
+
+
+def too_many_constraints(form: Form, union: bool = False) -> str | None:
+    """Why the question of ``form`` names too many constants, or None."""
+    count = len(form.constants())
+    if union:
+        count = max(1, count - 1)
+    if count > MAX_CONSTRAINTS:
+        return f"the question would name {count} constants (at most {MAX_CONSTRAINTS})"
+    return None
+
+
+def hub_share(linked: int, predicate_facts: int) -> float:
+    """The share of a relation's facts that point at one constant: ``linked`` facts of
+    ``predicate_facts``."""
+    return linked / predicate_facts if predicate_facts > 0 else 1.0
+
+
+def is_hub(linked: int, predicate_facts: int) -> bool:
+    """Whether a constant linked by ``linked`` of the relation's ``predicate_facts``
+    facts is a hub (:data:`HUB_SHARE`, :data:`HUB_MIN_FACTS`)."""
+    return linked >= HUB_MIN_FACTS and hub_share(linked, predicate_facts) > HUB_SHARE
+
+
+class HubCounter:
+    """Hub tests of one store: fact counts per predicate read once, each constant's
+    links counted with one read of at most ``HUB_SHARE × count + 1`` facts (past that
+    it is a hub whatever the rest), never more than :data:`HUB_MAX_LINKS` + 1."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.counts = {p.id: p.count for p in store.predicates()}
+        self._seen: dict[tuple[str, str, bool], bool] = {}
+
+    def hub(self, entity: str, predicate: str, *, entity_is_subject: bool) -> bool:
+        """Whether ``entity`` is a hub of ``predicate`` on its side: as the object
+        (``entity_is_subject`` False: the facts ``(x, predicate, entity)``) or as the
+        subject (``(entity, predicate, x)``)."""
+        key = (entity, predicate, entity_is_subject)
+        if key not in self._seen:
+            total = self.counts.get(predicate, 0)
+            cap = min(max(HUB_MIN_FACTS, int(HUB_SHARE * total) + 1), HUB_MAX_LINKS)
+            read = self.store.facts_out if entity_is_subject else self.store.facts_in
+            linked = len(read(entity, predicate=predicate, limit=cap + 1))
+            self._seen[key] = linked > HUB_MAX_LINKS or is_hub(linked, total)
+        return self._seen[key]
+
+
+def unaskable(table: PhraseTable, predicate: str) -> str | None:
+    """Why ``predicate`` may not be a new constraint, or None."""
+    if not table.readable(predicate):
+        return f"relation {predicate} has no readable phrase ({table[predicate]!r})"
+    if not table.askable(predicate):
+        return f"relation {predicate} is bookkeeping ({table[predicate]!r})"
+    return None
+
+
+__all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "HubCounter", "hub_share",
+           "is_hub", "too_many_constraints", "unaskable"]

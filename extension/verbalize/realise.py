@@ -1,0 +1,508 @@
+"""Questions and answer statements realised from a query graph, not from a question's text.
+
+CAQA builds q̃ and ã with an LLM from the extended logical form (Hu et al., §4.4 and
+Appendix A, Tables 10-11: "What computer video game was influenced by Sengoku Rance and
+is set in the Touhou Project fictional universe?"; "The group that fought in the Battle
+of Vicksburg and was based in Montgomery was the Army of Mississippi."). Here the same
+text comes from the query graph itself through each relation's frame
+(:class:`~extension.verbalize.relation_phrases.PhraseTable`: the phrase "S <phrase> O",
+its inverse, the noun naming the object, what the object is):
+
+* the answer variable is asked with the question word its kind takes ("Who directed
+  Jaws?", "Where was Barack Obama born?", "When was Inception released?", "What is the
+  capital of France?") and every further constraint joins as a verb phrase with the
+  answer as its subject ("Which film was directed by Steven Spielberg and has music by
+  John Williams?");
+* an intermediate variable is described by the relation that identifies it ("the
+  director of Jaws", "the film directed by Irvin Kershner", "the country whose capital
+  is Vienna");
+* a hop through a mediator (CVT) reads as one relation, the folded FB15k-237 id of its
+  two edges (``film.actor.film..film.performance.film``: "appeared in"), the mediator's
+  other roles as "with <role> <value>";
+* ã states the same constraints with the answers filled in ("Steven Spielberg directed
+  Jaws and was born in Cincinnati.").
+
+Anything without a frame that reads as English raises
+:class:`~extension.verbalize.extended_question.Unphrasable`: the extension engine then
+tries another candidate rather than write a question nobody would ask.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extension.verbalize import english
+from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
+from extension.verbalize.literals import render_literal
+from extension.verbalize.relation_phrases import PhraseTable, _local_name
+
+Edge = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """One relation of a node ``var`` (CAQA's logical-form triple with a CVT hop
+    contracted): ``predicate`` (a folded ``outer..role`` id for a CVT hop), whether
+    ``var`` is its subject, the ``other`` end's node id and the CVT's further roles
+    (``(role predicate, node id)``)."""
+
+    var: str
+    predicate: str
+    var_is_subject: bool
+    other: str
+    qualifiers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class Form:
+    """A query graph read as constraints around its variables (:func:`logical_form`)."""
+
+    nodes: dict[str, Mapping[str, Any]]
+    answer: str
+    constraints: dict[str, list[Constraint]] = field(default_factory=dict)
+
+    def is_variable(self, node: str) -> bool:
+        kind = self.nodes.get(node, {}).get("kind")
+        return kind in ("variable", "answer") or (kind is None and node.startswith("?"))
+
+    def constants(self) -> list[str]:
+        """The constants the question names, each once."""
+        seen: dict[str, None] = {}
+        for cs in self.constraints.values():
+            for c in cs:
+                for node in (c.other, *(n for _, n in c.qualifiers)):
+                    if not self.is_variable(node):
+                        seen[node] = None
+        return list(seen)
+
+
+def logical_form(graph: Mapping[str, Any]) -> Form:
+    """The constraints of each non-CVT variable of ``graph`` (query-graph JSON:
+    ``nodes``, ``edges``, ``answer``), every CVT contracted into the relations through it:
+    ``X -p-> cvt -r-> Y`` is the constraint ``p..r`` between X and Y, the CVT's other
+    roles its qualifiers. Raises :class:`Unphrasable` for a CVT no entity points at."""
+    nodes = {str(n["id"]): n for n in graph.get("nodes", []) if isinstance(n, Mapping)}
+    edges: list[Edge] = [(str(e["source"]), str(e["predicate"]), str(e["target"]))
+                         for e in graph.get("edges", []) if isinstance(e, Mapping)]
+    form = Form(nodes=nodes, answer=str(graph.get("answer") or "?x"))
+    cvts = {n for n, info in nodes.items() if info.get("is_cvt")}
+    plain = [e for e in edges if e[0] not in cvts and e[2] not in cvts]
+    for s, p, o in plain:
+        for var, is_subject, other in ((s, True, o), (o, False, s)):
+            if form.is_variable(var):
+                form.constraints.setdefault(var, []).append(Constraint(var, p, is_subject, other))
+    for cvt in sorted(cvts):
+        into = [(s, p) for s, p, o in edges if o == cvt and s not in cvts]
+        roles = [(p, o) for s, p, o in edges if s == cvt and o not in cvts]
+        if len(into) != 1 or not roles:
+            raise Unphrasable("a mediator node no single entity points at")
+        anchor, outer = into[0]
+        # the role leading to a variable is the relation; the others qualify it
+        order = sorted(roles, key=lambda r: not form.is_variable(r[1]))
+        role, end = order[0]
+        # a Wikidata statement node's main value repeats the property
+        key = outer if outer == role else folded_key(outer, role)
+        rest = tuple((r, n) for r, n in order[1:])
+        for var, is_subject, other in ((anchor, True, end), (end, False, anchor)):
+            if form.is_variable(var):
+                form.constraints.setdefault(var, []).append(
+                    Constraint(var, key, is_subject, other, rest))
+    return form
+
+
+_AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}
+_IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
+                   "taken": "took", "shown": "showed", "chosen": "chose", "driven": "drove",
+                   "spoken": "spoke", "won": "won", "made": "made", "held": "held",
+                   "built": "built", "led": "led", "sold": "sold", "founded": "founded",
+                   "shot": "shot", "told": "told", "found": "found", "sent": "sent"}
+"""Participles whose simple past differs or is not "-ed": "was written by" -> "wrote"."""
+_BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "premiere",
+         "played": "play", "studied": "study", "worked": "work", "served": "serve",
+         "grew": "grow", "fought": "fight", "took": "take", "started": "start",
+         "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
+         "married": "marry"}
+"""Past or present forms a when/where question puts after "did"/"does"."""
+_OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
+                           "language", "genre", "award", "album", "song", "company",
+                           "organization", "university", "school", "character", "actor",
+                           "series", "program", "sport", "instrument", "religion"})
+"""Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
+_QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date": "from",
+                    "end_date": "until"}
+"""A mediator role (its id's last part) read as a preposition before its value: "starred
+in The Godfather as Michael Corleone", "was married to X from 1926"."""
+_PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with"})
+
+
+def agree(vp: str, plural: bool) -> str:
+    """A verb phrase whose subject is plural: "was born in" -> "were born in", "has"
+    -> "have", "contains" -> "contain" (past forms stay)."""
+    if not plural:
+        return vp
+    verb, space, rest = vp.partition(" ")
+    if verb in _AUX:
+        verb = _AUX[verb]
+        if verb == "are" and rest.startswith(("a ", "an ")):   # "are citizens of"
+            noun, space2, after = rest.partition(" ")[2].partition(" ")
+            rest = f"{english.plural(noun)}{space2}{after}"
+    elif verb.endswith("s") and not verb.endswith(("ss", "us")) and len(verb) > 3 \
+            and verb.isalpha() and verb.islower():
+        verb = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes")) else verb[:-1]
+    return f"{verb}{space}{rest}"
+
+
+class Realiser:
+    """Text for the forms of one sample or candidate: ``table`` (frames), ``names``
+    (constant id -> display name), ``nouns`` (variable id -> type noun, e.g. the answer's
+    most specific type) and whether the answer is plural."""
+
+    def __init__(self, form: Form, table: PhraseTable, names: Mapping[str, str],
+                 nouns: Mapping[str, str] | None = None, plural: bool = False) -> None:
+        self.form = form
+        self.table = table
+        self.names = dict(names)
+        self.nouns = dict(nouns or {})
+        self.plural = plural
+
+    # -- nodes ------------------------------------------------------------------------------
+    def constant(self, node: str) -> str:
+        info = self.form.nodes.get(node, {})
+        if info.get("kind") == "literal":
+            return render_literal(str(info.get("value")), info.get("datatype"), info.get("lang"))
+        name = self.names.get(node) or info.get("name")
+        if not name:
+            raise Unphrasable(f"the constant {node} has no name")
+        return english.display_name(str(name)) or str(name)
+
+    def kind(self, var: str) -> str:
+        """person, place, date, number or thing: from the frames of the relations that
+        end at ``var``."""
+        if self.noun(var) in ("person", "human"):
+            return "person"
+        for c in self.form.constraints.get(var, ()):
+            if not c.var_is_subject:
+                return self.table.kind(c.predicate)
+        return "thing"
+
+    def noun(self, var: str) -> str | None:
+        """A type noun for ``var``: given, else the Freebase type of a relation it is the
+        subject of ("film" for ``film.film.directed_by``), else the frame noun of a
+        relation that ends at it ("director")."""
+        if var in self.nouns:
+            return self.nouns[var]
+        for c in self.form.constraints.get(var, ()):
+            if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0])):
+                return noun
+        objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
+        for c in objects:   # film.music_contributor.film: the last part names the object
+            last = english.singular(_local_name(c.predicate).rpartition(".")[2]
+                                    .replace("_", " "))
+            if last in _OBJECT_TYPES:
+                return english.type_word(last)
+        for c in objects:   # "country of origin" names a role; as a type, "country"
+            if noun := self.table.noun(c.predicate):
+                return noun.partition(" of ")[0]
+        return None
+
+    def ref(self, node: str, skip: Constraint | None) -> str:
+        """A node as a phrase names it: a constant by name, a variable by description."""
+        if self.form.is_variable(node):
+            return self.describe(node, skip)
+        return self.constant(node)
+
+    def _others(self, var: str, skip: Constraint | None) -> list[Constraint]:
+        if skip is None:
+            return list(self.form.constraints.get(var, ()))
+        return [c for c in self.form.constraints.get(var, ())
+                if not (c.predicate == skip.predicate and c.other == skip.var)]
+
+    # -- phrases ---------------------------------------------------------------------------
+    def qualifiers(self, c: Constraint) -> str:
+        """The CVT's further roles: " as Michael Corleone", " with character X"."""
+        words, withs = [], []
+        for r, n in c.qualifiers:
+            word = _QUALIFIER_WORDS.get(_local_name(r).rpartition(".")[2])
+            if word:
+                words.append(f" {word} {self.ref(n, None)}")
+            else:
+                withs.append(f"{self.table.role(r)} {self.ref(n, None)}")
+        return "".join(words) + (f" with {english.join(withs)}" if withs else "")
+
+    def verb_phrase(self, c: Constraint, plural: bool = False) -> str:
+        """The constraint as a verb phrase whose subject is ``c.var``: "was directed by
+        Steven Spielberg", "directed Jaws", "is the capital of France"."""
+        other = self.ref(c.other, c)
+        tail = self.qualifiers(c)
+        if c.var_is_subject:
+            phrase = self.phrase(c.predicate)
+            last = phrase.rpartition(" the ")[2]
+            if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
+                phrase = phrase[:-len(last) - 5]   # "is in the genre of Take Shelter"
+            return agree(f"{phrase} {other}{tail}", plural)
+        inverse = self.inverse(c.predicate)
+        if inverse:
+            return agree(f"{inverse} {other}{tail}", plural)
+        noun = self.table.noun(c.predicate)
+        if noun:
+            noun = english.plural(noun) if plural else noun
+            return agree(f"is the {noun} of {other}{tail}", plural)
+        raise Unphrasable(f"no phrase reads {c.predicate} from its object")
+
+    def verb_phrases(self, cs: Sequence[Constraint], plural: bool = False) -> list[str]:
+        """One verb phrase per constraint; phrases that differ only in their constant
+        merged: "is the birthplace of both Tony Curtis and Richard Dreyfuss"."""
+        heads: dict[str, list[str]] = {}
+        for c in cs:
+            vp = self.verb_phrase(c, plural)
+            if not c.qualifiers and not self.form.is_variable(c.other):
+                name = self.constant(c.other)
+                if vp.endswith(f" {name}"):
+                    heads.setdefault(vp[:-len(name) - 1], []).append(name)
+                    continue
+            heads.setdefault(vp, [])
+        out = []
+        for head, names in heads.items():
+            if not names:
+                out.append(head)
+            else:
+                both = "both " if len(names) == 2 else ""
+                out.append(f"{head} {both}{english.join(names)}")
+        return out
+
+    def phrase(self, predicate: str) -> str:
+        if not self.table.readable(predicate):
+            raise Unphrasable(f"the relation {predicate} has no readable phrase")
+        return self.table[predicate]
+
+    def inverse(self, predicate: str) -> str | None:
+        inverse = self.table.inverse(predicate)
+        if inverse:
+            return inverse
+        phrase = self.phrase(predicate)   # "was written by" -> "wrote"
+        m = re.fullmatch(r"(?:was|were) (\w+) by", phrase)
+        if m and (m.group(1) in _IRREGULAR_PAST or m.group(1).endswith("ed")):
+            return _IRREGULAR_PAST.get(m.group(1), m.group(1))
+        return None
+
+    def describe(self, var: str, skip: Constraint | None) -> str:
+        """A noun phrase for the variable ``var`` by its constraints other than ``skip``
+        (the one the text came through): "the director of Jaws", "the film directed by
+        Irvin Kershner", "the country whose capital is Vienna"."""
+        rest = self._others(var, skip)
+        if not rest:
+            raise Unphrasable(f"nothing describes {var}")
+        head = next((c for c in rest if not c.var_is_subject and not c.qualifiers
+                     and self.table.noun(c.predicate)), None)
+        if head is not None and len(rest) == 1:   # "the director of Jaws"
+            return f"the {self.table.noun(head.predicate)} of {self.ref(head.other, head)}"
+        if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers \
+                and re.fullmatch(r"is the [\w ]+ of", self.phrase(rest[0].predicate)):
+            return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
+        noun = self.noun(var)
+        if noun is None:
+            noun = {"person": "person", "place": "place"}.get(self.kind(var))
+        if noun is None:
+            raise Unphrasable(f"no noun names {var}")
+        clauses = [self.relative(c, noun) for c in rest]
+        return f"the {noun} {' and '.join(clauses)}"
+
+    def relative(self, c: Constraint, noun: str | None) -> str:
+        """A post-modifier of a noun: "directed by X", "born in X", "located in X",
+        "whose capital is X", "with music by X", "that features X"."""
+        who = "who" if noun in ("person", "human") or self.kind(c.var) == "person" else "that"
+        vp = self.verb_phrase(c)
+        first, _, rest = vp.partition(" ")
+        if first in ("was", "is", "were", "are") and rest:
+            second = rest.partition(" ")[0]
+            if second.endswith("ed") or second in _IRREGULAR_PAST or second in (
+                    "born", "located", "based", "buried", "known") or second in _PREPOSITIONS:
+                return rest
+        if c.var_is_subject and not c.qualifiers:
+            noun_of = self.table.noun(c.predicate)
+            phrase = self.phrase(c.predicate)
+            other = self.ref(c.other, c)
+            if first == "has" and noun_of and phrase.partition(" ")[2].startswith(
+                    ("the ", "a ", "an ")):
+                return f"whose {noun_of} is {other}"
+            if first == "has" and phrase.endswith(" by"):   # "has music by"
+                return f"with {rest}"
+        return f"{who} {vp}"
+
+    # -- questions -------------------------------------------------------------------------
+    def wh(self, var: str) -> str:
+        kind = self.kind(var)
+        if kind == "person":
+            return "who"
+        noun = self.noun(var)
+        if noun and noun not in ("entity", "one", "thing"):
+            return f"which {english.plural(noun) if self.plural else noun}"
+        return "what"
+
+    def question(self, order: Sequence[Constraint] | None = None) -> str:
+        """The question asking for the answer variable (see the module docstring)."""
+        cs = list(order) if order is not None else self.form.constraints.get(self.form.answer, [])
+        if not cs:
+            raise Unphrasable("the answer has no constraint")
+        if len(cs) == 1:
+            special = self.single_question(cs[0])
+            if special:
+                return special
+        if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
+                and cs[1].var_is_subject and not cs[1].qualifiers \
+                and self.phrase(cs[1].predicate) in ("is located in", "is in the country",
+                                                     "is in the state", "is on the continent") \
+                and not self.form.is_variable(cs[1].other):
+            narrowed = self._where_when(cs[0], self.ref(cs[0].other, cs[0]),
+                                        self.phrase(cs[0].predicate),
+                                        within=self.constant(cs[1].other))
+            if narrowed:   # "Where in Ohio was the director of Jaws born?"
+                return narrowed
+        wh = self.wh(self.form.answer)
+        first = self.verb_phrase(cs[0])
+        if first.startswith("is the ") and wh.startswith("which"):
+            wh = "what"   # "What is the capital of France", not "Which location is …"
+        plural = self.plural and wh.startswith("which")
+        return english.capitalized(f"{wh} {english.join(self.verb_phrases(cs, plural))}?")
+
+    def single_question(self, c: Constraint) -> str | None:
+        """The most natural question for one constraint where the answer is its
+        object: "Where was X born?", "When was X released?", "Who directed Jaws?",
+        "What is the capital of France?"; None to use the general form."""
+        if c.var_is_subject:
+            return None
+        subject = self.ref(c.other, c)
+        if c.qualifiers:
+            return None
+        phrase = self.phrase(c.predicate)
+        return self._where_when(c, subject, phrase) or self._asked(c, subject, phrase)
+
+    def _where_when(self, c: Constraint, subject: str, phrase: str, within: str = ""
+                    ) -> str | None:
+        """"Where was X born?", "When did X die?"; ``within`` narrows a place
+        ("Where in Ohio was X born?")."""
+        kind = self.table.kind(c.predicate)
+        wh = {"place": "where", "date": "when"}.get(kind)
+        if wh is None or (within and wh != "where"):
+            return None
+        wh = f"{wh} in {within}" if within else wh
+        m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at)", phrase)
+        if m:
+            return english.capitalized(f"{wh} {m.group(1)} {subject} {m.group(2)}?")
+        m2 = re.fullmatch(r"(\w+) (in|on|at)", phrase)
+        if m2 and m2.group(1) in _BASE:
+            aux = "does" if m2.group(1).endswith("s") else "did"
+            return english.capitalized(f"{wh} {aux} {subject} {_BASE[m2.group(1)]}?")
+        return None
+
+    def _asked(self, c: Constraint, subject: str, phrase: str) -> str | None:
+        kind = self.table.kind(c.predicate)
+        m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at|from|by|for|to|into)", phrase)
+        inverse = self.inverse(c.predicate)
+        if kind == "person" and inverse and not inverse.startswith(("is ", "was ", "has ")):
+            return english.capitalized(f"who {inverse} {subject}?")
+        noun = self.table.noun(c.predicate)
+        if noun:
+            who = "who" if kind == "person" else "what"
+            if self.plural:
+                return english.capitalized(f"{who} are the {english.plural(noun)} of {subject}?")
+            return english.capitalized(f"{who} is the {noun} of {subject}?")
+        if m:   # "Which award was X nominated for?"
+            return english.capitalized(
+                f"{self.wh(c.var)} {m.group(1)} {subject} {m.group(2)} {m.group(3)}?")
+        return None
+
+    # -- statements ------------------------------------------------------------------------
+    def statement(self, answers: Sequence[str], capped: bool = False,
+                  order: Sequence[Constraint] | None = None) -> str:
+        """ã: the constraints (in ``order``, default the form's) with the answers filled in."""
+        cs = list(order) if order is not None else self.form.constraints.get(self.form.answer, [])
+        if not cs or not answers:
+            raise Unphrasable("no constraint or no answer to state")
+        listed = english.join(list(answers))
+        many = len(answers) > 1 or capped
+        if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
+            c = cs[0]
+            phrase = self.phrase(c.predicate)
+            if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
+                phrase = phrase[:-3] + " in"
+            if many and re.fullmatch(r"has the \w+", phrase):   # "has the colors A and B"
+                phrase = f"has the {english.plural(phrase[8:])}"
+            text = f"{self.ref(c.other, c)} {phrase} {listed}{self.qualifiers(c)}"
+            if capped:
+                text += ", among others"
+            return english.sentence(english.capitalized(text))
+        vps = self.verb_phrases(cs, many)
+        subject = f"{listed}, among others," if capped else listed
+        return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
+
+
+_YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
+"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+
+
+def ordered_constraints(form: Form, added: Sequence[Any]) -> list[Constraint]:
+    """The answer's constraints, the original query's first and then those the rule
+    ``added`` (``{source, predicate, target}``), so q̃ and ã read in the same order."""
+    added_ends = set()
+    for e in added:
+        row = e if isinstance(e, Mapping) else e.model_dump()
+        added_ends.add((str(row["predicate"]), str(row["source"]), str(row["target"])))
+
+    def is_added(c: Constraint) -> bool:
+        ends = (c.var, c.other) if c.var_is_subject else (c.other, c.var)
+        return (c.predicate, *ends) in added_ends
+
+    return sorted(form.constraints.get(form.answer, []), key=is_added)
+
+
+def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
+                     table: PhraseTable, *, rule: str, union_subjects: Sequence[Any] = (),
+                     plural: bool = False) -> str | None:
+    """q̃ of an extended query's first disjunct ``graph`` (query-graph JSON), its
+    constraints in :func:`ordered_constraints`' order; a union's subject as its
+    namesakes told apart. None when it cannot be realised."""
+    try:
+        form = logical_form(graph)
+        realiser = Realiser(form, table, {**graph_names(graph), **names}, plural=plural)
+        text = realiser.question(ordered_constraints(form, added))
+        if rule == "union":
+            text = union_text(text, names, union_subjects, table)
+        return text
+    except Unphrasable:
+        return None
+
+
+def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
+                      table: PhraseTable, answers: Sequence[str], *, rule: str,
+                      union_subjects: Sequence[Any] = (), capped: bool = False) -> str | None:
+    """ã of the same query (:meth:`Realiser.statement`); None when it cannot be
+    realised."""
+    try:
+        form = logical_form(graph)
+        realiser = Realiser(form, table, {**graph_names(graph), **names},
+                            plural=len(answers) > 1 or capped)
+        text = realiser.statement(answers, capped, ordered_constraints(form, added))
+        if rule == "union":
+            text = union_text(text, names, union_subjects, table)
+        return text
+    except Unphrasable:
+        return None
+
+
+def graph_names(graph: Mapping[str, Any]) -> dict[str, str]:
+    """Constant id -> name from the graph's own nodes."""
+    return {str(n["id"]): str(n["name"]) for n in graph.get("nodes", [])
+            if isinstance(n, Mapping) and n.get("name")}
+
+
+def folded_key(outer: str, role: str) -> str:
+    """The FB15k-237 id of a hop through a mediator: ``outer..role`` (local names)."""
+    return f"{_local_name(outer)}..{_local_name(role)}"
+
+
+__all__ = ["Constraint", "Form", "Realiser", "agree", "logical_form", "ordered_constraints",
+           "realise_question", "realise_statement"]

@@ -1,0 +1,165 @@
+"""q̃ and ã realised from the logical form (:mod:`extension.verbalize.realise`), the
+relation frames they read (:mod:`extension.verbalize.relation_phrases`), the planner's
+rules (:mod:`extension.verbalize.planner`) and the text checks
+(:mod:`extension.verbalize.text_quality`), issue 34.
+
+Every expected string here is what the old code got wrong: it appended clauses to q
+("where was the director of jaws born, in a place that is located in Ohio?"), read
+folded FB15k-237 relations as "has a release date with the film release region", and
+asked about hubs ("has the gender Male").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.planner import (
+    HUB_MIN_FACTS,
+    MAX_CONSTRAINTS,
+    is_hub,
+    too_many_constraints,
+    unaskable,
+)
+from extension.verbalize.realise import Realiser, logical_form, realise_question, realise_statement
+from extension.verbalize.relation_phrases import PhraseTable
+from extension.verbalize.text_quality import doubled_words, placeholder_words, text_score
+
+TABLE = PhraseTable()
+
+
+def node(id: str, kind: str = "entity", name: str | None = None, **extra: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": id, "kind": kind, **extra}
+    if kind in ("entity", "literal"):
+        row["value"] = extra.get("value", id)
+    if name:
+        row["name"] = name
+    return row
+
+
+def graph(edges: list[tuple[str, str, str]], names: dict[str, str], answer: str = "?x",
+          cvts: tuple[str, ...] = ()) -> dict[str, Any]:
+    ids = dict.fromkeys(n for e in edges for n in (e[0], e[2]))
+    nodes = []
+    for n in ids:
+        if n == answer:
+            nodes.append(node(n, "answer"))
+        elif n.startswith("?"):
+            nodes.append(node(n, "variable", is_cvt=n in cvts))
+        else:
+            nodes.append(node(n, name=names.get(n)))
+    return {"nodes": nodes, "answer": answer,
+            "edges": [{"source": s, "predicate": p, "target": o} for s, p, o in edges]}
+
+
+def question(g: dict[str, Any], added: list[tuple[str, str, str]] = (), **kw: Any) -> str | None:
+    rows = [{"source": s, "predicate": p, "target": o} for s, p, o in added]
+    return realise_question(g, rows, {}, TABLE, rule=kw.pop("rule", "none"), **kw)
+
+
+JAWS = {"m.jaws": "Jaws", "m.ohio": "Ohio", "m.sw": "Star Wars", "m.jw": "John Williams"}
+
+
+def test_single_constraint_questions_use_the_question_word_of_the_answer() -> None:
+    assert question(graph([("m.jaws", "film.film.directed_by", "?x")], JAWS)) \
+        == "Who directed Jaws?"
+    assert question(graph([("m.jaws", "people.person.place_of_birth", "?x")], JAWS)) \
+        == "Where was Jaws born?"
+    assert question(graph([("m.jaws", "film.film.genre", "?x")], JAWS)) \
+        == "What is the genre of Jaws?"
+
+
+def test_an_intermediate_entity_is_described_by_the_relation_that_identifies_it() -> None:
+    g = graph([("m.jaws", "film.film.directed_by", "?d"),
+               ("?d", "people.person.place_of_birth", "?x")], JAWS)
+    assert question(g) == "Where was the director of Jaws born?"
+
+
+def test_way2_is_rewritten_from_the_logical_form_not_appended_to_q() -> None:
+    g = graph([("m.jaws", "film.film.directed_by", "?d"),
+               ("?d", "people.person.place_of_birth", "?x"),
+               ("?x", "location.location.containedby", "m.ohio")], JAWS)
+    text = question(g, [("?x", "location.location.containedby", "m.ohio")],
+                    rule="intersection_way2")
+    assert text == "Where in Ohio was the director of Jaws born?"
+
+
+def test_two_constraints_coordinate_with_the_answer_as_subject() -> None:
+    g = graph([("?x", "film.film.directed_by", "m.jw"), ("?x", "film.film.prequel", "m.sw")],
+              JAWS)
+    assert question(g, [("?x", "film.film.prequel", "m.sw")], rule="intersection_way2") \
+        == "Which film was directed by John Williams and has the prequel Star Wars?"
+
+
+def test_a_mediator_hop_reads_as_one_relation_and_its_qualifier_as_a_preposition() -> None:
+    names = {"m.gf": "The Godfather", "m.mc": "Michael Corleone"}
+    g = graph([("m.gf", "film.film.starring", "?c"), ("?c", "film.performance.actor", "?x"),
+               ("?c", "film.performance.character", "m.mc")], names, cvts=("?c",))
+    assert question(g) == "Who starred in The Godfather as Michael Corleone?"
+    statement = realise_statement(g, [], names, TABLE, ["Al Pacino"], rule="none")
+    assert statement == "The Godfather stars Al Pacino as Michael Corleone."
+
+
+def test_folded_fb15k237_relations_read_as_english() -> None:
+    names = {"m.f": "Lucky Numbers", "m.h": "Hungary"}
+    p = "film.film.release_date_s..film.film_regional_release_date.film_release_region"
+    g = graph([("m.f", p, "?x")], names)
+    assert question(g) == "Where was Lucky Numbers released?"
+    assert realise_statement(g, [], names, TABLE, ["Hungary"], rule="none") \
+        == "Lucky Numbers was released in Hungary."
+
+
+def test_statements_fill_the_answers_in_with_agreement() -> None:
+    names = {"m.cn": "Christopher Nolan", "m.en": "English"}
+    g = graph([("?x", "film.film.directed_by", "m.cn"), ("?x", "film.film.language", "m.en")],
+              names)
+    text = realise_statement(g, [], names, TABLE, ["Inception", "Memento"], rule="none")
+    assert text == "Inception and Memento were directed by Christopher Nolan and are in English."
+    capped = realise_statement(g, [], names, TABLE, ["Inception"], rule="none", capped=True)
+    assert capped == ("Inception, among others, were directed by Christopher Nolan and are "
+                      "in English.")
+
+
+def test_no_frame_no_question() -> None:
+    """A relation whose only name is an id is refused, not phrased with the id."""
+    g = graph([("m.jaws", "P646", "?x")], JAWS)
+    assert question(g) is None
+    with pytest.raises(Unphrasable):
+        Realiser(logical_form(g), TABLE, JAWS).question()
+
+
+def test_frames_mark_bookkeeping_relations_that_nobody_asks_about() -> None:
+    assert unaskable(TABLE, "people.person.gender")
+    assert unaskable(TABLE, "people.person.spouse_s..people.marriage.type_of_union")
+    assert unaskable(TABLE, "film.film.release_date_s..film.film_regional_release_date."
+                     "film_release_distribution_medium")
+    assert unaskable(TABLE, "film.film.directed_by") is None
+    assert TABLE.noun("film.film.directed_by") == "director"
+    assert TABLE.kind("people.person.place_of_birth") == "place"
+
+
+def test_a_constant_most_of_a_relations_facts_point_at_is_a_hub() -> None:
+    assert is_hub(700, 1000)             # Male of people.person.gender
+    assert not is_hub(8, 1000)           # a director's films
+    assert not is_hub(HUB_MIN_FACTS - 1, HUB_MIN_FACTS)   # tiny relations have no hubs
+
+
+def test_at_most_two_constants_per_question() -> None:
+    g = graph([("?x", "film.film.directed_by", "m.a"), ("?x", "film.film.music", "m.b"),
+               ("?x", "film.film.language", "m.c")], {"m.a": "A", "m.b": "B", "m.c": "C"})
+    assert MAX_CONSTRAINTS == 2
+    assert too_many_constraints(logical_form(g))
+    assert too_many_constraints(logical_form(graph(
+        [("?x", "film.film.directed_by", "m.a")], {"m.a": "A"}))) is None
+
+
+def test_text_checks_find_placeholders_and_doubled_words() -> None:
+    assert placeholder_words("Which entity is the titles of Fantasy?") == ["Which entity"]
+    assert placeholder_words("the one that directed Jaws") == ["the one"]
+    assert doubled_words("has a marriage with with spouse") == ["with with"]
+    assert doubled_words("Duran Duran was formed in Birmingham.", ["Duran Duran"]) == []
+    assert text_score("Who directed Jaws?", "Jaws was directed by Steven Spielberg.",
+                      "[1] Jaws was directed by Steven Spielberg.") == 5.0
+    assert text_score("Which entity has a with with?", "x", "y") <= 3

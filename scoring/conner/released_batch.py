@@ -40,8 +40,8 @@ from scoring.conner.released import (
 )
 from scoring.runtime import CausalLM, NliScores
 
-__all__ = ["ReleasedSetup", "released_input_counts", "released_validity_kind",
-           "score_batch_released"]
+__all__ = ["ReleasedSetup", "helpfulness_texts", "informativeness_texts",
+           "released_input_counts", "released_validity_kind", "score_batch_released"]
 
 ENTAILMENT = RELEASED_LABELS.index("entailment")
 
@@ -110,8 +110,8 @@ def score_batch_released(items: Sequence[Prepared], models: ConnerModels, setup:
     def step(model: str) -> Callable[[int], None] | None:
         return None if progress is None else (lambda n: progress(model, n))
 
-    docs = [base_document(p, validity_kind=released_validity_kind(p, setup.task),
-                          helpful=_helps(p)) for p in items]
+    docs = [{**base_document(p, validity_kind=released_validity_kind(p, setup.task),
+                             helpful=_helps(p)), "factuality_label": None} for p in items]
     if models.nli is not None:
         fact = [_fact_pairs(p) for p in items]
         valid = [_validity_pairs(p, setup.task) for p in items]
@@ -171,6 +171,30 @@ def _demonstration_text(d: Demonstration, prompts: ConnerPrompts) -> str:
                                       query=last_turn(d.query)) + d.answer.strip()
 
 
+def informativeness_texts(p: Prepared, setup: ReleasedSetup) -> tuple[str, str]:
+    """(prompt, prompt + knowledge) of ``info.py``: the prompt's ``{topic}`` and
+    ``{query}`` filled (the query as :func:`asked_query` gives it, stripped), then the
+    knowledge's first 300 words."""
+    instruction = setup.prompts.informativeness.render(
+        topic=(p.record.topic or "").strip(),
+        query=asked_query(p.record.query, setup.task).strip())
+    return instruction, instruction + cut_knowledge(p.record.knowledge.strip())
+
+
+def helpfulness_texts(p: Prepared, prompts: ConnerPrompts) -> list[str]:
+    """The texts ``helpfulness.py`` scores for a record, its own knowledge first, then
+    each baseline knowledge: the few-shot prompt (the record's demonstrations, else the
+    file's) with that knowledge and the query's last turn, then the gold answer."""
+    demos = [_demonstration_text(d, prompts)
+             for d in (p.record.demonstrations or prompts.demonstrations)]
+    texts = []
+    for knowledge in (p.record.knowledge, *p.baseline):
+        asked = prompts.helpfulness.render(knowledge=knowledge.strip(),
+                                           query=last_turn(p.record.query))
+        texts.append(few_shot_prompt(demos, asked) + (p.record.gold_answer or ""))
+    return texts
+
+
 def _logprobs(lm: CausalLM, ids: list[list[int]], starts: list[int],
               progress: Callable[[int], None] | None) -> list[list[float]]:
     """Log-probabilities from each start; an id list with nothing to score is not run
@@ -190,27 +214,19 @@ def _logprobs(lm: CausalLM, ids: list[list[int]], starts: list[int],
 def _lm_scores(docs: list[dict[str, Any]], items: Sequence[Prepared], lm: CausalLM,
                setup: ReleasedSetup, progress: Callable[[int], None] | None) -> None:
     tok = lm.model.tokenizer
-    prompts = setup.prompts
     sentences = [s for p in items for s in p.sentences]
     sentence_lp = _logprobs(lm, tok.encode_own(sentences, PPL_MAX_TOKENS),
                             [1] * len(sentences), progress)
-    instructions = [prompts.informativeness.render(
-        topic=(p.record.topic or "").strip(),
-        query=asked_query(p.record.query, setup.task).strip()) for p in items]
-    examples = [i + cut_knowledge(p.record.knowledge.strip())
-                for i, p in zip(instructions, items, strict=True)]
+    instructions, examples = zip(*(informativeness_texts(p, setup) for p in items),
+                                 strict=True) if items else ((), ())
     info_lp = _logprobs(lm, tok.encode_own(examples),
                         [len(x) + 1 for x in tok.encode_own(instructions)], progress)
     fulls: list[str] = []
     answers: list[str] = []
     for p in (p for p in items if _helps(p)):
-        demos = [_demonstration_text(d, prompts)
-                 for d in (p.record.demonstrations or prompts.demonstrations)]
-        for knowledge in (p.record.knowledge, *p.baseline):
-            asked = prompts.helpfulness.render(knowledge=knowledge.strip(),
-                                               query=last_turn(p.record.query))
-            fulls.append(few_shot_prompt(demos, asked) + (p.record.gold_answer or ""))
-            answers.append(p.record.gold_answer or "")
+        texts = helpfulness_texts(p, setup.prompts)
+        fulls += texts
+        answers += [p.record.gold_answer or ""] * len(texts)
     full_ids = tok.encode_own(fulls)
     answer_lengths = [len(x) for x in tok.encode_own(answers)]
     help_lp = _logprobs(lm, full_ids, [len(f) - n + 1 for f, n in

@@ -288,7 +288,7 @@ def alignment_pairs(scored: Sequence[tuple[KalmaEntry, str | None]]
     for entry, text in scored[:ALIGNMENT_ANSWERS]:
         if not selected_graph(entry) or text is None:
             continue
-        pairs = []
+        pairs: list[AlignmentPair] = []
         for sentence in split_sentences(text):
             premise = plain_text(sentence)
             pairs.extend(AlignmentPair(premise, f"{relation}: {value}", value)

@@ -147,7 +147,7 @@ def score_batch_released(items: Sequence[Prepared], models: ConnerModels, setup:
     return docs
 
 
-def _factuality(doc: dict[str, Any], per_sentence: list[Sequence[NliScores]]) -> None:
+def _factuality(doc: dict[str, Any], per_sentence: Sequence[Sequence[NliScores]]) -> None:
     label = record_label(per_sentence)
     if label is None:
         return

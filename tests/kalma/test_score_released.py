@@ -37,6 +37,7 @@ from kalma.released import (
 from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
 from tests.extension.test_llm import FakeChatServer
+from tests.external import external_path
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, OSLO, entry
 from tests.kgbench.test_cli import run
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
@@ -358,3 +359,39 @@ def test_kgbench_macro_alignment_averages_the_answers_with_pairs() -> None:
 
     assert alignment_macro([[True, False], [True], []]) == pytest.approx((1 / 2 + 1) / 2)
     assert alignment_macro([[], []]) is None
+
+
+@pytest.mark.external
+def test_released_rows_of_the_real_biokalma_files_are_the_scripts_columns() -> None:
+    """The answering script writes ``str(entity dicts)`` with the quotes taken out as the
+    knowledge column; on BioKaLMA's own files, imported, the released rows rebuild the
+    same dicts (key order, empty dates) and questions (the general file's prefix kept)."""
+    from kalma.biokalma import read_biokalma
+    from kalma.geval_released import _unquoted
+
+    folder = external_path("attribution", "biokalma")
+    general = folder / "simple_question_graph.json"
+    entries = read_biokalma(general, folder / "complex_question_graph.json")
+    raw = json.loads(general.read_text("utf-8"))
+    for entry_, (question, dicts) in list(zip(entries, raw, strict=True))[:50]:
+        assert released_row(entry_, "general") == (question, _unquoted(_unquoted(str(dicts))))
+
+
+@pytest.mark.external
+def test_geval_released_with_the_papers_instructions(files: tuple[Path, Path], tmp_path: Path,
+                                                     llm_server: FakeChatServer) -> None:
+    instructions = json.loads(external_path("attribution", "biokalma",
+                                            "prompt_gpteval_prompt.json").read_text("utf-8"))
+    path = tmp_path / "geval.json"
+    path.write_text(json.dumps({**dict(zip(("coherence", "consistency", "fluency",
+                                            "relevance"), instructions, strict=True)),
+                                "suffix": "(your copy of the script's sentence)"}))
+    llm_server.reply = "4"
+    proc = run("kalma", "score", files[0], "--answers", files[1], "--geval", "--llm-url",
+               llm_server.url, "--llm-model", "judge", "--llm-cache", tmp_path / "cache",
+               "--prompts", path, "--protocol", "released", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["protocol"] == "released" and doc["geval"]["coherence"] == 4.0
+    systems = {r.body["messages"][0]["content"] for r in llm_server.received}
+    assert systems == {i + "(your copy of the script's sentence)" for i in instructions}

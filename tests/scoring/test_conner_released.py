@@ -274,5 +274,9 @@ def test_cli_protocol_options(tmp_path: Path, models: dict[str, Path]) -> None:
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert (doc["protocol"], doc["task"]) == ("released", "wow")
+    proc = run("conner", "score", path, "--nli", models["nli"], "--protocol", "released",
+               "--device", "cpu")
+    assert proc.returncode == 0, proc.stderr
+    assert "aggregated by max; protocol released, nq scripts" in " ".join(proc.stdout.split())
     with pytest.raises(ScoringError, match="--prompts sets the prompts of the released"):
         conner_score([path], nli_dir=models["nli"], prompts=KGBENCH_RELEASED_PROMPTS)

@@ -89,12 +89,15 @@ class AnswerSentence:
 class ParsedAnswer:
     """A system's answer to one entry. ``unparsed``: citations that could not be read
     (they still count as citations, neither correct nor precise: §4.2). ``line``: the
-    answers file's line (0 when built in code)."""
+    answers file's line (0 when built in code). ``output``: the text it was read from
+    (what ``--protocol released`` reads, :mod:`kalma.released`)."""
 
     id: str
     sentences: tuple[AnswerSentence, ...]
     unparsed: int
     line: int = 0
+    output: str | None = None
+    """The answer's text as given (``{"id", "output"}``), ``None`` when pre-parsed."""
 
     def citations(self) -> list[Citation]:
         return [c for s in self.sentences for c in s.citations]
@@ -315,7 +318,7 @@ def _answer(doc: Any, where: str, number: int) -> ParsedAnswer:
             raise KalmaError(f"{where}: \"output\" must be a string (the answer's text)",
                              _ANSWER_HINT)
         sentences, unparsed = parse_output(output)
-        return ParsedAnswer(answer_id, tuple(sentences), unparsed, number)
+        return ParsedAnswer(answer_id, tuple(sentences), unparsed, number, output)
     items = doc["sentences"]
     if not isinstance(items, list):
         raise KalmaError(f"{where}: \"sentences\" must be a list", _ANSWER_HINT)

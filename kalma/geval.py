@@ -21,6 +21,7 @@ as unparsed and left out of that metric's mean, never fatal.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +34,7 @@ from kalma.entry import KalmaEntry
 from llm.chat import ChatMessage
 from llm.client import ChatClient
 from llm.prompt_file import PromptFileError, read_prompt_json
+from scoring.protocol import ProtocolName
 
 __all__ = ["ASPECTS", "GEVAL_LAYOUT", "KGBENCH_GEVAL", "GevalItem", "GevalPrompts",
            "GevalScores", "geval_prompt", "geval_scores", "kgbench_geval_prompts",
@@ -40,9 +42,11 @@ __all__ = ["ASPECTS", "GEVAL_LAYOUT", "KGBENCH_GEVAL", "GevalItem", "GevalPrompt
 
 ASPECTS = ("coherence", "consistency", "fluency", "relevance")
 """The four qualities (§4.1), in the order of the paper's Tables 14-17."""
+SUFFIX_KEY = "suffix"
 GEVAL_LAYOUT = ("a G-Eval prompt file is a JSON list of four instruction strings in the "
                 "order coherence, consistency, fluency, relevance (BioKaLMA's "
-                "gpteval_prompt.json), or a JSON object with those four keys")
+                "gpteval_prompt.json), or a JSON object with those four keys and, "
+                "optionally, a \"suffix\" string appended to each instruction")
 
 _RATE = ("You rate one answer to a question on a single quality, on a scale from 1 (worst) "
          "to 5 (best).\n\n")
@@ -82,6 +86,14 @@ class GevalPrompts:
 
     instructions: Mapping[str, str]
     source: str
+    suffix: str = ""
+    """Text appended to every instruction (the file's ``"suffix"``): BioKaLMA's
+    ``GPT_EVAL.py`` appends a sentence asking for one integer, which is not kgbench's
+    to ship; copy it there from your copy of the script."""
+
+    def instruction(self, aspect: str) -> str:
+        """The instruction of ``aspect`` with the suffix."""
+        return self.instructions[aspect] + self.suffix
 
 
 def kgbench_geval_prompts() -> GevalPrompts:
@@ -101,6 +113,9 @@ def load_geval_prompts(path: Path) -> GevalPrompts:
     if not isinstance(doc, dict):
         raise PromptFileError(f"{path}: not a G-Eval prompt file (no JSON list or object)",
                               GEVAL_LAYOUT)
+    suffix = doc.get(SUFFIX_KEY, "")
+    if not isinstance(suffix, str):
+        raise PromptFileError(f"{path}: the {SUFFIX_KEY!r} is not a string", GEVAL_LAYOUT)
     missing = [aspect for aspect in ASPECTS if aspect not in doc]
     if missing:
         raise PromptFileError(f"{path}: no {' and no '.join(map(repr, missing))} "
@@ -109,7 +124,7 @@ def load_geval_prompts(path: Path) -> GevalPrompts:
         if not isinstance(doc[aspect], str) or not doc[aspect].strip():
             raise PromptFileError(f"{path}: the {aspect} instruction is not a non-empty "
                                   "string", GEVAL_LAYOUT)
-    return GevalPrompts({aspect: doc[aspect] for aspect in ASPECTS}, str(path))
+    return GevalPrompts({aspect: doc[aspect] for aspect in ASPECTS}, str(path), suffix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +155,7 @@ def geval_prompt(aspect: str, item: GevalItem, prompts: GevalPrompts | None = No
     if aspect == "consistency":
         inputs.append(f"Knowledge:\n{item.knowledge}")
     inputs.append(f"Answer:\n{item.answer}")
-    instruction = (prompts or kgbench_geval_prompts()).instructions[aspect]
+    instruction = (prompts or kgbench_geval_prompts()).instruction(aspect)
     return (instruction + "\n\n" + "\n\n".join(inputs)
             + f"\n\n{aspect.capitalize()} score (1 to 5):")
 
@@ -186,22 +201,39 @@ class GevalScores:
 
 
 def geval_scores(items: Sequence[GevalItem], client: ChatClient, *, parallel: int = 4,
-                 prompts: GevalPrompts | None = None,
+                 prompts: GevalPrompts | None = None, protocol: ProtocolName = "kgbench",
                  progress: Callable[[int], None] | None = None) -> GevalScores:
     """Each item rated on the four metrics (one request each, ``parallel`` in flight)
-    with ``prompts`` (default: kgbench's own), averaged per metric over the replies that
-    gave a score. A failed request raises the client's :class:`~llm.errors.LLMError`;
-    the replies received so far are cached."""
+    with ``prompts`` (default: kgbench's own). ``kgbench``: kgbench's message, replies
+    read by :func:`parse_rating`, each metric the mean of the replies that gave a score.
+    ``released``: the message and reading of BioKaLMA's script
+    (:mod:`kalma.geval_released`), a reply without a score counted as 3, every reply in
+    the mean. A failed request raises the client's :class:`~llm.errors.LLMError`; the
+    replies received so far are cached."""
     chosen = prompts or kgbench_geval_prompts()
     jobs = [(aspect, item) for item in items for aspect in ASPECTS]
+    if protocol == "released":
+        from kalma.geval_released import released_messages, released_rating
 
-    def ask(job: tuple[str, GevalItem]) -> float | None:
+        def messages(aspect: str, item: GevalItem) -> list[ChatMessage]:
+            return released_messages(aspect, item, chosen)
+
+        def read(reply: str, aspect: str) -> tuple[float | None, bool]:
+            return released_rating(reply)
+    else:
+        def messages(aspect: str, item: GevalItem) -> list[ChatMessage]:
+            return [ChatMessage("user", geval_prompt(aspect, item, chosen))]
+
+        def read(reply: str, aspect: str) -> tuple[float | None, bool]:
+            rating = parse_rating(reply, aspect)
+            return rating, rating is not None
+
+    def ask(job: tuple[str, GevalItem]) -> tuple[float | None, bool]:
         aspect, item = job
-        message = ChatMessage("user", geval_prompt(aspect, item, chosen))
-        reply = client.complete([message]).content
+        reply = client.complete(messages(aspect, item)).content
         if progress is not None:
             progress(1)
-        return parse_rating(reply, aspect)
+        return read(reply, aspect)
 
     pool = ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="geval")
     try:
@@ -212,10 +244,10 @@ def geval_scores(items: Sequence[GevalItem], client: ChatClient, *, parallel: in
     pool.shutdown()
     given: dict[str, list[float]] = {aspect: [] for aspect in ASPECTS}
     unparsed = dict.fromkeys(ASPECTS, 0)
-    for (aspect, _item), rating in zip(jobs, ratings, strict=True):
-        if rating is None:
-            unparsed[aspect] += 1
-        else:
+    for (aspect, _item), (rating, parsed) in zip(jobs, ratings, strict=True):
+        unparsed[aspect] += not parsed
+        if rating is not None:
             given[aspect].append(rating)
-    means = {aspect: (sum(v) / len(v) if v else None) for aspect, v in given.items()}
+    empty = math.nan if protocol == "released" else None
+    means = {aspect: (sum(v) / len(v) if v else empty) for aspect, v in given.items()}
     return GevalScores(means, unparsed, len(items), client.endpoint.model, chosen.source)

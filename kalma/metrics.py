@@ -24,7 +24,7 @@ if TYPE_CHECKING:   # the metrics need no model runtime
     from scoring.runtime import NliScores
 
 __all__ = ["AnswerCitationCounts", "CitationScores", "EntailmentTable", "alignment",
-           "alignment_decisions", "alignment_pairs", "answer_counts", "citation_hypothesis",
+           "alignment_decisions", "alignment_macro", "alignment_pairs", "answer_counts", "citation_hypothesis",
            "citation_scores", "entailed", "f1", "na_decisions", "na_pairs",
            "na_sentence_correct", "na_scores", "ratio"]
 
@@ -94,6 +94,7 @@ class CitationScores:
     """§4.2's citation quality over a set of answers."""
 
     correctness: float | None
+    correctness_macro: float | None
     precision_micro: float | None
     recall_micro: float | None
     f1_micro: float | None
@@ -116,7 +117,10 @@ def citation_scores(answers: Mapping[str, ParsedAnswer],
     (citing nothing helps nobody answer, and leaving it out would reward a system for
     citing only when sure); an entry whose minimum knowledge set is empty (BioKaLMA's
     own files have none) has no answer-level recall and is left out of the recall mean.
-    F1 is computed from the corresponding precision and recall, micro and macro."""
+    Macro correctness is the mean over the answers that cite anything: the share of an
+    answer's citations that exist says nothing when there are none (its precision 0
+    already counts that answer against it). F1 is computed from the corresponding
+    precision and recall, micro and macro."""
     counts = [answer_counts(answers.get(entry.id), entry) for entry in entries]
     n_citations = sum(c.citations for c in counts)
     n_minimum = sum(c.minimum_knowledge for c in counts)
@@ -125,10 +129,12 @@ def citation_scores(answers: Mapping[str, ParsedAnswer],
     per_precision = [ratio(c.precise, c.citations) or 0.0 for c in counts]
     per_recall = [r for r in (ratio(c.recalled, c.minimum_knowledge) for c in counts)
                   if r is not None]
+    per_correct = [r for r in (ratio(c.correct, c.citations) for c in counts) if r is not None]
     precision_macro = ratio(sum(per_precision), len(per_precision))
     recall_macro = ratio(sum(per_recall), len(per_recall))
     return CitationScores(
         correctness=ratio(sum(c.correct for c in counts), n_citations),
+        correctness_macro=ratio(sum(per_correct), len(per_correct)),
         precision_micro=precision_micro, recall_micro=recall_micro,
         f1_micro=f1(precision_micro, recall_micro),
         precision_macro=precision_macro, recall_macro=recall_macro,
@@ -178,6 +184,14 @@ def alignment(pair_entails: Sequence[bool]) -> float | None:
     """Text-citation alignment (§4.3): the share of (sentence, citation) pairs whose
     sentence entails the citation. ``None`` without any pair."""
     return ratio(sum(pair_entails), len(pair_entails))
+
+
+def alignment_macro(per_answer: Sequence[Sequence[bool]]) -> float | None:
+    """Macro text-citation alignment (§4.3, averaged as §4.2 averages macro scores):
+    :func:`alignment` of each answer with at least one (sentence, citation) pair, then
+    the mean over those answers. ``None`` when no answer has a pair."""
+    shares = [r for r in (alignment(decisions) for decisions in per_answer) if r is not None]
+    return ratio(sum(shares), len(shares))
 
 
 # -- conscious incompetence (§4.4, Figure 3, §4.5) -----------------------------------

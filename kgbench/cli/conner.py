@@ -15,12 +15,22 @@ from rich import box
 from rich.table import Table
 
 from kgbench.cli.errors import CliError, on_interrupt
-from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt, any_store
+from kgbench.cli.options import (
+    DeviceOpt,
+    JsonOpt,
+    ProtocolOpt,
+    ThreadsOpt,
+    any_store,
+    prompts_option,
+    protocol_choice,
+    readable_input,
+)
 from kgbench.cli.output import emit_json, err, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
     from scoring.conner.run import ConnerProgress
     from scoring.conner.summary import ConnerReport
+    from scoring.protocol import ProtocolName
 
 # scoring.conner (onnxruntime) is imported when the command runs, not when the CLI
 # starts: `kgbench --help` and the other commands stay quick.
@@ -36,6 +46,7 @@ conner_app = typer.Typer(
 
 DEVICES = ("auto", "cpu", "cuda")
 AGGREGATES = ("min", "mean", "max")
+TASKS = ("nq", "wow")
 INTERRUPTED = ("the files scored before were written whole, the one being scored not at all; "
                "rerun the command to score them all")
 
@@ -71,9 +82,10 @@ def score_cmd(
                                  help="KG store whose facts about the entities a query names "
                                  "are the evidence of records without their own.")] = None,
     aggregate: Annotated[
-        str, typer.Option("--aggregate", metavar="min|mean|max",
-                          help="How sentence factuality is aggregated over the knowledge "
-                          "(Eq. 1).")] = "min",
+        str | None, typer.Option("--aggregate", metavar="min|mean|max", show_default=False,
+                                 help="How sentence factuality is aggregated over the "
+                                 "knowledge (Eq. 1); default min, max under --protocol "
+                                 "released (the only one it takes).")] = None,
     u: Annotated[
         int, typer.Option("--u", min=1, metavar="N",
                           help="Random other knowledge texts of the helpfulness baseline "
@@ -89,6 +101,18 @@ def score_cmd(
     batch_tokens: Annotated[
         int, typer.Option("--batch-tokens", min=16, metavar="N",
                           help="Tokens per batch (padded length × inputs).")] = 16384,
+    protocol: ProtocolOpt = "kgbench",
+    task: Annotated[
+        str | None, typer.Option("--task", metavar="nq|wow", show_default=False,
+                                 help="With --protocol released: whose scripts to follow, "
+                                 "nq (a '?' given to queries; span validity against the "
+                                 "gold answer; the default) or wow (open validity, the gold "
+                                 "answer first among the evidence).")] = None,
+    prompts_file: Annotated[Path | None, prompts_option(
+        "With --protocol released: your copy of CONNER's prompts, a JSON object "
+        "{\"informativeness\": TEXT with {query} (and {topic}), \"helpfulness\": TEXT "
+        "with {knowledge} and {query}, \"demonstrations\": [{\"knowledge\", \"query\", "
+        "\"answer\"}, ...]} (README: Protocols).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Score generated knowledge with CONNER's metrics (Chen et al., 2023, Eq. 1-8).
@@ -98,7 +122,9 @@ def score_cmd(
     Non-verif., Fact-incon.; Relevance; Coherence: Coh-sent., Coh-para.; Inform.;
     Helpful.; Validity), each the mean over the file's records. A perspective whose
     model is not given is left empty (null in --json) and a note says so. Evidence
-    comes from each record's "evidence", else from --store.
+    comes from each record's "evidence", else from --store. --protocol released
+    computes every number as CONNER's released scripts do (label shares, their
+    sentence splitter, perplexity cap, truncation and prompts; README: Protocols).
 
     Examples:
 
@@ -107,14 +133,35 @@ def score_cmd(
       kgbench conner score sys.jsonl --lm gpt2/ --coherence coh/ --coherent-label 1
 
       kgbench conner score answers.jsonl --nli models/nli --store my-kg --aggregate mean --json
+
+      kgbench conner score nq.jsonl --nli nli/ --rerank monobert/ --lm lm/ --protocol
+      released --task nq --prompts conner-prompts.json
     """
     if nli is None and rerank is None and lm is None and coherence is None:
         raise CliError("nothing to score with: no model given",
                        "give at least one of --nli, --rerank, --lm, --coherence, e.g. "
                        "kgbench conner score sys.jsonl --nli nli-model/", code=2)
-    if aggregate not in AGGREGATES:
+    chosen_protocol = cast("ProtocolName", protocol_choice(protocol))
+    if aggregate is not None and aggregate not in AGGREGATES:
         raise CliError(f"unknown aggregate {aggregate!r}",
                        f"use --aggregate with one of {', '.join(AGGREGATES)}", code=2)
+    if chosen_protocol != "released" and (task is not None or prompts_file is not None):
+        option = "--task" if task is not None else "--prompts"
+        raise CliError(f"{option} is for --protocol released (the released scripts' "
+                       "dataset and prompts)", f"add --protocol released, or leave {option} "
+                       "out", code=2)
+    if chosen_protocol == "released" and aggregate not in (None, "max"):
+        raise CliError(f"--aggregate {aggregate} with --protocol released: the released "
+                       "scripts aggregate sentence labels by max",
+                       "leave --aggregate out with --protocol released", code=2)
+    if task is not None and task not in TASKS:
+        raise CliError(f"unknown task {task!r}", f"use --task with one of {', '.join(TASKS)}",
+                       code=2)
+    prompts = None
+    if prompts_file is not None:
+        from scoring.conner.prompts import load_conner_prompts
+
+        prompts = load_conner_prompts(readable_input(prompts_file))
     if device not in DEVICES:
         raise CliError(f"unknown device {device!r}",
                        f"use --device with one of {', '.join(DEVICES)}", code=2)
@@ -136,9 +183,10 @@ def score_cmd(
         report = conner_score(
             files, nli_dir=nli, rerank_dir=rerank, lm_dir=lm, coherence_dir=coherence,
             coherent_label=coherent_label, store=store,
-            aggregate=cast(Literal["min", "mean", "max"], aggregate), helpfulness_u=u,
+            aggregate=cast(Literal["min", "mean", "max"] | None, aggregate), helpfulness_u=u,
             seed=seed, out_dir=out_dir, device=cast(Literal["auto", "cpu", "cuda"], device),
-            threads=threads, batch_tokens=batch_tokens, progress=advance)
+            threads=threads, batch_tokens=batch_tokens, protocol=chosen_protocol,
+            task=cast(Literal["nq", "wow"], task or "nq"), prompts=prompts, progress=advance)
     _print_report(report, as_json)
 
 
@@ -150,7 +198,10 @@ def _cell(value: float | None, percent: bool) -> str:
 
 def summary_table(doc: dict[str, Any]) -> Table:
     """The summary as CONNER's Tables 2-3 lay it out: one row per system (input file)."""
-    table = Table(title=f"CONNER (factuality aggregated by {doc['aggregate']})",
+    title = f"CONNER (factuality aggregated by {doc['aggregate']}; protocol {doc['protocol']}"
+    if doc.get("task"):
+        title += f", {doc['task']} scripts"
+    table = Table(title=title + ")",
                   box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
     table.add_column("System", no_wrap=True)
     table.add_column("n", justify="right")

@@ -8,6 +8,7 @@ The work is in :mod:`kalma`; this module is the options and the tables around th
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
@@ -27,9 +28,11 @@ from kgbench.cli.options import (
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
+    ProtocolOpt,
     StoreOpt,
     finite_number,
     prompts_option,
+    protocol_choice,
     readable_input,
     store_location,
 )
@@ -37,6 +40,7 @@ from kgbench.cli.output import emit_json, note, out, progress, task_label
 
 if TYPE_CHECKING:
     from kalma.generate import KalmaGenerateResult
+    from scoring.protocol import ProtocolName
 
 kalma_app = typer.Typer(
     help=(
@@ -379,7 +383,9 @@ def score_cmd(
     geval_prompts_file: Annotated[Path | None, prompts_option(
         "With --geval: your copy of the paper's G-Eval instructions (BioKaLMA's "
         "gpteval_prompt.json: a JSON list in the order coherence, consistency, fluency, "
-        "relevance) instead of kgbench's own.")] = None,
+        "relevance, or an object with those keys and a \"suffix\" appended to each) "
+        "instead of kgbench's own.")] = None,
+    protocol: ProtocolOpt = "kgbench",
     llm_timeout: LlmTimeoutOpt = 120.0,
     llm_retries: LlmRetriesOpt = 5,
     llm_rps: LlmRpsOpt = None,
@@ -397,9 +403,12 @@ def score_cmd(
     knowledge), precision (correct and in the minimum knowledge set), recall (share of
     the minimum knowledge set hit by a correct citation) and F1, micro and macro.
     With --nli: text-citation alignment (§4.3) and [NA] precision and recall (§4.4).
-    With --geval: G-Eval text quality (§4.1). Prints a table; --json prints the
-    document (correctness, precision_micro, recall_micro, f1_micro, precision_macro,
-    recall_macro, f1_macro, alignment, na_precision, na_recall, n_entries, n_citations,
+    With --geval: G-Eval text quality (§4.1). --protocol released computes every
+    number as KaLMA's released scripts do (their citation reading, sentence splits,
+    skips and aggregation, NaN as null; README: Protocols). Prints a table; --json
+    prints the document (protocol, correctness, correctness_macro, precision_micro,
+    recall_micro, f1_micro, precision_macro, recall_macro, f1_macro, alignment,
+    alignment_macro, na_precision, na_recall, n_entries, n_scored, n_citations,
     unparsed_citations, and geval with --geval).
 
     Examples:
@@ -411,10 +420,14 @@ def score_cmd(
 
       kgbench kalma score kalma-demo --answers a.jsonl --geval --llm-url
       http://localhost:8000/v1 --llm-model qwen2.5-7b --json
+
+      kgbench kalma score kalma-demo/incompetence-1.jsonl --answers a.jsonl --nli
+      models/nli --protocol released --json
     """
     from extension.outputs.output_file import output_target, write_atomic
     from kalma.score import score_answers
 
+    chosen_protocol = cast("ProtocolName", protocol_choice(protocol))
     if device not in KALMA_DEVICES:
         raise CliError(f"unknown device {device!r}",
                        f"use --device with one of {', '.join(KALMA_DEVICES)}", code=2)
@@ -461,7 +474,7 @@ def score_cmd(
                                llm=endpoint, geval=geval, llm_cache=llm_cache,
                                llm_parallel=llm_parallel, geval_prompts=geval_prompts,
                                question=cast(Literal["general", "specific"], question),
-                               progress=advance)
+                               protocol=chosen_protocol, progress=advance)
     doc = report.to_json()
     if out_path is not None:
         write_atomic(out_path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
@@ -474,38 +487,54 @@ def score_cmd(
     if as_json:
         emit_json(doc)
         return
-    out.print(_score_table(doc))
+    out.print(_score_table(doc, nli=report.runtime is not None))
     if out_path is not None:
         note(f"wrote {out_path}")
 
 
 def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    """A score as printed: ``–`` for nothing to measure (null), ``NaN`` where the
+    released code divides 0 by 0 (also null in JSON: the document's protocol tells)."""
+    if value is None:
+        return "–"
+    return "NaN" if math.isnan(value) else f"{value:.3f}"
 
 
-def _score_table(doc: dict[str, Any]) -> Table:
+def _score_table(doc: dict[str, Any], *, nli: bool) -> Table:
     """The scores in the order of the paper's Tables 2-4: citation quality micro and
-    macro, alignment, [NA], then G-Eval."""
-    table = Table(title="KaLMA scores", box=box.SIMPLE_HEAD, title_justify="left")
+    macro, alignment, [NA] (``nli``: an NLI model ran), then G-Eval. Under the released
+    protocol a null ratio is the released code's 0/0, printed NaN."""
+    released_run = doc["protocol"] == "released"
+
+    def number(value: float | None) -> str:
+        return _number(math.nan if value is None and released_run else value)
+
+    table = Table(title=f"KaLMA scores (protocol {doc['protocol']})", box=box.SIMPLE_HEAD,
+                  title_justify="left")
     table.add_column("metric")
     table.add_column("micro", justify="right")
     table.add_column("macro", justify="right")
-    table.add_row("correctness (§4.2)", _number(doc["correctness"]), "")
+    table.add_row("correctness (§4.2)", number(doc["correctness"]),
+                  number(doc["correctness_macro"]))
     for name in ("precision", "recall", "f1"):
-        table.add_row(f"{name.replace('f1', 'F1')} (§4.2)", _number(doc[f"{name}_micro"]),
-                      _number(doc[f"{name}_macro"]))
+        table.add_row(f"{name.replace('f1', 'F1')} (§4.2)", number(doc[f"{name}_micro"]),
+                      number(doc[f"{name}_macro"]))
     table.add_section()
-    table.add_row("alignment (§4.3)", _number(doc["alignment"]), "")
-    table.add_row("[NA] precision (§4.4)".replace("[", "\\["), _number(doc["na_precision"]), "")
-    table.add_row("[NA] recall (§4.4)".replace("[", "\\["), _number(doc["na_recall"]), "")
+    aligned = nli
+    table.add_row("alignment (§4.3)", number(doc["alignment"]) if aligned else "–",
+                  number(doc["alignment_macro"]) if aligned else "–")
+    for key, label in (("na_precision", "\\[NA] precision (§4.4)"),
+                       ("na_recall", "\\[NA] recall (§4.4)")):
+        table.add_row(label, number(doc[key]) if aligned else "–", "")
     geval = doc.get("geval")
     if geval is not None:
         table.add_section()
         for aspect in ("coherence", "consistency", "fluency", "relevance"):
-            table.add_row(f"G-Eval {aspect} (1-5)", _number(geval[aspect]), "")
+            table.add_row(f"G-Eval {aspect} (1-5)", number(geval[aspect]), "")
     table.add_section()
-    table.add_row("entries", f"{doc['n_entries']:,}", "")
-    table.add_row("citations (unparsed)", f"{doc['n_citations']:,} "
-                  f"({doc['unparsed_citations']:,})", "")
+    table.add_row("entries (scored)", f"{doc['n_entries']:,} ({doc['n_scored']:,})", "")
+    unparsed = doc["unparsed_citations"]
+    table.add_row("citations" + (" (unparsed)" if unparsed is not None else ""),
+                  f"{doc['n_citations']:,}" + (f" ({unparsed:,})" if unparsed is not None
+                                                else ""), "")
     return table
-

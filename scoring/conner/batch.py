@@ -46,7 +46,7 @@ from scoring.runtime import CausalLM, CrossEncoder, NliScorer, NliScores, Sequen
 from scoring.score.records import significant
 
 __all__ = ["HELPFULNESS_PREFIX", "INFORMATIVENESS_PREFIX", "ConnerModels", "Prepared",
-           "input_counts", "score_batch"]
+           "base_document", "input_counts", "score_batch"]
 
 INFORMATIVENESS_PREFIX = "Question: {query}\nKnowledge:"
 """What the LM reads before the knowledge for Eq. 5's ``P(k_t | k_<t, q)``."""
@@ -137,7 +137,7 @@ def score_batch(items: Sequence[Prepared], models: ConnerModels, *,
     def step(model: str) -> Callable[[int], None] | None:
         return None if progress is None else (lambda n: progress(model, n))
 
-    docs = [_base(p) for p in items]
+    docs = [base_document(p, validity_kind=p.validity_kind, helpful=p.helpful) for p in items]
     if models.nli is not None:
         pairs = [p.nli_pairs() for p in items]
         flat = [pair for ps in pairs for pair in ps]
@@ -164,14 +164,17 @@ def score_batch(items: Sequence[Prepared], models: ConnerModels, *,
     return docs
 
 
-def _base(p: Prepared) -> dict[str, Any]:
+def base_document(p: Prepared, *, validity_kind: Literal["span", "open"] | None,
+                  helpful: bool) -> dict[str, Any]:
+    """A record's score document before any model ran: every score null (see
+    :mod:`scoring.conner.run` for the layout)."""
     return {"id": p.record.id, "sentences": len(p.sentences),
             "evidence": {"source": p.evidence_source, "count": len(p.evidence)},
             "factuality": None, "sentence_factuality": None, "relevance": None,
             "relevance_logit": None, "coherence_sentence": None, "coherence_paragraph": None,
             "informativeness": None, "helpfulness": None,
-            "helpfulness_baseline": list(p.baseline_ids) if p.helpful else None,
-            "validity": None, "validity_kind": p.validity_kind}
+            "helpfulness_baseline": list(p.baseline_ids) if helpful else None,
+            "validity": None, "validity_kind": validity_kind}
 
 
 def _vector(v: Factuality) -> list[float]:

@@ -11,7 +11,10 @@ An input file is JSON Lines, one record per line::
 ``id``, ``query`` and ``knowledge`` are required (non-empty strings; an integer id is
 read as its decimal string); ``answer`` (the downstream answer generated from the
 knowledge, §3.4), ``gold_answer`` (a*, for span answers, Eq. 7) and ``evidence`` (a list
-of texts, Eq. 1 and 8) may be left out or null. Other fields are ignored, so a system's
+of texts, Eq. 1 and 8) may be left out or null. Under ``--protocol released`` two more
+may be given: ``topic`` (the ``{topic}`` of the informativeness prompt) and
+``demonstrations`` (this record's few-shot samples for helpfulness, a list of
+``{"knowledge", "query", "answer"}``, see :mod:`scoring.conner.prompts`). Other fields are ignored, so a system's
 own output with extra fields can be scored as it is. Blank lines are skipped. Every
 problem is a :class:`~scoring.errors.ScoringError` naming ``file:line``.
 """
@@ -25,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from llm.prompt_file import PromptFileError
+from scoring.conner.prompts import Demonstration, demonstrations_of
 from scoring.errors import ScoringError
 
 __all__ = ["ABBREVIATIONS", "ConnerRecord", "read_records", "split_sentences"]
@@ -45,6 +50,8 @@ class ConnerRecord:
     answer: str | None = None
     gold_answer: str | None = None
     evidence: tuple[str, ...] = ()
+    topic: str | None = None
+    demonstrations: tuple[Demonstration, ...] | None = None
 
 
 def read_records(path: Path) -> list[ConnerRecord]:
@@ -98,7 +105,17 @@ def _record(path: Path, number: int, line: bytes) -> ConnerRecord:
         id=raw_id, query=_text(doc, "query", where, required=True) or "",
         knowledge=_text(doc, "knowledge", where, required=True) or "",
         answer=_text(doc, "answer", where), gold_answer=_text(doc, "gold_answer", where),
-        evidence=_evidence(doc.get("evidence"), where))
+        evidence=_evidence(doc.get("evidence"), where), topic=_text(doc, "topic", where),
+        demonstrations=_demonstrations(doc.get("demonstrations"), where))
+
+
+def _demonstrations(value: Any, where: str) -> tuple[Demonstration, ...] | None:
+    if value is None:
+        return None
+    try:
+        return demonstrations_of(value, where)
+    except PromptFileError as exc:
+        raise ScoringError(str(exc), _FORMAT_HINT) from None
 
 
 def _text(doc: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:

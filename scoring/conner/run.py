@@ -54,9 +54,17 @@ from scoring.conner.batch import (
 )
 from scoring.conner.evidence import KgEvidence
 from scoring.conner.metrics import AGGREGATES, Aggregate
+from scoring.conner.prompts import KGBENCH_RELEASED_PROMPTS, ConnerPrompts
 from scoring.conner.records import ConnerRecord, read_records, split_sentences
+from scoring.conner.released import ReleasedTask, released_sentences
+from scoring.conner.released_batch import (
+    ReleasedSetup,
+    released_input_counts,
+    score_batch_released,
+)
 from scoring.conner.summary import ConnerReport, summary_row
 from scoring.errors import ScoringError
+from scoring.protocol import ProtocolName
 from scoring.score.models import check_task
 from scoring.score.workdir import file_sha256
 
@@ -104,17 +112,22 @@ def coherent_index(labels: Sequence[str], wanted: str | None) -> int:
                        f"{shown})", "say which one is with --coherent-label NAME")
 
 
-def helpfulness_baselines(records: Sequence[ConnerRecord], u: int, seed: int
+def helpfulness_baselines(records: Sequence[ConnerRecord], u: int, seed: int, *,
+                          answered: Callable[[ConnerRecord], str | None] | None = None
                           ) -> list[tuple[int, ...]]:
     """For each record, the indices of ``u`` other records of the same file whose
     knowledge is the baseline of Eq. 6 (``k_1^-, …, k_u^-``): drawn without
     replacement from the records whose knowledge differs from its own (so never the
     record itself), in id order, by a generator seeded with ``(seed, record id)``: a
     record's baseline depends on the file's records, not on their order. Fewer than ``u`` when the file has
-    fewer such records; none for a record without an answer."""
+    fewer such records; none for a record without the answer whose probability is
+    compared (``answered``: the record's ``answer`` by default; the released protocol
+    scores the ``gold_answer``)."""
+    answer_of = answered or (lambda r: r.answer)
     out: list[tuple[int, ...]] = []
     for j, record in enumerate(records):
-        if record.answer is None or not record.answer.strip():
+        answer = answer_of(record)
+        if answer is None or not answer.strip():
             out.append(())
             continue
         own = record.knowledge.strip()
@@ -126,17 +139,22 @@ def helpfulness_baselines(records: Sequence[ConnerRecord], u: int, seed: int
 
 
 def prepare(records: Sequence[ConnerRecord], *, kg: KgEvidence | None, u: int,
-            seed: int) -> list[Prepared]:
-    """Each record with its sentences, evidence (its own; else the KG's when ``kg``)
-    and helpfulness baseline (:func:`helpfulness_baselines`)."""
-    baselines = helpfulness_baselines(records, u, seed)
+            seed: int, protocol: ProtocolName = "kgbench") -> list[Prepared]:
+    """Each record with its sentences (kgbench's splitter, or NLTK's Punkt under the
+    released protocol), evidence (its own; else the KG's when ``kg``) and helpfulness
+    baseline (:func:`helpfulness_baselines`)."""
+    released = protocol == "released"
+    baselines = helpfulness_baselines(records, u, seed,
+                                      answered=(lambda r: r.gold_answer) if released else None)
+    splitter = released_sentences if released else split_sentences
     prepared = []
     for record, baseline in zip(records, baselines, strict=True):
         evidence, source = record.evidence, cast(EvidenceSource, "record")
         if not evidence and kg is not None:
             evidence, source = kg.for_query(record.query), cast(EvidenceSource, "kg")
         prepared.append(Prepared(
-            record=record, sentences=tuple(split_sentences(record.knowledge)),
+            record=record, sentences=tuple(splitter(record.knowledge.strip()
+                                                    if released else record.knowledge)),
             evidence=evidence, evidence_source=source if evidence else "none",
             baseline=tuple(records[i].knowledge for i in baseline),
             baseline_ids=tuple(records[i].id for i in baseline)))
@@ -146,16 +164,31 @@ def prepare(records: Sequence[ConnerRecord], *, kg: KgEvidence | None, u: int,
 def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                  rerank_dir: Path | None = None, lm_dir: Path | None = None,
                  coherence_dir: Path | None = None, coherent_label: str | None = None,
-                 store: str | None = None, aggregate: Aggregate = "min",
+                 store: str | None = None, aggregate: Aggregate | None = None,
                  helpfulness_u: int = 3, seed: int = 0, out_dir: Path | None = None,
                  device: Device = "auto", threads: int | None = None,
                  batch_tokens: int = 16384,
                  records_per_batch: int = DEFAULT_RECORDS_PER_BATCH,
+                 protocol: ProtocolName = "kgbench", task: ReleasedTask = "nq",
+                 prompts: ConnerPrompts | None = None,
                  progress: Callable[[ConnerProgress], None] | None = None) -> ConnerReport:
     """Score ``files`` (see the module docstring). At least one model directory is
     needed; a perspective whose model is missing is null and named in the notes.
-    Every problem with the inputs is a :class:`ScoringError` raised before anything
-    is written."""
+    ``protocol``: kgbench's definitions (:mod:`scoring.conner.metrics`; ``aggregate``
+    default ``min``) or the released scripts' (:mod:`scoring.conner.released`, as the
+    scripts of ``task`` run them, with ``prompts``, default kgbench's layouts; sentence
+    labels aggregated by ``max``, the only aggregate it takes). Every problem with the
+    inputs is a :class:`ScoringError` raised before anything is written."""
+    released = protocol == "released"
+    if released and aggregate not in (None, "max"):
+        raise ScoringError(f"--aggregate {aggregate} with --protocol released: the released "
+                           "scripts aggregate sentence labels by max",
+                           "leave --aggregate out (or give max) with --protocol released")
+    if not released and prompts is not None:
+        raise ScoringError("--prompts sets the prompts of the released scripts",
+                           "add --protocol released, or leave --prompts out")
+    aggregate = aggregate or ("max" if released else "min")
+    setup = ReleasedSetup(task, prompts or KGBENCH_RELEASED_PROMPTS) if released else None
     if not files:
         raise ScoringError("no input files", "pass one or more JSONL files of CONNER records")
     if all(d is None for d in (nli_dir, rerank_dir, lm_dir, coherence_dir)):
@@ -190,14 +223,20 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                                     device=device, threads=threads, batch_tokens=batch_tokens)
         rows = []
         notes = _model_notes(models)
-        options = {"format": RUN_FORMAT, "aggregate": aggregate, "helpfulness_u": helpfulness_u,
+        options = {"format": RUN_FORMAT, "protocol": protocol, "aggregate": aggregate,
+                   "helpfulness_u": helpfulness_u,
                    "seed": seed, "store": store, "models": _model_fingerprints(info, dirs=(
                        ("nli", nli_dir), ("rerank", rerank_dir), ("lm", lm_dir),
                        ("coherence", coherence_dir)))}
+        if setup is not None:
+            options.update(task=task, prompts=setup.prompts.digest())
+            if models.lm is not None:
+                notes.append(_prompts_note(setup.prompts))
         for path, records in zip(files, inputs, strict=True):
             path = Path(path)
-            items = prepare(records, kg=kg, u=helpfulness_u, seed=seed)
-            notes += _record_notes(path, items, models)
+            items = prepare(records, kg=kg, u=helpfulness_u, seed=seed, protocol=protocol)
+            if setup is None:
+                notes += _record_notes(path, items, models)
             scores_file = None if out_dir is None else out_dir / f"{path.stem}{SCORES_SUFFIX}"
             fingerprint = {**options, "input_sha256": file_sha256(path)}
             docs = _finished(scores_file, fingerprint)
@@ -205,10 +244,13 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                 notes.append(f"{path.name}: scores read back from {scores_file} (the same "
                              "input, models and options scored it before)")
             else:
-                docs = _score_file(path, items, models, aggregate, records_per_batch, progress)
+                docs = _score_file(path, items, models, aggregate, records_per_batch, progress,
+                                   setup)
                 if scores_file is not None:
                     _write_scores(scores_file, docs, fingerprint)
-            rows.append(summary_row(path, docs, scores_file))
+            if setup is not None:
+                notes += _released_notes(path, docs, models)
+            rows.append(summary_row(path, docs, scores_file, rounded=setup is None))
     for name, model in zip(("nli", "rerank", "lm", "coherence"),
                            (models.nli, models.rerank, models.lm, models.coherence),
                            strict=True):
@@ -220,7 +262,8 @@ def conner_score(files: Sequence[Path], *, nli_dir: Path | None = None,
                              f"and were cut at their end ({_KEPT[name]})")
     report = ConnerReport(rows=rows, aggregate=aggregate, helpfulness_u=helpfulness_u,
                           seed=seed, models=info, notes=notes, out_dir=out_dir,
-                          seconds=time.perf_counter() - started)
+                          seconds=time.perf_counter() - started, protocol=protocol,
+                          task=task if released else None)
     if out_dir is not None:
         write_atomic(out_dir / SUMMARY_FILE,
                      orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n",
@@ -275,8 +318,10 @@ def _write_scores(scores_file: Path, docs: Sequence[dict[str, Any]],
 
 def _score_file(path: Path, items: Sequence[Prepared], models: ConnerModels,
                 aggregate: Aggregate, per_batch: int,
-                progress: Callable[[ConnerProgress], None] | None) -> list[dict[str, Any]]:
-    totals = input_counts(items, models)
+                progress: Callable[[ConnerProgress], None] | None,
+                setup: ReleasedSetup | None = None) -> list[dict[str, Any]]:
+    totals = (input_counts(items, models) if setup is None
+              else released_input_counts(items, models, setup.task))
     done = dict.fromkeys(totals, 0)
 
     def step(model: str, n: int) -> None:
@@ -289,8 +334,9 @@ def _score_file(path: Path, items: Sequence[Prepared], models: ConnerModels,
             progress(ConnerProgress(path, model, 0, total))
     docs: list[dict[str, Any]] = []
     for start in range(0, len(items), per_batch):
-        docs += score_batch(items[start:start + per_batch], models, aggregate=aggregate,
-                            progress=step)
+        batch = items[start:start + per_batch]
+        docs += (score_batch(batch, models, aggregate=aggregate, progress=step) if setup is None
+                 else score_batch_released(batch, models, setup, progress=step))
     return docs
 
 
@@ -352,4 +398,29 @@ def _record_notes(path: Path, items: Sequence[Prepared], models: ConnerModels) -
     if models.lm is not None and lonely:
         notes.append(f"{path.name}: {lonely:,} record(s) with no other knowledge in the "
                      "file to compare with: no helpfulness")
+    return notes
+
+
+def _prompts_note(prompts: ConnerPrompts) -> str:
+    if prompts.source == "kgbench":
+        return ("informativeness and helpfulness: computed as the released scripts do, but "
+                "asked with kgbench's own layouts (give the paper's with --prompts FILE)")
+    return (f"informativeness and helpfulness: prompts from {prompts.source} "
+            f"({len(prompts.demonstrations)} demonstration(s))")
+
+
+def _released_notes(path: Path, docs: Sequence[dict[str, Any]],
+                    models: ConnerModels) -> list[str]:
+    notes = []
+    if models.nli is not None:
+        left_out = sum(1 for d in docs if d["factuality"] is None)
+        if left_out:
+            notes.append(f"{path.name}: {left_out:,} record(s) without sentences or evidence "
+                         "left out of the factuality shares (the released script stops there)")
+    if models.lm is not None:
+        unhelped = sum(1 for d in docs if d["helpfulness_baseline"] is None)
+        if unhelped:
+            notes.append(f"{path.name}: {unhelped:,} record(s) without a gold answer (or "
+                         "other knowledge to compare with): no helpfulness (the released "
+                         "script scores the gold answer)")
     return notes

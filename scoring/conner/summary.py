@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scoring.protocol import PROTOCOL_KEY
 from scoring.score.records import significant
 
 __all__ = ["COLUMNS", "Column", "ConnerReport", "summary_row"]
@@ -50,22 +51,27 @@ _FACTUALITY = (("factual_consistent", "consistent"), ("non_verified", "non_verif
                ("factual_inconsistent", "inconsistent"))
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return significant(sum(values) / len(values)) if values else None
-
-
 def summary_row(path: Path, records: Sequence[Mapping[str, Any]],
-                scores_file: Path | None = None) -> dict[str, Any]:
-    """The row of one input file from its records' score documents."""
+                scores_file: Path | None = None, *, rounded: bool = True) -> dict[str, Any]:
+    """The row of one input file from its records' score documents; ``rounded``: each
+    mean to :func:`~scoring.score.records.significant` digits (the released protocol
+    keeps full precision)."""
+
+    def mean(values: Sequence[float]) -> float | None:
+        if not values:
+            return None
+        value = sum(values) / len(values)
+        return significant(value) if rounded else value
+
     row: dict[str, Any] = {"system": path.stem, "file": str(path), "records": len(records)}
     scored: dict[str, int] = {}
     facts = [r["factuality"] for r in records if r.get("factuality") is not None]
     for key, part in _FACTUALITY:
-        row[key] = _mean([f[part] for f in facts])
+        row[key] = mean([f[part] for f in facts])
         scored[key] = len(facts)
     for column in COLUMNS[3:]:
         values = [float(r[column.key]) for r in records if r.get(column.key) is not None]
-        row[column.key] = _mean(values)
+        row[column.key] = mean(values)
         scored[column.key] = len(values)
     row["scored"] = scored
     row["scores_file"] = str(scores_file) if scores_file is not None else None
@@ -86,9 +92,13 @@ class ConnerReport:
     notes: list[str] = field(default_factory=list)
     out_dir: Path | None = None
     seconds: float = 0.0
+    protocol: str = "kgbench"
+    task: str | None = None
+    """The released scripts followed (``nq`` or ``wow``), under ``released`` only."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": [{"group": c.group, "header": c.header, "key": c.key,
+        return {PROTOCOL_KEY: self.protocol, "task": self.task,
+                "columns": [{"group": c.group, "header": c.header, "key": c.key,
                              "percent": c.percent} for c in COLUMNS],
                 "rows": self.rows, "aggregate": self.aggregate,
                 "helpfulness_u": self.helpfulness_u, "seed": self.seed,

@@ -18,7 +18,7 @@ from scoring.card import ModelCard, Task
 from scoring.errors import ScoringError
 from scoring.runtime.scorers import check_task, open_for_task
 from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
-from scoring.runtime.tokenize import Encodings
+from scoring.runtime.tokenize import Encoded, Encodings
 
 __all__ = ["LOGITS_BUDGET", "CausalLM", "token_logprobs_from_logits"]
 
@@ -111,6 +111,25 @@ class CausalLM:
         text."""
         return [float(lp.sum()) for lp in
                 self.conditional_token_logprobs(prefixes, texts, progress=progress)]
+
+    def logprobs_of_ids(self, token_ids: Sequence[list[int]], starts: Sequence[int], *,
+                        progress: Progress | None = None) -> list[np.ndarray]:
+        """For each id list, float64 ``log P(ids[p] | ids[:p])`` for every position ``p``
+        from ``starts[i]`` (at least 1: the first id has nothing before it) to the end;
+        empty when the start is past the end. The ids are read as given, no BOS put
+        before them: what a released script scores on its own tokenization
+        (:meth:`TextTokenizer.encode_own`)."""
+        if len(token_ids) != len(starts):
+            raise ScoringError(f"{len(token_ids)} id lists but {len(starts)} starts",
+                               "pass one start for each id list")
+
+        def encode(a: int, b: int) -> Encodings:
+            items = [Encoded(list(ids), [0] * len(ids)) for ids in token_ids[a:b]]
+            return Encodings(items, 0, [max(1, min(s, len(ids)))
+                                        for s, ids in zip(starts[a:b], token_ids[a:b],
+                                                          strict=True)])
+
+        return self._logprobs(len(token_ids), encode, progress)
 
     def _logprobs(self, n: int, encode: Callable[[int, int], Encodings],
                   progress: Progress | None) -> list[np.ndarray]:

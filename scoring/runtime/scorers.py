@@ -172,10 +172,13 @@ class SequenceClassifier(_PairScorer):
 
 class CrossEncoder(_PairScorer):
     """(query, passage) → one relevance logit (higher = more relevant), as a
-    cross-encoder reranker is trained. Unlike NLI, the *passage* is cut to fit and the
-    query kept whole (a reranker must read the whole question; passages are the long
-    side); a query that alone exceeds max_length is cut and counted in
-    ``truncated_hypotheses``."""
+    cross-encoder reranker is trained (a two-logit monoBERT is exported as relevant
+    minus not relevant: :mod:`scoring.export.graph`). Unlike NLI, the *passage* is cut to fit and the query kept whole (a reranker must
+    read the whole question; passages are the long side); a query that alone exceeds
+    max_length is cut and counted in ``truncated_hypotheses``. With
+    ``longest_first_max`` set, pairs are truncated as a Hugging Face tokenizer's
+    ``truncation=True`` does instead, to that many tokens (what CONNER's released
+    ``relevance.py`` reads)."""
 
     task: Task = "rerank"
     keep: Literal["first", "second"] = "first"
@@ -187,6 +190,13 @@ class CrossEncoder(_PairScorer):
                                 f"{len(model.card.labels)} logits; a cross-encoder gives one "
                                 f"relevance logit",
                                 "export a cross-encoder checkpoint with num_labels 1")
+        self.longest_first_max: int | None = None
+
+    def _encode(self, firsts: Sequence[str], seconds: Sequence[str] | None) -> Encodings:
+        if self.longest_first_max is None or seconds is None:
+            return super()._encode(firsts, seconds)
+        return self.model.tokenizer.encode_pairs_longest_first(firsts, seconds,
+                                                               self.longest_first_max)
 
     @classmethod
     def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,

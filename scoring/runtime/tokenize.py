@@ -86,6 +86,7 @@ class TextTokenizer:
         self._tok = tokenizer
         self._source = source
         self.max_length = max_length
+        self._truncating: dict[int, Tokenizer] = {}
 
     @classmethod
     def from_file(cls, path: Path, max_length: int) -> TextTokenizer:
@@ -184,6 +185,33 @@ class TextTokenizer:
             out.append(Encoded(ids, [0] * len(ids)))
             starts.append(1 + len(prefix))
         return Encodings(out, cut, starts)
+
+    def encode_own(self, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
+        """Each text as the tokenizer itself encodes it, its own special tokens included
+        (a Hugging Face tokenizer's ``encode``: nothing for GPT-2, ``<s>`` first for
+        Llama), cut at its end to ``max_length`` (default the card's). What released
+        scripts feed a causal LM; kgbench's own runs use :meth:`encode_causal`."""
+        limit = self.max_length if max_length is None else min(max_length, self.max_length)
+        return [e.ids[:limit] for e in self._tok.encode_batch(list(texts),
+                                                              add_special_tokens=True)]
+
+    def encode_pairs_longest_first(self, firsts: Sequence[str], seconds: Sequence[str],
+                                   max_length: int | None = None) -> Encodings:
+        """(first, second) pairs with the model's special tokens, truncated as a Hugging
+        Face tokenizer's ``truncation=True`` does (`tokenizers`' ``longest_first``: tokens
+        come off the longer side first) to ``max_length`` (default the card's), what a
+        released script's cross-encoder reads. kgbench's own runs keep one side whole
+        (:meth:`encode_pairs`)."""
+        if len(firsts) != len(seconds):
+            raise ScoringError(f"{len(firsts)} first texts but {len(seconds)} second texts",
+                               "pass one second text for each first")
+        limit = self.max_length if max_length is None else min(max_length, self.max_length)
+        tok = self._truncating.get(limit)
+        if tok is None:   # a copy: this tokenizer's own truncation stays off
+            tok = self._truncating[limit] = Tokenizer.from_str(self._tok.to_str())
+            tok.enable_truncation(limit, strategy="longest_first")
+        encoded = tok.encode_batch(list(zip(firsts, seconds, strict=True)))
+        return Encodings([Encoded(list(e.ids), list(e.type_ids)) for e in encoded])
 
     def _budget(self, *, pair: bool) -> int:
         budget = self.max_length - (self._pair if pair else self._single).specials

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from extension.verbalize import english
 from kgstore.store import Store
@@ -231,7 +232,10 @@ class PhraseTable(Mapping[str, str]):
         return role
 
 
-def _lookup(table: Mapping[str, str], key: str, local: str | None = None) -> str | None:
+_V = TypeVar("_V")
+
+
+def _lookup(table: Mapping[str, _V], key: str, local: str | None = None) -> _V | None:
     found = table.get(key)
     if found is None:
         local = _local_name(key) if local is None else local

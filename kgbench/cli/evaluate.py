@@ -7,7 +7,7 @@ command around it (options, progress, the tables).
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -18,6 +18,7 @@ from rich.table import Table
 
 from extension.core.labels import DROP, SPLIT_CHOICES, SplitChoice
 from kgbench.cli.errors import NOTHING_WRITTEN, RESUMES, CliError, on_interrupt
+from kgbench.cli.evaluation_tables import print_evaluation_report
 from kgbench.cli.options import (
     JsonOpt,
     LlmCacheOpt,
@@ -34,7 +35,8 @@ from kgbench.cli.options import (
 from kgbench.cli.output import emit_json, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
-    from scoring.evaluate.run import EvaluationReport
+    from scoring.evaluate.baselines import ShortcutReport
+    from scoring.evaluate.schemes import LabelScheme
     from scoring.protocol import ProtocolName
 
 # scoring.evaluate (and the sample models under it) is imported when the command runs:
@@ -42,9 +44,6 @@ if TYPE_CHECKING:
 
 SCHEME_NAMES = ("ours", "caqa", "attrscore")
 DEVICES = ("auto", "cpu", "cuda")
-CAQA_COMPLEXITY_ORDER = ("single", "concatenation", "intersection", "union")
-"""CAQA Table 6's complexity columns: S. C. I. U."""
-COMPLEXITY_TITLES = {"single": "S.", "concatenation": "C.", "intersection": "I.", "union": "U."}
 
 
 def evaluate_cmd(
@@ -221,8 +220,6 @@ def evaluate_cmd(
         if output is not None:
             output_target(output, option=option, inputs=inputs)
     if baseline is not None:
-        from kgbench.cli.baseline import run_baseline
-
         if chosen_protocol != "kgbench":
             # A shortcut has no reply to parse and no released code to match: its numbers
             # are kgbench's definitions, and the document says so.
@@ -269,7 +266,7 @@ def evaluate_cmd(
     if as_json:
         emit_json(doc)
         return
-    _print_report(report)
+    print_evaluation_report(report)
     if out_path is not None:
         note(f"wrote {out_path}")
 
@@ -296,117 +293,63 @@ def _check_option_pairs(*, model: Path | None, llm_url: str | None, llm_model: s
                        f"{', '.join(DEVICES)}", code=2)
 
 
-def _split_text(split: str) -> str:
-    return "all samples" if split == "all" else f"the {split} split"
-
-
-def _number(value: float | None) -> str:
-    """A score as the tables print it; the released code's NaN (null in the JSON) as NaN."""
-    return "NaN" if value is None or math.isnan(value) else f"{value:.3f}"
-
-
-def _score(value: float, support: int) -> str:
-    return _number(value) if support else "–"
-
-
-def table6(report: EvaluationReport) -> Table:
-    """One row in CAQA Table 6's layout: F1 per label, overall micro-F1, micro-F1 per
-    complexity (S. C. I. U.); "–" where there is no sample."""
-    doc, scheme = report.document, report.scheme
-    table = Table(title=f"{report.evaluator} on {_split_text(report.split)} ({scheme.name} "
-                  "labels): F1 per label, micro-F1 overall and per complexity"
-                  + (", as the released code computes them" if report.protocol == "released"
-                     else ""),
-                  box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
-                  show_edge=False)
-    # Numbers never wrap; a long evaluator name folds in its own column.
-    table.add_column("Evaluator", overflow="fold", min_width=9)
-    for title in (*scheme.titles, "Overall", *(COMPLEXITY_TITLES[c]
-                                               for c in CAQA_COMPLEXITY_ORDER)):
+def chance_table(result: ShortcutReport) -> Table:
+    """The shortcut's F1 per label, macro-F1 and micro-F1 beside the two chance levels."""
+    block, scheme = result.baseline, result.report.scheme
+    table = Table(title="What a shortcut gets, beside chance (test split)",
+                  box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("")
+    for title in (*scheme.titles, "macro-F1", "micro-F1"):
         table.add_column(title, justify="right", no_wrap=True)
-    per_label, per_complexity = doc["per_label"], doc["per_complexity"]
-    table.add_row(field(report.evaluator),
-                  *(_score(per_label[label]["f1"], per_label[label]["support"])
-                    for label in scheme.labels),
-                  _score(doc["overall_micro_f1"], doc["n"]),
-                  *(_score(per_complexity[c]["micro_f1"], per_complexity[c]["support"])
-                    for c in CAQA_COMPLEXITY_ORDER))
+
+    def row(name: str, scores: dict[str, Any]) -> None:
+        table.add_row(field(name), *(f"{scores['per_label_f1'][label]:.3f}"
+                                     for label in scheme.labels),
+                      f"{scores['macro_f1']:.3f}", f"{scores['micro_f1']:.3f}")
+
+    row(result.report.evaluator, block)
+    for name, level in block["chance"].items():
+        what = (f"chance: every sample {level['label']}" if name == "majority"
+                else f"chance: random, train shares ({level['draws']} draws)")
+        row(what, level)
     return table
 
 
-def label_detail(report: EvaluationReport) -> Table:
-    """Precision, recall, F1 and support per label, then macro-F1 and n."""
-    doc = report.document
-    table = Table(title="Per label", box=box.SIMPLE_HEAD, title_justify="left")
-    for name in ("label", "precision", "recall", "F1", "support"):
-        table.add_column(name, justify="left" if name == "label" else "right")
-    for label, scores in doc["per_label"].items():
-        table.add_row(field(label), _number(scores["precision"]), _number(scores["recall"]),
-                      _number(scores["f1"]), f"{scores['support']:,}",
-                      end_section=label == report.scheme.labels[-1])
-    table.add_row("macro-F1", "", "", _number(doc["macro_f1"]), "")
-    table.add_row("micro-F1 (accuracy)", "", "", _number(doc["overall_micro_f1"]),
-                  f"{doc['n']:,}")
-    return table
+def run_baseline(directory: Path, baseline: str, scheme: LabelScheme, *, split: str,
+                 device: str, as_json: bool, out_path: Path | None,
+                 blind_labels: Path | None, blind_column: str | None,
+                 compare: Sequence[Path], sub_facts: Path | None,
+                 save_predictions: Path | None) -> None:
+    """Run the shortcut baseline ``baseline`` (``overlap``, ``length``, ``embed:DIR``)
+    on ``directory`` and print / write what ``kgbench evaluate`` does for an evaluator,
+    plus the ``baseline`` block; then record it in the benchmark's report."""
+    from extension.outputs.output_file import write_atomic
+    from scoring.errors import ScoringError
+    from scoring.evaluate.baselines import evaluate_shortcut, parse_baseline, record_shortcut
 
-
-def confusion_table(report: EvaluationReport) -> Table:
-    """Gold label (rows) × predicted label (columns), with the unparsed column."""
-    confusion = report.document["confusion"]
-    columns = list(next(iter(confusion.values())))
-    table = Table(title="Confusion: gold (rows) × predicted (columns)", box=box.SIMPLE_HEAD,
-                  title_justify="left")
-    table.add_column("gold")
-    for column in columns:
-        table.add_column(field(column), justify="right")
-    for gold, row in confusion.items():
-        table.add_row(field(gold), *(f"{row[c]:,}" for c in columns))
-    return table
-
-
-def consistency_table(block: dict[str, Any]) -> Table:
-    """CAQA §6.2 in small: each evaluator's micro-F1 on generated vs blind labels."""
-    pearson = block["pearson"]
-    shown = "undefined (needs two evaluators whose scores vary)" if pearson is None \
-        else f"{pearson:.3f}"
-    table = Table(title=f"Consistency with blind labels (CAQA §6.2): {block['samples']:,} "
-                  f"samples, label agreement {block['label_agreement']:.3f}, Pearson r "
-                  f"{shown}", box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column("evaluator")
-    table.add_column("micro-F1 (generated)", justify="right")
-    table.add_column("micro-F1 (blind)", justify="right")
-    for row in block["evaluators"]:
-        table.add_row(field(row["name"]), f"{row['micro_f1_generated']:.3f}",
-                      f"{row['micro_f1_blind']:.3f}")
-    return table
-
-
-def fine_grained_table(block: dict[str, Any]) -> Table:
-    """CAQA §6.3 / Table 7: FActScore and error rate against the benchmark's sub-facts."""
-    def number(value: float | None) -> str:
-        return "–" if value is None else f"{value:.3f}"
-
-    table = Table(title=f"Sub-facts (CAQA §6.3, Table 7): {block['sub_facts']:,} sub-facts "
-                  f"of {block['samples']:,} samples", box=box.SIMPLE_HEAD,
-                  title_justify="left")
-    for name in ("FS (evaluator)", "FS (benchmark)", "ER", "agreement"):
-        table.add_column(name, justify="right")
-    table.add_row(number(block["factscore"]), number(block["factscore_benchmark"]),
-                  number(block["error_rate"]), number(block["agreement"]))
-    return table
-
-
-def _print_report(report: EvaluationReport) -> None:
-    out.print(table6(report))
-    out.print()
-    out.print(label_detail(report))
-    out.print(confusion_table(report))
-    if report.consistency is not None:
-        out.print(consistency_table(report.consistency))
-    if report.fine_grained is not None:
-        out.print(fine_grained_table(report.fine_grained))
-    doc = report.document
-    counted = ("left out of every score, as the released code drops them"
-               if report.protocol == "released" else "counted as wrong")
-    note(f"{doc['n']:,} samples ({_split_text(report.split)}) of {report.source}; "
-         f"{doc['unparsed']:,} unparsed ({counted}); protocol {report.protocol}")
+    if split != "test":
+        raise CliError(f"--baseline fits on the train split and is scored on the test split, "
+                       f"not --split {split}", "leave --split out", code=2)
+    try:
+        spec = parse_baseline(baseline)
+    except ScoringError as exc:
+        raise CliError(str(exc), exc.hint, code=2) from None
+    with on_interrupt(NOTHING_WRITTEN):
+        result = evaluate_shortcut(directory, spec, scheme, device=device,
+                                   blind_labels=blind_labels, blind_column=blind_column,
+                                   compare=compare, sub_facts=sub_facts,
+                                   save_predictions=save_predictions)
+    doc = result.to_json()
+    if out_path is not None:
+        write_atomic(out_path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+                     + "\n", option="--out")
+    for line in result.report.notes:
+        note(line)
+    if as_json:
+        emit_json(doc)
+    else:
+        print_evaluation_report(result.report)
+        out.print(chance_table(result))
+    page = record_shortcut(result)
+    note(f"recorded in {page.parent / 'baselines.json'} and the \"What a shortcut gets\" "
+         f"section of {page}")

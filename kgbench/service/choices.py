@@ -79,7 +79,8 @@ def list_data(root: Path, under: Path, skipped: set[Path], kind: str,
                 continue
             kept.append(name)
             if kind in ("dir", "any"):
-                entries.append(DataEntry(path=path.relative_to(base).as_posix(), kind="dir"))
+                entries.append(DataEntry(path=path.relative_to(base).as_posix(), kind="dir",
+                                         size=None))
         dirnames[:] = kept if depth + 1 < MAX_DEPTH else []
         if kind in ("file", "any"):
             for name in sorted(filenames):

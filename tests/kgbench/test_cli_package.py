@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "kgbench" / "cli"
-SHARED = {"errors", "options", "output", "render"}
+SHARED = {"errors", "options", "output", "render", "evaluation_tables"}
 COMMANDS = {"load", "explore", "cypher", "questions", "extend", "generate", "export", "demo", "store",
             "model", "evaluate", "score", "kalma", "conner", "serve"}
 USE_CASES = [

@@ -399,9 +399,9 @@ R = TypeVar("R", bound=BaseModel)
 def gate_records(gate: GrammarGate, records: Sequence[R], counts: Counter[str]
                  ) -> tuple[list[R], list[tuple[R, str]]]:
     """Split a question's samples (pydantic records of the sample schema) into those the
-    gate lets through and those it blocks, each blocked one with its reason
-    ("agreement_sent_start: 'is' in the answer …", the rule's id in lower case first, so
-    ``failures_by_kind`` groups by rule). ``counts`` gains ``checked``, ``blocked`` and
+    gate lets through and those it blocks, each blocked one with its reason: the first
+    blocking match ("agreement_sent_start: 'is' in the answer …", the rule's id in lower
+    case first, so ``failures_by_kind`` groups by rule), then the other blocking rules. ``counts`` gains ``checked``, ``blocked`` and
     ``rule:ID`` per blocking match."""
     if not records:
         return [], []
@@ -416,8 +416,9 @@ def gate_records(gate: GrammarGate, records: Sequence[R], counts: Counter[str]
             continue
         counts["blocked"] += 1
         counts.update(f"rule:{f.match.rule}" for f in blocking)
-        first = blocking[0]
-        blocked.append((record, f"{first.match.rule.lower()}: {first.describe()}"))
+        first, others = blocking[0], sorted({f.match.rule for f in blocking[1:]})
+        also = f"; also {', '.join(others)}" if others else ""
+        blocked.append((record, f"{first.match.rule.lower()}: {first.describe()}{also}"))
     return kept, blocked
 
 

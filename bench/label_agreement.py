@@ -64,6 +64,7 @@ from bench import english_ratings  # noqa: E402
 from bench.store_bench import git_commit, machine_info  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
+RATINGS = english_ratings.SCALE
 LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
 COMPLEXITIES = ("single", "union", "intersection", "concatenation")
 
@@ -222,7 +223,7 @@ def stratified_draw(pool: Sequence[dict[str, Any]], per_label: int, seed: int
 
 
 def write_sheet(work: Path, drawn: Sequence[dict[str, Any]]) -> None:
-    lines = ["# Blind labelling sheet", "", DEFINITIONS, "", english_ratings.SCALE, "",
+    lines = ["# Blind labelling sheet", "", DEFINITIONS, "", RATINGS, "",
              "Write one line per item to blind_labels.tsv: the item id, a TAB, one of "
              + ", ".join(LABELS) + ", then a TAB and the three ratings separated by TABs "
              "(QUESTION, ANSWER, CITATION), optionally a TAB and a short note. Example: "
@@ -395,7 +396,9 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
         "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
         "readers": results, "between_readers": between,
         "form_only_accuracy": round(form, 4), "pool": meta["pool"],
-        "caqa_table5_shares": shares, "english_ratings": ratings,
+        "caqa_table5_shares": shares,
+        # each reader's summary (as h/nl-core's first version wrote it), then all of it
+        "ratings": ratings["by_reader"] if ratings else {}, "english_ratings": ratings,
         "machine": machine_info(), "load": os.getloadavg(),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -135,7 +135,9 @@ def test_score_reports_the_english_ratings_beside_the_agreement(la, tmp_path, mo
     assert r["by_kg"]["fb"]["question"]["low_share"] == 0.5
     assert r["by_kg"]["demo"]["question"]["mean"] == 4.5
     assert set(r["by_label"]) == set(la.LABELS)
+    assert r["all_readers"]["any_low_share"] == 0.25
     assert r["meets_issue34_bar"] is False
+    assert record["ratings"]["A"] == r["by_reader"]["A"]      # each reader's summary
     md = (tmp_path / "results" / "label_agreement.md").read_text()
     assert "## English ratings (issue 34)" in md and "| KG: fb | 8 | 3.00 | 50.0%" in md
     tsv = (tmp_path / "results" / "label_agreement_samples.tsv").read_text().splitlines()

@@ -36,16 +36,18 @@ from extension.verbalize.grammar_gate import (
 from extension.verbalize.text_quality import doubled_words, placeholder_words
 from kgstore.store import Store
 
-try:   # the planner's documented thresholds (issue 34, item 2), once it is merged
+try:   # the planner's documented thresholds (issue 34, item 2; h/nl-core, merged to main)
     from extension.verbalize.planner import (  # type: ignore[import-not-found,unused-ignore]
+        HUB_MAX_LINKS,
         HUB_MIN_FACTS,
         HUB_SHARE,
         MAX_CONSTRAINTS,
     )
-except ImportError:  # pragma: no cover - until then, the same numbers
+except ImportError:  # pragma: no cover - on a tree without the planner: its numbers
     MAX_CONSTRAINTS = 2
     HUB_SHARE = 0.10
     HUB_MIN_FACTS = 5
+    HUB_MAX_LINKS = 2_000
 
 EXAMPLES = 3
 """Examples kept per kind of finding, for a failing test's message and the bench."""
@@ -99,7 +101,10 @@ def chosen_constants(doc: Mapping[str, Any]) -> list[ChosenConstant]:
 
 class HubShares:
     """How many of a relation's facts point at a constant, read from a store once per
-    (constant, relation, side): at most enough facts to pass :data:`HUB_SHARE`."""
+    (constant, relation, side): at most enough facts to pass :data:`HUB_SHARE`, never
+    more than :data:`HUB_MAX_LINKS` + 1 (a constant linked that often is a hub on any
+    KG). The planner's rule, measured independently of the planner's code, with the
+    counts kept for the report."""
 
     def __init__(self, store: Store, *, share: float = HUB_SHARE,
                  min_facts: int = HUB_MIN_FACTS) -> None:
@@ -115,14 +120,15 @@ class HubShares:
         total = self.totals.get(c.predicate, 0)
         key = (c.entity, c.predicate, c.entity_is_subject)
         if key not in self._linked:
-            cap = max(self.min_facts, int(self.share * total) + 1) + 1
+            cap = min(max(self.min_facts, int(self.share * total) + 1), HUB_MAX_LINKS) + 1
             read = self.store.facts_out if c.entity_is_subject else self.store.facts_in
             self._linked[key] = len(read(c.entity, predicate=c.predicate, limit=cap))
         return self._linked[key], total
 
     def is_hub(self, c: ChosenConstant) -> bool:
         linked, total = self.linked(c)
-        return linked >= self.min_facts and total > 0 and linked / total > self.share
+        return linked > HUB_MAX_LINKS or (
+            linked >= self.min_facts and total > 0 and linked / total > self.share)
 
 
 @dataclass

@@ -176,13 +176,13 @@ class GrammarGate:
                 self._remember(text, matches)
             self.check_s += time.monotonic() - started
             self.texts_checked += len(batch)
-        out = []
+        out: list[tuple[GrammarMatch, ...]] = []
         for text in texts:
-            matches = self._cache.get(text)
-            if matches is None:   # evicted by this very call's later texts: check it again
-                matches = self._request([text])[0]
-                self._remember(text, matches)
-            out.append(matches)
+            cached = self._cache.get(text)
+            if cached is None:   # evicted by this very call's later texts: check it again
+                cached = self._request([text])[0]
+                self._remember(text, cached)
+            out.append(cached)
         return out
 
     def _remember(self, text: str, matches: tuple[GrammarMatch, ...]) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from extension.verbalize.grammar_gate import (
     GrammarGate,
     check_samples,
+    is_variant_spelling,
     sample_names,
     sample_parts,
 )
@@ -295,7 +296,8 @@ def grammar_counts(gate: GrammarGate, samples: Sequence[Mapping[str, Any]],
             if f.on_name:
                 counts.on_names[f.match.category] += 1
                 continue
-            key = f"{f.part}|{f.match.category}|{f.match.rule}"
+            variety = " (British spelling)" if is_variant_spelling(f.match) else ""
+            key = f"{f.part}|{f.match.category}|{f.match.rule}{variety}"
             counts.by_rule[key] += 1
             if f.blocked:
                 counts.blocked_by_rule[key] += 1

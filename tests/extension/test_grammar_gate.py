@@ -41,6 +41,15 @@ def test_it_catches_the_flaws_readers_saw(gate):
         "UPPERCASE_SENTENCE_START": "what", "MORFOLOGIK_RULE_EN_US": "portuguese"}
 
 
+def test_a_british_spelling_is_reported_but_blocks_nothing(gate):
+    doc = {"question_extended": "Which neighbour of France was honoured?", "answer": "Spain."}
+    (findings,) = check_samples(gate, [doc])
+    assert {f.span for f in findings} == {"neighbour", "honoured"}
+    assert all(gg.is_variant_spelling(f.match) and not f.blocked for f in findings)
+    (misspelt,) = check_samples(gate, [{"question_extended": "Which film was designeds?"}])
+    assert [f.blocked for f in misspelt] == [True]
+
+
 def test_a_plain_question_and_statement_pass(gate):
     texts = ["Which film directed by Steven Spielberg has music by John Williams?",
              "Jaws was directed by Steven Spielberg.", "Who directed the sequel of Jaws?"]

@@ -48,6 +48,9 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
        for kg in ("demo", "fb15k237-webqsp", "fb15k237-domain")},
     **{("constraints", kg): f"{PLANNER}: three constants in q̃"
        for kg in ("demo", "fb15k237-domain")},
+    # Still failing with h/nl-core's text (main at e2959fc + this branch): "a citizen of
+    # United States" (no "the" before such country names), "netflix", "the genre the
+    # genre", "has a marriage with the from 2005" — 10-17% of the samples blocked.
     **{("grammar", kg): f"{TEXT}: 'citizen of United States', 'whose films is', "
                         "'olympic', lower-case WebQSP text in q̃"
        for kg in ("demo", "fb15k237-webqsp", "fb15k237-domain")},

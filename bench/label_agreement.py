@@ -1,4 +1,5 @@
 """Blind label agreement: does a careful reader give a sample the label kgbench gave it?
+And how does its English read (issue 34: 1–5 ratings of q̃, ã and the citation)?
 
 Issue 19 asks for at least 98% agreement per label between the generated label and a
 reader who sees only the extended question q̃, the answer statement ã and the citation
@@ -18,13 +19,18 @@ Two steps, so that the reader never sees the generator, the labels or this code:
     cells, **at most one sample per source question** (a reader who saw a question's
     four variants could label them by elimination). It writes, *outside the
     repository* (the texts quote WebQSP), ``WORK/sheet/blind_sheet.md`` for the reader (the only
-    file the reader is given) and ``WORK/key.json`` with the hidden labels.
+    file the reader is given: items under opaque shuffled ids, no label, no sample id, no KG)
+    and ``WORK/key.json`` with the hidden labels.
 ``score``
-    joins the reader's labels (``WORK/sheet/blind_labels.tsv``: ``B001<TAB>label`` per line)
-    with the key and writes to ``bench/results/``: ``label_agreement.md`` (protocol,
-    command, agreement per label / complexity / KG with Wilson 95% intervals,
-    confusion matrix, form-only giveaway check), ``label_agreement_samples.tsv``
-    (sample ids with generated and blind labels — no texts) and a record appended to
+    joins the reader's labels and ratings (``WORK/sheet/blind_labels.tsv``:
+    ``B001<TAB>label<TAB>Q<TAB>A<TAB>C`` per line, the 1–5 ratings of the question,
+    answer and citation; a sheet of labels alone is still read) with the key and writes
+    to ``bench/results/``: ``label_agreement.md`` (protocol, command, agreement per
+    label / complexity / KG with Wilson 95% intervals, confusion matrix, form-only
+    giveaway check, and the English ratings: mean and share rated <= 2 per part, over
+    all readers, per reader, KG and label, against issue 34's bar;
+    :mod:`bench.english_ratings`), ``label_agreement_samples.tsv`` (sample ids with
+    generated and blind labels and ratings — no texts) and a record appended to
     ``label_agreement.jsonl``.
 
 Run::
@@ -54,9 +60,11 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench import english_ratings  # noqa: E402
 from bench.store_bench import git_commit, machine_info  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
+RATINGS = english_ratings.SCALE
 LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
 COMPLEXITIES = ("single", "union", "intersection", "concatenation")
 
@@ -75,13 +83,6 @@ about whether they are true, and label how the CITATION relates to the ANSWER:
 """
 
 
-RATINGS = """\
-Also rate the English of the QUESTION, the ANSWER and the CITATION, each from 1 to 5:
-1 garbled or shows ids; 2 joined relation names or placeholders ("something", "the one
-that"); 3 understandable but unnatural; 4 natural with small flaws; 5 fluent, as a person
-would write it. Rate the wording only, not whether the facts are true.
-"""
-PARTS = ("question", "answer", "citation")
 
 
 @dataclass(frozen=True)
@@ -114,20 +115,39 @@ def kgbench(*args: str) -> None:
                          f"({done.returncode}):\n{done.stderr[-2000:]}")
 
 
-def build_stores(work: Path, ext: Path) -> None:
+STORES = ("demo", "fb15k237", "wikidata")
+
+
+def build_store(work: Path, ext: Path | None, name: str) -> Path:
+    """``WORK/stores/NAME`` (one of :data:`STORES`), loaded unless it is there: the demo
+    KG; the FB15k-237 slice (dev + test, named by ``entity2text.txt``, no type facts); a
+    Wikidata store from the JSON samples. ``ext`` (the external data) is needed for the
+    last two."""
     from kgbench.demo import DEMO_KG
 
-    fb = ext / "freebase" / "fb15k237"
-    wd = ext / "wikidata"
-    if not (work / "stores" / "demo").exists():
-        kgbench("load", "triples", str(DEMO_KG), "--store", str(work / "stores" / "demo"))
-    if not (work / "stores" / "fb15k237").exists():
+    store = work / "stores" / name
+    if store.exists():
+        return store
+    if name == "demo":
+        kgbench("load", "triples", str(DEMO_KG), "--store", str(store))
+        return store
+    if ext is None:
+        raise SystemExit(f"label_agreement: the {name} store needs KGBENCH_EXTERNAL_DATA")
+    fb, wd = ext / "freebase" / "fb15k237", ext / "wikidata"
+    if name == "fb15k237":
         kgbench("load", "triples", str(fb / "dev.tsv"), str(fb / "test.tsv"), "--names",
-                str(fb / "entity2text.txt"), "--store", str(work / "stores" / "fb15k237"))
-    if not (work / "stores" / "wikidata").exists():
+                str(fb / "entity2text.txt"), "--store", str(store))
+    elif name == "wikidata":
         kgbench("load", "wikidata", str(wd / "DERIVED_humans_Q5.jsonl"),
-                str(wd / "wikibase-dump-filter_entities_first50lines.json"),
-                "--store", str(work / "stores" / "wikidata"))
+                str(wd / "wikibase-dump-filter_entities_first50lines.json"), "--store", str(store))
+    else:
+        raise ValueError(f"unknown store {name!r}; one of {', '.join(STORES)}")
+    return store
+
+
+def build_stores(work: Path, ext: Path) -> None:
+    for name in STORES:
+        build_store(work, ext, name)
 
 
 def runs(ext: Path) -> list[Run]:
@@ -207,9 +227,9 @@ def stratified_draw(pool: Sequence[dict[str, Any]], per_label: int, seed: int
 def write_sheet(work: Path, drawn: Sequence[dict[str, Any]]) -> None:
     lines = ["# Blind labelling sheet", "", DEFINITIONS, "", RATINGS, "",
              "Write one line per item to blind_labels.tsv: the item id, a TAB, one of "
-             + ", ".join(LABELS) + ", then a TAB and your 1-5 rating of the QUESTION, of "
-             "the ANSWER and of the CITATION, TAB-separated (optionally a TAB and a short "
-             "note).", ""]
+             + ", ".join(LABELS) + ", then a TAB and the three ratings separated by TABs "
+             "(QUESTION, ANSWER, CITATION), optionally a TAB and a short note. Example: "
+             "`B001<TAB>supportive<TAB>4<TAB>5<TAB>3<TAB>citation lists ids`.", ""]
     key: dict[str, dict[str, Any]] = {}
     for i, s in enumerate(drawn, 1):
         bid = f"B{i:03d}"
@@ -233,48 +253,35 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def read_ratings(path: Path, key: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
-    """The 1-5 ratings (question, answer, citation) of the items that have them: the
-    third to fifth TAB-separated columns of a labels file (issue 34)."""
-    ratings: dict[str, tuple[int, int, int]] = {}
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        parts = [p.strip() for p in raw.split("\t")]
-        if len(parts) >= 5 and parts[0] in key and all(p in "12345" and p
-                                                       for p in parts[2:5]):
-            ratings[parts[0]] = (int(parts[2]), int(parts[3]), int(parts[4]))
-    return ratings
-
-
-def rating_summary(ratings: dict[str, tuple[int, int, int]]) -> dict[str, Any]:
-    """Mean rating and share of items rated 2 or less, per part, and the share of items
-    rated 2 or less on any part (issue 34's target: means >= 4.3, <= 5%)."""
-    if not ratings:
-        return {}
-    rows = list(ratings.values())
-    out: dict[str, Any] = {"n": len(rows)}
-    for i, part in enumerate(PARTS):
-        values = [r[i] for r in rows]
-        out[part] = {"mean": round(sum(values) / len(values), 3),
-                     "low_share": round(sum(v <= 2 for v in values) / len(values), 4)}
-    out["any_low_share"] = round(sum(min(r) <= 2 for r in rows) / len(rows), 4)
-    return out
-
-
-def read_blind(path: Path, key: dict[str, Any]) -> dict[str, str]:
+def read_blind(path: Path, key: dict[str, Any]
+               ) -> tuple[dict[str, str], dict[str, english_ratings.Ratings]]:
+    """A reader's labels and, when the file has them, the 1–5 ratings of each item's
+    question, answer and citation (every item rated, or none: an older sheet)."""
     blind: dict[str, str] = {}
+    ratings: dict[str, english_ratings.Ratings] = {}
     for no, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not raw.strip() or raw.startswith("#"):
             continue
         parts = raw.split("\t")
         if len(parts) < 2 or parts[0].strip() not in key or parts[1].strip() not in LABELS:
-            raise SystemExit(f"{path}:{no}: expected `B001<TAB>label<TAB>q<TAB>a<TAB>c` with a "
+            raise SystemExit(f"{path}:{no}: expected `B001<TAB>label<TAB>Q<TAB>A<TAB>C` with a "
                              f"label among {', '.join(LABELS)}; got {raw[:80]!r}")
+        try:
+            rated = english_ratings.parse_ratings(parts[2:])
+        except ValueError as exc:
+            raise SystemExit(f"{path}:{no}: {exc}") from None
         blind[parts[0].strip()] = parts[1].strip()
+        if rated is not None:
+            ratings[parts[0].strip()] = rated
     missing = sorted(set(key) - set(blind))
     if missing:
         raise SystemExit(f"{path}: {len(missing)} items unlabelled (first {missing[0]}); "
                          "label every item of the sheet")
-    return blind
+    unrated = sorted(set(blind) - set(ratings))
+    if ratings and unrated:
+        raise SystemExit(f"{path}: {len(unrated)} items without ratings (first {unrated[0]}); "
+                         "rate every item's question, answer and citation 1–5")
+    return blind, ratings
 
 
 def agreement_rows(rows: Sequence[dict[str, Any]], field: str, values: Sequence[str]
@@ -365,8 +372,12 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     """Join each reader's labels with the key; the first reader is the primary one."""
     key = json.loads((work / "key.json").read_text(encoding="utf-8"))
     meta = json.loads((work / "draw.json").read_text(encoding="utf-8"))
-    blinds = [(name, read_blind(path, key)) for name, path in readers]
-    ratings = {name: rating_summary(read_ratings(path, key)) for name, path in readers}
+    read = [(name, read_blind(path, key)) for name, path in readers]
+    blinds = [(name, labels) for name, (labels, _) in read]
+    rated = {name: r for name, (_, r) in read if r}   # reader -> item -> its three ratings
+    ratings = english_ratings.ratings_result(
+        {name: [{**key[b], "ratings": r[b]} for b in sorted(key)] for name, r in rated.items()}
+    ) if rated else None
     kgs = sorted({v["kg"] for v in key.values()})
     results = {}
     for name, blind in blinds:
@@ -385,22 +396,28 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     record = {
         "bench": "label_agreement", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "commit": meta.get("commit"), "seed": meta["seed"], "per_label": meta["per_label"],
-        "readers": results, "between_readers": between, "ratings": ratings,
+        "readers": results, "between_readers": between,
         "form_only_accuracy": round(form, 4), "pool": meta["pool"],
-        "caqa_table5_shares": shares, "machine": machine_info(), "load": os.getloadavg(),
+        "caqa_table5_shares": shares,
+        # each reader's summary (as h/nl-core's first version wrote it), then all of it
+        "ratings": ratings["by_reader"] if ratings else {}, "english_ratings": ratings,
+        "machine": machine_info(), "load": os.getloadavg(),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     with open(RESULTS / "label_agreement.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record, sort_keys=True) + "\n")
     with open(RESULTS / "label_agreement_samples.tsv", "w", encoding="utf-8") as fh:
         fh.write("item\tkg\trun\tsample_id\tcomplexity\tgenerated\t"
-                 + "\t".join(f"blind:{name}" for name, _ in blinds) + "\n")
+                 + "\t".join(f"blind:{name}" for name, _ in blinds)
+                 + "".join(f"\trating:{name}" for name in rated) + "\n")
         for b in sorted(key):
             k = key[b]
             fh.write(f"{b}\t{k['kg']}\t{k['run']}\t{k['id']}\t{k['complexity']}\t{k['label']}\t"
-                     + "\t".join(blind[b] for _, blind in blinds) + "\n")
+                     + "\t".join(blind[b] for _, blind in blinds)
+                     + "".join("\t" + "/".join(map(str, r[b])) for r in rated.values())
+                     + "\n")
     md = [
-        "# Blind label agreement (issue 19)", "",
+        "# Blind label agreement (issue 19) and English ratings (issue 34)", "",
         f"Commit `{meta.get('commit')}`, seed {meta['seed']}, "
         f"readers: {', '.join(name for name, _ in blinds)}, {time.strftime('%Y-%m-%d')}.", "",
         "## Protocol", "",
@@ -415,7 +432,8 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
         "nothing but the sheet) label `WORK/sheet/blind_sheet.md` independently: only q̃, "
         "the answer statement and the citation, with CAQA §3.2's four definitions (below), "
         "in a shuffled order with opaque item ids; they are told the labels need not be "
-        "balanced, and write a note per item.",
+        "balanced, rate the English of the question, the answer and the citation from 1 "
+        "to 5 (scale below) and write a note per item.",
         "3. `python bench/label_agreement.py score --work WORK --labels A.tsv --reader A "
         "[--labels B.tsv --reader B]` joins the labels with the hidden key. Agreement of a "
         "label = share of the samples generated with that label that the reader gave the "
@@ -429,17 +447,11 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
     ]
     for name, result in results.items():
         md += reader_lines(name, result)
-        rated = ratings.get(name)
-        if rated:
-            md += [f"Ratings of {name} ({rated['n']} items; 1-5, target mean >= 4.3 and "
-                   "<= 5% rated 2 or less):", "",
-                   "| part | mean | rated <= 2 |", "|---|---:|---:|",
-                   *[f"| {part} | {rated[part]['mean']:.2f} | "
-                     f"{100 * rated[part]['low_share']:.1f}% |" for part in PARTS],
-                   f"| any part | | {100 * rated['any_low_share']:.1f}% |", ""]
     if between is not None:
         md += [f"Between the two readers: {between['agree']}/{between['n']} = "
                f"{100 * between['rate']:.1f}%, Cohen's kappa {between['cohen_kappa']:.3f}.", ""]
+    if ratings is not None:
+        md += english_ratings.markdown(ratings)
     md += ["## Every run so far", "",
            "| when | commit | seed | reader | n | " + " | ".join(LABELS) + " |",
            "|---|---|---:|---|---:|" + "---:|" * len(LABELS)]
@@ -565,6 +577,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  overall {result['agree']}/{result['n']} = {result['rate']}")
         if rec["between_readers"]:
             print(f"between readers: {rec['between_readers']}")
+        if rec["english_ratings"]:
+            r = rec["english_ratings"]["all_readers"]
+            print("English ratings (all readers): " + ", ".join(
+                f"{p} mean {r[p]['mean']} (≤2: {100 * r[p]['low_share']:.1f}%)"
+                for p in english_ratings.PARTS)
+                + f"; issue 34 bar met: {rec['english_ratings']['meets_issue34_bar']}")
         print(f"form-only {rec['form_only_accuracy']}")
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ from extension.outputs.sample_schema import (
     iter_schema_violations,
 )
 from extension.run.heap import PacedCollection
+from extension.verbalize.grammar_gate import (
+    GrammarGate,
+    GrammarGateError,
+    gate_records,
+    gate_stats,
+)
 from extension.verbalize.verbalizer import TemplateVerbalizer, UnreadableFact, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
@@ -170,14 +176,20 @@ class GenerateConfig:
     shard: Shard = Shard()
     workers: int = 1
     chunk_size: int = DEFAULT_CHUNK_SIZE
+    grammar_gate: bool = False
+    """Drop every sample whose text the grammar gate blocks
+    (:mod:`extension.verbalize.grammar_gate`), recorded as a ``grammar`` failure and
+    counted in ``stats.json``."""
 
     def fingerprint(self) -> dict[str, Any]:
         ext = self.sample.extension
+        # The gate only when on, so that runs from before it resume as they were.
+        gate = {"grammar_gate": True} if self.grammar_gate else {}
         return {"seed": self.seed, "test_fraction": self.test_fraction,
                 "max_answers": ext.max_answers, "classes": self.sample.classes,
                 "caqa_strict": self.sample.caqa_strict,
                 "text": self.text.fingerprint(), "shard": str(self.shard),
-                "chunk_size": self.chunk_size}
+                "chunk_size": self.chunk_size, **gate}
 
 
 @dataclass(slots=True)
@@ -190,6 +202,7 @@ class ChunkStats:
     seconds: dict[str, float] = field(default_factory=dict)             # by stage
     fallback_samples: int = 0   # samples with a part in template text instead of the LLM's
     union: Counter[str] = field(default_factory=Counter)                # union rule outcomes
+    grammar: Counter[str] = field(default_factory=Counter)   # checked, blocked, rule:ID
 
     def add_seconds(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -200,6 +213,7 @@ class ChunkStats:
         self.failures.update(other.failures)
         self.fallback_samples += other.fallback_samples
         self.union.update(other.union)
+        self.grammar.update(other.grammar)
         for stage, seconds in other.seconds.items():
             self.add_seconds(stage, seconds)
 
@@ -207,14 +221,16 @@ class ChunkStats:
         return {"questions": dict(self.questions),
                 "samples": [[*k, v] for k, v in sorted(self.samples.items())],
                 "failures": dict(self.failures), "seconds": dict(self.seconds),
-                "fallback_samples": self.fallback_samples, "union": dict(self.union)}
+                "fallback_samples": self.fallback_samples, "union": dict(self.union),
+                "grammar": dict(self.grammar)}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ChunkStats:
         return cls(Counter(doc["questions"]),
                    Counter({(s, lb, c): n for s, lb, c, n in doc["samples"]}),
                    Counter(doc["failures"]), dict(doc["seconds"]),
-                   doc.get("fallback_samples", 0), Counter(doc.get("union", {})))
+                   doc.get("fallback_samples", 0), Counter(doc.get("union", {})),
+                   Counter(doc.get("grammar", {})))
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +255,12 @@ class QuestionGenerator:
         self.grounder = Grounder(store, classes=config.sample.classes)
         self.verbalizer = make_verbalizer(store, config.text)
         self.cvt_types = known_mediator_types() | store.cvt_types()
+        self.gate: GrammarGate | None = None   # started by the first chunk that needs it
+
+    def close(self) -> None:
+        """End the grammar gate's checker process, if any."""
+        if self.gate is not None:
+            self.gate.close()
 
     def run_chunk(self, index: int, questions: Sequence[Question]) -> ChunkResult:
         stats = ChunkStats()
@@ -258,6 +280,7 @@ class QuestionGenerator:
             for stage, spent in timings.items():
                 stats.add_seconds(stage, spent)
             started = time.perf_counter()
+            records = []
             for sample in structured:
                 try:
                     text = self.verbalizer.verbalize(sample)
@@ -266,11 +289,22 @@ class QuestionGenerator:
                                                 question=sample.source.question,
                                                 reason=f"{exc} ({sample.label} sample)"))
                     continue
-                record = benchmark_sample(sample, text, split)
+                records.append(benchmark_sample(sample, text, split))
+            stats.add_seconds("verbalize", time.perf_counter() - started)
+            if self.config.grammar_gate:
+                started = time.perf_counter()
+                # Started here, not in __init__: a failure then reaches the parent as the
+                # chunk's error (a pool worker's initializer that raises is respawned forever).
+                self.gate = self.gate or GrammarGate()
+                records, blocked = gate_records(self.gate, records, stats.grammar)
+                failed += [SampleFailure(qid=r.source.qid, stage="grammar",
+                                         question=r.source.question,
+                                         reason=f"{why} ({r.label} sample)") for r, why in blocked]
+                stats.add_seconds("grammar", time.perf_counter() - started)
+            for record in records:
                 samples.append(record.model_dump_json())
                 stats.samples[(split, record.label, record.complexity)] += 1
                 stats.fallback_samples += bool(record.fallbacks)
-            stats.add_seconds("verbalize", time.perf_counter() - started)
             for failure in failed:
                 failures.append(_failure_line(failure, split))
                 stats.failures[failure.stage] += 1
@@ -326,6 +360,9 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
         with DirectoryLock(out_dir):
             return _generate(store, questions, out_dir, config, source=source,
                              progress=progress, force=force, report=report)
+    except GrammarGateError as exc:
+        raise GenerateError(f"grammar gate: {exc}; the chunks done so far are kept: rerun the "
+                            "same command to resume, or leave out --grammar-gate") from None
     except DirectoryLockedError as exc:
         holder = f" (pid {exc.pid})" if exc.pid else ""
         raise GenerateError(
@@ -399,8 +436,11 @@ def _run_chunks(store_location: str, config: GenerateConfig,
         with open_store(store_location, read_only=True) as store, \
                 PacedCollection() as collection:
             generator = QuestionGenerator(store, config, collection=collection)
-            for index, chunk in jobs:
-                yield generator.run_chunk(index, chunk)
+            try:
+                for index, chunk in jobs:
+                    yield generator.run_chunk(index, chunk)
+            finally:
+                generator.close()
         return
     context = multiprocessing.get_context("spawn")
     with _sigint_ignored():
@@ -516,13 +556,16 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
     :func:`~extension.outputs.caqa_table5.compare_with_caqa`), failures by stage and by kind of
     reason (``failures_by_kind``, :func:`~extension.outputs.failure_kinds.group_failures`) and,
     for an LLM run, the samples with template text in place of the LLM's
-    (``llm_fallback_samples``); deterministic (no timings)."""
+    (``llm_fallback_samples``), for a ``--grammar-gate`` run what the gate checked and
+    blocked (``grammar_gate``, :func:`~extension.verbalize.grammar_gate.gate_stats`);
+    deterministic (no timings)."""
     by_split = {split: {label: {c: total.samples.get((split, label, c), 0)
                                 for c in COMPLEXITIES} for label in LABELS}
                 for split in SPLITS}
     shares = compare_with_caqa(Counter({(label, c): sum(by_split[s][label][c] for s in SPLITS)
                                         for label in LABELS for c in COMPLEXITIES}))
     llm = {"llm_fallback_samples": total.fallback_samples} if verbalizer != "template" else {}
+    gate = {"grammar_gate": gate_stats(total.grammar)} if config.grammar_gate else {}
     return {
         "source": source, "seed": config.seed, "test_fraction": config.test_fraction,
         "shard": str(config.shard), "verbalizer": verbalizer,
@@ -535,7 +578,7 @@ def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
         "failures_by_stage": dict(sorted(total.failures.items())),
         "failures_by_kind": [k.to_json() for k in failure_kinds],
         "rule_availability": {"union": rule_availability(total.union)},
-        **llm,
+        **llm, **gate,
     }
 
 

@@ -5,4 +5,6 @@ shared English helpers, the check that q̃ can be asked at all, and the
 Beside them the LLM backend: the CAQA prompts as chat messages (``llm_prompts``), the
 checks on each reply (``llm_checks``) and
 :class:`~extension.verbalize.llm_verbalizer.LLMVerbalizer` (the client itself lives in
-the top-level :mod:`llm` package)."""
+the top-level :mod:`llm` package). Checks of the finished text: the grammar gate
+(LanguageTool in a child JVM, :mod:`~extension.verbalize.grammar_gate`) and the counts a
+reader needs none for (:mod:`~extension.verbalize.quality`)."""

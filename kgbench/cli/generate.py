@@ -124,6 +124,13 @@ def generate_cmd(
         Path | None, typer.Option("--phrases", metavar="FILE", readable=False,
                                   help="TSV predicate<TAB>phrase overriding the relation phrases.")
     ] = None,
+    grammar_gate: Annotated[
+        bool, typer.Option("--grammar-gate",
+                           help="Drop samples whose q̃, ã or citation LanguageTool flags in the "
+                           "blocked categories (grammar, spelling outside names, casing, "
+                           "doubled words, a/an); counted in stats.json. Needs Java 17 and "
+                           "`make grammar-gate`; about halves the samples/s.")
+    ] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first malformed question record.")
     ] = False,
@@ -168,6 +175,12 @@ def generate_cmd(
         raise CliError(str(exc), code=2) from exc
     if llm_url and not llm_model:
         raise CliError("--llm-url needs --llm-model", "e.g. --llm-model llama3.1:8b")
+    if grammar_gate:
+        from extension.verbalize.grammar_gate import unavailable_reason
+
+        missing = unavailable_reason()
+        if missing:
+            raise CliError(f"--grammar-gate: {missing}")
     for given in (questions, phrases):   # before any work, like a missing file
         if given is not None:
             readable_input(given)
@@ -179,7 +192,7 @@ def generate_cmd(
                          phrases_file=phrases, llm_timeout_s=llm_timeout,
                          llm_retries=llm_retries, llm_requests_per_second=llm_rps,
                          llm_fallback_on_error=llm_fallback),
-        workers=workers, chunk_size=chunk_size,
+        workers=workers, chunk_size=chunk_size, grammar_gate=grammar_gate,
         **({"shard": shard_spec} if shard_spec else {}))
     location = store_location(ctx, store)
     request = GenerateRequest(store=location, out_dir=out_dir, config=config,
@@ -281,6 +294,10 @@ def _print_result(result: GenerateResult, as_json: bool) -> None:
     note(f"{stats['questions']:,} questions (train {q['train']:,}, test {q['test']:,}) -> "
          f"{stats['samples']:,} samples in {result.out_dir / 'samples.jsonl'}"
          + (f" ({rate:,.0f} samples/s)" if rate else ""))
+    gate = stats.get("grammar_gate")
+    if gate:
+        note(f"grammar gate: {gate['blocked_samples']:,} of {gate['checked_samples']:,} samples "
+             "dropped (stage grammar in failures.jsonl)")
     if stats.get("llm_fallback_samples"):
         note(f"{stats['llm_fallback_samples']:,} samples have template text where an LLM "
              "request failed or its reply was unusable (each sample's `fallbacks` says why)")

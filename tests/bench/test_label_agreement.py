@@ -116,3 +116,104 @@ def test_score_reports_the_readers_1_to_5_ratings(la, tmp_path, monkeypatch):
     assert rated["citation"]["mean"] == 4.75 and rated["any_low_share"] == 0.25
     assert "Ratings of A" in (tmp_path / "results" / "label_agreement.md").read_text()
     assert "1 to 5" in la.RATINGS
+
+
+def _scored_work(la, tmp_path, lines_a: str, lines_b: str | None = None):
+    import json
+
+    work = tmp_path / "work"
+    (work / "sheet").mkdir(parents=True)
+    key, cells = {}, {"demo": {}, "fb": {}}
+    for i in range(8):
+        label = la.LABELS[i % 4]
+        kg = ("demo", "fb")[i % 2]
+        key[f"B{i + 1:03d}"] = {"kg": kg, "run": "r", "id": f"q{i}:{label}", "label": label,
+                                "complexity": "single", "n_citations": 1, "chars": 40 + i}
+        cells[kg][f"{label}|single"] = cells[kg].get(f"{label}|single", 0) + 1
+    (work / "key.json").write_text(json.dumps(key))
+    (work / "draw.json").write_text(json.dumps({
+        "seed": 0, "per_label": 2, "commit": "x", "pool": {}, "pool_cells": cells,
+        "commands": ["kgbench generate …"]}))
+    (work / "a.tsv").write_text(lines_a)
+    argv = ["score", "--work", str(work), "--labels", str(work / "a.tsv"), "--reader", "A"]
+    if lines_b is not None:
+        (work / "b.tsv").write_text(lines_b)
+        argv += ["--labels", str(work / "b.tsv"), "--reader", "B"]
+    return key, argv
+
+
+def test_score_reports_the_english_ratings_beside_the_agreement(la, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    labels = [la.LABELS[i % 4] for i in range(8)]
+    # reader A: questions 2 on the fb items, else 5; reader B: 4 everywhere
+    a = "".join(f"B{i + 1:03d}\t{lab}\t{2 if i % 2 else 5}\t5\t4\tnote\n"
+                for i, lab in enumerate(labels))
+    b = "".join(f"B{i + 1:03d}\t{lab}\t4\t4\t4\n" for i, lab in enumerate(labels))
+    _, argv = _scored_work(la, tmp_path, a, b)
+    la.main(argv)
+    record = json.loads((tmp_path / "results" / "label_agreement.jsonl").read_text())
+    r = record["english_ratings"]
+    assert r["all_readers"]["n"] == 16
+    assert r["all_readers"]["question"] == {"mean": 3.75, "low_share": 0.25}
+    assert r["all_readers"]["answer"]["mean"] == 4.5
+    assert r["by_reader"]["B"]["citation"] == {"mean": 4.0, "low_share": 0.0}
+    assert r["by_kg"]["fb"]["question"]["low_share"] == 0.5
+    assert r["by_kg"]["demo"]["question"]["mean"] == 4.5
+    assert set(r["by_label"]) == set(la.LABELS)
+    assert r["all_readers"]["any_low_share"] == 0.25
+    assert r["meets_issue34_bar"] is False
+    assert record["ratings"]["A"] == r["by_reader"]["A"]      # each reader's summary
+    md = (tmp_path / "results" / "label_agreement.md").read_text()
+    assert "## English ratings (issue 34)" in md and "| KG: fb | 8 | 3.00 | 50.0%" in md
+    tsv = (tmp_path / "results" / "label_agreement_samples.tsv").read_text().splitlines()
+    assert tsv[0].endswith("rating:A\trating:B") and tsv[2].endswith("\t2/5/4\t4/4/4")
+    assert record["readers"]["A"]["rate"] == 1.0      # the labels are still read
+
+
+def test_a_sheet_of_labels_alone_is_still_scored(la, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    a = "".join(f"B{i + 1:03d}\t{la.LABELS[i % 4]}\tok\n" for i in range(8))
+    _, argv = _scored_work(la, tmp_path, a)
+    la.main(argv)
+    record = json.loads((tmp_path / "results" / "label_agreement.jsonl").read_text())
+    assert record["english_ratings"] is None
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("B001\tsupportive\t5\t6\t4\n", "three ratings 1–5"),
+    ("B001\tsupportive\t5\t4\n", "three ratings 1–5"),
+])
+def test_a_bad_rating_names_its_line(la, tmp_path, monkeypatch, bad, says):
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    rest = "".join(f"B{i + 1:03d}\t{la.LABELS[i % 4]}\t4\t4\t4\n" for i in range(1, 8))
+    _, argv = _scored_work(la, tmp_path, bad + rest)
+    with pytest.raises(SystemExit, match=rf"a\.tsv:1: .*{says}"):
+        la.main(argv)
+
+
+def test_every_item_is_rated_or_none(la, tmp_path, monkeypatch):
+    monkeypatch.setattr(la, "RESULTS", tmp_path / "results")
+    a = "".join(f"B{i + 1:03d}\t{la.LABELS[i % 4]}" + ("\t4\t4\t4" if i else "") + "\n"
+                for i in range(8))
+    _, argv = _scored_work(la, tmp_path, a)
+    with pytest.raises(SystemExit, match="1 items without ratings .first B001"):
+        la.main(argv)
+
+
+def test_the_sheet_asks_for_ratings_and_gives_nothing_away(la, tmp_path):
+    drawn = la.stratified_draw(_pool(40), per_label=5, seed=1)
+    (tmp_path / "sheet").mkdir()
+    la.write_sheet(tmp_path, [{**s, "question": "Who?", "answer": "Ann.", "citation": "[1] C."}
+                              for s in drawn])
+    sheet = (tmp_path / "sheet" / "blind_sheet.md").read_text()
+    assert "rate the English" in sheet and "joined relation names" in sheet
+    assert "B001<TAB>supportive<TAB>4<TAB>5<TAB>3" in sheet.replace("`", "")
+    for s in drawn:                                   # no sample id, KG or run name
+        assert s["id"] not in sheet and s["qid"] + ":" not in sheet
+    assert "demo" not in sheet and "\nfb" not in sheet
+    items = [line for line in sheet.splitlines() if line.startswith("## B")]
+    assert items == [f"## B{i:03d}" for i in range(1, len(drawn) + 1)]

@@ -15,7 +15,7 @@ from rich import box
 from rich.table import Table
 
 from kgbench.cli.errors import CliError, on_interrupt
-from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt, any_store
+from kgbench.cli.options import DeviceOpt, JsonOpt, ThreadsOpt, any_store, readable_input
 from kgbench.cli.output import emit_json, err, field, note, out, progress, task_label
 
 if TYPE_CHECKING:
@@ -120,7 +120,15 @@ def score_cmd(
                        f"use --device with one of {', '.join(DEVICES)}", code=2)
     if store is not None:
         store = any_store(store)
+    from extension.output_file import check_output_dir
     from scoring.conner.run import conner_score
+
+    for file in files:
+        readable_input(file)
+    if out_dir is not None:
+        models = [m for m in (nli, rerank, lm, coherence) if m is not None]
+        check_output_dir(out_dir, option="--out",
+                         inputs=[*files, *models, *([store] if store else [])])
 
     with on_interrupt(INTERRUPTED), progress() as display:
         tasks: dict[tuple[str, str], Any] = {}

@@ -191,7 +191,8 @@ def evaluate_cmd(
         readable_input(path)
     for output, option in ((out_path, "--out"), (save_predictions, "--save-predictions")):
         if output is not None:
-            output_target(output, option=option, inputs=inputs)
+            output_target(output, option=option,
+                          inputs=[directory, *inputs, *([model] if model else [])])
     evaluator = make_evaluator(scheme, predictions=predictions, model=model,
                                llm_url=llm_url, llm_model=llm_model, prompt=prompt,
                                prompts_file=prompts_file,

@@ -156,6 +156,7 @@ def generate_cmd(
         require_questions,
         run_generate_on,
     )
+    from extension.output_file import check_output_dir
     from extension.samples import SampleConfig
 
     if (questions is None) == (domain is None):
@@ -181,6 +182,8 @@ def generate_cmd(
         workers=workers, chunk_size=chunk_size,
         **({"shard": shard_spec} if shard_spec else {}))
     location = store_location(ctx, store)
+    check_output_dir(out_dir, option="--out",
+                     inputs=[p for p in (location, questions, phrases) if p is not None])
     request = GenerateRequest(store=location, out_dir=out_dir, config=config,
                               questions=questions, fmt=fmt, domain=domain, n=n, limit=limit,
                               strict=strict, force=force, report=report)

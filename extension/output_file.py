@@ -35,6 +35,7 @@ from typing import TextIO
 
 from kgstore.diskspace import disk_full_error
 from kgstore.location import is_uri
+from loaders.input_file import file_kind
 
 __all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_apart_from_inputs",
            "check_output_dir", "output_target", "write_atomic"]
@@ -53,14 +54,6 @@ class OutputPathError(ValueError):
     CLI prints that one line."""
 
     hint: str | None = None
-
-
-def _kind(mode: int) -> str:
-    """What a file of ``st_mode`` is, as a message says it ("a character device")."""
-    kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a directory"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def _shown(path: Path, option: str | None, target: Path | None = None) -> str:
@@ -95,7 +88,7 @@ def output_target(path: Path, *, option: str | None = None,
     except OSError:
         mode = None  # unreadable: creating the .part file says why, in one line
     if mode is not None and not stat.S_ISREG(mode):
-        raise OutputPathError(f"{_shown(path, option, target)} is {_kind(mode)}, "
+        raise OutputPathError(f"{_shown(path, option, target)} is {file_kind(mode)}, "
                               "not a file: give a file path")
     check_apart_from_inputs(path, inputs, option=option)
     return target
@@ -117,7 +110,7 @@ def check_output_dir(path: Path, *, option: str | None = None,
     except OSError:
         mode = None  # creating the directory (or a file in it) says why
     if mode is not None and not stat.S_ISDIR(mode):
-        raise OutputPathError(f"{_shown(path, option)} is {_kind(mode)}, not a directory: "
+        raise OutputPathError(f"{_shown(path, option)} is {file_kind(mode)}, not a directory: "
                               "give a directory path")
     check_apart_from_inputs(path, inputs, option=option, replaced=replaced)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from loaders.input_file import open_input
 from scoring.errors import ScoringError
 
 __all__ = ["ABBREVIATIONS", "ConnerRecord", "read_records", "split_sentences"]
@@ -53,7 +54,8 @@ def read_records(path: Path) -> list[ConnerRecord]:
     id used twice are each a :class:`ScoringError` naming ``path:line``; so is a file
     without records."""
     try:
-        data = path.read_bytes()
+        with open_input(path) as stream:
+            data = stream.read()
     except FileNotFoundError:
         raise ScoringError(f"{path}: no such file",
                            "pass JSONL files of CONNER records") from None

@@ -70,9 +70,9 @@ def copy_cmd(
     """
     from extension.output_file import check_apart_from_inputs
     from kgstore import is_uri
-    from kgstore.transfer import copy_store
+    from kgstore.transfer import copy_store, same_location
 
-    if not is_uri(destination):
+    if not is_uri(destination) and not same_location(source, destination):
         check_apart_from_inputs(Path(destination), [source], replaced=force)
     with on_interrupt(RESUMES), progress() as display:
         reporter = ProgressReporter(display, row_phases=_ROW_PHASES)

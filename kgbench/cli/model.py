@@ -227,7 +227,7 @@ def info_cmd(
                                "files": sizes}
         emit_json(doc)
         return
-    table = Table(title=f"Model {directory}", box=box.SIMPLE_HEAD, title_justify="left",
+    table = Table(title=f"Model {field(str(directory))}", box=box.SIMPLE_HEAD, title_justify="left",
                   show_header=False)
     table.add_column("")
     table.add_column("")

@@ -38,7 +38,7 @@ from kgstore.location import is_uri
 from loaders.input_file import file_kind
 
 __all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_apart_from_inputs",
-           "check_output_dir", "output_target", "write_atomic"]
+           "check_output_dir", "confine_outputs", "output_target", "write_atomic"]
 
 PART_SUFFIX = ".part"
 """Appended to a target's name while it is being written."""
@@ -54,6 +54,31 @@ class OutputPathError(ValueError):
     CLI prints that one line."""
 
     hint: str | None = None
+
+
+_CONFINED_TO: list[str] = []
+"""Real paths of the only folders this process may write outputs into (none: any)."""
+
+
+def confine_outputs(*roots: Path) -> None:
+    """From now on, this process writes outputs only inside ``roots`` (real paths,
+    resolved by the caller without following symlinks): :func:`atomic_output` checks
+    the real path of its target when it creates the ``.part`` file and again right
+    before it renames it into place, and refuses one that now leads elsewhere
+    (:class:`OutputPathError`). The service's job process calls it once, with its
+    output directory and its own, so that a symlink placed there while the job runs
+    (in place of a folder, or of the output directory itself) does not redirect a
+    write outside ``--data``."""
+    _CONFINED_TO[:] = [os.path.realpath(root) for root in roots]
+
+
+def _check_confined(path: Path, shown: str) -> None:
+    if not _CONFINED_TO:
+        return
+    real = os.path.realpath(path)
+    if not any(real == root or real.startswith(root + os.sep) for root in _CONFINED_TO):
+        raise OutputPathError(f"{shown}: {path} now leads to {real}, outside this job's "
+                              "output directory (a symlink put there?): nothing was written")
 
 
 def _shown(path: Path, option: str | None, target: Path | None = None) -> str:
@@ -240,6 +265,7 @@ def atomic_output(path: Path, *, option: str | None = None, newline: str | None 
     the path; ``newline`` is :func:`open`'s."""
     target = output_target(path, option=option)
     shown = _shown(path, option)
+    _check_confined(target, shown)
     made = _make_parent(target, shown)
     part = target.with_name(target.name + PART_SUFFIX)
     try:
@@ -250,6 +276,8 @@ def atomic_output(path: Path, *, option: str | None = None, newline: str | None 
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as stream:
             yield stream
+        _check_confined(part, shown)   # the moment of writing: no link swapped in since
+        _check_confined(target, shown)
         os.replace(part, target)
     except BaseException as exc:
         part.unlink(missing_ok=True)

@@ -81,4 +81,6 @@ def test_a_score_job_scores_the_benchmark_in_place(kinds_server: Server,
     assert len(scores) == samples == job["result"]["samples"]
     with kinds_server.client() as client:
         listed = {f["path"] for f in client.get(f"/api/jobs/{job['id']}/files").json()["files"]}
-    assert {"scores.jsonl", "score_run.json", "samples.jsonl"} <= listed
+    # its own output only, never the benchmark's files (issue 32, item 11)
+    assert {"scores.jsonl", "score_run.json"} <= listed <= {"scores.jsonl", "score_run.json",
+                                                            "flagged.jsonl"}

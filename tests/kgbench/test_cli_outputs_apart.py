@@ -146,6 +146,8 @@ CASES: dict[str, Case] = {
     "load --report S/report.json": lambda i: (
         ["load", "rdf", i.facts, "--store", i.store, "--report", i.store / "report.json"],
         f"--report {i.store / 'report.json'}"),
+    "serve --data S/data": lambda i: (
+        ["serve", "--store", i.store, "--data", i.store / "data"], f"--data {i.store / 'data'}"),
     "store export-neo4j --out S/neo4j": lambda i: (
         ["store", "export-neo4j", i.store, "--out", i.store / "neo4j"],
         f"--out {i.store / 'neo4j'}"),

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.kgbench.test_cli_disk_full import small_disk  # noqa: F401  (fixture)
 from tests.service.conftest import Server, _launch
 from tests.service.jobs_support import (
     LONG_JOB,
@@ -149,22 +149,9 @@ def test_a_score_job_lists_and_serves_its_own_files_only(store_inside: Server) -
 # -- item 9: a full disk ---------------------------------------------------------------------
 
 @pytest.fixture
-def small_data(tmp_path: Path) -> Iterator[Path]:
-    """A data directory on a fresh 16 MB tmpfs, unmounted afterwards."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root (the disk-full tests run as root)")
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs",
-                              str(mount_point)], capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
-        yield job_data_dir(mount_point)
-    finally:
-        if subprocess.run(["umount", str(mount_point)], check=False).returncode != 0:
-            with contextlib.suppress(OSError):
-                subprocess.run(["umount", "-l", str(mount_point)], check=False)
+def small_data(small_disk: Path) -> Path:  # noqa: F811
+    """A data directory on a fresh small tmpfs (root only; skipped otherwise)."""
+    return job_data_dir(small_disk)
 
 
 def fill(directory: Path) -> Path:

@@ -38,6 +38,7 @@ from typing import Any
 from extension.outputs.output_file import write_atomic
 from kalma.entry import EntityRef, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
+from loaders.input_file import loads_json, open_input
 
 __all__ = ["GENERAL_FILE", "IMPORT_LOSSES", "SPECIFIC_FILE", "BiokalmaExport", "biokalma_files",
            "biokalma_record", "read_biokalma", "summary_of_losses", "write_biokalma"]
@@ -74,7 +75,8 @@ class BiokalmaExport:
 # -- reading ----------------------------------------------------------------------------
 def _load(path: Path) -> list[Any]:
     try:
-        text = path.read_text("utf-8")
+        with open_input(path) as stream:
+            text = stream.read().decode("utf-8")
     except FileNotFoundError:
         raise KalmaError(f"{path}: no such file", _HINT) from None
     except IsADirectoryError:
@@ -84,7 +86,7 @@ def _load(path: Path) -> list[Any]:
     except OSError as exc:
         raise KalmaError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
-        doc = json.loads(text)
+        doc = loads_json(text)
     except json.JSONDecodeError as exc:
         raise KalmaError(f"{path}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                          _HINT) from None

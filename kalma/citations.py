@@ -56,6 +56,7 @@ NA_MARK = "NA"
 _ID = re.compile(r"[^\s:,\[\]]+")
 _LABEL = re.compile(r"\s*[^\W\d_][\w\s'()/.\-]{0,59}:")
 _PART_SPLIT = re.compile(r",\s*")
+_BRACKET = re.compile(r"[\[\]]")
 _ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "vs", "etc",
                             "e.g", "i.e", "no", "mt", "ft", "gen", "col", "lt", "sgt",
                             "rev", "fr", "co", "inc", "ltd", "jan", "feb", "aug", "sept",
@@ -163,47 +164,68 @@ class _Bracket:
     content: str | None   # None: a group that never closed or holds another bracket
 
 
+def _closing_brackets(text: str) -> dict[int, int]:
+    """``{offset of a [: offset of the ] that closes it}`` for every closed bracket,
+    matched with nesting in one pass (a ``]`` with no open bracket is plain text)."""
+    opened: list[int] = []
+    closing: dict[int, int] = {}
+    for match in _BRACKET.finditer(text):
+        if match.group() == "[":
+            opened.append(match.start())
+        elif opened:
+            closing[opened.pop()] = match.start()
+    return closing
+
+
 def _segments(text: str) -> Iterator[str | _Bracket]:
-    """``text`` as plain-text runs and bracket groups, brackets matched with nesting."""
-    i, n, start = 0, len(text), 0
-    while i < n:
-        if text[i] == "[":
-            depth, j, nested = 0, i, False
-            while j < n:
-                if text[j] == "[":
-                    depth += 1
-                    nested = nested or depth > 1
-                elif text[j] == "]":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            if start < i:
-                yield text[start:i]
-            if j >= n:   # never closed: counted once, the rest read on
-                yield _Bracket(None)
-                i = start = i + 1
-                continue
-            yield _Bracket(None if nested else text[i + 1:j])
-            i = start = j + 1
-            continue
-        i += 1
-    if start < n:
+    """``text`` as plain-text runs and bracket groups, brackets matched with nesting.
+    Linear in the text's length, however deep the nesting: each bracket's match is
+    found once (:func:`_closing_brackets`), and the text after an unclosed ``[`` is
+    read on from the next character."""
+    closing = _closing_brackets(text)
+    start = 0
+    i = text.find("[")
+    while i != -1:
+        if start < i:
+            yield text[start:i]
+        j = closing.get(i)
+        if j is None:   # never closed: counted once, the rest read on
+            yield _Bracket(None)
+            start = i + 1
+        else:
+            content = text[i + 1:j]
+            yield _Bracket(None if "[" in content else content)
+            start = j + 1
+        i = text.find("[", start)
+    if start < len(text):
         yield text[start:]
 
 
 _END = re.compile(r"[.!?]+[\"'”’)]*(?=\s)")
 
 
+_NEXT_CHARACTER = re.compile(r"\s*(\S)")
+
+
+def _word_before(run: str, end: int) -> str:
+    """The word (letters, digits, ``_`` and dots) that ends at ``end``, trailing dots
+    removed: ``Dr`` of ``Dr.``, ``e.g`` of ``e.g.``."""
+    start = end
+    while start > 0 and (run[start - 1] == "." or run[start - 1].isalnum()
+                         or run[start - 1] == "_"):
+        start -= 1
+    return run[start:end].rstrip(".")
+
+
 def _sentence_ends(run: str) -> list[int]:
-    """Offsets just past each sentence end in a plain-text run."""
+    """Offsets just past each sentence end in a plain-text run. Linear in the run's
+    length: the text after an end and the word before it are looked at in place."""
     ends = []
     for match in _END.finditer(run):
-        after = run[match.end():].lstrip()
-        if after and after[0].islower():
+        after = _NEXT_CHARACTER.match(run, match.end())
+        if after is not None and after.group(1).islower():
             continue
-        word = re.search(r"([\w.]+)[.!?]+[\"'”’)]*$", run[:match.end()])
-        token = word.group(1).rstrip(".").casefold() if word else ""
+        token = _word_before(run, match.start()).casefold()
         if run[match.start()] == "." and (token in _ABBREVIATIONS
                                           or (len(token) == 1 and token.isalpha())):
             continue

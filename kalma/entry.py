@@ -11,6 +11,7 @@ and ``kalma/data/entry.schema.json`` describes it for other tools.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kalma.errors import KalmaError
+from loaders.input_file import loads_json, open_input
 
 __all__ = ["ENTRIES_FILE", "ENTRY_FORMAT", "EntityRef", "KalmaEntry", "Knowledge",
            "knowledge_key", "statement_key", "normalized_text", "read_entries", "entries_file"]
@@ -252,7 +254,7 @@ def entries_file(path: Path) -> Path:
                              "give the output directory of `kgbench kalma generate` or `kalma import`, "
                              "or an entries .jsonl file")
         return inner
-    if not path.is_file():
+    if not path.exists():   # a FIFO or a device: refused by open_input, in its words
         raise KalmaError(f"{path}: no such entries file",
                          "give an entries .jsonl file or the directory that holds entries.jsonl")
     return path
@@ -265,13 +267,13 @@ def read_entries(path: Path) -> Iterator[KalmaEntry]:
     source = entries_file(path)
     seen: set[str] = set()
     try:
-        with source.open(encoding="utf-8") as handle:
+        with io.TextIOWrapper(open_input(source), encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
                 where = f"{source}:{number}"
                 try:
-                    doc = json.loads(line)
+                    doc = loads_json(line)
                 except json.JSONDecodeError as exc:
                     raise KalmaError(f"{where}: not JSON ({exc.msg})",
                                      "each line must be one KaLMA entry as a JSON object") from None

@@ -111,15 +111,17 @@ def open_readers(location: str, count: int) -> list[Store]:
 def store_exists(location: str) -> bool:
     """Whether ``location`` holds a kgbench store (:class:`StoreLocationError` for a
     URI: no backend that could answer is available; :class:`StoreNotADirectoryError`
-    for a file, :class:`StorePermissionError` for a directory this user may not read)."""
+    for a file, :class:`StorePermissionError` for a directory this user may not read).
+    A store whose creation was interrupted is none (the next create starts it again)."""
     if is_neo4j(location):
         from kgstore.backends.neo4j import neo4j_store_exists
 
         return neo4j_store_exists(location)
     path = local_store_path(location)
     from kgstore.backends.ladybug import MARKER, has_marker
+    from kgstore.backends.ladybug.directory import interrupted_creation
 
-    return has_marker(path, MARKER)
+    return has_marker(path, MARKER) and not interrupted_creation(path / MARKER)
 
 
 def remove_store(location: str) -> None:

@@ -111,6 +111,8 @@ def copy_store(source: str, destination: str, *, force: bool = False,
     if force and store_exists(destination):
         remove_store(destination)
         replaced = True
+    elif store_exists(destination):
+        _refuse_a_store_at(destination, source)
     steps: dict[str, float] = {}
     with open_store(source, read_only=True) as src, \
             open_store(destination, create=True) as dst:
@@ -199,10 +201,15 @@ def _stage_location(dst: Store, source: str) -> tuple[Path, Path | None]:
     else in a temporary folder ``temp_root`` that is always removed."""
     staging = dst.staging_dir()
     if staging is not None:
-        name = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        return staging / f"{COPY_STAGE_PREFIX}{name}", None
+        return staging / _stage_name(source), None
     root = Path(tempfile.mkdtemp(prefix="kgbench-copy-"))
     return root / "stage", root
+
+
+def _stage_name(source: str) -> str:
+    """The name of the stage of a copy of ``source`` in DST's staging folder."""
+    return COPY_STAGE_PREFIX + hashlib.sha256(source.encode("utf-8", "surrogatepass")
+                                              ).hexdigest()[:12]
 
 
 def _prepare_stage(src: Store, dst: Store, stage: Path, source: str, destination: str,
@@ -216,9 +223,7 @@ def _prepare_stage(src: Store, dst: Store, stage: Path, source: str, destination
     empty = _is_empty(dst)
     if kept is None:
         if not empty:
-            raise CopyError(
-                f"{destination} already holds a store; pass --force to replace it with "
-                f"the copy (its content is removed first), or copy to another location")
+            raise CopyError(_HOLDS_A_STORE.format(destination=destination))
         return _dump(src, stage, source, src_counts, progress, batch), False
     recorded = str(kept.get("source_checksum", ""))
     current = content_checksum(src, progress=progress, label="checksum SRC", batch=batch)
@@ -229,6 +234,20 @@ def _prepare_stage(src: Store, dst: Store, stage: Path, source: str, destination
             f"{destination} holds part of an interrupted copy of {source}, which has "
             "changed since; pass --force to copy it again from the start")
     return _dump(src, stage, source, src_counts, progress, batch), False
+
+
+def _refuse_a_store_at(destination: str, source: str) -> None:
+    """Refuse a DST that holds a store other than an interrupted copy of SRC, seen
+    read-only: opening it to write would already change its files, refused or not."""
+    with open_store(destination, read_only=True) as dst:
+        staging = dst.staging_dir()
+        kept = _kept_copy(staging / _stage_name(source)) if staging is not None else None
+        if kept is None and not _is_empty(dst):
+            raise CopyError(_HOLDS_A_STORE.format(destination=destination))
+
+
+_HOLDS_A_STORE = ("{destination} already holds a store; pass --force to replace it with the "
+                  "copy (its content is removed first), or copy to another location")
 
 
 def _kept_copy(stage: Path) -> dict[str, Any] | None:

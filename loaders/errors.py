@@ -7,6 +7,7 @@ of them.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,8 +68,8 @@ class InputFileError(LoaderError):
     or a compression the running Python cannot read. The message names the path and
     says what to do."""
 
-    def __init__(self, path: str | Path, problem: str) -> None:
-        self.path = str(path)
+    def __init__(self, path: str | os.PathLike[str], problem: str) -> None:
+        self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 

@@ -67,6 +67,7 @@ from kgstore.models import SourceRecord
 from kgstore.staging import StageWriter, read_manifest, verify_stage
 from kgstore.store import ImportReport, ProgressCallback, Store
 from loaders.errors import MAX_EXAMPLES, InputFileError, ParseReport
+from loaders.input_file import check_input_file
 from loaders.sources import file_checksum
 
 PIPELINE_VERSION = 3
@@ -496,14 +497,14 @@ class _Staged:
 
 
 def check_readable(path: Path) -> None:
-    """Raise :class:`InputFileError` unless ``path`` is an existing, readable file."""
+    """Raise :class:`InputFileError` unless ``path`` is an existing, readable regular
+    file (a FIFO or a device is refused: :func:`loaders.input_file.open_input`)."""
     if not path.exists():
         raise InputFileError(path, "file not found; check the path")
     if path.is_dir():
         raise InputFileError(path, "is a directory; pass the files inside it")
     try:
-        with open(path, "rb"):
-            pass
+        check_input_file(path)
     except PermissionError:
         raise InputFileError(path, "permission denied; check the file's permissions") from None
     except OSError as exc:

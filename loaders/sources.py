@@ -40,6 +40,7 @@ from loaders.errors import (
     NotFormatError,
     ParseReport,
 )
+from loaders.input_file import open_input
 
 _igzip: Any
 _ISAL_ERRORS: tuple[type[BaseException], ...]
@@ -170,7 +171,7 @@ class TextSource:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
-            self._raw = io.BufferedReader(io.FileIO(self.path, "rb"), _READ_BUFFER)
+            self._raw = open_input(self.path, _READ_BUFFER)
         except OSError as exc:
             raise _open_error(self.path, exc) from exc
         try:
@@ -303,7 +304,7 @@ def file_checksum(path: str | Path, *, chunk_size: int = _READ_BUFFER,
         report = progress if size > (256 << 20) else None
         label = f"reading {p.name} (checksum)"
         done = 0
-        with open(p, "rb") as fh:
+        with open_input(p) as fh:
             while chunk := fh.read(chunk_size):
                 digest.update(chunk)
                 done += len(chunk)

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from extension.inputs.questions import ParsedQuestion
+from loaders.input_file import open_input
 
 __all__ = ["ParsedFileError", "check_parsed_file", "line_problem", "read_parsed"]
 
@@ -90,7 +91,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
         raise ParsedFileError(f"{path} is not a file (a directory?); give the output file "
                               "of `kgbench questions parse`", _MAKE_IT.format(path=path))
     try:
-        stream: Any = path.open("rb")
+        stream: Any = open_input(path)
     except OSError as exc:
         raise ParsedFileError(f"{path}: cannot read it ({exc.strerror or exc})",
                               "check the file's permissions") from None

@@ -8,6 +8,10 @@ Every command that writes a file (``questions parse`` and ``ground``, ``extend``
   anything is written (:class:`OutputPathError`): renaming a finished file over
   ``/dev/null``, a FIFO or a directory would replace a device node, a pipe someone
   reads or a folder with a regular file;
+* an output that is one of the command's inputs, or lies inside an input directory
+  (a benchmark, an entries folder, a store), is refused the same way
+  (:func:`check_apart_from_inputs`): one rule for every command that writes, so that
+  no output replaces or changes what the command reads;
 * a symlink is written *through*: the file it points to is replaced, the link stays
   (renaming onto the link itself would turn it into a regular file);
 * the text goes to ``TARGET.part`` beside the target and is renamed onto it only when
@@ -24,15 +28,17 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from kgstore.diskspace import disk_full_error
+from kgstore.location import is_uri
+from loaders.input_file import file_kind
 
-__all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_output_dir",
-           "output_target", "write_atomic"]
+__all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_apart_from_inputs",
+           "check_output_dir", "confine_outputs", "output_target", "write_atomic"]
 
 PART_SUFFIX = ".part"
 """Appended to a target's name while it is being written."""
@@ -50,12 +56,29 @@ class OutputPathError(ValueError):
     hint: str | None = None
 
 
-def _kind(mode: int) -> str:
-    """What a file of ``st_mode`` is, as a message says it ("a character device")."""
-    kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a directory"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+_CONFINED_TO: list[str] = []
+"""Real paths of the only folders this process may write outputs into (none: any)."""
+
+
+def confine_outputs(*roots: Path) -> None:
+    """From now on, this process writes outputs only inside ``roots`` (real paths,
+    resolved by the caller without following symlinks): :func:`atomic_output` checks
+    the real path of its target when it creates the ``.part`` file and again right
+    before it renames it into place, and refuses one that now leads elsewhere
+    (:class:`OutputPathError`). The service's job process calls it once, with its
+    output directory and its own, so that a symlink placed there while the job runs
+    (in place of a folder, or of the output directory itself) does not redirect a
+    write outside ``--data``."""
+    _CONFINED_TO[:] = [os.path.realpath(root) for root in roots]
+
+
+def _check_confined(path: Path, shown: str) -> None:
+    if not _CONFINED_TO:
+        return
+    real = os.path.realpath(path)
+    if not any(real == root or real.startswith(root + os.sep) for root in _CONFINED_TO):
+        raise OutputPathError(f"{shown}: {path} now leads to {real}, outside this job's "
+                              "output directory (a symlink put there?): nothing was written")
 
 
 def _shown(path: Path, option: str | None, target: Path | None = None) -> str:
@@ -68,13 +91,13 @@ def _shown(path: Path, option: str | None, target: Path | None = None) -> str:
 
 
 def output_target(path: Path, *, option: str | None = None,
-                  inputs: Sequence[Path] = ()) -> Path:
+                  inputs: Iterable[Path | str] = ()) -> Path:
     """The file to write for the output path ``path``: ``path`` with every symlink
     resolved (a dangling link names the file to create). Raises
     :class:`OutputPathError` when that file exists and is not a regular file, when it
-    is one of ``inputs`` (renaming the output onto the input would destroy what the
-    command is still reading), or the path is a symlink loop. ``option`` (``"--out"``)
-    is how messages name the path."""
+    is one of ``inputs`` or lies inside an input directory
+    (:func:`check_apart_from_inputs`), or the path is a symlink loop. ``option``
+    (``"--out"``) is how messages name the path."""
     try:
         target = path.resolve()
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
@@ -83,38 +106,90 @@ def output_target(path: Path, *, option: str | None = None,
     try:
         mode = target.stat().st_mode
     except FileNotFoundError:
-        return target
+        mode = None
     except NotADirectoryError:
         raise OutputPathError(f"{_shown(path, option)}: {_file_above(target)} is a file, "
                               "not a directory: give a path inside a directory") from None
     except OSError:
-        return target  # unreadable: creating the .part file says why, in one line
-    if not stat.S_ISREG(mode):
-        raise OutputPathError(f"{_shown(path, option, target)} is {_kind(mode)}, "
+        mode = None  # unreadable: creating the .part file says why, in one line
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OutputPathError(f"{_shown(path, option, target)} is {file_kind(mode)}, "
                               "not a file: give a file path")
-    for source in inputs:
-        with contextlib.suppress(OSError):
-            if target.samefile(source):
-                raise OutputPathError(f"{_shown(path, option, target)} is the input file "
-                                      f"{source}: give another output path")
+    check_apart_from_inputs(path, inputs, option=option)
     return target
 
 
-def check_output_dir(path: Path, *, option: str | None = None) -> None:
+def check_output_dir(path: Path, *, option: str | None = None,
+                     inputs: Iterable[Path | str] = (), replaced: bool = False) -> None:
     """Refuse (:class:`OutputPathError`) an output directory path that exists and is
-    not a directory (a file, a device, a FIFO ...); a missing one is fine."""
+    not a directory (a file, a device, a FIFO ...), or that is one of ``inputs`` or lies
+    inside an input directory (or, ``replaced``, holds one: see
+    :func:`check_apart_from_inputs`); a missing one is fine."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        return
+        mode = None
     except NotADirectoryError:
         raise OutputPathError(f"{_shown(path, option)}: {_file_above(path)} is a file, "
                               "not a directory: give a directory path") from None
     except OSError:
-        return  # creating the directory (or a file in it) says why
-    if not stat.S_ISDIR(mode):
-        raise OutputPathError(f"{_shown(path, option)} is {_kind(mode)}, not a directory: "
+        mode = None  # creating the directory (or a file in it) says why
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise OutputPathError(f"{_shown(path, option)} is {file_kind(mode)}, not a directory: "
                               "give a directory path")
+    check_apart_from_inputs(path, inputs, option=option, replaced=replaced)
+
+
+def check_apart_from_inputs(path: Path, inputs: Iterable[Path | str], *,
+                            option: str | None = None, replaced: bool = False) -> None:
+    """The one rule for every output a command writes (a file, a directory, a store):
+    it may not be one of the command's ``inputs``, nor lie inside an input directory
+    (a benchmark, an entries folder, a store), else :class:`OutputPathError` before
+    anything is written. Writing there would replace what the command reads
+    (``evaluate BENCH --out BENCH/samples.jsonl``) or put foreign files into a store.
+    An output directory that the command removes or replaces as a whole (``--force``:
+    ``replaced``) may not hold an input either. Paths are compared once every symlink
+    is resolved, and by device and inode, so no spelling or link gets around the rule.
+    An input that is a URI (a Neo4j store) or does not exist is left out: there is
+    nothing local to protect."""
+    try:
+        real = Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return   # output_target and the writing itself say what is wrong with it
+    shown = _shown(path, option, real)
+    # The output and every folder above it that exists, by device and inode.
+    chain: list[tuple[Path, os.stat_result]] = []
+    for candidate in (real, *real.parents):
+        with contextlib.suppress(OSError, ValueError):
+            chain.append((candidate, candidate.stat()))
+    for source in inputs:
+        if isinstance(source, str) and is_uri(source):
+            continue
+        try:
+            source_stat = Path(source).stat()
+        except (OSError, ValueError):
+            continue
+        if replaced and chain and chain[0][0] == real and _holds(real, Path(source)):
+            raise OutputPathError(f"{shown} holds the input {source}, and the command "
+                                  "replaces it whole: give an output path apart from it")
+        for candidate, found in chain:
+            if not os.path.samestat(found, source_stat):
+                continue
+            if candidate == real:
+                what = "directory" if stat.S_ISDIR(source_stat.st_mode) else "file"
+                raise OutputPathError(f"{shown} is the input {what} {source}: give another "
+                                      "output path")
+            raise OutputPathError(f"{shown} lies inside {source}, an input of this command: "
+                                  "give an output path outside it")
+
+
+def _holds(directory: Path, source: Path) -> bool:
+    """Whether ``source`` (resolved) lies inside the existing ``directory`` (real)."""
+    try:
+        real_source = Path(os.path.realpath(source))
+    except (OSError, ValueError):
+        return False
+    return real_source != directory and real_source.is_relative_to(directory)
 
 
 def _file_above(path: Path) -> Path:
@@ -190,6 +265,7 @@ def atomic_output(path: Path, *, option: str | None = None, newline: str | None 
     the path; ``newline`` is :func:`open`'s."""
     target = output_target(path, option=option)
     shown = _shown(path, option)
+    _check_confined(target, shown)
     made = _make_parent(target, shown)
     part = target.with_name(target.name + PART_SUFFIX)
     try:
@@ -200,6 +276,8 @@ def atomic_output(path: Path, *, option: str | None = None, newline: str | None 
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as stream:
             yield stream
+        _check_confined(part, shown)   # the moment of writing: no link swapped in since
+        _check_confined(target, shown)
         os.replace(part, target)
     except BaseException as exc:
         part.unlink(missing_ok=True)

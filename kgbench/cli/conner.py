@@ -167,7 +167,15 @@ def score_cmd(
                        f"use --device with one of {', '.join(DEVICES)}", code=2)
     if store is not None:
         store = any_store(store)
+    from extension.outputs.output_file import check_output_dir
     from scoring.conner.run import conner_score
+
+    for file in files:
+        readable_input(file)
+    if out_dir is not None:
+        models = [m for m in (nli, rerank, lm, coherence) if m is not None]
+        check_output_dir(out_dir, option="--out",
+                         inputs=[*files, *models, *([store] if store else [])])
 
     with on_interrupt(INTERRUPTED), progress() as display:
         tasks: dict[tuple[str, str], Any] = {}

@@ -218,7 +218,8 @@ def evaluate_cmd(
         readable_input(path)
     for output, option in ((out_path, "--out"), (save_predictions, "--save-predictions")):
         if output is not None:
-            output_target(output, option=option, inputs=inputs)
+            output_target(output, option=option,
+                          inputs=[directory, *inputs, *([model] if model else [])])
     if baseline is not None:
         if chosen_protocol != "kgbench":
             # A shortcut has no reply to parse and no released code to match: its numbers

@@ -39,7 +39,7 @@ def table6(report: EvaluationReport) -> Table:
     """One row in CAQA Table 6's layout: F1 per label, overall micro-F1, micro-F1 per
     complexity (S. C. I. U.); "–" where there is no sample."""
     doc, scheme = report.document, report.scheme
-    table = Table(title=f"{report.evaluator} on {_split_text(report.split)} ({scheme.name} "
+    table = Table(title=f"{field(report.evaluator)} on {_split_text(report.split)} ({scheme.name} "
                   "labels): F1 per label, micro-F1 overall and per complexity"
                   + (", as the released code computes them" if report.protocol == "released"
                      else ""),

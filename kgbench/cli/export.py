@@ -120,7 +120,7 @@ def export_cmd(
         resolve_label_map(export_format, overrides)
     except ExportError as exc:
         raise _option_error(exc) from None
-    output_target(out_path, option="--out")
+    output_target(out_path, option="--out", inputs=[directory])
     try:
         with on_interrupt(NOTHING_WRITTEN):
             source = readable_input(find_samples_file(directory))

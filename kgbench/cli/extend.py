@@ -16,7 +16,7 @@ from rich.table import Table
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
-from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading
+from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading, store_location
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
@@ -67,7 +67,8 @@ def extend_cmd(
     readable_input(parsed)
     config = SampleConfig(extension=ExtensionConfig(max_answers=max_answers), classes=classes,
                           caqa_strict=caqa_strict)
-    output_target(out_path, option="--out", inputs=[parsed])   # before the store is opened
+    # Before the store is opened.
+    output_target(out_path, option="--out", inputs=[parsed, store_location(ctx, store)])
     with on_interrupt(NOTHING_WRITTEN), reading(ctx, store) as s, progress() as display:
         task = display.add_task(task_label(f"extending {parsed.name}"), total=None)
         run = extend_parsed_file(s, parsed, out_path, seed=seed, config=config, limit=limit,

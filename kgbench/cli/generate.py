@@ -158,6 +158,7 @@ def generate_cmd(
     """
     from extension.core.extend import ExtensionConfig
     from extension.core.samples import SampleConfig
+    from extension.outputs.output_file import check_output_dir
     from extension.run.generate import GenerateConfig, GenerateError, TextOptions, parse_shard
     from extension.run.generate_job import (
         GenerateRequest,
@@ -195,6 +196,8 @@ def generate_cmd(
         workers=workers, chunk_size=chunk_size, grammar_gate=grammar_gate,
         **({"shard": shard_spec} if shard_spec else {}))
     location = store_location(ctx, store)
+    check_output_dir(out_dir, option="--out",
+                     inputs=[p for p in (location, questions, phrases) if p is not None])
     request = GenerateRequest(store=location, out_dir=out_dir, config=config,
                               questions=questions, fmt=fmt, domain=domain, n=n, limit=limit,
                               strict=strict, force=force, report=report)

@@ -146,6 +146,7 @@ def generate_cmd(
 
       kgbench kalma generate --store wd-store --domain Q5 --single --n 50 --out kalma-wd
     """
+    from extension.outputs.output_file import check_output_dir
     from kalma.generate import generate_entries
     from kalma.generate_job import kalma_build_config
 
@@ -167,6 +168,7 @@ def generate_cmd(
         endpoint = endpoint_from_options(llm_url, llm_model, requests_per_second=llm_rps,
                                          timeout_s=llm_timeout, max_retries=llm_retries)
     location = store_location(ctx, store)
+    check_output_dir(out_dir, option="--out", inputs=[location, *([lm] if lm else [])])
     config = kalma_build_config(location, domain, n=n, seed=seed, iterations=iterations,
                                 alpha=alpha, single=single)
     with on_interrupt(RESUMES), progress() as display:
@@ -279,7 +281,8 @@ def import_cmd(
         raise CliError("give BioKaLMA's two files (GENERAL.json SPECIFIC.json) or "
                        "--biokalma-dir DIR", "e.g. kgbench kalma import --biokalma-dir "
                        "biokalma/ --out biokalma-entries", code=2)
-    check_output_dir(out_dir, option="--out")
+    check_output_dir(out_dir, option="--out",
+                     inputs=[general, specific, *([biokalma_dir] if biokalma_dir else [])])
     entries = read_biokalma(readable_input(general), readable_input(specific))
     write_atomic(out_dir / ENTRIES_FILE, "".join(e.to_line() for e in entries), option="--out")
     write_atomic(out_dir / SCHEMA_FILE, entry_schema_text())
@@ -325,7 +328,7 @@ def export_cmd(
     from kalma.biokalma import write_biokalma
     from kalma.entry import read_entries
 
-    check_output_dir(out_dir, option="--out")
+    check_output_dir(out_dir, option="--out", inputs=[entries])
     written = write_biokalma(read_entries(readable_input(entries)), out_dir)
     if as_json:
         emit_json({"general": str(written.general), "specific": str(written.specific),
@@ -452,7 +455,8 @@ def score_cmd(
 
         geval_prompts = load_geval_prompts(readable_input(geval_prompts_file))
     if out_path is not None:
-        output_target(out_path, option="--out", inputs=[entries, answers])
+        output_target(out_path, option="--out",
+                      inputs=[entries, answers, *([nli] if nli else [])])
     endpoint = None
     if llm_url:
         from llm.endpoint import endpoint_from_options

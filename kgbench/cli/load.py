@@ -51,11 +51,14 @@ def run_load(location: str, inputs: Sequence[Path], load: LoadFunction, *,
     load starts, so a path that cannot take the report does not waste a load. Errors
     propagate to :func:`kgbench.cli.app.main`, which prints them; Ctrl-C says that a
     rerun resumes (stages are kept, imports are idempotent)."""
-    from extension.outputs.output_file import output_target
+    from extension.outputs.output_file import check_apart_from_inputs, output_target
+    from kgstore import is_uri
     from loaders.into_store import load_into_store
 
+    if not is_uri(location):   # --force removes the store first: never with an input in it
+        check_apart_from_inputs(Path(location), inputs, option="--store", replaced=force)
     if report_file is not None:
-        output_target(report_file, option="--report")
+        output_target(report_file, option="--report", inputs=[*inputs, location])
     with on_interrupt(RESUMES), progress() as display:
         reporter = ProgressReporter(display)
         result = load_into_store(location, inputs, load, force=force, progress=reporter)

@@ -146,7 +146,10 @@ def export_cmd(
         raise CliError("--fp16 and --int8 are two different precisions: choose one",
                        "--fp16 for a GPU, --int8 for the CPU", code=2)
     mapping = _label_map(label_map or [])
+    from extension.outputs.output_file import check_output_dir
     from scoring.export import export_model
+
+    check_output_dir(out_dir, option="--out", inputs=[hf_dir], replaced=True)
 
     with on_interrupt(NOTHING_WRITTEN):
         report = export_model(hf_dir, task, out_dir, max_length=max_length,  # type: ignore[arg-type]
@@ -236,7 +239,7 @@ def info_cmd(
                                "files": sizes}
         emit_json(doc)
         return
-    table = Table(title=f"Model {directory}", box=box.SIMPLE_HEAD, title_justify="left",
+    table = Table(title=f"Model {field(str(directory))}", box=box.SIMPLE_HEAD, title_justify="left",
                   show_header=False)
     table.add_column("")
     table.add_column("")
@@ -313,7 +316,10 @@ def train_cmd(
     """
     if device not in ("auto", "cpu", "cuda"):
         raise CliError(f"unknown device {device!r}", "use --device auto, cpu or cuda", code=2)
+    from extension.outputs.output_file import check_output_dir
     from scoring.train import train_classifier
+
+    check_output_dir(out_dir, option="--out", inputs=[bench_dir, from_dir], replaced=True)
 
     with on_interrupt(NOTHING_WRITTEN):
         report = train_classifier(

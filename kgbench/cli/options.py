@@ -29,6 +29,7 @@ import typer
 from kgstore import Store, open_store
 from kgstore.location import checked_location, local_store_path
 from loaders.errors import InputFileError
+from loaders.input_file import check_input_file
 
 __all__ = ["DEFAULT_STORE", "DEMO_STORE", "STORE_ENV", "JsonOpt", "LlmCacheOpt", "LlmModelOpt",
            "LlmRetriesOpt", "LlmRpsOpt", "LlmTimeoutOpt", "ProtocolOpt", "State", "StoreOpt",
@@ -110,10 +111,12 @@ def finite_number(low: float, high: float | None,
 def readable_input(path: Path) -> Path:
     """``path``, once this user may open it: :class:`~loaders.errors.InputFileError`
     (``PATH: permission denied; ...``, exit 1, the form of a missing file) when the
-    system refuses. A missing file or a directory is left to the command, whose own
-    message says what to create or pass."""
+    system refuses, and (``PATH: is a FIFO (named pipe), not a regular file; ...``) for
+    a FIFO, a device or a socket, which would block or never end
+    (:func:`loaders.input_file.open_input`). A missing file or a directory is left to
+    the command, whose own message says what to create or pass."""
     try:
-        path.open("rb").close()
+        check_input_file(path)
     except PermissionError:
         raise InputFileError(path, "permission denied; check the file's permissions") from None
     except OSError:

@@ -21,6 +21,11 @@ a name would then start a line of its own, and ``"Line1\\nError: fake"`` would p
 forged error line. So a value from the data or the user is shown through
 :func:`one_line` (or :func:`field`, for markup) where it enters a table cell, a label
 or a message: its newlines and tabs are escapes too, and it stays on its line.
+
+Data is printed as it is, never read as rich's own codes: the consoles replace no
+``:emoji:`` codes (``root:x:0`` from a passwd line stays that, not ``root❌0``), a value
+inside markup goes through :func:`field` (its ``[`` escaped), and progress descriptions
+are plain text (:func:`progress`).
 """
 
 from __future__ import annotations
@@ -107,14 +112,15 @@ def field(text: str) -> str:
 
 class TerminalSafeConsole(Console):
     """A console that shows every string it prints through :func:`visible`, before
-    markup is read (escapes contain no ``[``, so markup is unchanged)."""
+    markup is read (escapes contain no ``[``, so markup is unchanged). Create it with
+    ``emoji=False``: rich would otherwise turn ``:x:`` in any value into an emoji."""
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(visible(text), **kwargs)
 
 
-out = TerminalSafeConsole(highlight=False)
-err = TerminalSafeConsole(stderr=True, highlight=False)
+out = TerminalSafeConsole(highlight=False, emoji=False)
+err = TerminalSafeConsole(stderr=True, highlight=False, emoji=False)
 
 
 CONTINUATION = "    "
@@ -209,9 +215,9 @@ def show_warning(message: Warning | str, category: type[Warning], filename: str,
 
 
 def task_label(text: str) -> str:
-    """A progress task's description (a markup string rich does not pass through the
-    console; it names files): :func:`field`."""
-    return field(text)
+    """A progress task's description (plain text rich does not pass through the
+    console; it names files): :func:`one_line`."""
+    return one_line(text)
 
 
 def note(message: str) -> None:
@@ -257,7 +263,8 @@ def progress() -> Iterator[Progress]:
     so the error's one line is all that is left to read."""
     display = Progress(
         SpinnerColumn(),
-        TextColumn("[progress.description]{task.description}"),
+        # Plain text, never markup: a description names files (":x:", "[b]" as they are).
+        TextColumn("{task.description}", style="progress.description", markup=False),
         BarColumn(),
         CountColumn(),
         RateColumn(),

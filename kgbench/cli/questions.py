@@ -100,13 +100,13 @@ def parse_cmd(
     if not file.exists():
         raise CliError(f"{file}: no such file", "check the path")
     readable_input(file)
-    if out_path is not None:
-        output_target(out_path, option="--out", inputs=[file])
+    target = out_path or _default_out(file, "parsed")
+    output_target(target, option="--out" if out_path else None,
+                  inputs=[file, *([any_store(store)] if store is not None else [])])
     store_types: frozenset[str] = frozenset()
     if store is not None:
         with open_store(any_store(store), read_only=True) as s:
             store_types = s.cvt_types()
-    target = out_path or _default_out(file, "parsed")
     with on_interrupt(NOTHING_WRITTEN), progress() as display:
         task = display.add_task(task_label(f"parsing {file.name}"), total=None)
         run = parse_questions_file(file, fmt, target, cvt_types=store_types, strict=strict,
@@ -191,9 +191,8 @@ def ground_cmd(
 
     readable_input(parsed)
     target = out_path or _default_out(parsed, "grounded")
-    if out_path is not None:
-        output_target(out_path, option="--out", inputs=[parsed])
     location = store_location(ctx, store)
+    output_target(target, option="--out" if out_path else None, inputs=[parsed, location])
     with on_interrupt(NOTHING_WRITTEN), reading(ctx, location) as s, progress() as display:
         task = display.add_task(task_label(f"grounding {parsed.name}"), total=None)
         run = ground_parsed_file(s, parsed, target, store_name=location,

@@ -79,10 +79,12 @@ def serve(
 
     Example (shared): KGBENCH_TOKEN=s3cret kgbench serve --store bolt://db:7687 --data /srv/kg --host 0.0.0.0
     """
+    from extension.outputs.output_file import check_apart_from_inputs
     from kgbench.service.settings import ServiceSettings, SettingsError
     from kgstore import open_store
 
     location = store_location(ctx, store)
+    check_apart_from_inputs(data, [location], option="--data")   # jobs write under it
     try:
         settings = ServiceSettings(
             store=location, data_dir=data, host=host, port=port, token=token,

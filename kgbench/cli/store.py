@@ -68,8 +68,12 @@ def copy_cmd(
 
     Example: kgbench store copy kgbench-data/store /data/kg-backup --json
     """
-    from kgstore.transfer import copy_store
+    from extension.outputs.output_file import check_apart_from_inputs
+    from kgstore import is_uri
+    from kgstore.transfer import copy_store, same_location
 
+    if not is_uri(destination) and not same_location(source, destination):
+        check_apart_from_inputs(Path(destination), [source], replaced=force)
     with on_interrupt(RESUMES), progress() as display:
         reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
         report = copy_store(source, destination, force=force, progress=reporter)
@@ -195,8 +199,10 @@ def export_neo4j_cmd(
     Example: kgbench store export-neo4j kgbench-data/store --out /data/kg-import
     && NEO4J_ADMIN=$NEO4J_HOME/bin/neo4j-admin sh /data/kg-import/import.sh
     """
+    from extension.outputs.output_file import check_output_dir
     from kgstore.neo4j_admin import export_for_neo4j_admin
 
+    check_output_dir(out_dir, option="--out", inputs=[source], replaced=force)
     with on_interrupt(NOTHING_WRITTEN), progress() as display:
         reporter = ProgressReporter(display)
         report = export_for_neo4j_admin(source, out_dir, database=database, force=force,

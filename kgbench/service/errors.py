@@ -3,8 +3,9 @@ str, "hint": str | null}}``, with a one-line message that says what to do.
 
 Handlers turn our :class:`ApiError`, FastAPI's validation errors (422, naming the
 field), HTTP errors (404, 405, ...), the store's errors (a refused or failed query is
-the client's 400, a timeout 504, a store that cannot answer 503) and anything else
-(500, a fixed message: the traceback goes to the server's log, never into a body).
+the client's 400, a timeout 504, a store that cannot answer 503), a full disk (507,
+"no space left on device", logged once a minute at most) and anything else (500, a
+fixed message: the traceback goes to the server's log, never into a body).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from kgbench.service.quiet_log import RateLimitedLog
+from kgstore.diskspace import is_disk_full
 from kgstore.errors import (
     QueryError,
     QueryTimeoutError,
@@ -31,6 +34,8 @@ __all__ = ["ERROR_RESPONSES", "INTERNAL_ERROR", "ApiError", "ErrorBody", "error_
 
 INTERNAL_ERROR = "internal error (logged by the server)"
 log = logging.getLogger("kgbench.service")
+quiet = RateLimitedLog(log)
+NO_SPACE = "no space left on device on the server"
 
 
 class ErrorDetail(BaseModel):
@@ -52,6 +57,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (404, "Nothing found"),
         (413, "The request body is over the limit"),
         (422, "A parameter is missing or invalid"),
+        (507, "No space left on the server's disk"),
         (503, "The server or the store is busy or unavailable"),
         (504, "The request ran past its time limit"))}
 """The error responses every route may give, for the OpenAPI description
@@ -167,6 +173,10 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    if is_disk_full(exc):
+        quiet.warning("no space", f"{NO_SPACE} ({request.method} {request.url.path}: {exc})")
+        return error_response(507, NO_SPACE, "free space on the device holding --data, "
+                              "then retry")
     log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, INTERNAL_ERROR)
 

@@ -5,6 +5,11 @@ every path a request names (a benchmark, a job's input, a download) is relative 
 and goes through here. An attacker's path (``../``, an absolute path, a backslash, NUL,
 ``%2e%2e`` and its double encodings, a symlink pointing out) is refused with a 400
 before anything is opened; a path that stays inside but names nothing is a 404.
+
+A job's output directory is resolved once more when the job starts writing, by
+:func:`directory_under`: one folder at a time, without following a symlink, making the
+missing ones, so a symlink placed there while the job waited in the queue is refused,
+not written through.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from urllib.parse import unquote
 
 from kgbench.service.errors import ApiError
 
-__all__ = ["MAX_PATH_CHARS", "PathKind", "resolve_under"]
+__all__ = ["MAX_PATH_CHARS", "PathKind", "directory_under", "resolve_under"]
 
 PathKind = Literal["file", "dir", "any"]
 MAX_PATH_CHARS = 1024
@@ -96,3 +101,39 @@ def resolve_under(root: Path, relative: str, *, must_exist: bool = True,
     if kind == "dir" and not real.is_dir():
         raise ApiError(400, f"{shown} is not a directory")
     return real
+
+
+def directory_under(root: Path, relative: str, *, create: bool = True) -> Path:
+    """The real directory ``relative`` under ``root``, each folder of it opened with
+    ``O_NOFOLLOW`` from the one above (``openat``) and, with ``create``, made where
+    missing, so that no symlink is followed on the way: :class:`ApiError` names the
+    folder that is a symlink or a file (400) or missing (404). ``relative`` passes
+    :func:`resolve_under`'s textual checks."""
+    parts = _check_text(relative)
+    base = Path(os.path.realpath(root))
+    folder = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for depth, part in enumerate(parts, 1):
+            try:
+                if create:
+                    os.mkdir(part, dir_fd=folder)
+            except FileExistsError:
+                pass   # there already (or a link: refused by the open below)
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                                | os.O_CLOEXEC, dir_fd=folder)
+            except FileNotFoundError:
+                raise ApiError(404, f"nothing at {ascii('/'.join(parts[:depth]))} in the "
+                               "data directory") from None
+            except OSError as exc:
+                what = ("a symlink" if os.path.islink(base.joinpath(*parts[:depth]))
+                        else "not a directory")
+                raise ApiError(400, f"{ascii('/'.join(parts[:depth]))} in the data directory "
+                               f"is {what}: a job writes only into real directories under "
+                               f"--data ({exc.strerror})",
+                               "remove it, or run the job with another out") from None
+            os.close(folder)
+            folder = inner
+    finally:
+        os.close(folder)
+    return base.joinpath(*parts)

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from llm.prompt_file import PromptFileError
+from loaders.input_file import open_input
 from scoring.conner.prompts import Demonstration, demonstrations_of
 from scoring.errors import ScoringError
 
@@ -60,7 +61,8 @@ def read_records(path: Path) -> list[ConnerRecord]:
     id used twice are each a :class:`ScoringError` naming ``path:line``; so is a file
     without records."""
     try:
-        data = path.read_bytes()
+        with open_input(path) as stream:
+            data = stream.read()
     except FileNotFoundError:
         raise ScoringError(f"{path}: no such file",
                            "pass JSONL files of CONNER records") from None

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from loaders.input_file import loads_json
+from loaders.input_file import open_input as open_regular
 from scoring.errors import ScoringError
 
 __all__ = ["MAX_LINE_BYTES", "LineError", "iter_json_objects", "open_input", "quoted"]
@@ -48,7 +50,7 @@ def iter_json_objects(path: Path, what: str, hint: str) -> Iterator[tuple[int, d
     :data:`MAX_LINE_BYTES`, not UTF-8, not JSON or not a JSON object; ``what`` names the
     file's kind in messages ("predictions")."""
     open_input(path, what)
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         number = 0
         while True:
             raw = stream.readline(MAX_LINE_BYTES + 1)
@@ -66,7 +68,7 @@ def iter_json_objects(path: Path, what: str, hint: str) -> Iterator[tuple[int, d
             if not text.strip():
                 continue
             try:
-                doc = json.loads(text)
+                doc = loads_json(text)
             except json.JSONDecodeError as exc:
                 raise LineError(path, number, f"not JSON ({exc.msg} at column {exc.colno})",
                                 hint) from None

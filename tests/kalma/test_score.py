@@ -209,9 +209,11 @@ def test_parse_rating() -> None:
 def test_cli_json_and_out_give_the_same_document(files: tuple[Path, Path],
                                                  tmp_path: Path) -> None:
     entries, answers = files
+    folder = tmp_path / "entries"   # an entries directory (its --out lies outside it)
+    folder.mkdir()
+    (folder / "entries.jsonl").write_bytes(entries.read_bytes())
     target = tmp_path / "out" / "scores.json"
-    proc = run("kalma", "score", entries.parent, "--answers", answers, "--out", target,
-               "--json")
+    proc = run("kalma", "score", folder, "--answers", answers, "--out", target, "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc == json.loads(target.read_text(encoding="utf-8"))

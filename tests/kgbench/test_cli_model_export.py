@@ -127,7 +127,8 @@ def test_without_the_export_extra(tmp_path: Path) -> None:
 
     path = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", ""),
                             str(Path(__file__).resolve().parents[2])])
-    proc = run("model", "export", tmp_path, "--task", "nli", "--out", tmp_path / "out",
+    (tmp_path / "hf").mkdir()
+    proc = run("model", "export", tmp_path / "hf", "--task", "nli", "--out", tmp_path / "out",
                env={"PYTHONPATH": path})
     assert_clean_error(proc)
     assert "exporting a model needs torch" in proc.stderr

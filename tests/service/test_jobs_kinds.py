@@ -94,7 +94,9 @@ def test_a_score_job_scores_the_benchmark_in_place(kinds_server: Server,
     assert len(scores) == samples == job["result"]["samples"]
     with kinds_server.client() as client:
         listed = {f["path"] for f in client.get(f"/api/jobs/{job['id']}/files").json()["files"]}
-    assert {"scores.jsonl", "score_run.json", "samples.jsonl"} <= listed
+    # its own output only, never the benchmark's files (issue 32, item 11)
+    assert {"scores.jsonl", "score_run.json"} <= listed <= {"scores.jsonl", "score_run.json",
+                                                            "flagged.jsonl"}
 
 
 def test_job_parameters_of_the_prompts_and_the_protocol() -> None:

@@ -1,8 +1,11 @@
 """The process that runs one job: ``python -m kgbench.service.jobs.child JOB_DIR``.
 
 It reads ``JOB_DIR/job.json``, resolves the job's inputs under ``--data`` (again: the
-server checked them when the job was submitted), runs the kind's use case with its
-progress going to ``JOB_DIR/progress.json``, and writes ``JOB_DIR/result.json``:
+server checked them when the job was submitted) and its output directory (made one
+folder at a time without following a symlink; from then on the only place, beside
+``JOB_DIR``, where its outputs may be written: a symlink placed there while the job
+waited or runs fails the job instead of redirecting a write), runs the kind's use case
+with its progress going to ``JOB_DIR/progress.json``, and writes ``JOB_DIR/result.json``:
 ``{"ok": true, "summary": {...}}``, or ``{"ok": false, "error": ONE LINE,
 "interrupted": bool}``. The error is the message the command line would print; the
 traceback, when there is one, goes to stderr, which the server sends to ``JOB_DIR/log``.
@@ -25,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from extension.outputs.output_file import confine_outputs
 from kgbench.service.jobs.inputs import resolve_inputs
 from kgbench.service.jobs.kinds import RUNNERS, RunContext
 from kgbench.service.jobs.progress import ProgressWriter
@@ -37,10 +41,15 @@ from kgbench.service.jobs.record import (
     write_json_atomic,
 )
 from kgbench.service.jobs.specs import params_model
+from kgbench.service.paths import directory_under
+from kgstore.diskspace import is_disk_full
 
-__all__ = ["INTERRUPTED_EXIT", "main"]
+__all__ = ["INTERRUPTED_EXIT", "NO_SPACE_EXIT", "main"]
 
 INTERRUPTED_EXIT = 130
+NO_SPACE_EXIT = 28
+"""The exit status (ENOSPC's number) of a job whose result could not be written: the
+disk is full. The server says so for the job."""
 _PR_SET_PDEATHSIG = 1
 _signalled = False
 
@@ -80,8 +89,11 @@ def run_job(job_dir: Path) -> dict[str, Any]:
     params = params_model(job.kind).model_validate(job.params)
     progress = ProgressWriter(job_dir / PROGRESS_FILE, stop_requested=lambda: _signalled)
     try:
+        # Now, not when the job was submitted; a score job's (its benchmark) is not made.
+        out_dir = directory_under(data_dir, job.out, create=job.owns_out)
+        confine_outputs(out_dir, job_dir)
         inputs = resolve_inputs(params, data_dir)
-        ctx = RunContext(store=job.store, out_dir=data_dir / job.out, job_dir=job_dir,
+        ctx = RunContext(store=job.store, out_dir=out_dir, job_dir=job_dir,
                          inputs=inputs, progress=progress)
         summary = RUNNERS[job.kind](params, ctx)
     except KeyboardInterrupt:
@@ -112,7 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         result = run_job(job_dir)
     except KeyboardInterrupt:
         result = {"ok": False, "interrupted": True, "error": "interrupted"}
-    write_json_atomic(job_dir / RESULT_FILE, result)
+    try:
+        write_json_atomic(job_dir / RESULT_FILE, result)
+    except OSError as exc:
+        if is_disk_full(exc):
+            return NO_SPACE_EXIT
+        raise
     if result["ok"]:
         return 0
     return INTERRUPTED_EXIT if result.get("interrupted") else 1

@@ -15,6 +15,11 @@ output removed first.
 One thread (the dispatcher) starts every child and reaps it: the child asks the
 kernel to signal it when the thread that started it dies (``PR_SET_PDEATHSIG``), so
 that thread must live as long as the manager.
+
+A full disk under ``--data`` is one line everywhere: a submission is refused with a
+507 saying so (nothing of the job is kept), a queued job that cannot be started is
+marked failed "no space left on device ..." (resume it once there is space), and the
+log says so once a minute, not at every pass of the dispatcher.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 import kgbench
 from kgbench.service.errors import ApiError
+from kgbench.service.jobs.child import NO_SPACE_EXIT
 from kgbench.service.jobs.inputs import resolve_inputs
 from kgbench.service.jobs.record import (
     JOB_FILE,
@@ -55,17 +61,25 @@ from kgbench.service.jobs.record import (
 )
 from kgbench.service.jobs.specs import RESUMABLE_KINDS, dump_params
 from kgbench.service.paths import resolve_under
+from kgbench.service.quiet_log import RateLimitedLog
 from kgbench.service.settings import ServiceSettings
 from kgstore import store_directory
+from kgstore.diskspace import is_disk_full
+from scoring.score.workdir import FINISHED_FILES
 
 __all__ = ["JOBS_DIR", "JobManager"]
 
 log = logging.getLogger("kgbench.service.jobs")
+quiet = RateLimitedLog(log)
 
+SCORE_FILES = FINISHED_FILES
+"""What a score job writes into its benchmark: its own output, the only files of the
+benchmark it may list and serve."""
 JOBS_DIR = "jobs"
 """Under ``--data``: one directory per job."""
 JOB_ID = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
 MAX_LISTED_FILES = 10_000
+NO_SPACE_HINT = "free space on the device holding --data, then submit the job again"
 RESIGNAL_S = 1.0
 """A stopping job gets SIGINT again this often: one that landed where Python cannot
 raise (a finalizer) is lost, and the job's next progress update or the next signal
@@ -149,6 +163,8 @@ class JobManager:
         if kind == "score":   # scores are written into the benchmark itself
             out = resolved["bench"]
             owns_out = False
+            self._refuse_reserved_out(out, getattr(params, "bench", ""), name="bench",
+                                      holds=True)
         elif out_name:
             out = resolve_under(self._data_dir, out_name, must_exist=False, kind="dir")
             self._refuse_reserved_out(out, out_name)
@@ -167,24 +183,43 @@ class JobManager:
                                 for other in self._jobs.values()):
                 raise ApiError(409, f"another job writes to {relative_out!r}",
                                "name a new directory for out")
-            (self._jobs_dir / job_id).mkdir(parents=True)
+            try:
+                (self._jobs_dir / job_id).mkdir(parents=True)
+                self._save(job)
+            except BaseException:
+                shutil.rmtree(self._jobs_dir / job_id, ignore_errors=True)
+                raise
             self._jobs[job_id] = job
-            self._save(job)
             self._cond.notify_all()
         return job.public()
 
-    def _refuse_reserved_out(self, out: Path, out_name: str) -> None:
-        """A job's ``out`` may not be inside the server's job records (``jobs/``) nor
-        inside the store it serves, when that store lives under ``--data``."""
-        reserved = [(self._jobs_dir, "the server's job records")]
+    def _store_dir(self) -> Path | None:
+        """The directory of the store the server serves (``None`` for Neo4j)."""
         folder = store_directory(self._store)
-        if folder is not None:
-            reserved.append((Path(os.path.realpath(folder)), "the store"))
-        for root, what in reserved:
+        return None if folder is None else Path(os.path.realpath(folder))
+
+    def _reserved(self) -> list[tuple[Path, str]]:
+        """The server's job records and the store it serves (when a directory): no job
+        writes there."""
+        store = self._store_dir()
+        return [(self._jobs_dir, "the server's job records"),
+                *([(store, "the store")] if store is not None else [])]
+
+    def _refuse_reserved_out(self, out: Path, out_name: str, *, name: str = "out",
+                             holds: bool = False) -> None:
+        """A job's ``out`` may not be inside the server's job records (``jobs/``) nor
+        inside the store it serves, when that store lives under ``--data``; with
+        ``holds`` (a score job writes into its ``bench``), nor hold either of them."""
+        for root, what in self._reserved():
             if out == root or out.is_relative_to(root):
-                raise ApiError(400, f"out {ascii(out_name[:200])} is inside {what}",
+                raise ApiError(400, f"{name} {ascii(out_name[:200])} is inside {what}",
                                "name a new directory elsewhere under --data, or leave out "
-                               "empty for the job's own")
+                               "empty for the job's own" if name == "out" else
+                               "name a benchmark directory under --data")
+            if holds and root.is_relative_to(out):
+                raise ApiError(400, f"{name} {ascii(out_name[:200])} holds {what}",
+                               "name a benchmark directory under --data (a job writes "
+                               "into it)")
 
     def list_jobs(self) -> list[Job]:
         """Every job, newest first."""
@@ -249,11 +284,22 @@ class JobManager:
             return self._data_dir / self._job(job_id).out
 
     def files(self, job_id: str) -> list[dict[str, Any]]:
-        """The regular files under the job's output: ``{"path", "size"}``, paths
-        relative to it (links are not followed)."""
-        root = self.out_dir(job_id)
+        """The job's own output files: ``{"path", "size"}``, paths relative to its
+        output directory. A job that made its directory owns every regular file in it
+        (links are not followed); a score job, which writes into a benchmark, owns its
+        score files only (:data:`SCORE_FILES`), never the benchmark's."""
+        with self._cond:
+            job = self._job(job_id)
+            root = self._data_dir / job.out
+            own = None if job.owns_out else SCORE_FILES
         listed: list[dict[str, Any]] = []
         if not root.is_dir():
+            return listed
+        if own is not None:
+            for name in own:
+                path = root / name
+                if path.is_file() and not path.is_symlink():
+                    listed.append({"path": name, "size": path.stat().st_size})
             return listed
         for directory, dirs, names in os.walk(root):
             dirs.sort()
@@ -268,8 +314,18 @@ class JobManager:
         return listed
 
     def file(self, job_id: str, relative: str) -> Path:
-        """One output file, resolved under the job's output (never outside it)."""
-        return resolve_under(self.out_dir(job_id), relative, must_exist=True, kind="file")
+        """One of the job's own output files (:meth:`files`), resolved under its output
+        (never outside it, never a file of the store or of the job records)."""
+        with self._cond:
+            job = self._job(job_id)
+        target = resolve_under(self._data_dir / job.out, relative, must_exist=True,
+                               kind="file")
+        not_own = not job.owns_out and relative not in SCORE_FILES
+        store = self._store_dir()
+        if not_own or (store is not None and target.is_relative_to(store)):
+            raise ApiError(404, f"{ascii(relative[:200])} is not an output of job {job_id}",
+                           f"GET /api/jobs/{job_id}/files lists its files")
+        return target
 
     # --- inside (callers hold self._cond) -----------------------------------
 
@@ -291,14 +347,23 @@ class JobManager:
         return public
 
     def _save(self, job: JobFile) -> None:
-        write_json_atomic(self._jobs_dir / job.id / JOB_FILE, job.model_dump(mode="json"))
+        """Write ``job.json``; a full disk is :class:`ApiError` 507 (one line)."""
+        path = self._jobs_dir / job.id / JOB_FILE
+        try:
+            write_json_atomic(path, job.model_dump(mode="json"))
+        except OSError as exc:
+            raise _no_space(exc, path.relative_to(self._data_dir)) from None
 
     def _finish(self, job: JobFile, state: str, error: str | None = None) -> None:
         job.state = state  # type: ignore[assignment]
         job.error = error
         job.finished = now_iso()
         job.pid = None
-        self._save(job)
+        try:
+            self._save(job)
+        except ApiError as exc:   # kept in memory: the API shows it; job.json says later
+            quiet.warning(f"job {job.id}: {exc.message}", f"cannot record that job {job.id} "
+                          f"is {state}: {exc.message}")
         self._cond.notify_all()
 
     def _requeue(self, job: JobFile) -> None:
@@ -315,8 +380,9 @@ class JobManager:
                 try:
                     self._reap()
                     self._launch_queued()
-                except Exception:   # a full disk, a vanished directory: keep serving
-                    log.exception("job dispatcher")
+                except Exception as exc:   # a vanished directory ...: keep serving
+                    quiet.warning(f"dispatcher: {type(exc).__name__}: {exc}",
+                                  f"job dispatcher: {type(exc).__name__}: {exc}", exc_info=exc)
                 self._cond.wait(self._poll_s)
 
     def _launch_queued(self) -> None:
@@ -325,7 +391,12 @@ class JobManager:
         for job in queued:
             if len(self._procs) >= self._max_jobs:
                 return
-            self._launch(job)
+            try:
+                self._launch(job)
+            except ApiError as exc:   # a full disk: the job fails, the others may still run
+                quiet.warning(f"launch: {exc.message}", f"job {job.id} not started: "
+                              f"{exc.message}")
+                self._finish(job, "failed", f"{exc.message}; {exc.hint}")
 
     def _launch(self, job: JobFile) -> None:
         job_dir = self._jobs_dir / job.id
@@ -335,13 +406,16 @@ class JobManager:
         env = {**os.environ, PARENT_ENV: str(os.getpid()),
                "PYTHONPATH": os.pathsep.join(
                    p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
-        with open(job_dir / LOG_FILE, "ab") as log_file:
-            log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
-            log_file.flush()
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "kgbench.service.jobs.child", str(job_dir)],
-                stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                cwd=job_dir, env=env, start_new_session=True)
+        try:
+            with open(job_dir / LOG_FILE, "ab") as log_file:
+                log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
+                log_file.flush()
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "kgbench.service.jobs.child", str(job_dir)],
+                    stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                    cwd=job_dir, env=env, start_new_session=True)
+        except OSError as exc:
+            raise _no_space(exc, (job_dir / LOG_FILE).relative_to(self._data_dir)) from None
         self._procs[job.id] = proc
         job.state = "running"
         job.started = now_iso()
@@ -349,7 +423,11 @@ class JobManager:
         job.pid = proc.pid
         job.progress = JobProgress()
         job.result = None
-        self._save(job)
+        try:
+            self._save(job)
+        except ApiError as exc:   # it runs all the same; its end is recorded when it can be
+            quiet.warning(f"job {job.id}: {exc.message}", f"job {job.id} started, but "
+                          f"{exc.message}")
         self._cond.notify_all()
 
     def _reap(self) -> None:
@@ -378,6 +456,9 @@ class JobManager:
                              if job.resumable else "interrupted")
             elif result is not None:
                 self._finish(job, "failed", str(result.get("error") or "failed"))
+            elif code == NO_SPACE_EXIT:
+                self._finish(job, "failed", f"no space left on device under --data (the job "
+                             f"could not write its result); {NO_SPACE_HINT}")
             else:
                 self._finish(job, "failed", f"the job's process ended with status {code} "
                              f"and no result; see {JOBS_DIR}/{job_id}/{LOG_FILE}")
@@ -404,6 +485,15 @@ class JobManager:
                 if not job.resumable and job.owns_out:
                     shutil.rmtree(self._data_dir / job.out, ignore_errors=True)
                 self._requeue(job)
+
+
+def _no_space(exc: OSError, where: Path) -> Exception:
+    """A full disk met writing ``where`` (relative to ``--data``) as a one-line
+    :class:`ApiError` 507; any other error as it is."""
+    if not is_disk_full(exc):
+        return exc
+    return ApiError(507, f"no space left on device under --data (writing {where.as_posix()})",
+                    NO_SPACE_HINT)
 
 
 def _signal_group(pid: int, signum: int) -> None:

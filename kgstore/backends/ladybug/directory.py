@@ -9,20 +9,43 @@ through :class:`~kgstore.backends.ladybug.store.LadybugStore` or :func:`kgstore.
 which call these functions, so each of them gets the same one-line
 :class:`~kgstore.errors.StoreNotADirectoryError` or
 :class:`~kgstore.errors.StorePermissionError`.
+
+A store being created is recognisable as ours before the engine writes its first byte:
+:func:`begin_creation` writes the marker file first, saying ``"creating"``, and holds a
+lock on it until :func:`finish_creation` replaces it with the final one. A creation
+killed half-way (``kill -9``, a crash) leaves that marker, unlocked: the next create
+(a rerun of the load, ``store copy``) clears the folder and starts again
+(:func:`interrupted_creation`, :func:`clear_directory`), and ``--force`` removes it as
+any store; nothing in it is of value yet (the first load's data comes later).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import json
+import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 from kgstore.backends.ladybug.schema import MARKER
-from kgstore.errors import StoreError, StoreNotADirectoryError, StorePermissionError
+from kgstore.errors import (
+    StoreError,
+    StoreLockedError,
+    StoreNotADirectoryError,
+    StorePermissionError,
+)
 from kgstore.location import local_store_path
 
-__all__ = ["file_in_the_way", "has_marker", "holds_files", "make_directory",
+__all__ = ["begin_creation", "clear_directory", "file_in_the_way", "finish_creation",
+           "has_marker", "holds_files", "interrupted_creation", "make_directory",
            "permission_denied", "remove_store"]
+
+CREATING = "creating"
+"""The key of the marker of a store whose creation has not finished."""
 
 
 def file_in_the_way(path: Path) -> Path | None:
@@ -102,3 +125,76 @@ def remove_store(path: str | Path) -> None:
         shutil.rmtree(p)
     except PermissionError:
         raise permission_denied(p, "remove") from None
+
+
+def begin_creation(marker: Path, info: dict[str, Any]) -> int:
+    """Write the marker of a store about to be created (``info`` plus ``"creating":
+    true``), before anything else goes into its folder, and lock it (``flock``) for as
+    long as the returned descriptor is open: :func:`finish_creation` closes it. Another
+    process creating the same store at the same time gets
+    :class:`~kgstore.errors.StoreLockedError`."""
+    try:
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        raise StoreLockedError(f"store {marker.parent} is being created by another process; "
+                               "wait for it to finish, then retry") from None
+    except PermissionError:
+        raise permission_denied(marker.parent, "create") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, json.dumps({**info, CREATING: True}).encode())  # one small write
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def finish_creation(marker: Path, info: dict[str, Any], lock: int) -> None:
+    """Replace the creating marker by the final one (atomically), then let go of the
+    lock that :func:`begin_creation` took."""
+    try:
+        temp = marker.with_name(marker.name + ".tmp")
+        temp.write_text(json.dumps(info, indent=2))
+        os.replace(temp, marker)
+    finally:
+        os.close(lock)
+
+
+def interrupted_creation(marker: Path) -> bool:
+    """Whether ``marker`` is that of a creation that did not finish and that no process
+    is still running: it says ``"creating"`` (or is empty: killed between creating the
+    file and writing it) and its lock is free. :class:`~kgstore.errors.StoreLockedError`
+    while another process is creating the store."""
+    try:
+        fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        text = os.read(fd, 1 << 16)
+        try:
+            info = json.loads(text) if text.strip() else {CREATING: True}
+        except ValueError:
+            return False   # damaged: the store's own check says so
+        if not (isinstance(info, dict) and info.get(CREATING)):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise StoreLockedError(f"store {marker.parent} is being created by another "
+                                       "process; wait for it to finish, then retry") from None
+            raise
+        return True
+    finally:
+        os.close(fd)
+
+
+def clear_directory(path: Path) -> None:
+    """Remove everything inside the folder ``path`` (the folder stays)."""
+    for entry in path.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()

@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -31,8 +32,12 @@ import pyarrow as pa
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.directory import (
+    begin_creation,
+    clear_directory,
+    finish_creation,
     has_marker,
     holds_files,
+    interrupted_creation,
     make_directory,
     permission_denied,
 )
@@ -169,6 +174,13 @@ class LadybugStore(Store):
         self.read_only = read_only
         marker = self.path / MARKER
         fresh = not has_marker(self.path, MARKER)
+        if not fresh and interrupted_creation(marker):
+            if not create or read_only:
+                raise StoreNotFoundError(
+                    f"no kgbench store at {self.path}: its creation was interrupted (the "
+                    "process was killed or crashed); rerun the load, which creates it again")
+            clear_directory(self.path)   # only what that creation wrote: nothing of value
+            fresh = True
         if fresh:
             if not create:
                 raise StoreNotFoundError(
@@ -185,7 +197,39 @@ class LadybugStore(Store):
         else:
             self._check_marker(marker)
         make_directory(self.path)
-        recovering = checkpoint_interrupted(self.path / DB_FILE)
+        info = {"backend": self.backend, "schema_version": SCHEMA_VERSION}
+        # Ours from the first byte: the marker (saying "creating") before the database.
+        creating = begin_creation(marker, info) if fresh else None
+        try:
+            recovering = checkpoint_interrupted(self.path / DB_FILE)
+            self._open_database(read_only)
+            if creating is not None:
+                try:
+                    self._create_schema()
+                except BaseException:
+                    self.close()
+                    raise
+                lock, creating = creating, None
+                finish_creation(marker, info, lock)
+        finally:
+            if creating is not None:   # the creation failed: a rerun starts it again
+                os.close(creating)
+        if not fresh:
+            if recovering:
+                try:
+                    check_indexes(self)
+                except DamagedStoreError as exc:
+                    self.close()
+                    mark_damaged(marker, str(exc))  # the next open recovers nothing
+                    raise
+            stored = self._meta("schema_version")
+            if stored is not None and int(stored) != SCHEMA_VERSION:
+                self.close()
+                raise self._incompatible(int(stored))
+
+    def _open_database(self, read_only: bool) -> None:
+        """Open the engine's database and this handle's connection; the engine's errors
+        as ours (locked, disk full, permission denied)."""
         try:
             self._db = self._database(read_only)
             self._db_users = _DatabaseUsers()
@@ -204,23 +248,6 @@ class LadybugStore(Store):
             if "permission denied" in str(exc).lower():
                 raise permission_denied(self.path, "read" if read_only else "write") from None
             raise StoreError(f"cannot open store {self.path}: {exc}") from None
-        if fresh:
-            self._create_schema()
-            marker.write_text(json.dumps(
-                {"backend": self.backend, "schema_version": SCHEMA_VERSION}, indent=2
-            ))
-        else:
-            if recovering:
-                try:
-                    check_indexes(self)
-                except DamagedStoreError as exc:
-                    self.close()
-                    mark_damaged(marker, str(exc))  # the next open recovers nothing
-                    raise
-            stored = self._meta("schema_version")
-            if stored is not None and int(stored) != SCHEMA_VERSION:
-                self.close()
-                raise self._incompatible(int(stored))
 
     def _connect(self) -> None:
         """This handle's own connection to ``self._db`` and its read caches."""

@@ -8,8 +8,19 @@ const token = document.getElementById("token");
 
 function nextPage() {
   const next = new URLSearchParams(location.search).get("next") || "/";
-  // only a path on this server: "/x", never "//host" or "https://host"
-  return next.startsWith("/") && !next.startsWith("//") && !next.includes("\\") ? next : "/";
+  if (!next.startsWith("/")) return "/";
+  // Resolved as the browser will resolve the link: it drops tabs and newlines and reads
+  // "\\" as "/", so "/\t/evil.example/" is "//evil.example/", another site. Only a path
+  // of this origin is kept.
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== location.origin) return "/";
+  // "/a/..//evil.example/" resolves to the path "//evil.example/": one leading slash only.
+  return "/" + url.pathname.replace(/^\/+/, "") + url.search + url.hash;
 }
 
 form.addEventListener("submit", async (evt) => {

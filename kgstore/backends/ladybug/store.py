@@ -39,7 +39,13 @@ from kgstore.backends.ladybug.engine import buffer_pool_bytes
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL, SLOT_SEPARATOR
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
-from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
+from kgstore.backends.ladybug.schema import (
+    DB_FILE,
+    MARKER,
+    PREDICATE_ALIASES_DDL,
+    SCHEMA_DDL,
+    STAGING_DIR,
+)
 from kgstore.cypher.compile import LADYBUG, compile_match, inline_limit, match_result
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
@@ -287,6 +293,7 @@ class LadybugStore(Store):
         self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
         self._type_prefixes = Lru(_TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
+        self._predicate_aliases: bool | None = None  # read on first use
 
     def reader(self) -> LadybugStore:
         """Another read-only handle on this store for another thread: a connection and
@@ -554,11 +561,23 @@ class LadybugStore(Store):
         return [_entity_from_row(r) for r in rows]
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
-        query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+        aliases = "p.aliases" if self._has_predicate_aliases() else "[]"
+        query = (f"MATCH (p:Predicate) RETURN p.id, p.label, p.count, {aliases} "
+                 "ORDER BY p.count DESC, p.id")
         params: dict[str, Any] = {}
         if limit is not None:
             query += " " + inline_limit(limit)
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(query, params)]
+        return [Predicate(r[0], r[1], int(r[2] or 0), tuple(r[3] or ()))
+                for r in self._rows(query, params)]
+
+    def _has_predicate_aliases(self) -> bool:
+        """Whether the Predicate table has its ``aliases`` column: a store written
+        before it gets the column at its next import (:data:`PREDICATE_ALIASES_DDL`)."""
+        known = self._predicate_aliases
+        if known is None:
+            columns = self._rows("CALL table_info('Predicate') RETURN name")
+            known = self._predicate_aliases = any(r[0] == "aliases" for r in columns)
+        return known
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         # Two grouped scans of the fact table (3.9 s each on 5M facts), instead of one
@@ -966,8 +985,9 @@ class LadybugStore(Store):
         # import owns them.
         for stale in self.path.glob("merge-*"):
             shutil.rmtree(stale, ignore_errors=True)
-        for ddl in HUB_INDEX_DDL:   # a store written before the hub index existed
+        for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
             self._rows(ddl)
+        self._predicate_aliases = True
         try:
             with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
                 merger = StageMerger(self, Path(stage_dir), Path(work), manifest, progress)

@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from kgstore.backends.ladybug.hub_index import SLOT_SEPARATOR, hub_min_in_degree
-from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
+from kgstore.staging.diff import (
+    MERGED_PREDICATE_NAMES,
+    WANTED_NAMES_SQL,
+    StageDiff,
+    typed_literals_sql,
+)
 from kgstore.store import ImportReport, ProgressCallback
 
 if TYPE_CHECKING:
@@ -271,18 +276,21 @@ class OnlineImport:
             "DELETE l", self.diff.scalar(f"SELECT count(*) FROM ({stale})"))
 
     def _predicates(self) -> None:
-        self._existing("old_predicates", {"id": pa.string(), "label": pa.string()},
+        self._existing("old_predicates", {"id": pa.string(), "label": pa.string(),
+                                          "aliases": pa.list_(pa.string())},
                        "SELECT id FROM stage_predicates ORDER BY id",
-                       "UNWIND $ids AS i MATCH (p:Predicate {id: i}) RETURN p.id, p.label")
+                       "UNWIND $ids AS i MATCH (p:Predicate {id: i}) "
+                       "RETURN p.id, p.label, p.aliases")
         self.report.predicates_new = self.diff.scalar(
             "SELECT count(*) FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
         # Counts from the store's facts (right even after an interrupted import that
         # stored facts but not counts): one index seek per predicate.
         self._write_all(
             "predicates",
-            "SELECT s.id, coalesce(s.label, o.label) AS label FROM stage_predicates s "
+            f"SELECT s.id, {MERGED_PREDICATE_NAMES} FROM stage_predicates s "
             "LEFT JOIN old_predicates o USING (id) ORDER BY s.id",
-            "UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) SET p.label = r.label "
+            "UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) "
+            "SET p.label = r.label, p.aliases = r.aliases "
             "WITH p, r CALL (p, r) { MATCH ()-[f:Fact]->() WHERE f.predicate = r.id "
             "RETURN count(f) AS n } SET p.count = n",
             self.diff.scalar("SELECT count(*) FROM stage_predicates"))

@@ -78,6 +78,7 @@ FORMAT_LABELS: dict[str, str] = {
     "freebase": "Freebase N-Triples", "wikidata-json": "Wikidata JSON",
     "wikidata-ntriples": "Wikidata N-Triples", "turtle": "Turtle", "n3": "N3",
     "xml": "RDF/XML", "json-ld": "JSON-LD", "trig": "TriG", "nquads": "N-Quads",
+    "predicate-names": "predicate names",
 }
 """What each format (:attr:`Input.format`) is called in the "not a <format> file" error."""
 

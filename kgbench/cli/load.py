@@ -206,6 +206,19 @@ def load_triples_cmd(
     force: Annotated[
         bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
     ] = False,
+    unfold: Annotated[
+        bool, typer.Option("--unfold/--no-unfold",
+                           help="Tab-separated files: load a relation path through a "
+                                "mediator (FB15k-237's a/b/c./d/e/f) as a mediator node "
+                                "with the two real predicates, marked derived.")
+    ] = True,
+    reverse_properties: Annotated[
+        bool, typer.Option("--reverse-properties/--no-reverse-properties",
+                           help="Tab-separated files: also store each fact of a Freebase "
+                                "property that has a reverse property the other way round, "
+                                "as Freebase does (FB15k-237 kept one direction), so "
+                                "KGQA queries written either way find it.")
+    ] = False,
     predicate_names: PredicateNamesOpt = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
@@ -215,16 +228,20 @@ def load_triples_cmd(
     Parses N-Triples or tab-separated triples, stages them and merges them into the
     store: loading the same file again adds nothing. Malformed lines are skipped,
     counted and listed (with --strict the first one stops the load and nothing changes).
+    Tab-separated files in FB15k-237's layout get Freebase's mediator nodes for
+    folded relations (--no-unfold: as is) and, with --reverse-properties, the reverse
+    facts Freebase stores.
 
-    Example: kgbench load triples facts.tsv.gz --names names.tsv
-    --predicate-names relation2text.txt
+    Example: kgbench load triples dev.tsv test.tsv --names entity2text.txt
+    --reverse-properties --predicate-names relation2text.txt
     """
     from loaders.triples import load_triples
 
     location = store_location(ctx, store)
 
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
-        return load_triples(s, list(files), names=names, strict=strict, progress=progress)
+        return load_triples(s, list(files), names=names, strict=strict, progress=progress,
+                            unfold=unfold, reverse_properties=reverse_properties)
 
     extra = [p for p in (names, predicate_names) if p is not None]
     then_named = with_predicate_names(load, predicate_names, strict=strict)

@@ -11,7 +11,8 @@ Two steps, so that the reader never sees the generator, the labels or this code:
 
 ``draw``
     builds three stores — the bundled demo KG, the FB15k-237 slice (dev + test, named
-    with ``entity2text.txt``, no type facts) and a Wikidata store from the JSON samples —
+    with ``entity2text.txt``, no type facts, in Freebase's layout: ``--reverse-properties``)
+    and a Wikidata store from the JSON samples (predicates named by the property list) —
     runs ``kgbench generate`` on each (WebQSP questions on FB15k-237 with
     ``--no-classes``; ``--domain`` runs on all three), then draws a stratified sample:
     ``--per-label`` samples of each label, spread round-robin over (KG, complexity)
@@ -113,11 +114,15 @@ def build_stores(work: Path, ext: Path) -> None:
     if not (work / "stores" / "demo").exists():
         kgbench("load", "triples", str(DEMO_KG), "--store", str(work / "stores" / "demo"))
     if not (work / "stores" / "fb15k237").exists():
+        # Freebase's layout: mediators for folded relations (the default) and the
+        # reverse facts FB15k-237 dropped (issue 34).
         kgbench("load", "triples", str(fb / "dev.tsv"), str(fb / "test.tsv"), "--names",
-                str(fb / "entity2text.txt"), "--store", str(work / "stores" / "fb15k237"))
+                str(fb / "entity2text.txt"), "--reverse-properties",
+                "--store", str(work / "stores" / "fb15k237"))
     if not (work / "stores" / "wikidata").exists():
         kgbench("load", "wikidata", str(wd / "DERIVED_humans_Q5.jsonl"),
                 str(wd / "wikibase-dump-filter_entities_first50lines.json"),
+                "--predicate-names", str(wd / "DERIVED_wikidata_properties_en.jsonl"),
                 "--store", str(work / "stores" / "wikidata"))
 
 

@@ -209,7 +209,7 @@ def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestio
     with clock("extend"):
         ext = extend_query(store, grounder, question.query, question.shape,
                            question.topic_entities, rng, config.extension,
-                           question_check(store, question.question))
+                           question_check(store, question.question), first=question.rule)
     if isinstance(ext, ExtensionFailure):
         return [], [fail(ext.stage, ext.reason)]
     builder = _Builder(store, question, ext, seed, config)

@@ -280,12 +280,12 @@ def names_stager(known: Collection[str]) -> Stager:
         labelled = aliased = 0
         for pid in sorted(names):
             label = names[pid].label(options.langs)
-            aliases = [a for a in names[pid].aliases if a != label]
-            if label is None and not aliases:
+            kept = [a for a in names[pid].aliases if a != label]
+            if label is None and not kept:
                 continue
-            writer.add_predicate(pid, label, aliases)
+            writer.add_predicate(pid, label, kept)
             labelled += label is not None
-            aliased += len(aliases)
+            aliased += len(kept)
         return {**counts, "predicate_labels": labelled, "predicate_aliases": aliased}
 
     setattr(stage_predicate_names, "stage_version", f"{STAGE_VERSION}:{digest}")  # noqa: B010

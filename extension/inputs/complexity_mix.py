@@ -71,7 +71,7 @@ class ComplexityMix:
                          for c in COMPLEXITIES)
 
 
-CAQA_MIX = ComplexityMix({c: float(n) for c, n in CAQA_TABLE5_TOTALS["complexity"].items()})
+CAQA_MIX = ComplexityMix({c: float(CAQA_TABLE5_TOTALS["complexity"][c]) for c in COMPLEXITIES})
 """CAQA Table 5's complexity shares: single 52.3%, union 3.9%, intersection 9.6%,
 concatenation 34.3%."""
 
@@ -125,7 +125,9 @@ def with_rules(questions: Sequence[ParsedQuestion], mix: ComplexityMix, *, seed:
     counts = mix.counts(len(questions))
     union_share = counts["union"] / max(1, counts["single"] + counts["union"])
     unions = round(len(singles) * union_share)
-    rules: list[Rule] = ["union"] * unions + ["none"] * (len(singles) - unions)
+    union: list[Rule] = ["union"]
+    none: list[Rule] = ["none"]
+    rules = union * unions + none * (len(singles) - unions)
     random.Random(f"{seed}:complexity-mix").shuffle(rules)
     by_id = {q.id: rule for q, rule in zip(singles, rules, strict=True)}
     return [q.model_copy(update={"rule": by_id.get(q.id, "none")}) for q in questions]

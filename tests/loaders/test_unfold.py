@@ -37,16 +37,16 @@ NAMES = ("/m/0irons\tJeremy Irons\n/m/0lion\tThe Lion King\n/m/0dead\tDead Ringe
          "/m/0marriage\tMarriage\n")
 
 
-def _load(tmp_path: Path, **options: bool) -> str:
-    """The facts and names above loaded with ``options`` (default: unfolded, with the
-    reverse properties)."""
-    options = {"reverse_properties": True, **options}
+def _load(tmp_path: Path, *, unfold: bool = True, reverse_properties: bool = True) -> str:
+    """The facts and names above loaded (default: unfolded, with the reverse
+    properties)."""
     facts, names = tmp_path / "test.tsv", tmp_path / "entity2text.txt"
     facts.write_text(FACTS, encoding="utf-8")
     names.write_text(NAMES, encoding="utf-8")
     location = str(tmp_path / "store")
     with open_store(location, create=True) as store:
-        report = load_triples(store, [facts], names=names, **options)
+        report = load_triples(store, [facts], names=names, unfold=unfold,
+                              reverse_properties=reverse_properties)
     assert report.malformed == 0
     return location
 
@@ -135,10 +135,11 @@ def test_webqsp_chains_ground_as_one_hop(tmp_path: Path, where: str, answers: li
                                          ) -> None:
     location = _load(tmp_path)
     parsed = _question(where, tmp_path)
-    assert parsed.shape == "single" and parsed.query is not None       # a hop through a CVT counts once
+    # a hop through a CVT counts once
+    assert parsed.shape == "single" and parsed.query is not None
     with open_store(location, read_only=True) as store:
         got = Grounder(store, classes=False).ground(parsed.query)
-        assert got.outcome == "answered" and sorted(got.answers) == answers
+        assert got.outcome == "answered" and sorted(map(str, got.answers)) == answers
         assert classify(parsed.query).hops == 1
 
 

@@ -12,7 +12,8 @@ Two steps, so that the reader never sees the generator, the labels or this code:
 
 ``draw``
     builds three stores — the bundled demo KG, the FB15k-237 slice (dev + test, named
-    with ``entity2text.txt``, no type facts) and a Wikidata store from the JSON samples —
+    with ``entity2text.txt``, no type facts, in Freebase's layout: ``--reverse-properties``)
+    and a Wikidata store from the JSON samples (predicates named by the property list) —
     runs ``kgbench generate`` on each (WebQSP questions on FB15k-237 with
     ``--no-classes``; ``--domain`` runs on all three), then draws a stratified sample:
     ``--per-label`` samples of each label, spread round-robin over (KG, complexity)
@@ -135,11 +136,15 @@ def build_store(work: Path, ext: Path | None, name: str) -> Path:
         raise SystemExit(f"label_agreement: the {name} store needs KGBENCH_EXTERNAL_DATA")
     fb, wd = ext / "freebase" / "fb15k237", ext / "wikidata"
     if name == "fb15k237":
+        # Freebase's layout: mediators for folded relations (the default) and the
+        # reverse facts FB15k-237 dropped (issue 34).
         kgbench("load", "triples", str(fb / "dev.tsv"), str(fb / "test.tsv"), "--names",
-                str(fb / "entity2text.txt"), "--store", str(store))
+                str(fb / "entity2text.txt"), "--reverse-properties", "--store", str(store))
     elif name == "wikidata":
         kgbench("load", "wikidata", str(wd / "DERIVED_humans_Q5.jsonl"),
-                str(wd / "wikibase-dump-filter_entities_first50lines.json"), "--store", str(store))
+                str(wd / "wikibase-dump-filter_entities_first50lines.json"),
+                "--predicate-names", str(wd / "DERIVED_wikidata_properties_en.jsonl"),
+                "--store", str(store))
     else:
         raise ValueError(f"unknown store {name!r}; one of {', '.join(STORES)}")
     return store

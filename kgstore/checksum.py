@@ -2,8 +2,8 @@
 
 Two stores hold the same knowledge graph when they hold the same entities (id, name,
 aliases, types, CVT flag, description), the same facts (literal objects with their
-value, datatype and language), the same predicates with their labels and the same CVT
-types. :func:`content_checksum` condenses exactly that into 64 hex digits, so a copy
+value, datatype and language), the same predicates with their labels and aliases and
+the same CVT types. :func:`content_checksum` condenses exactly that into 64 hex digits, so a copy
 between backends (:mod:`kgstore.transfer`) can be verified, and two stores on two
 machines compared, without moving either.
 
@@ -60,8 +60,13 @@ class ContentHash:
             self._add(["F", fact.subject, fact.predicate, "E", obj])
 
     def predicate(self, predicate: Predicate) -> None:
-        # The label only: a predicate's fact count is derived from the facts.
-        self._add(["P", predicate.id, predicate.label])
+        # The names only: a predicate's fact count is derived from the facts. Aliases
+        # join the record only when there are some, so a store without any keeps the
+        # checksum it had before predicates had aliases.
+        record: list[Any] = ["P", predicate.id, predicate.label]
+        if predicate.aliases:
+            record.append(sorted(predicate.aliases))
+        self._add(record)
 
     def cvt_type(self, type_id: str) -> None:
         self._add(["C", type_id])

@@ -165,9 +165,14 @@ class Fact:
 
 @dataclass(frozen=True, slots=True)
 class Predicate:
+    """A predicate id with its fact ``count`` and the names the data gives it: a
+    ``label`` (Freebase ``type.object.name`` of the property, a Wikidata property
+    label) and ``aliases`` (other names, e.g. Wikidata's "born in" for P19), sorted."""
+
     id: str
     label: str | None = None
     count: int = 0
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -256,7 +256,7 @@ class Store(ABC):
                 for f in facts:
                     writer.add_fact_record(f)
                 for p in predicates:
-                    writer.add_predicate(p.id, p.label)
+                    writer.add_predicate(p.id, p.label, p.aliases)
                 for t in cvt_types:
                     writer.add_cvt_type(t)
             return self.import_stage(writer.dir, nameless_is_cvt=nameless_is_cvt)

@@ -292,7 +292,7 @@ def _dump(src: Store, stage: Path, source: str, src_counts: dict[str, int],
         if progress is not None:
             progress("copy facts", done, src_counts["facts"])
     for predicate in src.predicates():
-        writer.add_predicate(predicate.id, predicate.label)
+        writer.add_predicate(predicate.id, predicate.label, predicate.aliases)
         content.predicate(predicate)
     for type_id in sorted(src.cvt_types()):
         writer.add_cvt_type(type_id)

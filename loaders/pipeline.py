@@ -79,6 +79,7 @@ FORMAT_LABELS: dict[str, str] = {
     "freebase": "Freebase N-Triples", "wikidata-json": "Wikidata JSON",
     "wikidata-ntriples": "Wikidata N-Triples", "turtle": "Turtle", "n3": "N3",
     "xml": "RDF/XML", "json-ld": "JSON-LD", "trig": "TriG", "nquads": "N-Quads",
+    "predicate-names": "predicate names",
 }
 """What each format (:attr:`Input.format`) is called in the "not a <format> file" error."""
 
@@ -115,7 +116,10 @@ class LoadOptions:
     qualifiers become statement (CVT) nodes. ``nameless_is_cvt``: passed to
     ``Store.import_stage``: ``True``/``False`` force it; ``None`` lets the format decide
     (its stager's ``nameless_is_cvt`` attribute; ``"auto"`` there means: only when no
-    file of the load declared mediator types). ``top_n``: predicates kept in reports.
+    file of the load declared mediator types). ``unfold`` / ``reverse_properties``:
+    tab-separated triples in FB15k-237's layout get Freebase's (mediator nodes for
+    folded relations, reverse facts; :mod:`loaders.unfold`). ``top_n``: predicates kept
+    in reports.
     ``bnode_scope`` is set per file by :func:`run_load` (blank node labels are scoped
     to their file).
     """
@@ -127,6 +131,8 @@ class LoadOptions:
     default_filter: bool = True
     qualifiers: bool = False
     nameless_is_cvt: bool | None = None
+    unfold: bool = True
+    reverse_properties: bool = False
     top_n: int = 20
     bnode_scope: str = ""
 
@@ -145,7 +151,8 @@ class LoadOptions:
         """What a stage's content depends on (import-time settings left out)."""
         return [None if self.langs is None else list(self.langs),
                 sorted(self.namespaces.items()), list(self.keep_predicates),
-                list(self.drop_predicates), self.default_filter, self.qualifiers]
+                list(self.drop_predicates), self.default_filter, self.qualifiers,
+                self.unfold, self.reverse_properties]
 
 
 class Stager(Protocol):

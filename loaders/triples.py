@@ -69,6 +69,7 @@ from loaders.pipeline import (
 )
 from loaders.sources import data_name, open_text
 from loaders.tsv import iter_names, iter_tsv_triples, parse_triple_line
+from loaders.unfold import Unfolder, freebase_reverse_properties
 
 __all__ = [
     "DEFAULT_NAMESPACES", "FREEBASE_NS", "FileReport", "LoadReport", "STAGERS", "TripleMapper",
@@ -113,8 +114,9 @@ _NOT_SUPPORTED = {
     ".ttl": "Turtle", ".n3": "N3", ".trig": "TriG", ".nq": "N-Quads", ".rdf": "RDF/XML",
     ".owl": "RDF/XML", ".xml": "RDF/XML", ".jsonld": "JSON-LD",
 }
-STAGE_VERSION = 1
-"""Bumped when the mapping changes, so a kept stage from an older loader is not reused."""
+STAGE_VERSION = 2
+"""Bumped when the mapping changes, so a kept stage from an older loader is not reused
+(2: TSV facts unfolded into Freebase's layout, :mod:`loaders.unfold`)."""
 
 
 # -- format detection --------------------------------------------------------------------
@@ -311,12 +313,15 @@ def stage_ntriples(path: Path, writer: StageWriter, report: ParseReport, *,
 def stage_tsv(path: Path, writer: StageWriter, report: ParseReport, *,
               options: LoadOptions, strict: bool = False,
               progress: ProgressCallback | None = None) -> dict[str, int]:
-    """Stager of tab-separated triples: one fact per line."""
-    add_fact = writer.add_fact
+    """Stager of tab-separated triples: one fact per line, in Freebase's layout where
+    the options say so (:class:`loaders.unfold.Unfolder`)."""
+    reverse = freebase_reverse_properties() if options.reverse_properties else None
+    unfolder = Unfolder(writer, unfold=options.unfold, reverse=reverse)
+    add = unfolder.add
     for head, relation, tail in iter_tsv_triples(path, strict=strict, report=report,
                                                  progress=progress):
-        add_fact(head, relation, tail)
-    return {"facts": report.triples}
+        add(head, relation, tail)
+    return {"facts": report.triples, **unfolder.counts}
 
 
 def stage_names(path: Path, writer: StageWriter, report: ParseReport, *,
@@ -348,9 +353,13 @@ def load_triples(
     namespaces: dict[str, str] | None = None,
     langs: Iterable[str] | None = ("en",),
     format: str | None = None,
+    unfold: bool = True,
+    reverse_properties: bool = False,
 ) -> LoadReport:
     """Load triple files (and optionally a names file) into ``store``; see the module
-    docstring for the steps, the mapping and resuming.
+    docstring for the steps, the mapping and resuming. ``unfold`` and
+    ``reverse_properties`` rebuild Freebase's layout from TSV files in FB15k-237's
+    (:mod:`loaders.unfold`).
 
     ``paths``: N-Triples (``.nt``) or TSV (``.tsv``/``.txt``) files, plain or
     ``.gz``/``.bz2``/``.zst``; ``format`` (``"ntriples"``/``"tsv"``) overrides the
@@ -374,7 +383,7 @@ def load_triples(
         check_readable(p)
     plan = [Input(Path(names), NAMES)] if names is not None else []
     plan += [Input(p, format or detect_format(p)) for p in inputs]
-    options = LoadOptions(langs=None if langs is None else tuple(langs)).with_namespaces(
-        namespaces)
+    options = LoadOptions(langs=None if langs is None else tuple(langs), unfold=unfold,
+                          reverse_properties=reverse_properties).with_namespaces(namespaces)
     return run_load(store, plan, stager_for_format=STAGERS, options=options, strict=strict,
                     progress=progress)

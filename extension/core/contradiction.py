@@ -235,6 +235,31 @@ def constraint_slots(store: Store, facts: Sequence[Fact], constants: Iterable[Ob
             f"{', '.join(reasons) or 'the query has no constant in G'}")
 
 
+def exhaustive_slot(facts: Sequence[Fact], answers: Collection[Object],
+                    cvts: Collection[str]) -> list[Slot] | str:
+    """The answers' facts as one slot that holds many values, stated as a whole, or why
+    there is none: every answer is the object of a fact ``(n, p, answer)`` of ``facts``
+    with one ``n`` (not a CVT, not an answer) and one ``p``, and those are all of
+    ``G``'s ``(n, p, ·)`` facts. Replacing them all and saying the replacements are
+    ``n``'s only ``p`` values ("Egypt's only form of government is Monarchy") infers
+    another answer statement than the one naming the answers, also where ``n`` may have
+    several values (issue 34: contradictory samples for the many questions whose answer
+    slot holds many values; a deliberate extension of CAQA §4.3, whose contradiction
+    replaces an answer of a one-value slot). The citation states the exclusivity
+    (:func:`extension.verbalize.citations.exhaustive_sentence`). Slots in ``G``'s order."""
+    if not answers or any(isinstance(a, Literal) for a in answers):
+        return "the answers are not entities"
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for f in facts:
+        groups.setdefault((f.subject, f.predicate), []).append(f)
+    for (n, _), group in sorted(groups.items()):
+        if n in cvts or n in answers:
+            continue
+        if {f.object for f in group} == set(answers) and len(group) == len(answers):
+            return [Slot(f, answer_is_object=True) for f in group]
+    return "the answers are not all the values of one slot of one entity in the subgraph"
+
+
 def replace_in_slots(facts: Sequence[Fact], slots: Collection[Slot], replacement: Object
                      ) -> list[Fact]:
     """``facts`` with the constant end of each of ``slots`` replaced by ``replacement``."""

@@ -166,18 +166,20 @@ Phrasable = Callable[["ExtendedQuery"], str | None]
 def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
                  subjects: tuple[str, ...], rng: random.Random,
                  config: ExtensionConfig = ExtensionConfig(),
-                 phrasable: Phrasable | None = None) -> GroundedExtension | ExtensionFailure:
+                 phrasable: Phrasable | None = None,
+                 first: Rule | None = None) -> GroundedExtension | ExtensionFailure:
     """Extend ``graph`` (classified ``shape`` with ``subjects``) by a seeded CAQA rule
     and ground the result (see the module docstring). ``phrasable`` vets each
     candidate's question: a refused candidate is skipped like one without answers, and
-    a rule whose every candidate it refused records the last refusal."""
+    a rule whose every candidate it refused records the last refusal. ``first``: the
+    rule to try first (:func:`~extension.core.rules.rule_order`)."""
     base = grounder.ground(graph)
     if base.outcome != "answered":
         return ExtensionFailure(stage="ground_original",
                                 reason=f"{base.outcome}: {base.detail or 'no answers'}")
     original_answers = set(base.answers)
     attempts: list[RuleAttempt] = []
-    for rule in rule_order(shape, rng):
+    for rule in rule_order(shape, rng, first):
         def refusal(disjuncts: tuple[QueryGraph, ...], new_subjects: tuple[str, ...],
                     added: tuple[QueryEdge, ...], union_subjects: tuple[UnionSubject, ...] = (),
                     rule: Rule = rule) -> str | None:

@@ -40,13 +40,22 @@ RULES_BY_SHAPE: dict[str, tuple[Rule, ...]] = {
 """The rules Table 4 allows for each input shape (each equally likely)."""
 
 
-def rule_order(shape: str, rng: random.Random) -> list[Rule]:
+def rule_order(shape: str, rng: random.Random, first: Rule | None = None) -> list[Rule]:
     """The rules of ``shape`` in the order to try them: the first is the drawn rule
-    (uniformly), the rest the fail-over order; both come from ``rng``."""
+    (uniformly), the rest the fail-over order; both come from ``rng``. ``first`` (a
+    rule of ``shape``: a ``--domain`` seed question's, drawn for a complexity) goes
+    first instead, the others keeping their drawn order; ``rng`` is drawn from alike."""
     if shape not in RULES_BY_SHAPE:
         raise ValueError(f"no extension rules for shape {shape!r}")
     rules = list(RULES_BY_SHAPE[shape])
     rng.shuffle(rules)
+    if first is not None:
+        # "none" fits every shape: a domain seed question may already be the question
+        # of its complexity (extension.inputs.complexity_mix).
+        if first in rules:
+            rules.remove(first)
+        if first in rules or first == "none" or first in RULES_BY_SHAPE[shape]:
+            rules.insert(0, first)
     return rules
 
 

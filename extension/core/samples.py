@@ -107,8 +107,10 @@ class Edit(_Frozen):
     every replaced answer in ``replacements``; ``replaced``, ``replacement``,
     ``shared_type`` and ``replacement_basis`` repeat the first of them. ``contradicts``
     says which slot it replaced: ``"answer"``, or ``"constraint"`` where no answer slot
-    holds one value and a query constant was replaced instead (one replacement; see
-    :mod:`extension.core.contradiction`)."""
+    holds one value and a query constant was replaced instead (one replacement), or
+    ``"exhaustive"`` where neither could be and the answers of a slot that holds many
+    values were replaced together, the citation stating the replacements as its only
+    values (see :mod:`extension.core.contradiction`)."""
 
     kind: TypingLiteral["none", "delete_triple", "delete_path", "replace_answer", "swap_subgraph"]
     deleted: tuple[Triple, ...] = ()
@@ -118,7 +120,7 @@ class Edit(_Frozen):
     replacement_basis: ReplacementBasis | None = None
     replacements: tuple[Replacement, ...] = ()
     subject: str | None = None
-    contradicts: TypingLiteral["answer", "constraint"] | None = None
+    contradicts: TypingLiteral["answer", "constraint", "exhaustive"] | None = None
 
 
 class Source(_Frozen):
@@ -207,7 +209,7 @@ def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestio
     with clock("extend"):
         ext = extend_query(store, grounder, question.query, question.shape,
                            question.topic_entities, rng, config.extension,
-                           question_check(store, question.question))
+                           question_check(store, question.question), first=question.rule)
     if isinstance(ext, ExtensionFailure):
         return [], [fail(ext.stage, ext.reason)]
     builder = _Builder(store, question, ext, seed, config)
@@ -395,7 +397,49 @@ def _contradictory(b: _Builder, rng: random.Random) -> _Outcome:
     if not isinstance(outcome, str) or b.config.caqa_strict:
         return outcome
     fallback = _contradict_constraint(b, rng)
-    return fallback if not isinstance(fallback, str) else f"{outcome}; {fallback}"
+    if not isinstance(fallback, str):
+        return fallback
+    exhaustive = _contradict_exhaustively(b, rng)
+    return exhaustive if not isinstance(exhaustive, str) else \
+        f"{outcome}; {fallback}; {exhaustive}"
+
+
+def _contradict_exhaustively(b: _Builder, rng: random.Random) -> _Outcome:
+    """Every answer of a slot that holds many values replaced, the citation saying the
+    replacements are the slot's only values (:func:`contradiction.exhaustive_slot`):
+    the fallback where neither an answer nor a constraint sits in a one-value slot. Not
+    for unions (their answers come from several subjects)."""
+    q = b.ext.query
+    if q.rule == "union":
+        return "exhaustive: a union's answers fill several slots"
+    facts = list(b.ext.facts)
+    in_graph = {f.subject for f in facts} | {f.object_key for f in facts}
+    cvts = {n for n in in_graph if (e := b.entities.get(n)) is not None and e.is_cvt}
+    slots = contradiction.exhaustive_slot(facts, b.answers, cvts)
+    if isinstance(slots, str):
+        return f"exhaustive: {slots}"
+    taken: set[Object] = set(b.answers) | in_graph
+    choices: list[contradiction.Choice] = []
+    for slot in slots:
+        answer = slot.fact.object
+        choice = contradiction.choose_replacement(b.store, slot, answer,
+                                                  b.entities.get(str(answer)), exclude=taken,
+                                                  seed=b.seed, rng=rng)
+        if isinstance(choice, str):
+            return f"exhaustive: {choice}"
+        taken.add(choice.replacement)
+        choices.append(choice)
+    edited = replace_answers_edit(facts, {c.replaced: c.replacement for c in choices})
+    if derived_answers(q.disjuncts, edited) & b.answers:
+        return "exhaustive: the replaced subgraph still yields an answer"
+    true = contradiction.true_in_store(b.store, facts, edited)
+    if true is not None:
+        return f"exhaustive: the edited fact ({true.subject}, {true.predicate}, " \
+               f"{true.object_key}) is true"
+    for c in choices:
+        if c.entity is not None:
+            b.entities[c.entity.id] = c.entity
+    return edited, _replace_edit(b, choices, "exhaustive")
 
 
 def _contradict_answers(b: _Builder, rng: random.Random) -> _Outcome:
@@ -480,7 +524,7 @@ def _contradict_constraint(b: _Builder, rng: random.Random) -> _Outcome:
 
 
 def _replace_edit(b: _Builder, choices: Sequence[contradiction.Choice],
-                  contradicts: TypingLiteral["answer", "constraint"]) -> Edit:
+                  contradicts: TypingLiteral["answer", "constraint", "exhaustive"]) -> Edit:
     replacements = tuple(Replacement(replaced=b.answer(c.replaced),
                                      replacement=b.answer(c.replacement), basis=c.basis,
                                      shared_type=c.shared_type) for c in choices)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 from typing import Literal as TypingLiteral
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from extension.core.query_graph import (
     Comparison,
@@ -32,6 +32,7 @@ from extension.core.query_graph import (
     build_query_graph,
     known_mediator_types,
 )
+from extension.core.rules import Rule
 from extension.core.shapes import Classification, Shape, classify, unsupported
 from extension.inputs.sparql import XSD, SparqlError, sparql_to_graph
 from kgstore.models import Literal, short_datatype
@@ -85,6 +86,10 @@ class ParsedQuestion(BaseModel):
     parses: tuple[ParseAttempt, ...] = ()
     cross_check: CrossCheck = "not_checked"
     cross_check_detail: str | None = None
+    rule: Rule | None = Field(default=None, exclude_if=lambda rule: rule is None)
+    """The extension rule to try first: a ``--domain`` seed question's, drawn for its
+    complexity (:mod:`extension.inputs.complexity_mix`); None (left out of the JSON):
+    drawn as CAQA §4.2 says."""
 
 
 def parse_question(question: KGQAQuestion, *, cvt_types: frozenset[str] | None = None

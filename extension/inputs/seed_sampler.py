@@ -202,10 +202,12 @@ class SeedSample:
 def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed: int,
                           shapes: Sequence[SeedShape] = SEED_SHAPES, dataset: str = "domain",
                           max_answers: int = DEFAULT_MAX_ANSWERS,
-                          phrases: Mapping[str, str] | None = None) -> SeedSample:
+                          phrases: Mapping[str, str] | None = None,
+                          counts: Mapping[SeedShape, int] | None = None) -> SeedSample:
     """``n`` seed questions of the domain ``spec`` (a :class:`DomainSpec` or a SPEC
     string for :func:`parse_domain_spec`), balanced over ``shapes`` (``n // len(shapes)``
-    each, the remainder to the first shapes), as :class:`ParsedQuestion` records ready
+    each, the remainder to the first shapes; ``counts`` gives each shape's number
+    instead), as :class:`ParsedQuestion` records ready
     for :func:`extension.core.samples.structured_samples`. ``phrases`` override the shipped
     relation phrases of the question text (:func:`extension.verbalize.relation_phrases.load_relation_phrases`
     reads a user file); the store's predicate labels (Wikidata property labels) name
@@ -229,7 +231,8 @@ def sample_seed_questions(store: Store, spec: DomainSpec | str, n: int, *, seed:
                          f"got {list(shapes)}")
     domain = spec if isinstance(spec, DomainSpec) else parse_domain_spec(spec, store)
     requested = {s: n // len(shapes) + (1 if i < n % len(shapes) else 0)
-                 for i, s in enumerate(shapes)}
+                 for i, s in enumerate(shapes)} if counts is None else \
+        {s: counts.get(s, 0) for s in shapes}
     sampler = _Sampler(store, domain, seed=seed, dataset=dataset, max_answers=max_answers,
                        phrases=phrases)
     cap = max(64, 40 * n)

@@ -8,10 +8,11 @@ whose message says what is wrong and whose ``hint`` says what to do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from extension.inputs.complexity_mix import CAQA_MIX, ComplexityMix, seed_counts, with_rules
 from extension.inputs.seed_sampler import SeedSample, sample_seed_questions
 from extension.run.generate import GenerateError, Question, source_of_file
 from kgstore import Store
@@ -75,14 +76,24 @@ class DomainQuestions:
     sampled: SeedSample
 
 
-def domain_questions(store: Store, spec: str, n: int, *, seed: int) -> DomainQuestions:
-    """``n`` seed questions of the domain ``spec`` (a type or a predicate prefix),
-    balanced over the CAQA shapes; fewer when the domain has fewer groundable facts."""
+def domain_questions(store: Store, spec: str, n: int, *, seed: int,
+                     mix: ComplexityMix | None = CAQA_MIX) -> DomainQuestions:
+    """``n`` seed questions of the domain ``spec`` (a type or a predicate prefix);
+    fewer when the domain has fewer groundable facts. With a ``mix`` (default: CAQA
+    Table 5's) each is the seed of one complexity, in the mix's shares
+    (:mod:`extension.inputs.complexity_mix`); without, balanced over the CAQA shapes."""
     try:
-        sampled = sample_seed_questions(store, spec, n, seed=seed)
+        if mix is None:
+            sampled = sample_seed_questions(store, spec, n, seed=seed)
+        else:
+            counts = seed_counts(n, mix)
+            sampled = sample_seed_questions(store, spec, n, seed=seed, shapes=tuple(counts),
+                                            counts=counts)
+            sampled = replace(sampled, questions=with_rules(sampled.questions, mix, seed=seed))
     except ValueError as exc:
         raise GenerateInputError(str(exc)) from exc
     questions: list[Question] = list(sampled.questions)
     lines = "".join(q.model_dump_json() + "\n" for q in sampled.questions)
-    source = {"kind": "domain", "spec": spec, "n": n, "store_facts": store.stats().facts}
+    source = {"kind": "domain", "spec": spec, "n": n, "store_facts": store.stats().facts,
+              **({"complexity_mix": mix.describe()} if mix is not None else {})}
     return DomainQuestions(questions, source, lines, sampled)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from extension.inputs.complexity_mix import CAQA_MIX, ComplexityMix
 from extension.outputs.output_file import write_atomic
 from extension.run.generate import (
     GenerateConfig,
@@ -43,7 +44,9 @@ SEED_QUESTIONS_FILE = "seed_questions.jsonl"
 class GenerateRequest:
     """One run of ``generate``: where the questions come from (exactly one of
     ``questions`` and ``domain``), where the benchmark goes, and the pipeline's
-    configuration. ``store`` is a location for :func:`kgstore.open_store`."""
+    configuration. ``store`` is a location for :func:`kgstore.open_store`;
+    ``complexity_mix``: the complexities of a domain run's seed questions
+    (:mod:`extension.inputs.complexity_mix`; None: CAQA §4.2's draw)."""
 
     store: str
     out_dir: Path
@@ -52,6 +55,7 @@ class GenerateRequest:
     fmt: str | None = None
     domain: str | None = None
     n: int = 300
+    complexity_mix: ComplexityMix | None = CAQA_MIX
     limit: int | None = None
     strict: bool = False
     force: bool = False
@@ -85,7 +89,8 @@ def read_generate_inputs(request: GenerateRequest) -> GenerateInputs:
     with open_store(request.store, read_only=True) as store:
         check_store(store, request.store)
         if request.domain is not None:
-            drawn = domain_questions(store, request.domain, request.n, seed=request.config.seed)
+            drawn = domain_questions(store, request.domain, request.n, seed=request.config.seed,
+                                     mix=request.complexity_mix)
             if len(drawn.items) < request.n:
                 notes.append(f"sampled {len(drawn.items):,} of {request.n:,} seed questions "
                              f"from {request.domain} (the domain has fewer groundable facts)")

@@ -20,6 +20,7 @@ from extension.verbalize.relation_phrases import (
     _local_name,
     _property_words,
     as_table,
+    has_noun,
     type_noun,
 )
 
@@ -87,6 +88,25 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
             t.datatype.endswith(("gYear", "gYearMonth")):
         phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
     return f"{_subject_text(t)} {phrase} {_object_text(t)}"
+
+
+def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable) -> str:
+    """One sentence stating ``triples`` (one subject, one predicate) as all the values
+    the subject has for the predicate: "Egypt's only form of government is Monarchy.",
+    "Jamaica's only spoken languages are Spanish and French." for a "has the X" phrase,
+    else "German is spoken in Chile only." The citation of an exhaustive contradiction
+    (:func:`extension.core.contradiction.exhaustive_slot`): without "only", "Spanish is
+    spoken in Jamaica" would sit beside the answer's language instead of denying it."""
+    first = triples[0]
+    subject = _subject_text(first)
+    objects = english.join([_object_text(t) for t in triples])
+    noun = has_noun(table[first.p])
+    if noun is None:
+        return english.sentence(f"{subject} {table[first.p]} {objects} only")
+    many = len(triples) > 1
+    noun = english.plural(noun) if many else noun
+    owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
+    return english.sentence(f"{owner} only {noun} {'are' if many else 'is'} {objects}")
 
 
 class _Fold:

@@ -31,7 +31,13 @@ from extension.verbalize.llm_checks import (
     length_limit,
 )
 from extension.verbalize.llm_prompts import answer_messages, citation_messages, question_messages
-from extension.verbalize.verbalizer import Citation, TemplateVerbalizer, Verbalization, Verbalizer
+from extension.verbalize.verbalizer import (
+    Citation,
+    TemplateVerbalizer,
+    Verbalization,
+    Verbalizer,
+    exhaustive_triples,
+)
 from llm.cache import ResponseCache
 from llm.chat import ChatMessage, ChatReply
 from llm.client import ChatClient
@@ -116,8 +122,15 @@ class LLMVerbalizer:
             return text
 
         citations = []
+        exhaustive = exhaustive_triples(sample)
         for i, citation in enumerate(template.citations, 1):
             triples = citation.triples
+            if exhaustive.intersection(triples):
+                # The prompt cannot ask for "only": the template states the exclusivity
+                # that makes the citation contradict the answer.
+                fallbacks.append(f"citation {i}: states a slot's only values")
+                citations.append(citation)
+                continue
 
             def citation_check(text: str, finish: str | None, limit: int,
                                triples: Sequence[Triple] = triples) -> str | None:

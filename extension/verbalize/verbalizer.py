@@ -33,6 +33,7 @@ from extension.verbalize.answers import answer_statement
 from extension.verbalize.citations import (
     cvt_anchors,
     cvt_type_hints,
+    exhaustive_sentence,
     fact_clause,
     hop_text,
     part_hops,
@@ -156,10 +157,20 @@ class TemplateVerbalizer:
             return hop_text(hop, cvts, table, hints)
 
         triples = sample.subgraph
+        exhaustive = exhaustive_triples(sample)
         citations = []
         for part in part_hops(sample):
             part_triples = [[triples[i] for i in hop] for hop in part]
-            citations.append(Citation(text=" ".join(text_of(hop) for hop in part_triples),
+            # The replaced slot (one-fact hops) is stated as all its values, once,
+            # where its first fact was.
+            stated = [hop[0] for hop in part_triples if hop[0] in exhaustive]
+            texts = []
+            for hop in part_triples:
+                if hop[0] not in exhaustive:
+                    texts.append(text_of(hop))
+                elif hop[0] is stated[0]:
+                    texts.append(exhaustive_sentence(stated, table))
+            citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
@@ -171,5 +182,23 @@ class TemplateVerbalizer:
                              backend=self.name)
 
 
+def exhaustive_triples(sample: StructuredSample) -> frozenset[Triple]:
+    """The facts of an exhaustive contradiction (``edit.contradicts == "exhaustive"``):
+    the subgraph's facts holding a replacement, which the citation states as all the
+    values of their slot (:func:`exhaustive_sentence`); empty for other samples."""
+    edit = sample.edit
+    if sample.label != "contradictory" or edit.contradicts != "exhaustive":
+        return frozenset()
+    replacements = {r.replacement.id for r in edit.replacements}
+    cvts = set(sample.cvt_nodes)
+    slots: dict[tuple[str, str], list[Triple]] = {}
+    for t in sample.subgraph:
+        if not t.literal and t.o in replacements and t.s not in cvts:
+            slots.setdefault((t.s, t.p), []).append(t)
+    # The replaced slot holds every replacement (other facts of G may hold some too).
+    return next((frozenset(group) for _, group in sorted(slots.items())
+                 if {t.o for t in group} == replacements), frozenset())
+
+
 __all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",
-           "check_readable"]
+           "check_readable", "exhaustive_triples"]

@@ -38,6 +38,7 @@ from kgbench.cli.render import caqa_shares, table5
 from loaders.kgqa import FORMATS
 
 if TYPE_CHECKING:
+    from extension.inputs.complexity_mix import ComplexityMix
     from extension.run.generate import GenerateResult
     from loaders.kgqa import ReadIssue
 
@@ -64,6 +65,13 @@ def generate_cmd(
     n: Annotated[
         int, typer.Option("--n", min=1, help="With --domain: seed questions to sample.")
     ] = 300,
+    complexity_mix: Annotated[
+        str | None, typer.Option("--complexity-mix", metavar="MIX",
+                                 help="With --domain: the complexities of the seed questions: "
+                                 "'caqa' (CAQA Table 5's shares, the default), 'shapes' "
+                                 "(shapes in equal numbers, rules drawn uniformly) or weights "
+                                 "such as 'single=50,concatenation=30,intersection=15,union=5'.")
+    ] = None,
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", metavar="DIR", help="Benchmark directory.")
     ] = Path("benchmark"),
@@ -155,6 +163,8 @@ def generate_cmd(
       kgbench generate --store S --questions WebQSP.test.json --out webqsp-bench --seed 7
 
       kgbench generate --store S --domain Q5 --n 1000 --out humans-bench
+
+      kgbench generate --store S --domain film. --complexity-mix single=1 --out films
     """
     from extension.core.extend import ExtensionConfig
     from extension.core.samples import SampleConfig
@@ -170,6 +180,7 @@ def generate_cmd(
     if (questions is None) == (domain is None):
         raise CliError("give either --questions FILE or --domain SPEC",
                        "e.g. --questions WebQSP.test.json, or --domain Q5 --n 500")
+    mix = _complexity_mix(complexity_mix, domain)
     try:
         shard_spec = parse_shard(shard) if shard else None
     except ValueError as exc:   # a usage error, like typer's own (exit 2), in one line
@@ -199,7 +210,8 @@ def generate_cmd(
     check_output_dir(out_dir, option="--out",
                      inputs=[p for p in (location, questions, phrases) if p is not None])
     request = GenerateRequest(store=location, out_dir=out_dir, config=config,
-                              questions=questions, fmt=fmt, domain=domain, n=n, limit=limit,
+                              questions=questions, fmt=fmt, domain=domain, n=n,
+                              complexity_mix=mix, limit=limit,
                               strict=strict, force=force, report=report)
     inputs = read_generate_inputs(request)
     _print_skipped(inputs.issues)
@@ -218,6 +230,21 @@ def generate_cmd(
         except GenerateError as exc:
             raise CliError(str(exc)) from exc
     _print_result(result, as_json)
+
+
+def _complexity_mix(spec: str | None, domain: str | None) -> ComplexityMix | None:
+    """``--complexity-mix`` read (a usage error when it cannot be, or comes without
+    --domain: a dataset's questions have the complexities of their logical forms)."""
+    from extension.inputs.complexity_mix import CAQA_MIX, parse_complexity_mix
+
+    if spec is None:
+        return CAQA_MIX
+    if domain is None:
+        raise CliError("--complexity-mix applies to --domain runs only", code=2)
+    try:
+        return parse_complexity_mix(spec)
+    except ValueError as exc:
+        raise CliError(f"--complexity-mix: {exc}", code=2) from exc
 
 
 def _print_skipped(issues: list[ReadIssue]) -> None:

@@ -167,6 +167,33 @@ def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
             note(f"report written to {report_file}")
 
 
+PredicateNamesOpt = Annotated[
+    Path | None,
+    typer.Option("--predicate-names", metavar="FILE", readable=False,
+                 help="Names for the predicates, read after the facts: FB15k-237's "
+                      "relation2text.txt, Wikidata property JSON lines, or N-Triples "
+                      "naming properties (a Freebase dump). Only predicates in the store "
+                      "get names."),
+]
+
+
+def with_predicate_names(load: LoadFunction, path: Path | None, *,
+                         options: LoadOptions | None = None, strict: bool = False
+                         ) -> LoadFunction:
+    """``load`` followed by loading ``path``'s predicate names (``--predicate-names``);
+    a file that cannot be one is refused now, before anything is loaded."""
+    if path is None:
+        return load
+    from loaders.predicate_names import add_predicate_names, check_predicate_names
+
+    check_predicate_names(path, options)
+
+    def load_then_name(s: Store, progress: ProgressCallback | None) -> LoadReport:
+        return add_predicate_names(load(s, progress), s, path, options=options,
+                                   strict=strict, progress=progress)
+    return load_then_name
+
+
 @load_app.command("triples")
 def load_triples_cmd(
     ctx: typer.Context,
@@ -184,6 +211,20 @@ def load_triples_cmd(
     force: Annotated[
         bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
     ] = False,
+    unfold: Annotated[
+        bool, typer.Option("--unfold/--no-unfold",
+                           help="Tab-separated files: load a relation path through a "
+                                "mediator (FB15k-237's a/b/c./d/e/f) as a mediator node "
+                                "with the two real predicates, marked derived.")
+    ] = True,
+    reverse_properties: Annotated[
+        bool, typer.Option("--reverse-properties/--no-reverse-properties",
+                           help="Tab-separated files: also store each fact of a Freebase "
+                                "property that has a reverse property the other way round, "
+                                "as Freebase does (FB15k-237 kept one direction), so "
+                                "KGQA queries written either way find it.")
+    ] = False,
+    predicate_names: PredicateNamesOpt = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -192,17 +233,24 @@ def load_triples_cmd(
     Parses N-Triples or tab-separated triples, stages them and merges them into the
     store: loading the same file again adds nothing. Malformed lines are skipped,
     counted and listed (with --strict the first one stops the load and nothing changes).
+    Tab-separated files in FB15k-237's layout get Freebase's mediator nodes for
+    folded relations (--no-unfold: as is) and, with --reverse-properties, the reverse
+    facts Freebase stores.
 
-    Example: kgbench load triples facts.tsv.gz --names names.tsv
+    Example: kgbench load triples dev.tsv test.tsv --names entity2text.txt
+    --reverse-properties --predicate-names relation2text.txt
     """
     from loaders.triples import load_triples
 
     location = store_location(ctx, store)
 
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
-        return load_triples(s, list(files), names=names, strict=strict, progress=progress)
+        return load_triples(s, list(files), names=names, strict=strict, progress=progress,
+                            unfold=unfold, reverse_properties=reverse_properties)
 
-    report = run_load(location, [*files, *([names] if names else [])], load, force=force)
+    extra = [p for p in (names, predicate_names) if p is not None]
+    then_named = with_predicate_names(load, predicate_names, strict=strict)
+    report = run_load(location, [*files, *extra], then_named, force=force)
     finish_load_command(report, location, as_json=as_json)
 
 
@@ -286,6 +334,7 @@ def load_freebase_cmd(
     force: ForceOpt = False,
     report_file: ReportOpt = None,
     top: TopOpt = 20,
+    predicate_names: PredicateNamesOpt = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -308,7 +357,9 @@ def load_freebase_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_freebase(s, files, options=options, strict=strict, progress=progress)
 
-    report = run_load(location, files, load, force=force, report_file=report_file)
+    then_named = with_predicate_names(load, predicate_names, options=options, strict=strict)
+    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
+                      report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)
 
 
@@ -332,6 +383,7 @@ def load_wikidata_cmd(
     force: ForceOpt = False,
     report_file: ReportOpt = None,
     top: TopOpt = 20,
+    predicate_names: PredicateNamesOpt = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -353,8 +405,14 @@ def load_wikidata_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_wikidata(s, files, options=options, strict=strict, progress=progress)
 
-    report = run_load(location, files, load, force=force, report_file=report_file)
+    then_named = with_predicate_names(load, predicate_names, options=options, strict=strict)
+    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
+                      report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)
+
+
+def _given(path: Path | None) -> list[Path]:
+    return [] if path is None else [path]
 
 
 def _size_bytes(text: str) -> int:
@@ -399,6 +457,7 @@ def load_rdf_cmd(
     force: ForceOpt = False,
     report_file: ReportOpt = None,
     top: TopOpt = 20,
+    predicate_names: PredicateNamesOpt = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -434,5 +493,8 @@ def load_rdf_cmd(
         return load_rdf(s, files, options=options, namespaces=namespaces, strict=strict,
                         progress=progress, max_memory_file=limit)
 
-    report = run_load(location, files, load, force=force, report_file=report_file)
+    then_named = with_predicate_names(load, predicate_names, strict=strict,
+                                      options=options.with_namespaces(namespaces))
+    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
+                      report_file=report_file)
     finish_load_command(report, location, as_json=as_json, report_file=report_file)

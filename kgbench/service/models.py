@@ -60,9 +60,12 @@ class FactModel(BaseModel):
 
 
 class PredicateModel(BaseModel):
+    """A predicate with its fact count and the names the data gives it."""
+
     id: str
     label: str | None = None
     count: int = 0
+    aliases: list[str] = []
 
 
 class SourceModel(BaseModel):

@@ -164,12 +164,20 @@ class StageDiff:
             f"FROM {read('literals')}"
         )
         self.sql(
-            "CREATE TABLE stage_predicates AS SELECT id, max(label) AS label FROM ("
-            "SELECT DISTINCT predicate AS id, NULL::VARCHAR AS label FROM stage_facts UNION ALL "
-            f"SELECT id, label FROM {read('predicates')}"
+            "CREATE TABLE stage_predicates AS SELECT id, max(label) AS label, "
+            "list_sort(list_distinct(flatten(list(aliases)))) AS aliases FROM ("
+            "SELECT DISTINCT predicate AS id, NULL::VARCHAR AS label, []::VARCHAR[] AS aliases "
+            f"FROM stage_facts UNION ALL {self._predicate_rows(read('predicates'))}"
             ") GROUP BY id"
         )
         self.cvt_types = [r[0] for r in self.sql(f"SELECT DISTINCT type FROM {read('cvt_types')}")]
+
+    def _predicate_rows(self, view: str) -> str:
+        """The staged predicate rows as ``id, label, aliases``: a stage written before
+        predicates had aliases (a copy's kept dump) has no such column."""
+        columns = {row[0] for row in self.sql(f"DESCRIBE {view}")}
+        aliases = "coalesce(aliases, [])" if "aliases" in columns else "[]::VARCHAR[]"
+        return f"SELECT id, label, {aliases} FROM {view}"
 
     def merge_entities(self, *, store_empty: bool, cvt_types: Sequence[str],
                        nameless_is_cvt: bool) -> None:
@@ -251,3 +259,19 @@ WANTED_NAMES_SQL = """
 """
 """The (name key, entity id) pairs of table ``merged``: every name and alias,
 normalised (:func:`kgstore.models.normalize_name`)."""
+
+MERGED_PREDICATE_NAMES = (
+    "coalesce(s.label, o.label) AS label, "
+    "list_sort(list_distinct(list_concat(coalesce(o.aliases, []), s.aliases))) AS aliases")
+"""A staged predicate ``s`` merged with its stored row ``o`` (NULLs when new): a staged
+label replaces the stored one (as a new name replaces an entity's), aliases are the
+union, sorted."""
+
+RENAMED_PREDICATES_SQL = f"""
+    SELECT s.id, {MERGED_PREDICATE_NAMES}
+    FROM stage_predicates s JOIN old_predicates o USING (id)
+    WHERE (s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label)
+       OR NOT list_has_all(coalesce(o.aliases, []), s.aliases)
+"""
+"""The stored predicates (table ``old_predicates``: id, label, aliases) whose label or
+aliases the stage changes, as they will be (``id, label, aliases``)."""

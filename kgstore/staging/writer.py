@@ -13,7 +13,7 @@ Layout of a stage directory (version 1)::
                                     is_cvt bool (null = unknown), description, seq int64
       facts/part-NNNNN.parquet      subject, predicate, object, object_kind ("E" | "L"), seq
       literals/part-NNNNN.parquet   id (Literal.key), value, datatype, lang
-      predicates/part-NNNNN.parquet id, label
+      predicates/part-NNNNN.parquet id, label, aliases list<str>
       cvt_types/part-NNNNN.parquet  type      -- entities having one of these types are CVTs
 
 Rows are *partial*: several entity rows may share an id (one per dump line that
@@ -68,7 +68,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "literals": pa.schema(
         [("id", _STR), ("value", _STR), ("datatype", _STR), ("lang", _STR)]
     ),
-    "predicates": pa.schema([("id", _STR), ("label", _STR)]),
+    "predicates": pa.schema([("id", _STR), ("label", _STR), ("aliases", _LIST)]),
     "cvt_types": pa.schema([("type", _STR)]),
 }
 TABLES = tuple(SCHEMAS)
@@ -131,8 +131,10 @@ class StageWriter:
     def add_fact_record(self, fact: Fact) -> None:
         self.add_fact(fact.subject, fact.predicate, fact.object)
 
-    def add_predicate(self, id: str, label: str | None) -> None:
-        self._append("predicates", (id, label))
+    def add_predicate(self, id: str, label: str | None, aliases: Iterable[str] = ()) -> None:
+        """A (possibly partial) predicate row: rows of one id merge as entity rows do
+        (a label, the union of the aliases)."""
+        self._append("predicates", (id, label, list(aliases)))
 
     def add_cvt_type(self, type_id: str) -> None:
         self._append("cvt_types", (type_id,))

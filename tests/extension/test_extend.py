@@ -294,6 +294,16 @@ def check_sample(store: Store, sample: StructuredSample, *, classes: bool = True
             assert not any(in_store(store, f) for f in set(edited) - set(g))
             assert edited != g and len(edited) == len(g)
             return
+        if edit.contradicts == "exhaustive":   # a many-valued slot stated as a whole
+            assert set(olds) == answers and len(set(news)) == len(news)
+            # one entity's facts over one predicate hold all the answers
+            slots: dict[tuple[str, str], set[object]] = {}
+            for f in g:
+                slots.setdefault((f.subject, f.predicate), set()).add(f.object)
+            assert answers in slots.values()
+            assert not derived_answers(disjuncts, edited) & answers
+            assert not any(in_store(store, f) for f in set(edited) - set(g))
+            return
         assert edit.contradicts == "answer"
         # every answer replaced (one, for a union under --caqa-strict), each by its own
         assert set(olds) == answers or (rule == "union" and len(olds) == 1)

@@ -1034,3 +1034,46 @@ def test_check_question_and_answer() -> None:
         "does not mention 'Francis Ford Coppola'"
     assert length_limit("x" * 10) == MIN_LENGTH_LIMIT
     assert length_limit("x" * 1000) == 1000 * LENGTH_FACTOR
+
+
+def _exhaustive_sample() -> StructuredSample:
+    """"What genres is The Godfather in?" contradicted as a whole (issue 34): both genres
+    replaced, the citation saying the replacements are its only ones."""
+    def fact(o: str, name: str) -> dict[str, Any]:
+        return {"s": "m.0kgb0gd", "p": "film.film.genre", "o": o, "s_name": "The Godfather",
+                "o_name": name, "literal": False}
+
+    def entity(id: str, name: str) -> dict[str, str]:
+        return {"id": id, "name": name}
+
+    query = {"nodes": [{"id": "m.0kgb0gd", "kind": "entity", "value": "m.0kgb0gd",
+                        "is_cvt": False}, {"id": "?x", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": "m.0kgb0gd", "predicate": "film.film.genre", "target": "?x"}],
+             "answer": "?x", "function": "none"}
+    pairs = [(entity("m.drama", "Drama"), entity("m.western", "Western")),
+             (entity("m.crime", "Crime Fiction"), entity("m.horror", "Horror"))]
+    replacements = [{"replaced": a, "replacement": b, "basis": "same_role"} for a, b in pairs]
+    return _sample({
+        "id": "g:contradictory", "seed": 0, "label": "contradictory", "complexity": "single",
+        "source": {"dataset": "jsonl", "qid": "g", "question": "what genres is the godfather in?"},
+        "query": {"original": query, "extended": [query], "rule": "none", "shape": "single",
+                  "subjects": ["m.0kgb0gd"]},
+        "answer_entities": [a for a, _ in pairs],
+        "subgraph": [fact(b["id"], b["name"]) for _, b in pairs],
+        "original_subgraph": [fact(a["id"], a["name"]) for a, _ in pairs],
+        "edit": {"kind": "replace_answer", "replaced": pairs[0][0], "replacement": pairs[0][1],
+                 "replacement_basis": "same_role", "replacements": replacements,
+                 "contradicts": "exhaustive"}})
+
+
+def test_an_exhaustive_citation_keeps_the_template_text(
+        server: FakeChatServer, tmp_path: Path, template: TemplateVerbalizer) -> None:
+    """The prompt cannot ask for "only": the template citation states it, and the LLM
+    is asked for the answer statement alone (q̃ is q under rule none)."""
+    sample = _exhaustive_sample()
+    expected = "The Godfather is in the genre Western and Horror only."
+    assert [c.text for c in template.verbalize(sample).citations] == [expected]
+    text = verbalizer(server, tmp_path, template).verbalize(sample)
+    assert [c.text for c in text.citations] == [expected]
+    assert text.fallbacks == ("citation 1: states a slot's only values",)
+    assert len(server.received) == 1

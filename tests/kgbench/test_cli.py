@@ -211,7 +211,7 @@ def test_stats_json(kg: dict[str, Any]) -> None:
     assert doc["predicates"] == 3
     assert [s["status"] for s in doc["sources"]] == ["complete", "complete"]
     assert doc["top_predicates"][0] == {"id": "film.film.directed_by", "label": None,
-                                        "count": 2}
+                                        "count": 2, "aliases": []}
 
 
 def test_stats_table_and_store_from_env(kg: dict[str, Any]) -> None:

@@ -114,7 +114,7 @@ FILM_FACTS = [
 ]
 
 FILM_PREDICATES = [
-    Predicate(DIRECTED_BY, "directed by"),
+    Predicate(DIRECTED_BY, "directed by", aliases=("director", "film director")),
     Predicate(STARRING, "starring"),
 ]
 

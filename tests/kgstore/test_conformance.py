@@ -413,6 +413,17 @@ def test_predicate_labels_merge(store: Store) -> None:
     assert store.stats().predicates == 2
 
 
+def test_predicate_aliases_merge(store: Store) -> None:
+    """Aliases of a predicate are the union of every import's, sorted; a label-only
+    import keeps them (issue 34: a lexicon from the data)."""
+    store.ingest([], [Fact("a", "P19", "b")],
+                 predicates=[Predicate("P19", "place of birth", aliases=("born in",))])
+    assert store.predicates() == [Predicate("P19", "place of birth", 1, ("born in",))]
+    store.ingest([], [], predicates=[Predicate("P19", None, aliases=("birthplace", "born in"))])
+    store.ingest([], [], predicates=[Predicate("P19", "birthplace")])
+    assert store.predicates() == [Predicate("P19", "birthplace", 1, ("birthplace", "born in"))]
+
+
 def test_merge_without_name_keeps_stored_name(store: Store) -> None:
     store.ingest([Entity("m.x", "Kept", types=("t.one",))])
     report = store.ingest([Entity("m.x", types=("t.one",))])

@@ -22,6 +22,7 @@ from kgstore import (
     Fact,
     IncompatibleStoreError,
     Literal,
+    Predicate,
     QueryError,
     ReadOnlyQueryError,
     StagingError,
@@ -648,3 +649,17 @@ def test_interrupted_update_import_is_rerunnable(
         assert [e.id for e in s.find_by_name("old name for e1")] == ["e1"]
         assert [e.id for e in s.find_by_name("v")] == ["e5"]
 
+
+
+def test_store_written_before_predicate_aliases(tmp_path: Path) -> None:
+    """A store whose Predicate table has no ``aliases`` column (written before issue
+    34) reads with no aliases, and its next import adds the column in place."""
+    store = _new(tmp_path / "s")
+    store.ingest([], [Fact("a", "p", "b")], predicates=[Predicate("p", "label")])
+    store._rows("ALTER TABLE Predicate DROP aliases")
+    store.close()
+    with open_store(str(tmp_path / "s"), read_only=True) as old:
+        assert old.predicates() == [Predicate("p", "label", 1)]
+    with open_store(str(tmp_path / "s")) as upgraded:
+        upgraded.ingest([], [], predicates=[Predicate("p", None, aliases=("other name",))])
+        assert upgraded.predicates() == [Predicate("p", "label", 1, ("other name",))]

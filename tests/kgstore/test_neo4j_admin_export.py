@@ -298,7 +298,7 @@ def test_stage_export_is_what_an_import_into_an_empty_store_holds(tmp_path: Path
         w.add_fact("cvt.1", "p,1", "m.usa")
         w.add_fact("nameless", "p,1", "m.usa")
         for p in FILM_PREDICATES:
-            w.add_predicate(p.id, p.label)
+            w.add_predicate(p.id, p.label, p.aliases)
         w.add_cvt_type("mediator.t")
     assert source_kind(str(tmp_path / "stage")) == "stage"
     with open_store(str(tmp_path / "store"), create=True) as s:

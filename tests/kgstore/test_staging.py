@@ -66,7 +66,7 @@ def test_rows_and_columns(tmp_path: Path) -> None:
     assert facts[0]["seq"] < facts[1]["seq"]
     assert _read(stage, "literals") == [
         {"id": lit.key, "value": "1972-03-24", "datatype": "xsd:date", "lang": None}]
-    assert _read(stage, "predicates") == [{"id": "next", "label": "next one"}]
+    assert _read(stage, "predicates") == [{"id": "next", "label": "next one", "aliases": []}]
     assert _read(stage, "cvt_types") == [{"type": "film.performance"}]
 
 

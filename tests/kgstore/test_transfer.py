@@ -70,7 +70,7 @@ def content(location: str) -> dict[str, Any]:
                                 e.description) for b in store.iter_entities() for e in b),
             "facts": sorted((f.subject, f.predicate, f.object_key, repr(f.object))
                              for b in store.iter_facts() for f in b),
-            "predicates": sorted((p.id, p.label, p.count) for p in store.predicates()),
+            "predicates": sorted((p.id, p.label, p.count, p.aliases) for p in store.predicates()),
             "cvt_types": sorted(store.cvt_types()),
             "sources": store.sources(),
             "counts": store_counts(store.stats()),
@@ -104,8 +104,8 @@ def test_copy_reproduces_every_record(film: str, tmp_path: Path) -> None:
         assert copy.entity("m.stmt") == Entity("m.stmt", is_cvt=True)
         assert copy.entity("m.perf1") == Entity("m.perf1", types=("film.performance",),
                                                 is_cvt=True)
-        labels = {p.id: p.label for p in copy.predicates()}
-        assert labels["film.film.directed_by"] == "directed by"
+        names = {p.id: (p.label, p.aliases) for p in copy.predicates()}
+        assert names["film.film.directed_by"] == ("directed by", ("director", "film director"))
         assert copy.cvt_types() == frozenset(CVT_TYPES)
         # The stage has done its work: nothing is left in the copy's staging folder.
         staging = copy.staging_dir()
@@ -271,7 +271,9 @@ TAMPERED: dict[str, dict[str, Any]] = {
                                                description="a city in Texas")},
     "a CVT flag": {"entities": _with_entity(BASE_ENTITIES, "m.stmt", is_cvt=False)},
     "a type": {"entities": _with_entity(BASE_ENTITIES, "m.nyc", types=("location.city",))},
-    "a predicate label": {"predicates": [Predicate("film.film.directed_by", "director"),
+    "a predicate label": {"predicates": [replace(FILM_PREDICATES[0], label="director"),
+                                         FILM_PREDICATES[1]]},
+    "a predicate alias": {"predicates": [replace(FILM_PREDICATES[0], aliases=("director",)),
                                          FILM_PREDICATES[1]]},
     "a CVT type": {"cvt_types": [*CVT_TYPES, "type.statement"]},
 }

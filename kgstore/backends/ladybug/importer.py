@@ -23,7 +23,12 @@ from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
 from kgstore.backends.ladybug.hub_index import index_hubs
 from kgstore.enginepaths import cypher_path, duckdb_read_path
-from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
+from kgstore.staging.diff import (
+    RENAMED_PREDICATES_SQL,
+    WANTED_NAMES_SQL,
+    StageDiff,
+    typed_literals_sql,
+)
 from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 
 if TYPE_CHECKING:
@@ -369,18 +374,18 @@ class StageMerger:
 
     def _import_predicates(self) -> None:
         if self.empty["Predicate"]:
-            self.diff.sql("CREATE TABLE old_predicates (id VARCHAR, label VARCHAR)")
+            self.diff.sql("CREATE TABLE old_predicates (id VARCHAR, label VARCHAR, "
+                          "aliases VARCHAR[])")
         else:
-            self.existing("old_predicates", q.stored_predicates(), "id VARCHAR, label VARCHAR")
-        self.diff.sql("CREATE TABLE new_predicates AS SELECT s.id, s.label, 0::BIGINT AS count "
-                      "FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
+            self.existing("old_predicates", q.stored_predicates(),
+                          "id VARCHAR, label VARCHAR, aliases VARCHAR[]")
+        self.diff.sql("CREATE TABLE new_predicates AS SELECT s.id, s.label, 0::BIGINT AS count, "
+                      "s.aliases FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
         self.report.predicates_new = self.diff.scalar("SELECT count(*) FROM new_predicates")
         if self.report.predicates_new:
             self.copy("Predicate",
                       self.diff.export("SELECT * FROM new_predicates", "new_predicates"))
-        relabel = self.diff.export(
-            "SELECT s.id, s.label FROM stage_predicates s JOIN old_predicates o USING (id) "
-            "WHERE s.label IS NOT NULL AND s.label IS DISTINCT FROM o.label", "relabel")
+        relabel = self.diff.export(RENAMED_PREDICATES_SQL, "relabel")
         if self.diff.scalar("SELECT count(*) FROM read_parquet(?)", [duckdb_read_path(relabel)]):
             self.write(q.relabel_predicates(cypher_path(relabel)))
         # Counts are recomputed from the facts themselves, so they are right even after

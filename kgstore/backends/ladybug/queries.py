@@ -136,8 +136,12 @@ def by_prefix(key: str, limit: int) -> Query:
             f"ORDER BY size(e.name), e.name, e.id {inline_limit(limit)}", {"k": key})
 
 
-def predicates(limit: int | None) -> Query:
-    query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+def predicates(limit: int | None, *, aliases: bool) -> Query:
+    """Every predicate with its label, count and aliases (``[]`` on a store written
+    before the ``aliases`` column), the most used first."""
+    column = "p.aliases" if aliases else "[]"
+    query = (f"MATCH (p:Predicate) RETURN p.id, p.label, p.count, {column} "
+             "ORDER BY p.count DESC, p.id")
     if limit is not None:
         query += " " + inline_limit(limit)
     return query, {}
@@ -297,12 +301,18 @@ def delete_name_links(path: str) -> Query:
             "DELETE r", {})
 
 
+def predicate_columns() -> Query:
+    return "CALL table_info('Predicate') RETURN name", {}
+
+
 def stored_predicates() -> Query:
-    return "MATCH (p:Predicate) RETURN p.id AS id, p.label AS label", {}
+    return ("MATCH (p:Predicate) RETURN p.id AS id, p.label AS label, p.aliases AS aliases",
+            {})
 
 
 def relabel_predicates(path: str) -> Query:
-    return f"LOAD FROM {path} MATCH (p:Predicate {{id: id}}) SET p.label = label", {}
+    return (f"LOAD FROM {path} MATCH (p:Predicate {{id: id}}) "
+            "SET p.label = label, p.aliases = aliases", {})
 
 
 def fact_counts() -> Query:

@@ -14,7 +14,7 @@ Graph schema::
     (:Literal {id PK = Literal.key, value, datatype, lang, num, date})
     (:Entity)-[:Fact {predicate}]->(:Entity | :Literal)
     (:Name {key PK})-[:NAMES]->(:Entity)          normalised names and aliases
-    (:Predicate {id PK, label, count})
+    (:Predicate {id PK, label, count, aliases[]})
     (:Meta {key PK, value})   (:Source {id PK, file, checksum, format, counts, loaded_at, status})
     (:InSlot {key PK = hub<US>predicate, predicate})-[:IN_SLOT]->(:Entity)   hub index
     (:Hub {id PK})            entities whose incoming facts the hub index holds
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 
-__all__ = ["DB_FILE", "MARKER", "SCHEMA_DDL", "STAGING_DIR"]
+__all__ = ["DB_FILE", "MARKER", "PREDICATE_ALIASES_DDL", "SCHEMA_DDL", "STAGING_DIR"]
 
 MARKER = "kgbench-store.json"
 DB_FILE = "graph.lbdb"
@@ -45,8 +45,14 @@ SCHEMA_DDL = (
     "CREATE NODE TABLE Literal(id STRING, value STRING, datatype STRING, lang STRING, "
     "num DOUBLE, date DATE, PRIMARY KEY(id))",
     "CREATE NODE TABLE Name(key STRING, PRIMARY KEY(key))",
-    "CREATE NODE TABLE Predicate(id STRING, label STRING, count INT64, PRIMARY KEY(id))",
+    "CREATE NODE TABLE Predicate(id STRING, label STRING, count INT64, aliases STRING[], "
+    "PRIMARY KEY(id))",
     "CREATE REL TABLE Fact(FROM Entity TO Entity, FROM Entity TO Literal, predicate STRING)",
     "CREATE REL TABLE NAMES(FROM Name TO Entity)",
     *(ddl.replace(" IF NOT EXISTS", "") for ddl in HUB_INDEX_DDL),
 )
+
+PREDICATE_ALIASES_DDL = "ALTER TABLE Predicate ADD IF NOT EXISTS aliases STRING[]"
+"""Adds predicate aliases (issue 34) to a store written before them, when it is opened
+for writing: an additive column, so the schema version stays and older stores are
+upgraded in place rather than refused. Until then, reads see no aliases."""

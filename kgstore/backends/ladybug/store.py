@@ -45,7 +45,13 @@ from kgstore.backends.ladybug.engine import buffer_pool_bytes
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
-from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
+from kgstore.backends.ladybug.schema import (
+    DB_FILE,
+    MARKER,
+    PREDICATE_ALIASES_DDL,
+    SCHEMA_DDL,
+    STAGING_DIR,
+)
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
@@ -265,6 +271,7 @@ class LadybugStore(Store):
         self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
         self._type_prefixes = Lru(_TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
+        self._predicate_aliases: bool | None = None  # read on first use
 
     def reader(self) -> LadybugStore:
         """Another read-only handle on this store for another thread: a connection and
@@ -484,7 +491,18 @@ class LadybugStore(Store):
         return [_entity_from_row(r) for r in rows]
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(*q.predicates(limit))]
+        query, params = q.predicates(limit, aliases=self._has_predicate_aliases())
+        return [Predicate(r[0], r[1], int(r[2] or 0), tuple(r[3] or ()))
+                for r in self._rows(query, params)]
+
+    def _has_predicate_aliases(self) -> bool:
+        """Whether the Predicate table has its ``aliases`` column: a store written
+        before it gets the column at its next import (:data:`PREDICATE_ALIASES_DDL`)."""
+        known = self._predicate_aliases
+        if known is None:
+            columns = self._rows(*q.predicate_columns())
+            known = self._predicate_aliases = any(r[0] == "aliases" for r in columns)
+        return known
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         # Two grouped scans of the fact table (3.9 s each on 5M facts), instead of one
@@ -793,8 +811,9 @@ class LadybugStore(Store):
         # import owns them.
         for stale in self.path.glob("merge-*"):
             shutil.rmtree(stale, ignore_errors=True)
-        for ddl in HUB_INDEX_DDL:   # a store written before the hub index existed
+        for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
             self._rows(ddl)
+        self._predicate_aliases = True
         try:
             with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
                 merger = StageMerger(self, Path(stage_dir), Path(work), manifest, progress)

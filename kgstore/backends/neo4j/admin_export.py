@@ -211,7 +211,7 @@ def _input(source: str, kind: SourceKind, work: Path, progress: ProgressCallback
                 done += len(facts)
                 _report(progress, "reading store: facts", done, stats.facts)
             for predicate in store.predicates():
-                staged.add_predicate(predicate.id, predicate.label)
+                staged.add_predicate(predicate.id, predicate.label, predicate.aliases)
     yield stage, read_manifest(stage), cvt_types, sources
 
 
@@ -286,10 +286,11 @@ class _CsvExport:
         self._hubs()
         self._step(steps, "predicates")
         self._copy(
-            "predicate", "nodes", "Predicate", "id,:LABEL,label,count:long",
-            "SELECT p.id, 'Predicate', p.label, coalesce(n.n, 0) FROM stage_predicates p "
+            "predicate", "nodes", "Predicate", "id,:LABEL,label,count:long,aliases:string[]",
+            "SELECT p.id, 'Predicate', p.label, coalesce(n.n, 0), "
+            f"{arrays.format(c='p.aliases')} FROM stage_predicates p "
             "LEFT JOIN (SELECT predicate AS id, count(*) AS n FROM stage_facts GROUP BY "
-            "predicate) n USING (id) ORDER BY p.id")
+            "predicate) n USING (id) ORDER BY p.id", {"d": self.delimiter})
         self._step(steps, "metadata")
         self._metadata(cvt_types, sources)
         self._step(steps, None)
@@ -300,11 +301,14 @@ class _CsvExport:
         _report(self.progress, label, done, len(steps))
 
     def _array_delimiter(self) -> str:
-        """The first of :data:`ARRAY_DELIMITERS` that no alias or type contains."""
+        """The first of :data:`ARRAY_DELIMITERS` that no alias (of an entity or a
+        predicate) or type contains."""
         checks = ", ".join(
             f"bool_or(contains(array_to_string(aliases, '') || array_to_string(types, ''), "
             f"chr({ord(d)})))" for d in ARRAY_DELIMITERS)
-        found = self.diff.sql(f"SELECT {checks} FROM merged")[0]
+        found = self.diff.sql(
+            f"SELECT {checks} FROM (SELECT aliases, types FROM merged UNION ALL "
+            "SELECT aliases, []::VARCHAR[] FROM stage_predicates)")[0]
         for delimiter, used in zip(ARRAY_DELIMITERS, found, strict=True):
             if not used:
                 return delimiter

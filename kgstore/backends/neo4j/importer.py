@@ -33,7 +33,12 @@ import pyarrow as pa
 
 from kgstore.backends.neo4j import queries as q
 from kgstore.hubs import hub_min_in_degree
-from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
+from kgstore.staging.diff import (
+    MERGED_PREDICATE_NAMES,
+    WANTED_NAMES_SQL,
+    StageDiff,
+    typed_literals_sql,
+)
 from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 
 if TYPE_CHECKING:
@@ -238,7 +243,8 @@ class OnlineImport:
             q.delete_names, self.diff.scalar(f"SELECT count(*) FROM ({stale})"))
 
     def _predicates(self) -> None:
-        self._existing("old_predicates", {"id": pa.string(), "label": pa.string()},
+        self._existing("old_predicates", {"id": pa.string(), "label": pa.string(),
+                                          "aliases": pa.list_(pa.string())},
                        "SELECT id FROM stage_predicates ORDER BY id", q.stored_predicates)
         self.report.predicates_new = self.diff.scalar(
             "SELECT count(*) FROM stage_predicates s ANTI JOIN old_predicates o USING (id)")
@@ -246,6 +252,6 @@ class OnlineImport:
         # stored facts but not counts): one index seek per predicate.
         self._write_all(
             "predicates",
-            "SELECT s.id, coalesce(s.label, o.label) AS label FROM stage_predicates s "
+            f"SELECT s.id, {MERGED_PREDICATE_NAMES} FROM stage_predicates s "
             "LEFT JOIN old_predicates o USING (id) ORDER BY s.id",
             q.write_predicates, self.diff.scalar("SELECT count(*) FROM stage_predicates"))

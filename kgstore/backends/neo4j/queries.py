@@ -107,7 +107,8 @@ def by_prefix(key: str, limit: int) -> Query:
 
 
 def predicates(limit: int | None) -> Query:
-    query = "MATCH (p:Predicate) RETURN p.id, p.label, p.count ORDER BY p.count DESC, p.id"
+    query = ("MATCH (p:Predicate) RETURN p.id, p.label, p.count, p.aliases "
+             "ORDER BY p.count DESC, p.id")
     if limit is None:
         return query, {}
     return query + " LIMIT $n", {"n": limit}
@@ -311,13 +312,15 @@ def delete_names(rows: list[dict[str, Any]]) -> Query:
 
 
 def stored_predicates(ids: list[str]) -> Query:
-    return "UNWIND $ids AS i MATCH (p:Predicate {id: i}) RETURN p.id, p.label", {"ids": ids}
+    return ("UNWIND $ids AS i MATCH (p:Predicate {id: i}) RETURN p.id, p.label, p.aliases",
+            {"ids": ids})
 
 
 def write_predicates(rows: list[dict[str, Any]]) -> Query:
     """Predicates with their counts from the store's facts (right even after an
     interrupted import that stored facts but not counts): one index seek each."""
-    return ("UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) SET p.label = r.label "
+    return ("UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) "
+            "SET p.label = r.label, p.aliases = r.aliases "
             "WITH p, r CALL (p, r) { MATCH ()-[f:Fact]->() WHERE f.predicate = r.id "
             "RETURN count(f) AS n } SET p.count = n",
             {"rows": rows})

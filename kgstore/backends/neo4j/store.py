@@ -327,11 +327,11 @@ class Neo4jStore(Store):
         # round trip and 300 rows, 13 ms a question on the 1M-fact benchmark KG).
         if self.read_only:
             if self._predicate_list is None:
-                self._predicate_list = [Predicate(r[0], r[1], int(r[2] or 0))
+                self._predicate_list = [_predicate_from_row(r)
                                         for r in self._read(*q.predicates(None))]
             return self._predicate_list[:None if limit is None else max(limit, 0)]
         query = q.predicates(None if limit is None else max(limit, 0))
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(*query)]
+        return [_predicate_from_row(r) for r in self._read(*query)]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         ends: dict[str, list[int]] = {}
@@ -621,3 +621,8 @@ class Neo4jStore(Store):
         for label in LABELS:
             self._autocommit(*q.delete_nodes(label))
 
+
+def _predicate_from_row(row: Sequence[Any]) -> Predicate:
+    """``p.id, p.label, p.count, p.aliases`` -> :class:`Predicate` (a predicate stored
+    before predicates had aliases has none)."""
+    return Predicate(row[0], row[1], int(row[2] or 0), tuple(row[3] or ()))

@@ -18,7 +18,16 @@ from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
-from kgbench.cli.output import emit_json, err, field, note, one_line, out
+from kgbench.cli.output import (
+    ProgressReporter,
+    emit_json,
+    err,
+    field,
+    note,
+    one_line,
+    out,
+    progress,
+)
 from kgbench.cli.render import (
     Labels,
     entity_table,
@@ -26,9 +35,10 @@ from kgbench.cli.render import (
     path_text,
     predicate_table,
     print_entity,
+    search_table,
 )
 from kgstore import Entity, Fact, Literal, Store, Subgraph, to_jsonable
-from kgstore.lookup import entity_facts, lookup_entity, resolve_entity
+from kgstore.lookup import entity_facts, lookup_entity, resolve_entity, search_document
 
 SOURCE_COUNTS = ("lines", "triples", "malformed", "facts_new", "entities_new")
 """Counts of a source record shown by `kgbench stats` (--json has them all)."""
@@ -51,7 +61,7 @@ def resolve(store: Store, text: str, what: str = "entity") -> Entity:
         )
     raise CliError(
         f"no entity with id or name '{one_line(text)}'",
-        f'find candidates with `kgbench search "{one_line(text[:12])}"`',
+        f'find candidates with `kgbench search "{one_line(text[:40])}"`',
     )
 
 
@@ -140,28 +150,43 @@ def predicates(
     out.print(predicate_table(preds))
 
 
+def prepare_search(store: Store) -> None:
+    """Build the store's search index now, with progress, if it has none yet (a store
+    written before there was one): once, then it is kept beside the store."""
+    with progress() as display:
+        if store.prepare_search(ProgressReporter(display)):
+            note("built the search index of this store (kept beside it; loads keep it up "
+                 "to date)")
+
+
 def search(
     ctx: typer.Context,
-    prefix: Annotated[str, typer.Argument(help="Start of a name or alias (case-insensitive).")],
+    text: Annotated[str, typer.Argument(
+        metavar="TEXT", help="Words or part of a name or alias (accents and case ignored).")],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find named entities whose name or alias starts with PREFIX.
+    """Find named entities by words or parts of their names and aliases.
 
-    Case and extra spaces are ignored; shortest names come first, CVTs are left out.
+    A name matches exactly, by the start of one of its words ("obama" and "barack ob"
+    find Barack Obama), or as a substring ("bam"); accents, case and punctuation are
+    ignored. Exact matches come first, then word starts, then substrings, each by
+    degree (the facts touching the entity, most first). CVTs are left out.
 
-    Example: kgbench search "john w"
+    Example: kgbench search obama
     """
     with reading(ctx, store) as s:
-        found = s.search_prefix(prefix, limit=limit)
+        prepare_search(s)
+        found = s.search(text, limit=limit)
     if as_json:
-        emit_json({"prefix": prefix, "entities": found})
+        emit_json(search_document(text, found))
         return
     if not found:
-        out.print(f"no entity name starts with '{field(prefix)}'")
+        out.print(f"no entity name or alias holds '{field(text)}' [dim](check the spelling, "
+                  "or search for one word of it)[/]")
         return
-    out.print(entity_table(found, title=f"{len(found)} match(es) for '{field(prefix)}'"))
+    out.print(search_table(found, title=f"{len(found)} match(es) for '{field(text)}'"))
 
 
 def entity(
@@ -173,18 +198,24 @@ def entity(
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show an entity and its facts, looked up by id, then by name, then by prefix.
+    """Show an entity and its facts, looked up by id, then by name, then by search.
 
     An exact id wins; otherwise every entity with that name or alias is shown (names
-    are shared: "Paris" is a city and a film); otherwise name prefixes are tried.
+    are shared: "Paris" is a city and a film); otherwise the text is searched for as
+    `kgbench search` does ("obama" finds Barack Obama): one result is shown, several
+    are listed.
 
     Example: kgbench entity "Titanic" --limit 10
     """
     with reading(ctx, store) as s:
+        if s.entity(name_or_id) is None and not s.find_by_name(name_or_id, limit=1):
+            prepare_search(s)
         found = lookup_entity(s, name_or_id)
         if not found.found:
-            raise CliError(f"no entity with id, name or name prefix '{one_line(name_or_id)}'",
-                           "try a shorter prefix with `kgbench search`")
+            raise CliError(f"no entity with id or name '{one_line(name_or_id)}', and no name "
+                           "or alias holds it",
+                           "check the spelling, or search for one word of it with "
+                           "`kgbench search WORD`")
         labels = Labels(s)
         docs = [entity_facts(s, e, limit) for e in found.entities]
         for doc in docs:
@@ -200,10 +231,10 @@ def entity(
         note(f"matched the name '{one_line(name_or_id)}': {len(entities)} entit"
              f"{'y' if len(entities) == 1 else 'ies share it'}")
     else:
-        note(f"no exact id or name; matched the prefix '{one_line(name_or_id)}'")
+        note(f"no exact id or name; searched for '{one_line(name_or_id)}'")
     if len(candidates) > 1:
-        out.print(entity_table(candidates, title=f"entities whose name starts with "
-                               f"'{field(name_or_id)}'"))
+        out.print(entity_table(candidates, title=f"entities whose names hold "
+                               f"'{field(name_or_id)}', best first"))
         out.print("[dim]pass one of these ids (or a full name) to see its facts[/]")
         return
     for i, doc in enumerate(docs):

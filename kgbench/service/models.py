@@ -97,9 +97,20 @@ class PredicateList(BaseModel):
     predicates: list[PredicateModel]
 
 
+class SearchMatch(BaseModel):
+    """How one found entity matched (``exact``, ``word`` or ``substring``) and its
+    degree (facts in and out): what it was ranked by."""
+
+    id: str
+    match: Literal["exact", "word", "substring"]
+    facts: int
+
+
 class SearchResult(BaseModel):
-    prefix: str
+    query: str
     entities: list[EntityModel]
+    matches: list[SearchMatch] = Field(
+        description="One per entity, in the same order: how it matched and its degree.")
 
 
 class EntityFactsModel(BaseModel):
@@ -124,7 +135,7 @@ class LookupResult(BaseModel):
     (one match, or several ``candidates``)."""
 
     query: str
-    matched_by: Literal["id", "name", "prefix"]
+    matched_by: Literal["id", "name", "search"]
     results: list[EntityFactsModel]
     candidates: list[EntityModel]
     names: Names

@@ -137,35 +137,85 @@ def test_find_by_name_returns_full_entities(film_store: Store) -> None:
     assert e == film_store.entity("m.pacino")
 
 
-def test_search_prefix_shortest_first(film_store: Store) -> None:
-    assert [e.id for e in film_store.search_prefix("the god")] == [
-        "m.godfather", "m.godfather2"]
-    assert [e.id for e in film_store.search_prefix("  THE  GODFATHER P")] == ["m.godfather2"]
+def ids(hits) -> list[str]:
+    return [h.entity.id for h in hits]
 
 
-def test_search_prefix_matches_aliases_once(film_store: Store) -> None:
-    # "Paris" (name) and "Paris,   TEXAS" (alias) both start with "par": m.paris_tx once.
-    assert [e.id for e in film_store.search_prefix("PAR")] == ["m.paris_fr", "m.paris_tx"]
-    assert [e.id for e in film_store.search_prefix("paris, t")] == ["m.paris_tx"]
-    assert [e.id for e in film_store.search_prefix("alfredo")] == ["m.pacino"]
+def test_search_finds_words_inside_names(film_store: Store) -> None:
+    # Before search was by words, only a name's beginning was found: "coppola" found
+    # nothing though Francis Ford Coppola is there (issue 38).
+    assert ids(film_store.search("coppola")) == ["m.coppola"]
+    assert ids(film_store.search("pacino")) == ["m.pacino"]
+    # Two word matches with as many facts each: by id.
+    assert [(h.entity.id, h.facts) for h in film_store.search("corleone")] == [
+        ("m.michael", 2), ("m.vito", 2)]
+    (hit,) = film_store.search("  FORD  cop")   # words in order, the last one begun
+    assert hit.entity == film_store.entity("m.coppola") and hit.match == "word"
 
 
-def test_search_prefix_limit_and_empty(film_store: Store) -> None:
-    assert len(film_store.search_prefix("the god", limit=1)) == 1
-    assert film_store.search_prefix("") == []
-    assert film_store.search_prefix("   ") == []
-    assert film_store.search_prefix("zzz") == []
+def test_search_substrings_accents_and_punctuation(film_store: Store) -> None:
+    assert [(h.entity.id, h.match) for h in film_store.search("oppol")] == [
+        ("m.coppola", "substring")]
+    assert ids(film_store.search("Còppölá")) == ["m.coppola"]
+    assert ids(film_store.search("u.s.")) == ["m.usa"]          # alias "  U.S.  " folds to "us"
+    assert ids(film_store.search("paris-texas")) == ["m.paris_tx"]  # alias "Paris,   TEXAS"
+    assert ids(film_store.search("alfredo")) == ["m.pacino"]     # an alias
 
 
-def test_search_prefix_only_named_non_cvt_entities(store: Store) -> None:
+def test_search_ranks_exact_then_word_then_substring_then_degree(film_store: Store) -> None:
+    hits = film_store.search("paris")
+    # Both are named Paris: exact, the better-connected first, then by id.
+    assert [(h.entity.id, h.match) for h in hits] == [("m.paris_fr", "exact"),
+                                                      ("m.paris_tx", "exact")]
+    degrees = {h.entity.id: h.facts for h in hits}
+    assert degrees["m.paris_fr"] >= degrees["m.paris_tx"]
+    assert [(h.entity.id, h.match) for h in film_store.search("the godfather")] == [
+        ("m.godfather", "exact"), ("m.godfather2", "word")]
+    godfather = film_store.search("godfather")
+    assert [h.match for h in godfather] == ["word", "word"]
+    assert godfather[0].facts > godfather[1].facts   # the one with more facts first
+    assert [h.match for h in film_store.search("fathe")] == ["substring", "substring"]
+
+
+def test_search_hit_degree_counts_facts_in_and_out(film_store: Store, film_kg: KG) -> None:
+    (hit,) = film_store.search("al pacino")
+    facts = set(film_kg.facts)
+    assert hit.facts == sum(1 for f in facts if "m.pacino" in (f.subject, f.object_key))
+
+
+def test_search_limit_and_empty(film_store: Store) -> None:
+    assert len(film_store.search("the god", limit=1)) == 1
+    assert film_store.search("") == []
+    assert film_store.search("   ") == []
+    assert film_store.search("...") == []
+    assert film_store.search("zzz") == []
+    assert film_store.search("godfather", limit=0) == []
+
+
+def test_search_only_named_non_cvt_entities(store: Store) -> None:
     store.ingest([
         Entity("x.named", "Star"),
         Entity("x.cvt", "Star performance", is_cvt=True),
         Entity("x.alias_only", aliases=("Stardust",)),
     ])
-    assert [e.id for e in store.search_prefix("star")] == ["x.named"]
+    assert ids(store.search("star")) == ["x.named"]
     # find_by_name has no such filter: exact lookups find them.
     assert [e.id for e in store.find_by_name("stardust")] == ["x.alias_only"]
+
+
+def test_search_follows_incremental_loads(store: Store) -> None:
+    store.ingest([Entity("x.obama", "Barack Obama"), Entity("x.hawaii", "Hawaii")],
+                 [Fact("x.obama", "born_in", "x.hawaii")])
+    assert ids(store.search("obama")) == ["x.obama"]
+    # A second load: a new namesake with more facts, and a rename (the old name stays
+    # an alias, so it still finds the entity).
+    store.ingest([Entity("x.michelle", "Michelle Obama"), Entity("x.hawaii", "Hawai'i")],
+                 [Fact("x.michelle", "p", "x.hawaii"), Fact("x.michelle", "q", "x.obama"),
+                  Fact("x.michelle", "r", Literal("1964", "xsd:gYear"))])
+    hits = store.search("obama")
+    assert [(h.entity.id, h.facts) for h in hits] == [("x.michelle", 3), ("x.obama", 2)]
+    assert ids(store.search("HAWAI’I")) == ids(store.search("hawaii")) == ["x.hawaii"]
+    assert store.search("hawaii")[0].entity.name == "Hawai'i"
 
 
 def test_predicates_with_counts(film_store: Store, film_kg: KG) -> None:

@@ -223,6 +223,8 @@ class StageMerger:
             self._import_predicates()
             self.writes.drain()  # the step's time includes waiting for the writes
             self._step("predicates")
+            self.store._rebuild_search_index()
+            self._step("search index")
             done = True
         finally:
             self.writes.close(cancel=not done)  # a failed or interrupted import stops soon

@@ -28,6 +28,7 @@ from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.directory import (
@@ -37,6 +38,7 @@ from kgstore.backends.ladybug.directory import (
     permission_denied,
 )
 from kgstore.backends.ladybug.engine import buffer_pool_bytes
+from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
@@ -69,6 +71,14 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
+from kgstore.search_index import (
+    MATCH_KINDS,
+    EntitySearchIndex,
+    SearchHit,
+    fold,
+    read_index,
+    write_index,
+)
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
@@ -167,6 +177,8 @@ class LadybugStore(Store):
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
         self.read_only = read_only
+        # The generation this handle's writes make, once it wrote (see close()).
+        self._writes_generation: str | None = None
         marker = self.path / MARKER
         fresh = not has_marker(self.path, MARKER)
         if fresh:
@@ -238,6 +250,7 @@ class LadybugStore(Store):
         self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
         self._type_prefixes = Lru(_TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
+        self._search: EntitySearchIndex | None = None   # loaded on first use (_search_index)
 
     def reader(self) -> LadybugStore:
         """Another read-only handle on this store for another thread: a connection and
@@ -250,6 +263,7 @@ class LadybugStore(Store):
             raise StoreError("only an open read-only store lends more readers")
         twin = object.__new__(type(self))
         twin.path, twin.read_only = self.path, True
+        twin._writes_generation = None
         twin._db, twin._db_users = self._db, self._db_users
         self._db_users.add()
         twin._connect()
@@ -290,8 +304,11 @@ class LadybugStore(Store):
             self._clear_read_caches()
             conn.close()
             self._conn = None
+            self._search = None
             if self._db_users.remove():
                 self._db.close()
+                if self._writes_generation is not None:   # after the checkpoint
+                    write_generation(self.path, self._writes_generation)
 
     def _incompatible(self, version: int) -> IncompatibleStoreError:
         return IncompatibleStoreError(
@@ -316,7 +333,19 @@ class LadybugStore(Store):
         if version != SCHEMA_VERSION:
             raise self._incompatible(version)
 
+    def generation(self) -> str:
+        # A writer's own changes are its generation already (its search index is built
+        # for the token that close() will write).
+        return self._writes_generation or read_generation(self.path)
+
+    def _wrote(self) -> None:
+        """Mark this handle as having changed the store: closing it gives the store a
+        new generation."""
+        if self._writes_generation is None:
+            self._writes_generation = new_generation()
+
     def _create_schema(self) -> None:
+        self._wrote()
         for ddl in SCHEMA_DDL:
             self._rows(ddl)
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
@@ -427,6 +456,7 @@ class LadybugStore(Store):
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
+        self._wrote()
         self._rows(*q.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
@@ -449,12 +479,62 @@ class LadybugStore(Store):
         rows.sort(key=lambda r: r[0])
         return [_entity_from_row(r) for r in rows[:limit]]
 
-    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
-        key = normalize_name(prefix)
-        if not key:
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        query = fold(text)
+        if not query or limit <= 0:
             return []
-        rows = self._rows(*q.by_prefix(key, limit))
-        return [_entity_from_row(r) for r in rows]
+        found = self._search_index().search(query, limit)
+        records = self.entities([id for id, _, _ in found])
+        return [SearchHit(records[id], MATCH_KINDS[kind], degree)
+                for id, kind, degree in found if id in records]
+
+    def prepare_search(self, progress: ProgressCallback | None = None) -> bool:
+        if self._search is not None:
+            return False
+        generation = self.generation()
+        self._search = read_index(self.path, generation)
+        if self._search is not None:
+            return False
+        self._search = self._build_search_index(generation, progress)
+        return True
+
+    def _rebuild_search_index(self) -> None:
+        """The last step of an import: the search index of the store it leaves."""
+        self._search = self._build_search_index(self.generation(), None)
+
+    def _search_index(self) -> EntitySearchIndex:
+        self.prepare_search()
+        assert self._search is not None
+        return self._search
+
+    def _build_search_index(self, generation: str,
+                            progress: ProgressCallback | None) -> EntitySearchIndex:
+        """The search index of what the store holds now, saved beside it for
+        ``generation`` (kept in memory only where the folder cannot be written)."""
+        def step(name: str, done: int) -> None:
+            if progress:
+                progress(f"search index: {name}", done, 3)
+
+        names = self._arrow(*q.searchable_entities())
+        step("names", 1)
+        degrees = None
+        for outgoing in (True, False):
+            with self._threads(0):
+                counts = self._arrow(*q.fact_degrees(outgoing))
+            degrees = counts if degrees is None else pa.concat_tables([degrees, counts])
+        assert degrees is not None
+        degrees = degrees.group_by("id").aggregate([("n", "sum")])
+        at = pc.index_in(names.column("id"), value_set=degrees.column("id"))
+        table = names.append_column("degree", pc.fill_null(
+            pc.take(degrees.column("n_sum"), at), 0).cast(pa.int64()))
+        step("facts per entity", 2)
+        index = EntitySearchIndex.build(table)
+        try:
+            write_index(self.path, index, generation)
+        except OSError:
+            pass   # a folder this user may only read: the index lives as long as the handle
+        step("sorted", 3)
+        return index
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(*q.predicates(limit))]
@@ -766,6 +846,7 @@ class LadybugStore(Store):
         # import owns them.
         for stale in self.path.glob("merge-*"):
             shutil.rmtree(stale, ignore_errors=True)
+        self._wrote()
         for ddl in HUB_INDEX_DDL:   # a store written before the hub index existed
             self._rows(ddl)
         try:
@@ -775,6 +856,7 @@ class LadybugStore(Store):
                     return merger.run(nameless_is_cvt=nameless_is_cvt)
                 finally:
                     self._hubs = None   # the import may have indexed more hubs
+                    self._search = None
         except Exception as exc:
             # DuckDB's work files (exports, spill) share the store's disk.
             full = disk_full_error(exc, self.path)

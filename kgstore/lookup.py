@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from typing import Literal as TypingLiteral
 
-from kgstore.models import Entity, Fact
+from kgstore.models import Entity, Fact, FactPath
 from kgstore.search_index import SearchHit
 from kgstore.store import Store
 
 __all__ = ["EntityFacts", "EntityLookup", "Resolution", "entity_facts", "entity_names",
-           "fact_entity_ids", "lookup_entity", "resolve_entity", "search_document"]
+           "fact_entity_ids", "lookup_entity", "path_document", "resolve_entity",
+           "search_document"]
 
 MatchedBy = TypingLiteral["id", "name", "search"]
 
@@ -49,6 +50,12 @@ def search_document(query: str, hits: list[SearchHit]) -> dict[str, Any]:
     return {"query": query, "entities": [hit.entity for hit in hits],
             "matches": [{"id": hit.entity.id, "match": hit.match, "facts": hit.facts}
                         for hit in hits]}
+
+
+def path_document(path: FactPath) -> dict[str, Any]:
+    """One path as ``kgbench paths --json`` prints it and ``GET /api/paths`` answers."""
+    return {"length": path.length, "through_hub": path.through_hub, "nodes": path.nodes,
+            "facts": path.facts}
 
 
 @dataclass(frozen=True, slots=True)

@@ -440,10 +440,11 @@ class Store(ABC):
 
     def paths(
         self, source: str, target: str, *, max_length: int = 3, limit: int = 20,
-        max_per_node: int = 200,
+        max_per_node: int = 200, exclude_predicates: Iterable[str] = (),
     ) -> list[FactPath]:
         return _subgraph.paths(
-            self, source, target, max_length=max_length, limit=limit, max_per_node=max_per_node
+            self, source, target, max_length=max_length, limit=limit,
+            max_per_node=max_per_node, exclude_predicates=exclude_predicates,
         )
 
     # -- pattern matching -----------------------------------------------------------

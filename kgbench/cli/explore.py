@@ -38,7 +38,13 @@ from kgbench.cli.render import (
     search_table,
 )
 from kgstore import Entity, Fact, Literal, Store, Subgraph, to_jsonable
-from kgstore.lookup import entity_facts, lookup_entity, resolve_entity, search_document
+from kgstore.lookup import (
+    entity_facts,
+    lookup_entity,
+    path_document,
+    resolve_entity,
+    search_document,
+)
 
 SOURCE_COUNTS = ("lines", "triples", "malformed", "facts_new", "entities_new")
 """Counts of a source record shown by `kgbench stats` (--json has them all)."""
@@ -317,37 +323,48 @@ def paths(
     ctx: typer.Context,
     a: Annotated[str, typer.Argument(metavar="A", help="Source entity id (or unambiguous name).")],
     b: Annotated[str, typer.Argument(metavar="B", help="Target entity id (or unambiguous name).")],
-    max_length: Annotated[int, typer.Option("--max-length", min=1, max=3,
-                                            help="Longest path, in facts.")] = 3,
+    max_length: Annotated[int, typer.Option(
+        "--max-length", min=1, max=3,
+        help="Longest path, in hops; a hop through a CVT counts once.")] = 3,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Paths listed.")] = 20,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude-predicate", "-x", metavar="PREDICATE",
+        help="Do not walk facts of this predicate (a glob such as 'common.*' works); "
+             "repeat for more.")] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find short paths between two entities, shortest first.
+    """Find short paths between two entities, each once, the most telling first.
 
-    Facts may be walked in either direction (arrows show which); literals are not used.
+    Facts may be walked in either direction (arrows show which); literals are not
+    used. A hop through a CVT (mediator) counts once, as in `neighbors`; where two
+    entities are linked by a fact and its inverse, a path shows one of them. Paths
+    through a hub (an entity with more than 200 facts: a country, a gender; marked
+    "hub") come last, then shorter ones first.
 
-    Example (demo store): kgbench paths "Al Pacino" "Robert De Niro" --max-length 2
+    Example (demo store): kgbench paths "Al Pacino" "Francis Ford Coppola" --max-length 2
     """
+    excluded = list(exclude or [])
     with reading(ctx, store) as s:
         src = resolve(s, a, "source")
         dst = resolve(s, b, "target")
-        found = s.paths(src.id, dst.id, max_length=max_length, limit=limit)
+        found = s.paths(src.id, dst.id, max_length=max_length, limit=limit,
+                        exclude_predicates=excluded)
         labels = Labels(s, [n for p in found for n in p.nodes])
     if as_json:
         emit_json({"source": src.id, "target": dst.id, "max_length": max_length,
-                   "paths": [{"length": p.length, "nodes": p.nodes, "facts": p.facts}
-                             for p in found],
-                   "names": labels.json()})
+                   "exclude_predicates": excluded,
+                   "paths": [path_document(p) for p in found], "names": labels.json()})
         return
     if not found:
-        out.print(f"no path of at most {max_length} facts between {field(src.id)} and "
+        out.print(f"no path of at most {max_length} hops between {field(src.id)} and "
                   f"{field(dst.id)}")
         return
     table = Table(box=box.SIMPLE_HEAD, title=f"{len(found)} path(s)", title_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("len", justify="right")
+    table.add_column("hops", justify="right")
     table.add_column("path")
     for i, p in enumerate(found, 1):
-        table.add_row(str(i), str(p.length), path_text(p, labels))
+        hops = f"{p.length} hub" if p.through_hub else str(p.length)
+        table.add_row(str(i), hops, path_text(p, labels))
     out.print(table)

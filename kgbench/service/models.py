@@ -195,7 +195,9 @@ class NeighborhoodResult(BaseModel):
 
 
 class PathModel(BaseModel):
-    length: int
+    length: int = Field(description="Hops; a hop through a CVT counts once.")
+    through_hub: bool = Field(description="An intermediate entity has more facts than "
+                              "the walk reads of one (a country, a gender).")
     nodes: list[str]
     facts: list[FactModel]
 
@@ -204,6 +206,7 @@ class PathsResult(BaseModel):
     source: str
     target: str
     max_length: int
+    exclude_predicates: list[str]
     paths: list[PathModel]
     names: Names
     cvts: Cvts

@@ -44,6 +44,7 @@ from kgstore.lookup import (
     entity_facts,
     fact_entity_ids,
     lookup_entity,
+    path_document,
     resolve_entity,
     search_document,
 )
@@ -270,24 +271,34 @@ async def neighborhood(
     return await reader.run(_neighborhood, id, hops, max_per_node, max_facts)
 
 
-def _paths(store: Store, source: str, target: str, max_length: int,
-           limit: int) -> dict[str, Any]:
+def _paths(store: Store, source: str, target: str, max_length: int, limit: int,
+           exclude: list[str]) -> dict[str, Any]:
     src = _resolve(store, source, "source")
     dst = _resolve(store, target, "target")
-    found = store.paths(src.id, dst.id, max_length=max_length, limit=limit)
+    found = store.paths(src.id, dst.id, max_length=max_length, limit=limit,
+                        exclude_predicates=exclude)
     return {"source": src.id, "target": dst.id, "max_length": max_length,
-            "paths": [{"length": p.length, "nodes": p.nodes, "facts": json_ready(p.facts)}
-                      for p in found],
+            "exclude_predicates": exclude,
+            "paths": [json_ready(path_document(p)) for p in found],
             **_labels(store, [n for p in found for n in p.nodes])}
 
 
 @router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)
 async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
-                max_length: Annotated[int, Query(ge=1, le=3)] = 3,
-                limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20) -> dict[str, Any]:
-    """Short paths between two entities, shortest first (facts walked either way,
-    literals not used)."""
-    return await reader.run(_paths, source, target, max_length, limit)
+                max_length: Annotated[int, Query(
+                    ge=1, le=3, description="Hops; a hop through a CVT counts once.")] = 3,
+                limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20,
+                exclude_predicate: Annotated[list[str], Query(
+                    max_length=2048, description="Predicates (globs: `common.*`) whose facts "
+                    "are not walked; repeat for more.")] = [],   # noqa: B006 (FastAPI copies it)
+                ) -> dict[str, Any]:
+    """Short paths between two entities (``kgbench paths --json``), each once: facts
+    walked either way, literals not used, a hop through a CVT counted once; paths
+    through a hub last, then shorter first."""
+    if len(exclude_predicate) > MAX_MATCHED_PREDICATES:
+        raise ApiError(400, f"{len(exclude_predicate)} predicates to exclude",
+                       f"exclude at most {MAX_MATCHED_PREDICATES} (globs cover many)")
+    return await reader.run(_paths, source, target, max_length, limit, exclude_predicate)
 
 
 @router.post("/match", response_model=MatchResultModel, **SAME_AS_CLI)

@@ -188,6 +188,7 @@ class EntitySearchIndex:
         self.vocab_count = tables["vocab"].column("count").to_numpy()
         self.suffixes = tables["suffixes"].column("suffix").combine_chunks()
         self.suffix_word = tables["suffixes"].column("word").to_numpy()
+        self._top_degree = int(self.degrees.max(initial=0))
 
     # -- building ---------------------------------------------------------------------
     @classmethod
@@ -238,59 +239,85 @@ class EntitySearchIndex:
         found: list[tuple[int, int]] = []   # (entity row, kind)
 
         def add(entity_rows: np.ndarray, kind: int) -> None:
-            fresh = np.unique(entity_rows)
-            fresh = fresh[~taken[fresh]]
-            taken[fresh] = True
-            for row in self._best(fresh, limit - len(found)):
-                found.append((int(row), kind))
+            want = limit - len(found)
+            if want <= 0 or not len(entity_rows):
+                return
+            # The rows with the smallest rank keys first: an entity's rows share its
+            # key, so they hold the best entities whole; enough of them not taken yet
+            # are the answer, without sorting out the duplicates of all of them.
+            head = min(len(entity_rows), 8 * limit)
+            if head < len(entity_rows):
+                keys = self._order_keys(entity_rows)
+                part = entity_rows[np.argpartition(keys, head - 1)[:head]]
+                fresh = np.unique(part)
+                fresh = fresh[~taken[fresh]]
+                if len(fresh) < want:
+                    fresh = np.unique(entity_rows)
+                    fresh = fresh[~taken[fresh]]
+            else:
+                fresh = np.unique(entity_rows)
+                fresh = fresh[~taken[fresh]]
+            best = self._best(fresh, want)
+            taken[best] = True
+            found.extend((int(row), kind) for row in best)
 
-        # Keys with a word that starts with the query's first word (the whole of it
-        # when more words follow): the exact and word-start candidates.
-        first = words[0]
-        low, high = (first, first + _TOP) if len(words) == 1 else (first, first + " ")
-        candidates = self.word_key[slice(*_prefix_range(self.words, low, high))]
-        kinds = self._kinds(candidates, query, len(words) > 1)
-        add(self.key_entity[candidates[kinds == 0]], 0)
-        if len(found) < limit:
+        if len(words) == 1:
+            # Exact keys are one range of the sorted keys; every word starting with the
+            # query another (the keys are folded: nothing sorts between w and w + NUL).
+            add(self.key_entity[slice(*_prefix_range(self.keys, query, query + "\0"))], 0)
+            add(self.key_entity[self.word_key[slice(*_prefix_range(
+                self.words, query, query + _TOP))]], 1)
+            if len(found) == limit or len(query) <= _SUFFIX_CHARS:
+                if len(found) < limit:   # every candidate holds the query
+                    add(self.key_entity[self._keys_containing(query)], 2)
+                return self._rows(found)
+        else:
+            # Keys holding the query at a word start hold its first word whole.
+            candidates = self.word_key[slice(*_prefix_range(self.words, words[0],
+                                                            words[0] + " "))]
+            kinds = self._kinds(candidates, query)
+            add(self.key_entity[candidates[kinds == 0]], 0)
             add(self.key_entity[candidates[kinds == 1]], 1)
         if len(found) < limit:
-            candidates = self._keys_containing(max(words, key=len))
-            kinds = self._kinds(candidates, query,
-                                len(words) > 1 or len(query) > _SUFFIX_CHARS)
-            add(self.key_entity[candidates[kinds <= 2]], 2)
+            candidates = np.unique(self._keys_containing(max(words, key=len)))
+            add(self.key_entity[candidates[self._kinds(candidates, query) <= 2]], 2)
+        return self._rows(found)
+
+    def _rows(self, found: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
         return [(self.ids[row].as_py(), kind, int(self.degrees[row])) for row, kind in found]
 
-    def _kinds(self, key_rows: np.ndarray, query: str, check: bool) -> np.ndarray:
-        """:func:`match_kind` of each key (3: none). Without ``check`` the keys are
-        known to match, at least as a word start or a substring, and only exactness is
-        tested."""
+    def _kinds(self, key_rows: np.ndarray, query: str) -> np.ndarray:
+        """:func:`match_kind` of each key (3: none)."""
         if not len(key_rows):
             return np.zeros(0, dtype=np.int8)
         keys = pc.take(self.keys, pa.array(key_rows))
-        kinds = np.where(pc.equal(keys, query).to_numpy(zero_copy_only=False), 0, 1)
-        if not check:
-            return kinds.astype(np.int8)
+        exact = pc.equal(keys, query).to_numpy(zero_copy_only=False)
         word = pc.or_(pc.starts_with(keys, query),
                       pc.match_substring(keys, f" {query}")).to_numpy(zero_copy_only=False)
         inside = pc.match_substring(keys, query).to_numpy(zero_copy_only=False)
-        return np.where(kinds == 0, 0, np.where(word, 1, np.where(inside, 2, 3))).astype(np.int8)
+        return np.where(exact, 0, np.where(word, 1, np.where(inside, 2, 3))).astype(np.int8)
 
     def _keys_containing(self, word: str) -> np.ndarray:
         """Rows of the keys with a word that holds ``word`` (cut to the suffixes'
-        length: then a superset)."""
+        length: then a superset), a key once per such word."""
         part = word[:_SUFFIX_CHARS]
         start, stop = _prefix_range(self.suffixes, part, part + _TOP)
         vocab_rows = np.unique(self.suffix_word[start:stop])
         word_rows = _ranges(self.vocab_first[vocab_rows], self.vocab_count[vocab_rows])
         prefixed = np.arange(*_prefix_range(self.words, part, part + _TOP), dtype=np.int64)
-        return np.unique(self.word_key[np.concatenate([word_rows, prefixed])])
+        return self.word_key[np.concatenate([word_rows, prefixed])]
+
+    def _order_keys(self, rows: np.ndarray) -> np.ndarray:
+        """Rank keys of entity rows: more facts first, then the smaller id (rows are
+        in id order)."""
+        return (self._top_degree - self.degrees[rows]) * len(self.ids) + rows
 
     def _best(self, rows: np.ndarray, want: int) -> np.ndarray:
-        """The ``want`` entity rows of ``rows`` with the most facts (then the smaller
-        id: rows are in id order), in that order."""
+        """The ``want`` entity rows of ``rows`` (distinct) with the most facts (then
+        the smaller id), in that order."""
         if want <= 0 or not len(rows):
             return rows[:0]
-        order_key = (self.degrees.max(initial=0) - self.degrees[rows]) * len(self.ids) + rows
+        order_key = self._order_keys(rows)
         if len(rows) > want:
             keep = np.argpartition(order_key, want - 1)[:want]
             rows, order_key = rows[keep], order_key[keep]

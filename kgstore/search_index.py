@@ -81,11 +81,19 @@ def fold_texts(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray
     marks dropped, lower-cased, a few letters spelled out (``ß`` → ``ss``, ``ø`` →
     ``o``), apostrophes and dots removed, other runs of non-letters and non-digits one
     space, trimmed. The one definition both backends' indexes and every query use."""
-    text = pc.utf8_normalize(values, form="NFKD")
-    text = pc.replace_substring_regex(text, pattern=r"\p{M}+", replacement="")
+    # Accents and the letters spelled out: only rows that are not ASCII have any (most
+    # names of most KGs are ASCII: the passes over them cost a third of a build).
+    text = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    other = pc.invert(pc.fill_null(pc.string_is_ascii(text), True))
+    if pc.any(other).as_py():
+        part = pc.filter(text, other)
+        part = pc.utf8_normalize(part, form="NFKD")
+        part = pc.replace_substring_regex(part, pattern=r"\p{M}+", replacement="")
+        part = pc.utf8_lower(part)
+        for letter, spelled in _LETTERS:
+            part = pc.replace_substring(part, pattern=letter, replacement=spelled)
+        text = pc.replace_with_mask(text, other, part)
     text = pc.utf8_lower(text)
-    for letter, spelled in _LETTERS:
-        text = pc.replace_substring(text, pattern=letter, replacement=spelled)
     text = pc.replace_substring_regex(text, pattern=r"['’.]+", replacement="")
     text = pc.replace_substring_regex(text, pattern=r"[^\p{L}\p{N}]+", replacement=" ")
     return pc.utf8_trim(text, characters=" ")
@@ -157,6 +165,20 @@ def _prefix_range(sorted_values: pa.Array, low: str, high: str) -> tuple[int, in
     return bisect.bisect_left(keys, low), bisect.bisect_left(keys, high)
 
 
+def _sorted_unique(table: pa.Table) -> pa.Table:
+    """``table`` sorted by all its columns, without repeated rows."""
+    table = table.sort_by([(name, "ascending") for name in table.column_names])
+    if table.num_rows < 2:
+        return table
+    repeated = None
+    for name in table.column_names:
+        column = table.column(name).combine_chunks()
+        same = pc.equal(column.slice(1), column.slice(0, len(column) - 1))
+        repeated = same if repeated is None else pc.and_(repeated, same)
+    assert repeated is not None
+    return table.filter(pa.concat_arrays([pa.array([True]), pc.invert(repeated)]))
+
+
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The concatenation of ``range(s, s + c)`` for each start and count."""
     total = int(counts.sum())
@@ -204,14 +226,12 @@ class EntitySearchIndex:
         owners = pa.concat_arrays([rows, pc.take(rows, pc.list_parent_indices(aliases))])
         keys = pa.table({"key": fold_texts(names), "entity": owners})
         keys = keys.filter(pc.fill_null(pc.not_equal(keys.column("key"), ""), False))
-        keys = keys.group_by(["key", "entity"]).aggregate([]).sort_by([("key", "ascending"),
-                                                                        ("entity", "ascending")])
+        keys = _sorted_unique(keys)
         key_rows = pa.array(np.arange(keys.num_rows, dtype=np.int32))
         split = pc.split_pattern(keys.column("key").combine_chunks(), pattern=" ")
         words = pa.table({"word": pc.list_flatten(split),
                           "key": pc.take(key_rows, pc.list_parent_indices(split))})
-        words = words.group_by(["word", "key"]).aggregate([]).sort_by(
-            [("word", "ascending"), ("key", "ascending")])
+        words = _sorted_unique(words)
         distinct = pc.value_counts(words.column("word").combine_chunks())
         counts = distinct.field("counts").to_numpy().astype(np.int64)
         vocab = pa.table({"first": pa.array(np.cumsum(counts) - counts, pa.int64()),

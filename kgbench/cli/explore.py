@@ -6,6 +6,7 @@ JSON document with ``--json``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from typing import Annotated
 
@@ -158,9 +159,18 @@ def predicates(
 
 def prepare_search(store: Store) -> None:
     """Build the store's search index now, with progress, if it has none yet (a store
-    written before there was one): once, then it is kept beside the store."""
-    with progress() as display:
-        if store.prepare_search(ProgressReporter(display)):
+    written before there was one): once, then it is kept beside the store. The
+    progress display starts with the first step, so a store with its index prints
+    nothing."""
+    with contextlib.ExitStack() as stack:
+        reporters: list[ProgressReporter] = []
+
+        def report(step: str, done: int, total: int | None) -> None:
+            if not reporters:
+                reporters.append(ProgressReporter(stack.enter_context(progress())))
+            reporters[0](step, done, total)
+
+        if store.prepare_search(report):
             note("built the search index of this store (kept beside it; loads keep it up "
                  "to date)")
 

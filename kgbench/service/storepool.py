@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from kgbench.service.errors import ApiError
-from kgstore import Store, open_readers
+from kgstore import Store, StoreError, open_readers
 
 __all__ = ["StorePool"]
 
@@ -50,6 +50,20 @@ GENERATION_CHECK_S = 0.5
 """How often (at most) the pool asks whether the store changed: a request after a load
 reads the new contents within this."""
 log = logging.getLogger("kgbench.service")
+
+
+def _ready(handles: list[Store]) -> list[Store]:
+    """``handles`` with their search index ready: a store loaded before there was one
+    builds it here, once, before the server answers (not in the first searches, each
+    on its own handle); a Neo4j store that needs ``kgbench store search-index`` says so
+    in the log, and its searches say so too."""
+    for handle in handles:
+        try:
+            handle.prepare_search()
+        except StoreError as exc:
+            log.warning("%s", exc)
+            break
+    return handles
 
 
 class _Waiter:
@@ -75,7 +89,7 @@ class StorePool:
         self.wait_s = wait_s
         self._lock = threading.Lock()
         self._waiters: deque[_Waiter] = deque()
-        self._handles = open_readers(location, size)
+        self._handles = _ready(open_readers(location, size))
         self.backend = self._handles[0].backend
         self.dialect = self._handles[0].dialect
         self._idle: list[Store] = list(self._handles)
@@ -178,7 +192,7 @@ class StorePool:
                 generation = handles[0].generation()
                 if generation == self._generation:
                     return False
-                fresh = open_readers(self.location, self.size)
+                fresh = _ready(open_readers(self.location, self.size))
             except Exception as exc:   # noqa: BLE001 - keep serving what we have
                 log.warning("the store %s changed but cannot be reopened yet (%s); "
                             "serving what it held before", self.location, exc)

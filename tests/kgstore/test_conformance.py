@@ -193,6 +193,7 @@ def test_search_limit_and_empty(film_store: Store) -> None:
 
 
 def test_search_only_named_non_cvt_entities(store: Store) -> None:
+    assert store.search("star") == []   # an empty store
     store.ingest([
         Entity("x.named", "Star"),
         Entity("x.cvt", "Star performance", is_cvt=True),

@@ -1100,6 +1100,11 @@ def print_summary(record: dict[str, Any], console: Any) -> None:
     nxi = record["networkx"]
     t.add_row("networkx build", f"{nxi['build_seconds']:.1f} s, ~{nxi['rss_mb']:,.0f} MiB RSS "
               "(in memory, no persistence)")
+    found = record["search"]
+    scan = found["engine_scan"]
+    t.add_row("search", f"p50 {found['index']['all']['p50']:.2f} ms, p99 "
+              f"{found['index']['all']['p99']:.1f} ms (engine scan of the names: p50 "
+              f"{scan['p50']:.0f} ms)" if scan else f"p50 {found['index']['all']['p50']:.2f} ms")
     console.print(t)
 
     lt = Table(title="latency (ms)")

@@ -28,7 +28,6 @@ from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.directory import (
@@ -43,6 +42,7 @@ from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
+from kgstore.backends.ladybug.search import build_search_index
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
@@ -71,14 +71,7 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
-from kgstore.search_index import (
-    MATCH_KINDS,
-    EntitySearchIndex,
-    SearchHit,
-    fold,
-    read_index,
-    write_index,
-)
+from kgstore.search_index import MATCH_KINDS, EntitySearchIndex, SearchHit, fold, read_index
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
@@ -495,46 +488,17 @@ class LadybugStore(Store):
         self._search = read_index(self.path, generation)
         if self._search is not None:
             return False
-        self._search = self._build_search_index(generation, progress)
+        self._search = build_search_index(self, generation, progress)
         return True
 
     def _rebuild_search_index(self, degrees: pa.Table | None = None) -> None:
-        """The last step of an import: the search index of the store it leaves.
-        ``degrees`` (``id``, ``n_sum``): every entity's facts when the import knows
-        them (into an empty store: its own facts), else they are counted here."""
-        self._search = self._build_search_index(self.generation(), None, degrees)
+        """The last step of an import (:func:`build_search_index`)."""
+        self._search = build_search_index(self, self.generation(), None, degrees)
 
     def _search_index(self) -> EntitySearchIndex:
         self.prepare_search()
         assert self._search is not None
         return self._search
-
-    def _build_search_index(self, generation: str, progress: ProgressCallback | None,
-                            degrees: pa.Table | None = None) -> EntitySearchIndex:
-        """The search index of what the store holds now, saved beside it for
-        ``generation`` (kept in memory only where the folder cannot be written)."""
-        def step(name: str, done: int) -> None:
-            if progress:
-                progress(f"search index: {name}", done, 3)
-
-        names = self._arrow(*q.searchable_entities())
-        step("names", 1)
-        if degrees is None:   # two grouped scans of the facts (5M facts: 3-5 s)
-            with self._threads(0):
-                counts = pa.concat_tables([self._arrow(*q.fact_degrees(outgoing))
-                                           for outgoing in (True, False)])
-            degrees = counts.group_by("id").aggregate([("n", "sum")])
-        at = pc.index_in(names.column("id"), value_set=degrees.column("id"))
-        table = names.append_column("degree", pc.fill_null(
-            pc.take(degrees.column("n_sum"), at), 0).cast(pa.int64()))
-        step("facts per entity", 2)
-        index = EntitySearchIndex.build(table)
-        try:
-            write_index(self.path, index, generation)
-        except OSError:
-            pass   # a folder this user may only read: the index lives as long as the handle
-        step("sorted", 3)
-        return index
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(*q.predicates(limit))]

@@ -194,7 +194,7 @@ def import_admin(stage: Path, work: Path, classpath: Path) -> dict[str, Any]:
 # Operations, drawn once and answered by both backends
 # --------------------------------------------------------------------------------------
 
-BACKEND_OPS = ("entity", "find_by_name", "search_prefix", "facts_out", "facts_in",
+BACKEND_OPS = ("entity", "find_by_name", "search", "facts_out", "facts_in",
                "hub_in_predicate", "1hop", "2hop", "paths", "match", "sample_entities",
                "sample_facts")
 
@@ -226,7 +226,7 @@ def make_backend_workload(store: Store, named_ids: list[str], names: list[str],
     calls: dict[str, list[Any]] = {}
     calls["entity"] = ids()
     calls["find_by_name"] = [names[rng.randrange(len(names))] for _ in range(n)]
-    calls["search_prefix"] = [names[rng.randrange(len(names))][:4] for _ in range(n)]
+    calls["search"] = [names[rng.randrange(len(names))][:4] for _ in range(n)]
     calls["facts_out"] = ids()
     calls["facts_in"] = ids()
     calls["1hop"] = ids()
@@ -285,7 +285,7 @@ def backend_ops(store: Store) -> dict[str, Callable[[Any], Any]]:
     return {
         "entity": lambda x: store.entity(x),
         "find_by_name": lambda x: store.find_by_name(x),
-        "search_prefix": lambda x: store.search_prefix(x),
+        "search": lambda x: store.search(x),
         "facts_out": lambda x: store.facts_out(x),
         "facts_in": lambda x: store.facts_in(x),
         "hub_in_predicate": lambda x: store.facts_in(x[0], predicate=x[1], limit=100),

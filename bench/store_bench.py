@@ -11,7 +11,9 @@ Steps (``python bench/store_bench.py --help``):
 2. Ingest: ``open_store(create=True)`` + ``import_stage`` in a child process; wall time,
    facts/s, the import's step times, the child's peak RSS, store size on disk.
 3. Latency (p50/p99/mean) of ``entity``, ``find_by_name``, 1-hop and 2-hop
-   ``neighborhood`` (default caps) over seeded random named entities.
+   ``neighborhood`` (default caps) over seeded random named entities; and of
+   ``search`` (words, prefixes, substrings of the generated names) against the engine
+   scanning its name keys (:mod:`bench.search_bench`), target p50 <= 20 ms.
 4. The same four operations over a networkx ``MultiDiGraph`` (+ a name dict) built from
    the same stage; the k-hop walk is :func:`kgstore.algorithms.subgraph.neighborhood` itself over an
    adapter (``entities`` + ``adjacency``, read in LadybugStore's order), so caps and CVT
@@ -51,6 +53,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
+from bench.search_bench import measure_search  # noqa: E402
 from kgstore.enginepaths import duckdb_read_path  # noqa: E402
 from kgstore.models import Entity, Fact, Literal, literal_key, normalize_name  # noqa: E402
 from kgstore.staging import LAYOUT_VERSION, SCHEMAS, read_manifest, staged_parts  # noqa: E402
@@ -60,6 +63,7 @@ TARGETS = {
     "ingest_facts_per_s": 400_000,   # >=
     "ingest_peak_rss_mb": 3 * 1024,  # <  (3 GiB, in MiB)
     "2hop_p50_ms": 5.0,              # <=
+    "search_p50_ms": 20.0,           # <=  (issue 38; bench/search_bench.py)
 }
 OPS = ("entity", "by_name", "1hop", "2hop")
 PART_ROWS = 1_000_000
@@ -1096,6 +1100,11 @@ def print_summary(record: dict[str, Any], console: Any) -> None:
     nxi = record["networkx"]
     t.add_row("networkx build", f"{nxi['build_seconds']:.1f} s, ~{nxi['rss_mb']:,.0f} MiB RSS "
               "(in memory, no persistence)")
+    found = record["search"]
+    scan = found["engine_scan"]
+    t.add_row("search", f"p50 {found['index']['all']['p50']:.2f} ms, p99 "
+              f"{found['index']['all']['p99']:.1f} ms (engine scan of the names: p50 "
+              f"{scan['p50']:.0f} ms)" if scan else f"p50 {found['index']['all']['p50']:.2f} ms")
     console.print(t)
 
     lt = Table(title="latency (ms)")
@@ -1304,6 +1313,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             cpu_store = CpuWatch()
             try:
                 store_lat, store_res = measure(store, wl, "store", prog)
+                # Entity search by words, against the engine scanning its name keys.
+                search = measure_search(store, info.names[:50_000], queries=args.queries,
+                                        seed=args.seed)
             finally:
                 store.close()
             cpu_store_res = cpu_store.result()
@@ -1354,6 +1366,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "2hop_p50_ms": {"op": "<=", "target": TARGETS["2hop_p50_ms"],
                             "value": store_lat["2hop"]["p50"],
                             "pass": store_lat["2hop"]["p50"] <= TARGETS["2hop_p50_ms"]},
+            "search_p50_ms": {"op": "<=", "target": TARGETS["search_p50_ms"],
+                              "value": search["index"]["all"]["p50"],
+                              "pass": search["index"]["all"]["p50"] <= TARGETS["search_p50_ms"]},
         }
         record: dict[str, Any] = {
             "timestamp": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -1389,6 +1404,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "latency_ms": {"store": store_lat, "networkx": nx_lat,
                            "ratio_store_over_networkx": ratios},
             "networkx": nx_info,
+            "search": search,
             "agreement": agree,
             "cpu": {"ingest": cpu_ingest_res, "store_queries": cpu_store_res,
                     "networkx_queries": cpu_nx_res},

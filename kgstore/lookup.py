@@ -1,6 +1,7 @@
 """Finding the entity a person means: by exact id, else by name or alias (names are
-shared: "Paris" is a city and a film), else by name prefix; and an entity with a first
-page of its facts. Built on the :class:`~kgstore.store.Store` primitives, so every
+shared: "Paris" is a city and a film), else by a search of words and parts of names
+(:meth:`~kgstore.store.Store.search`: ``obama`` finds Barack Obama); and an entity with
+a first page of its facts. Built on the :class:`~kgstore.store.Store` primitives, so every
 backend answers the same way, and printing nothing (the command line's ``entity``,
 ``neighbors`` and ``paths`` and a future service share it)."""
 
@@ -8,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from typing import Literal as TypingLiteral
 
-from kgstore.models import Entity, Fact
+from kgstore.models import Entity, Fact, FactPath
+from kgstore.search_index import SearchHit
 from kgstore.store import Store
 
 __all__ = ["EntityFacts", "EntityLookup", "Resolution", "entity_facts", "entity_names",
-           "fact_entity_ids", "lookup_entity", "resolve_entity"]
+           "fact_entity_ids", "lookup_entity", "path_document", "resolve_entity",
+           "search_document"]
 
-MatchedBy = TypingLiteral["id", "name", "prefix"]
+MatchedBy = TypingLiteral["id", "name", "search"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +44,26 @@ def entity_facts(store: Store, entity: Entity, limit: int) -> EntityFacts:
     return EntityFacts(entity, shown_out, len(fo) > limit, shown_in, len(fi) > limit)
 
 
+def search_document(query: str, hits: list[SearchHit]) -> dict[str, Any]:
+    """What ``kgbench search --json`` prints and ``GET /api/search`` answers: the found
+    ``entities`` and, in the same order, how each ``matches`` (kind and degree)."""
+    return {"query": query, "entities": [hit.entity for hit in hits],
+            "matches": [{"id": hit.entity.id, "match": hit.match, "facts": hit.facts}
+                        for hit in hits]}
+
+
+def path_document(path: FactPath) -> dict[str, Any]:
+    """One path as ``kgbench paths --json`` prints it and ``GET /api/paths`` answers."""
+    return {"length": path.length, "through_hub": path.through_hub, "nodes": path.nodes,
+            "facts": path.facts}
+
+
 @dataclass(frozen=True, slots=True)
 class EntityLookup:
     """What :func:`lookup_entity` found for ``query``: the ``entities`` it matched
-    (one by id, every one sharing a name, or the only one with that name prefix), or
-    several prefix ``candidates`` to choose from. Both empty: nothing matched."""
+    (one by id, every one sharing a name, or the only one a search found), or several
+    ``candidates`` the search found, best first, to choose from. Both empty: nothing
+    matched."""
 
     query: str
     matched_by: MatchedBy
@@ -58,16 +77,16 @@ class EntityLookup:
 
 def lookup_entity(store: Store, text: str, *, limit: int = 10) -> EntityLookup:
     """The entities ``text`` means: an exact id wins; otherwise every entity with that
-    name or alias (at most ``limit``); otherwise the entities whose name starts with
-    it (one is a match, several are candidates)."""
+    name or alias (at most ``limit``); otherwise the entities a search of ``text``
+    finds (one is a match, several are candidates)."""
     found = store.entity(text)
     if found is not None:
         return EntityLookup(text, "id", [found])
     named = store.find_by_name(text, limit=limit)
     if named:
         return EntityLookup(text, "name", named)
-    candidates = store.search_prefix(text, limit=limit)
-    return EntityLookup(text, "prefix", candidates[:1] if len(candidates) == 1 else [],
+    candidates = [hit.entity for hit in store.search(text, limit=limit)]
+    return EntityLookup(text, "search", candidates[:1] if len(candidates) == 1 else [],
                         candidates)
 
 

@@ -237,14 +237,15 @@ class Adjacency:
 @dataclass(slots=True)
 class FactPath:
     """A chain of facts linking two entities. Facts keep their stored direction, so a
-    path may walk some of them backwards; ``nodes`` lists the entity ids visited."""
+    path may walk some of them backwards; ``nodes`` lists the entity ids visited, one
+    fact per step. ``length`` is in hops: a step into a CVT and the step out of it are
+    one (as in a neighbourhood); ``through_hub``: an intermediate entity has more facts
+    than the walk read of it (:func:`kgstore.algorithms.subgraph.paths`)."""
 
     nodes: list[str]
     facts: list[Fact]
-
-    @property
-    def length(self) -> int:
-        return len(self.facts)
+    length: int
+    through_hub: bool = False
 
 
 def to_jsonable(obj: Any) -> Any:

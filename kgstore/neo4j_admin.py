@@ -93,7 +93,8 @@ AFTER_IMPORT = (
     "Start Neo4j, then open the database once with kgbench (e.g. `kgbench stats --store "
     "bolt://HOST:7687`): that first open creates the constraints and indexes a kgbench "
     "store needs (uniqueness of every id, the Fact predicate index), which the import "
-    "tool does not."
+    "tool does not; then give its names their search keys once with `kgbench store "
+    "search-index bolt://HOST:7687` (what `kgbench search` reads)."
 )
 
 

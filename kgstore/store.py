@@ -53,6 +53,7 @@ from kgstore.readcache import (
     Lru,
     adjacency_prefix,
 )
+from kgstore.search_index import SearchHit
 from kgstore.staging import StageWriter
 
 if TYPE_CHECKING:
@@ -84,7 +85,8 @@ class ImportReport:
     steps: dict[str, float] = field(default_factory=dict)
 
 
-IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates")
+IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates",
+                "search index")
 """The steps of every backend's bulk import, in order (its progress counts them)."""
 
 
@@ -297,9 +299,23 @@ class Store(ABC):
         whitespace (:func:`kgstore.models.normalize_name`), sorted by id."""
 
     @abstractmethod
-    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
-        """Entities whose normalised name or alias starts with ``prefix`` (interactive
-        search); named, non-CVT entities, shortest names first."""
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        """Named, non-CVT entities whose name or an alias matches ``text`` exactly, by
+        the start of a word or as a substring, accents and case ignored, the best
+        ``limit`` of them: by how they match, then by degree (facts in and out), then
+        by id (the rules: :mod:`kgstore.search_index`)."""
+
+    def prepare_search(self, progress: ProgressCallback | None = None) -> bool:
+        """Make :meth:`search` ready: a store whose search index is missing (written
+        before there was one) builds it here, once, reporting to ``progress``; whether
+        it did. Searching without this builds it too, silently."""
+        return False
+
+    @abstractmethod
+    def generation(self) -> str:
+        """A token that changes whenever a writer has changed the store: a holder of
+        read-only handles (the server) compares it before reads and reopens them when
+        it changed. Cheap, and safe to call on a handle another thread is using."""
 
     @abstractmethod
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
@@ -424,10 +440,11 @@ class Store(ABC):
 
     def paths(
         self, source: str, target: str, *, max_length: int = 3, limit: int = 20,
-        max_per_node: int = 200,
+        max_per_node: int = 200, exclude_predicates: Iterable[str] = (),
     ) -> list[FactPath]:
         return _subgraph.paths(
-            self, source, target, max_length=max_length, limit=limit, max_per_node=max_per_node
+            self, source, target, max_length=max_length, limit=limit,
+            max_per_node=max_per_node, exclude_predicates=exclude_predicates,
         )
 
     # -- pattern matching -----------------------------------------------------------

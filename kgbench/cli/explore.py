@@ -6,6 +6,7 @@ JSON document with ``--json``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from typing import Annotated
 
@@ -18,7 +19,16 @@ from rich.tree import Tree
 
 from kgbench.cli.errors import CliError
 from kgbench.cli.options import JsonOpt, StoreOpt, reading
-from kgbench.cli.output import emit_json, err, field, note, one_line, out
+from kgbench.cli.output import (
+    ProgressReporter,
+    emit_json,
+    err,
+    field,
+    note,
+    one_line,
+    out,
+    progress,
+)
 from kgbench.cli.render import (
     Labels,
     entity_table,
@@ -26,9 +36,16 @@ from kgbench.cli.render import (
     path_text,
     predicate_table,
     print_entity,
+    search_table,
 )
 from kgstore import Entity, Fact, Literal, Store, Subgraph, to_jsonable
-from kgstore.lookup import entity_facts, lookup_entity, resolve_entity
+from kgstore.lookup import (
+    entity_facts,
+    lookup_entity,
+    path_document,
+    resolve_entity,
+    search_document,
+)
 
 SOURCE_COUNTS = ("lines", "triples", "malformed", "facts_new", "entities_new")
 """Counts of a source record shown by `kgbench stats` (--json has them all)."""
@@ -51,7 +68,7 @@ def resolve(store: Store, text: str, what: str = "entity") -> Entity:
         )
     raise CliError(
         f"no entity with id or name '{one_line(text)}'",
-        f'find candidates with `kgbench search "{one_line(text[:12])}"`',
+        f'find candidates with `kgbench search "{one_line(text[:40])}"`',
     )
 
 
@@ -140,28 +157,52 @@ def predicates(
     out.print(predicate_table(preds))
 
 
+def prepare_search(store: Store) -> None:
+    """Build the store's search index now, with progress, if it has none yet (a store
+    written before there was one): once, then it is kept beside the store. The
+    progress display starts with the first step, so a store with its index prints
+    nothing."""
+    with contextlib.ExitStack() as stack:
+        reporters: list[ProgressReporter] = []
+
+        def report(step: str, done: int, total: int | None) -> None:
+            if not reporters:
+                reporters.append(ProgressReporter(stack.enter_context(progress())))
+            reporters[0](step, done, total)
+
+        if store.prepare_search(report):
+            note("built the search index of this store (kept beside it; loads keep it up "
+                 "to date)")
+
+
 def search(
     ctx: typer.Context,
-    prefix: Annotated[str, typer.Argument(help="Start of a name or alias (case-insensitive).")],
+    text: Annotated[str, typer.Argument(
+        metavar="TEXT", help="Words or part of a name or alias (accents and case ignored).")],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find named entities whose name or alias starts with PREFIX.
+    """Find named entities by words or parts of their names and aliases.
 
-    Case and extra spaces are ignored; shortest names come first, CVTs are left out.
+    A name matches exactly, by the start of one of its words ("obama" and "barack ob"
+    find Barack Obama), or as a substring ("bam"); accents, case and punctuation are
+    ignored. Exact matches come first, then word starts, then substrings, each by
+    degree (the facts touching the entity, most first). CVTs are left out.
 
-    Example: kgbench search "john w"
+    Example: kgbench search obama
     """
     with reading(ctx, store) as s:
-        found = s.search_prefix(prefix, limit=limit)
+        prepare_search(s)
+        found = s.search(text, limit=limit)
     if as_json:
-        emit_json({"prefix": prefix, "entities": found})
+        emit_json(search_document(text, found))
         return
     if not found:
-        out.print(f"no entity name starts with '{field(prefix)}'")
+        out.print(f"no entity name or alias holds '{field(text)}' [dim](check the spelling, "
+                  "or search for one word of it)[/]")
         return
-    out.print(entity_table(found, title=f"{len(found)} match(es) for '{field(prefix)}'"))
+    out.print(search_table(found, title=f"{len(found)} match(es) for '{field(text)}'"))
 
 
 def entity(
@@ -173,18 +214,24 @@ def entity(
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show an entity and its facts, looked up by id, then by name, then by prefix.
+    """Show an entity and its facts, looked up by id, then by name, then by search.
 
     An exact id wins; otherwise every entity with that name or alias is shown (names
-    are shared: "Paris" is a city and a film); otherwise name prefixes are tried.
+    are shared: "Paris" is a city and a film); otherwise the text is searched for as
+    `kgbench search` does ("obama" finds Barack Obama): one result is shown, several
+    are listed.
 
     Example: kgbench entity "Titanic" --limit 10
     """
     with reading(ctx, store) as s:
+        if s.entity(name_or_id) is None and not s.find_by_name(name_or_id, limit=1):
+            prepare_search(s)
         found = lookup_entity(s, name_or_id)
         if not found.found:
-            raise CliError(f"no entity with id, name or name prefix '{one_line(name_or_id)}'",
-                           "try a shorter prefix with `kgbench search`")
+            raise CliError(f"no entity with id or name '{one_line(name_or_id)}', and no name "
+                           "or alias holds it",
+                           "check the spelling, or search for one word of it with "
+                           "`kgbench search WORD`")
         labels = Labels(s)
         docs = [entity_facts(s, e, limit) for e in found.entities]
         for doc in docs:
@@ -200,10 +247,10 @@ def entity(
         note(f"matched the name '{one_line(name_or_id)}': {len(entities)} entit"
              f"{'y' if len(entities) == 1 else 'ies share it'}")
     else:
-        note(f"no exact id or name; matched the prefix '{one_line(name_or_id)}'")
+        note(f"no exact id or name; searched for '{one_line(name_or_id)}'")
     if len(candidates) > 1:
-        out.print(entity_table(candidates, title=f"entities whose name starts with "
-                               f"'{field(name_or_id)}'"))
+        out.print(entity_table(candidates, title=f"entities whose names hold "
+                               f"'{field(name_or_id)}', best first"))
         out.print("[dim]pass one of these ids (or a full name) to see its facts[/]")
         return
     for i, doc in enumerate(docs):
@@ -286,37 +333,48 @@ def paths(
     ctx: typer.Context,
     a: Annotated[str, typer.Argument(metavar="A", help="Source entity id (or unambiguous name).")],
     b: Annotated[str, typer.Argument(metavar="B", help="Target entity id (or unambiguous name).")],
-    max_length: Annotated[int, typer.Option("--max-length", min=1, max=3,
-                                            help="Longest path, in facts.")] = 3,
+    max_length: Annotated[int, typer.Option(
+        "--max-length", min=1, max=3,
+        help="Longest path, in hops; a hop through a CVT counts once.")] = 3,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Paths listed.")] = 20,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude-predicate", "-x", metavar="PREDICATE",
+        help="Do not walk facts of this predicate (a glob such as 'common.*' works); "
+             "repeat for more.")] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find short paths between two entities, shortest first.
+    """Find short paths between two entities, each once, the most telling first.
 
-    Facts may be walked in either direction (arrows show which); literals are not used.
+    Facts may be walked in either direction (arrows show which); literals are not
+    used. A hop through a CVT (mediator) counts once, as in `neighbors`; where two
+    entities are linked by a fact and its inverse, a path shows one of them. Paths
+    through a hub (an entity with more than 200 facts: a country, a gender; marked
+    "hub") come last, then shorter ones first.
 
-    Example (demo store): kgbench paths "Al Pacino" "Robert De Niro" --max-length 2
+    Example (demo store): kgbench paths "Al Pacino" "Francis Ford Coppola" --max-length 2
     """
+    excluded = list(exclude or [])
     with reading(ctx, store) as s:
         src = resolve(s, a, "source")
         dst = resolve(s, b, "target")
-        found = s.paths(src.id, dst.id, max_length=max_length, limit=limit)
+        found = s.paths(src.id, dst.id, max_length=max_length, limit=limit,
+                        exclude_predicates=excluded)
         labels = Labels(s, [n for p in found for n in p.nodes])
     if as_json:
         emit_json({"source": src.id, "target": dst.id, "max_length": max_length,
-                   "paths": [{"length": p.length, "nodes": p.nodes, "facts": p.facts}
-                             for p in found],
-                   "names": labels.json()})
+                   "exclude_predicates": excluded,
+                   "paths": [path_document(p) for p in found], "names": labels.json()})
         return
     if not found:
-        out.print(f"no path of at most {max_length} facts between {field(src.id)} and "
+        out.print(f"no path of at most {max_length} hops between {field(src.id)} and "
                   f"{field(dst.id)}")
         return
     table = Table(box=box.SIMPLE_HEAD, title=f"{len(found)} path(s)", title_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("len", justify="right")
+    table.add_column("hops", justify="right")
     table.add_column("path")
     for i, p in enumerate(found, 1):
-        table.add_row(str(i), str(p.length), path_text(p, labels))
+        hops = f"{p.length} hub" if p.through_hub else str(p.length)
+        table.add_row(str(i), hops, path_text(p, labels))
     out.print(table)

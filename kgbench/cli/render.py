@@ -17,9 +17,11 @@ from extension.core.labels import COMPLEXITIES, LABELS, SPLITS
 from kgbench.cli.output import field, one_line, out
 from kgstore import Entity, Fact, FactPath, Literal, Predicate, Store
 from kgstore.lookup import EntityFacts, fact_entity_ids
+from kgstore.search_index import SearchHit
 
 __all__ = ["COMPLEXITY_TITLES", "LABEL_TITLES", "Labels", "caqa_shares", "cell", "entity_label",
-           "entity_table", "fact_line", "path_text", "predicate_table", "print_entity", "table5"]
+           "entity_table", "fact_line", "path_text", "predicate_table", "print_entity",
+           "search_table", "table5"]
 
 
 def entity_label(entity: Entity | None, id: str) -> str:
@@ -84,16 +86,28 @@ def path_text(p: FactPath, labels: Labels) -> Text:
     return text
 
 
-def entity_table(entities: Sequence[Entity], title: str | None = None) -> Table:
-    """id, name and (the first three) types of each entity. ``title`` is markup."""
+def entity_table(entities: Sequence[Entity], title: str | None = None,
+                 extra: Sequence[tuple[str, Sequence[str]]] = ()) -> Table:
+    """id, name and (the first three) types of each entity, and the ``extra`` columns
+    (a header and one value per entity, right-aligned). ``title`` is markup."""
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("id", style="cyan", no_wrap=True)
     table.add_column("name")
     table.add_column("types", style="dim")
-    for e in entities:
+    for header, _ in extra:
+        table.add_column(header, justify="right")
+    for i, e in enumerate(entities):
         types = ", ".join(e.types[:3]) + (f" +{len(e.types) - 3}" if len(e.types) > 3 else "")
-        table.add_row(field(e.id), field(entity_label(e, e.id)), field(types))
+        table.add_row(field(e.id), field(entity_label(e, e.id)), field(types),
+                      *(values[i] for _, values in extra))
     return table
+
+
+def search_table(hits: Sequence[SearchHit], title: str | None = None) -> Table:
+    """:func:`entity_table` of what a search found, with how each matched and its facts."""
+    return entity_table([hit.entity for hit in hits], title,
+                        extra=(("match", [hit.match for hit in hits]),
+                               ("facts", [f"{hit.facts:,}" for hit in hits])))
 
 
 def predicate_table(preds: Sequence[Predicate], title: str | None = None) -> Table:

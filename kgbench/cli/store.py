@@ -1,6 +1,7 @@
 """``kgbench store ...``: whole stores, whatever their backend: ``copy`` (to another
-location or backend, verified), ``checksum`` (of the content) and ``export-neo4j`` (the
-input of Neo4j's offline import tool).
+location or backend, verified), ``checksum`` (of the content), ``export-neo4j`` (the
+input of Neo4j's offline import tool) and ``search-index`` (for a store loaded before
+search by words).
 
 The work is in :mod:`kgstore.transfer`, :mod:`kgstore.checksum` and
 :mod:`kgstore.neo4j_admin`; this module is the options, the progress
@@ -125,6 +126,36 @@ def checksum_cmd(
     out.print(f"{checksum}  {field(location)}", soft_wrap=True)
     note(f"{CHECKSUM_SCHEME}: {counts['entities']:,} entities, {counts['facts']:,} facts "
          f"in {seconds:.1f}s")
+
+
+@store_app.command("search-index")
+def search_index_cmd(
+    location: Annotated[
+        str, typer.Argument(metavar="LOCATION", show_default=False,
+                            help="The store: a directory (or a Neo4j URI).")],
+) -> None:
+    """Give a store loaded before kgbench searched by words its search index, once.
+
+    `kgbench search`, `kgbench entity NAME` and the server's search find entities by
+    words and parts of their names through an index that every load keeps up to date.
+    An embedded store loaded before that index existed builds it on its first search;
+    a Neo4j store gets its search keys here (or by the next load into it), since the
+    search commands open it read-only. Running it again changes nothing.
+
+    Example: kgbench store search-index bolt://localhost:7687
+    """
+    from kgstore import open_store
+
+    started = time.perf_counter()
+    with on_interrupt(RESUMES), open_store(location) as store, progress() as display:
+        reporter = ProgressReporter(display)
+        built = store.prepare_search(reporter)
+        reporter.finish()
+    seconds = time.perf_counter() - started
+    if built:
+        note(f"built the search index of {location} in {seconds:.1f}s")
+    else:
+        note(f"{location} has its search index already; loads keep it up to date")
 
 
 def _copy_doc(report: CopyReport) -> dict[str, Any]:

@@ -100,9 +100,20 @@ class PredicateList(BaseModel):
     predicates: list[PredicateModel]
 
 
+class SearchMatch(BaseModel):
+    """How one found entity matched (``exact``, ``word`` or ``substring``) and its
+    degree (facts in and out): what it was ranked by."""
+
+    id: str
+    match: Literal["exact", "word", "substring"]
+    facts: int
+
+
 class SearchResult(BaseModel):
-    prefix: str
+    query: str
     entities: list[EntityModel]
+    matches: list[SearchMatch] = Field(
+        description="One per entity, in the same order: how it matched and its degree.")
 
 
 class EntityFactsModel(BaseModel):
@@ -127,7 +138,7 @@ class LookupResult(BaseModel):
     (one match, or several ``candidates``)."""
 
     query: str
-    matched_by: Literal["id", "name", "prefix"]
+    matched_by: Literal["id", "name", "search"]
     results: list[EntityFactsModel]
     candidates: list[EntityModel]
     names: Names
@@ -187,7 +198,9 @@ class NeighborhoodResult(BaseModel):
 
 
 class PathModel(BaseModel):
-    length: int
+    length: int = Field(description="Hops; a hop through a CVT counts once.")
+    through_hub: bool = Field(description="An intermediate entity has more facts than "
+                              "the walk reads of one (a country, a gender).")
     nodes: list[str]
     facts: list[FactModel]
 
@@ -196,6 +209,7 @@ class PathsResult(BaseModel):
     source: str
     target: str
     max_length: int
+    exclude_predicates: list[str]
     paths: list[PathModel]
     names: Names
     cvts: Cvts

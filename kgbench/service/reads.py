@@ -44,7 +44,9 @@ from kgstore.lookup import (
     entity_facts,
     fact_entity_ids,
     lookup_entity,
+    path_document,
     resolve_entity,
+    search_document,
 )
 from kgstore.models import json_ready
 
@@ -119,19 +121,27 @@ async def predicates(reader: ReaderDep,
 
 @router.get("/search", response_model=SearchResult, **SAME_AS_CLI)
 async def search(reader: ReaderDep,
-                 prefix: Annotated[str, Query(min_length=1, max_length=256)],
+                 q: Annotated[str | None, Query(min_length=1, max_length=256, description=(
+                     "Words or part of a name or alias: `obama` finds Barack Obama."))] = None,
+                 prefix: Annotated[str | None, Query(min_length=1, max_length=256,
+                                                     description="The former name of `q`.")
+                                   ] = None,
                  limit: Annotated[int, Query(ge=1, le=100)] = 20) -> dict[str, Any]:
-    """Named entities whose name or alias starts with ``prefix`` (case and extra
-    spaces ignored, shortest first, no CVTs): autocomplete."""
-    found = await reader.run(lambda s: s.search_prefix(prefix, limit=limit))
-    return {"prefix": prefix, "entities": json_ready(found)}
+    """Named entities (no CVTs) whose name or alias matches ``q`` exactly, by the start
+    of a word or as a substring, accents and case ignored; ranked by that, then by
+    degree (``kgbench search``): autocomplete."""
+    text = q if q is not None else prefix
+    if text is None:
+        raise ApiError(422, "q: a search needs some text", "pass ?q=NAME, e.g. ?q=obama")
+    found = await reader.run(lambda s: s.search(text, limit=limit))
+    return json_ready(search_document(text, found))
 
 
 def _entity_page(store: Store, id: str, limit: int) -> dict[str, Any]:
     entity = store.entity(id)
     if entity is None:
         raise ApiError(404, f"no entity with id {ascii(id[:200])}",
-                       "find ids with /api/search?prefix=NAME or /api/lookup?q=NAME")
+                       "find ids with /api/search?q=NAME or /api/lookup?q=NAME")
     doc = entity_facts(store, entity, limit)
     page: dict[str, Any] = json_ready(doc)
     page.update(_labels(store, fact_entity_ids(doc.facts_out + doc.facts_in)))
@@ -151,8 +161,8 @@ async def entity(reader: ReaderDep, id: IdParam,
 def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
     found = lookup_entity(store, q)
     if not found.found:
-        raise ApiError(404, f"no entity with id, name or name prefix {ascii(q[:200])}",
-                       "try a shorter prefix with /api/search")
+        raise ApiError(404, f"no entity with id or name, and none whose name holds "
+                       f"{ascii(q[:200])}", "check the spelling, or search for one word of it")
     docs = [entity_facts(store, e, limit) for e in found.entities]
     ids = [i for d in docs for i in fact_entity_ids(d.facts_out + d.facts_in)]
     ids += [e.id for e in found.entities]
@@ -163,12 +173,12 @@ def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
 @router.get("/lookup", response_model=LookupResult, **SAME_AS_CLI)
 async def lookup(reader: ReaderDep,
                  q: Annotated[str, Query(min_length=1, max_length=2048,
-                                         description="An id, a name or a name prefix.")],
+                                         description="An id, a name, or words of a name.")],
                  limit: Annotated[int, Query(ge=1, le=1000,
                                              description="Facts per direction.")] = 20
                  ) -> dict[str, Any]:
     """What ``kgbench entity Q --json`` shows: an exact id wins, else every entity
-    with that name or alias, else the name prefix (one match, or candidates)."""
+    with that name or alias, else what a search finds (one match, or candidates)."""
     return await reader.run(_lookup, q, limit)
 
 
@@ -183,7 +193,7 @@ def _resolve(store: Store, text: str, what: str) -> Entity:
         raise ApiError(400, f"{what} {ascii(text[:200])} is ambiguous: it names "
                        f"{len(found.matches)} entities", f"pass one of the ids: {ids}")
     raise ApiError(404, f"no entity with id or name {ascii(text[:200])}",
-                   "find candidates with /api/search?prefix=...")
+                   "find candidates with /api/search?q=NAME")
 
 
 def _matching_predicates(store: Store, text: str) -> list[str]:
@@ -202,7 +212,7 @@ def _facts(store: Store, id: str, direction: str, predicate: str | None, match: 
            offset: int, limit: int) -> dict[str, Any]:
     if store.entity(id) is None:
         raise ApiError(404, f"no entity with id {ascii(id[:200])}",
-                       "find ids with /api/search?prefix=NAME")
+                       "find ids with /api/search?q=NAME")
     read = store.facts_out if direction == "out" else store.facts_in
     wanted = offset + limit + 1
     if predicate is None or match == "exact":
@@ -261,24 +271,34 @@ async def neighborhood(
     return await reader.run(_neighborhood, id, hops, max_per_node, max_facts)
 
 
-def _paths(store: Store, source: str, target: str, max_length: int,
-           limit: int) -> dict[str, Any]:
+def _paths(store: Store, source: str, target: str, max_length: int, limit: int,
+           exclude: list[str]) -> dict[str, Any]:
     src = _resolve(store, source, "source")
     dst = _resolve(store, target, "target")
-    found = store.paths(src.id, dst.id, max_length=max_length, limit=limit)
+    found = store.paths(src.id, dst.id, max_length=max_length, limit=limit,
+                        exclude_predicates=exclude)
     return {"source": src.id, "target": dst.id, "max_length": max_length,
-            "paths": [{"length": p.length, "nodes": p.nodes, "facts": json_ready(p.facts)}
-                      for p in found],
+            "exclude_predicates": exclude,
+            "paths": [json_ready(path_document(p)) for p in found],
             **_labels(store, [n for p in found for n in p.nodes])}
 
 
 @router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)
 async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
-                max_length: Annotated[int, Query(ge=1, le=3)] = 3,
-                limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20) -> dict[str, Any]:
-    """Short paths between two entities, shortest first (facts walked either way,
-    literals not used)."""
-    return await reader.run(_paths, source, target, max_length, limit)
+                max_length: Annotated[int, Query(
+                    ge=1, le=3, description="Hops; a hop through a CVT counts once.")] = 3,
+                limit: Annotated[int, Query(ge=1, le=MAX_PATHS)] = 20,
+                exclude_predicate: Annotated[list[str], Query(
+                    max_length=2048, description="Predicates (globs: `common.*`) whose facts "
+                    "are not walked; repeat for more.")] = [],   # noqa: B006 (FastAPI copies it)
+                ) -> dict[str, Any]:
+    """Short paths between two entities (``kgbench paths --json``), each once: facts
+    walked either way, literals not used, a hop through a CVT counted once; paths
+    through a hub last, then shorter first."""
+    if len(exclude_predicate) > MAX_MATCHED_PREDICATES:
+        raise ApiError(400, f"{len(exclude_predicate)} predicates to exclude",
+                       f"exclude at most {MAX_MATCHED_PREDICATES} (globs cover many)")
+    return await reader.run(_paths, source, target, max_length, limit, exclude_predicate)
 
 
 @router.post("/match", response_model=MatchResultModel, **SAME_AS_CLI)

@@ -14,6 +14,14 @@ back before the woken waiter ran, so under load a few threads kept the handles a
 the others timed out into 503s while the server was merely busy:
 bench/service_bench.py with 32 clients on 4 handles.)
 
+A read-only handle keeps reading what the store held when it was opened, so after
+``kgbench load`` into the served store the pool would serve the old data (issue 38).
+Before lending a handle it compares the store's generation
+(:meth:`kgstore.store.Store.generation`: a few bytes of a file on the embedded store, a
+``Meta`` row on Neo4j; at most every :data:`GENERATION_CHECK_S`) with the one its
+handles were opened at, and when a writer changed it, opens new handles and retires
+the old ones (each closed when its current read ends), logging one line.
+
 The routes wait without a thread (:meth:`StorePool.acquire`, awaited), and run their
 read on the pool's own ``size`` threads once they hold a handle (:attr:`executor`).
 When they waited in a thread of the event loop's shared executor (6 threads on 2
@@ -25,17 +33,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from kgbench.service.errors import ApiError
-from kgstore import Store, open_readers
+from kgstore import Store, StoreError, open_readers
 
 __all__ = ["StorePool"]
 
 DEFAULT_WAIT_S = 5.0
+GENERATION_CHECK_S = 0.5
+"""How often (at most) the pool asks whether the store changed: a request after a load
+reads the new contents within this."""
+log = logging.getLogger("kgbench.service")
+
+
+def _ready(handles: list[Store]) -> list[Store]:
+    """``handles`` with their search index ready: a store loaded before there was one
+    builds it here, once, before the server answers (not in the first searches, each
+    on its own handle); a Neo4j store that needs ``kgbench store search-index`` says so
+    in the log, and its searches say so too."""
+    for handle in handles:
+        try:
+            handle.prepare_search()
+        except StoreError as exc:
+            log.warning("%s", exc)
+            break
+    return handles
 
 
 class _Waiter:
@@ -61,10 +89,13 @@ class StorePool:
         self.wait_s = wait_s
         self._lock = threading.Lock()
         self._waiters: deque[_Waiter] = deque()
-        self._handles = open_readers(location, size)
+        self._handles = _ready(open_readers(location, size))
         self.backend = self._handles[0].backend
         self.dialect = self._handles[0].dialect
         self._idle: list[Store] = list(self._handles)
+        self._generation = self._handles[0].generation()
+        self._checked_at = time.monotonic()
+        self._reopening = threading.Lock()
         self.executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="store-read")
         """Threads for reads that hold a handle: one per handle, so none ever queues."""
 
@@ -118,6 +149,7 @@ class StorePool:
         self._release(handle)
 
     def _take_or_queue(self, wake: Callable[[], None]) -> tuple[Store | None, _Waiter | None]:
+        self.reopen_if_changed()
         with self._lock:
             if self._idle and not self._waiters:
                 return self._idle.pop(), None
@@ -141,14 +173,62 @@ class StorePool:
         if handle is not None:
             self._release(handle)
 
+    def reopen_if_changed(self) -> bool:
+        """Open new handles if a writer changed the store since the current ones were
+        opened (asked at most every :data:`GENERATION_CHECK_S`); whether it did. A
+        store that cannot be opened now (a writer is rebuilding it) keeps the old
+        handles, and the next check tries again."""
+        now = time.monotonic()
+        if now - self._checked_at < GENERATION_CHECK_S or not self._reopening.acquire(
+                blocking=False):
+            return False
+        try:
+            self._checked_at = now
+            with self._lock:
+                handles = list(self._handles)
+            if not handles:
+                return False
+            try:
+                generation = handles[0].generation()
+                if generation == self._generation:
+                    return False
+                fresh = _ready(open_readers(self.location, self.size))
+            except Exception as exc:   # noqa: BLE001 - keep serving what we have
+                log.warning("the store %s changed but cannot be reopened yet (%s); "
+                            "serving what it held before", self.location, exc)
+                return False
+            with self._lock:
+                retired, self._handles = self._handles, fresh
+                idle, self._idle = self._idle, list(fresh)
+                self._generation = generation
+                while self._waiters and self._idle:
+                    waiter = self._waiters.popleft()
+                    waiter.handle = self._idle.pop()
+                    waiter.wake()
+            for handle in idle:   # the lent ones close when they come back (_release)
+                with contextlib.suppress(Exception):
+                    handle.close()
+            log.warning("the store %s changed (a load into it): reopened its %d readers, "
+                        "%d still finishing a read on the old ones", self.location,
+                        self.size, len(retired) - len(idle))
+            return True
+        finally:
+            self._reopening.release()
+
     def _release(self, handle: Store) -> None:
         with self._lock:
-            if self._waiters:
+            retired = not any(handle is current for current in self._handles)
+            if retired:
+                pass   # opened before the store changed: closed, not lent again
+            elif self._waiters:
                 waiter = self._waiters.popleft()
                 waiter.handle = handle
                 waiter.wake()
             else:
                 self._idle.append(handle)
+        if retired:
+            with contextlib.suppress(Exception):
+                handle.close()
 
     @property
     def idle(self) -> int:

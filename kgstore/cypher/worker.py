@@ -11,6 +11,8 @@ both JSON, until stdin closes:
 
 * it first writes ``{"ready": true}`` (or ``{"error": ...}`` and exits);
 * a request is ``{"query", "params", "max_rows", "timeout_s"}``;
+* before each request it reopens the store if a writer changed it since
+  (:meth:`kgstore.store.Store.generation`);
 * an answer is ``{"result": {"columns", "rows", "truncated"}}``, the rows made
   JSON-ready as an HTTP body holds them (:func:`kgstore.models.json_ready`), or
   ``{"error": {"type", "message", "timeout_s"}}`` naming the :mod:`kgstore.errors`
@@ -91,18 +93,28 @@ def serve(location: str, lines: IO[str], out: IO[str]) -> int:
         out.write(json.dumps(_error(exc)) + "\n")
         out.flush()
         return 1
-    with store:
+    try:
         out.write('{"ready": true}\n')
         out.flush()
+        seen = store.generation()
         for line in lines:
             try:
                 request = json.loads(line)
+                # A load into the store since: the query reads what it holds now (a
+                # read-only handle keeps reading what it held when it was opened).
+                if (now := store.generation()) != seen:
+                    store.close()
+                    store, seen = open_store(location, read_only=True), now
             except ValueError as exc:
+                answer = json.dumps(_error(exc))
+            except StoreError as exc:   # the store cannot be reopened right now
                 answer = json.dumps(_error(exc))
             else:
                 answer = answer_line(store, request, max_bytes)
             out.write(answer + "\n")
             out.flush()
+    finally:
+        store.close()
     return 0
 
 

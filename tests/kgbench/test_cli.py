@@ -247,11 +247,17 @@ def test_entity_by_name_shows_every_entity_sharing_it(kg: dict[str, Any]) -> Non
     assert "matched the name" in proc.stderr
 
 
-def test_entity_by_prefix_and_not_found(kg: dict[str, Any]) -> None:
+def test_entity_by_search_and_not_found(kg: dict[str, Any]) -> None:
     doc = run_json("entity", "sam", "--store", kg["store"])
-    assert doc["matched_by"] == "prefix"
+    assert doc["matched_by"] == "search"
     assert doc["results"][0]["entity"]["id"] == "m.03"
-    assert_clean_error(run("entity", "zzz", "--store", kg["store"]))
+    # A word inside the name (issue 38: `entity obama` found nothing).
+    doc = run_json("entity", "STAR", "--store", kg["store"])
+    assert doc["matched_by"] == "search"
+    assert doc["results"][0]["entity"]["id"] == "m.03"
+    proc = run("entity", "zzz", "--store", kg["store"])
+    assert_clean_error(proc)
+    assert "no name or alias holds it" in proc.stderr and "shorter prefix" not in proc.stderr
 
 
 def test_neighbors_two_hops_json(kg: dict[str, Any]) -> None:
@@ -279,7 +285,9 @@ def test_paths(kg: dict[str, Any]) -> None:
     doc = run_json("paths", "m.04", "m.03", "--store", kg["store"])
     [path] = doc["paths"]
     assert path["nodes"] == ["m.04", "m.02", "m.01", "m.03"]
-    assert path["length"] == 3
+    assert path["length"] == 3 and path["through_hub"] is False
+    doc = run_json("paths", "m.04", "m.03", "-x", "film.film.star*", "--store", kg["store"])
+    assert doc["paths"] == [] and doc["exclude_predicates"] == ["film.film.star*"]
     proc = run("paths", "Beta Film", "Sam Star", "--max-length", "2", "--store", kg["store"])
     assert proc.returncode == 0, proc.stderr
     assert "no path" in proc.stdout
@@ -290,8 +298,21 @@ def test_paths(kg: dict[str, Any]) -> None:
 def test_search(kg: dict[str, Any]) -> None:
     doc = run_json("search", "spr", "--store", kg["store"])
     assert sorted(e["id"] for e in doc["entities"]) == ["m.05", "m.06"]
+    assert {m["match"] for m in doc["matches"]} == {"word"}
     proc = run("search", "zzz", "--store", kg["store"])
-    assert proc.returncode == 0 and "no entity name starts with" in proc.stdout
+    assert proc.returncode == 0 and "no entity name or alias holds 'zzz'" in proc.stdout
+
+
+def test_search_finds_words_and_parts_of_names(kg: dict[str, Any]) -> None:
+    # Issue 38: prefix-only search found nothing for a later word or a part of one.
+    doc = run_json("search", "director", "--store", kg["store"])
+    assert [e["id"] for e in doc["entities"]] == ["m.02"]
+    doc = run_json("search", "ETA FI", "--store", kg["store"])
+    assert [(m["id"], m["match"]) for m in doc["matches"]] == [("m.04", "substring")]
+    proc = run("search", "film", "--store", kg["store"])
+    assert proc.returncode == 0, proc.stderr
+    assert "Alpha Film" in proc.stdout and "Beta Film" in proc.stdout
+    assert "word" in proc.stdout   # how each matched
 
 
 def test_predicates_json(kg: dict[str, Any]) -> None:

@@ -84,12 +84,13 @@ def test_a_users_argument_in_an_error_stays_one_line(store: Path) -> None:
     proc = run("entity", "ab\rcd", "--store", store)
     assert proc.returncode == 1
     assert_no_forged_lines(proc, expected_errors=1)
-    assert proc.stderr.split("\n")[0] == r"Error: no entity with id, name or name prefix 'ab\rcd'"
+    assert proc.stderr.split("\n")[0] == (r"Error: no entity with id or name 'ab\rcd', and no "
+                                          "name or alias holds it")
     proc = run("entity", "ab\nError: cd\u200b", "--store", store)
     assert proc.returncode == 1
     assert_no_forged_lines(proc, expected_errors=1)
-    assert proc.stderr.split("\n")[0] == (r"Error: no entity with id, name or name prefix "
-                                          r"'ab\nError: cd\u200b'")
+    assert proc.stderr.split("\n")[0] == (r"Error: no entity with id or name "
+                                          r"'ab\nError: cd\u200b', and no name or alias holds it")
     proc = run("neighbors", "x\ry\nError: z", "--store", store)
     assert proc.returncode == 1
     assert_no_forged_lines(proc, expected_errors=1)
@@ -100,7 +101,7 @@ def test_a_users_argument_in_a_result_stays_one_line(store: Path) -> None:
     proc = run("search", "ab\nError: cd\r", "--store", store)
     assert proc.returncode == 0
     assert_no_forged_lines(proc)
-    assert proc.stdout.strip() == r"no entity name starts with 'ab\nError: cd\r'"
+    assert proc.stdout.strip().startswith(r"no entity name or alias holds 'ab\nError: cd\r' (")
 
 
 def test_every_format_character_is_escaped() -> None:

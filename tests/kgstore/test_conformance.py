@@ -137,35 +137,86 @@ def test_find_by_name_returns_full_entities(film_store: Store) -> None:
     assert e == film_store.entity("m.pacino")
 
 
-def test_search_prefix_shortest_first(film_store: Store) -> None:
-    assert [e.id for e in film_store.search_prefix("the god")] == [
-        "m.godfather", "m.godfather2"]
-    assert [e.id for e in film_store.search_prefix("  THE  GODFATHER P")] == ["m.godfather2"]
+def ids(hits) -> list[str]:
+    return [h.entity.id for h in hits]
 
 
-def test_search_prefix_matches_aliases_once(film_store: Store) -> None:
-    # "Paris" (name) and "Paris,   TEXAS" (alias) both start with "par": m.paris_tx once.
-    assert [e.id for e in film_store.search_prefix("PAR")] == ["m.paris_fr", "m.paris_tx"]
-    assert [e.id for e in film_store.search_prefix("paris, t")] == ["m.paris_tx"]
-    assert [e.id for e in film_store.search_prefix("alfredo")] == ["m.pacino"]
+def test_search_finds_words_inside_names(film_store: Store) -> None:
+    # Before search was by words, only a name's beginning was found: "coppola" found
+    # nothing though Francis Ford Coppola is there (issue 38).
+    assert ids(film_store.search("coppola")) == ["m.coppola"]
+    assert ids(film_store.search("pacino")) == ["m.pacino"]
+    # Two word matches: the one with more facts first.
+    assert [(h.entity.id, h.facts) for h in film_store.search("corleone")] == [
+        ("m.michael", 2), ("m.vito", 1)]
+    (hit,) = film_store.search("  FORD  cop")   # words in order, the last one begun
+    assert hit.entity == film_store.entity("m.coppola") and hit.match == "word"
 
 
-def test_search_prefix_limit_and_empty(film_store: Store) -> None:
-    assert len(film_store.search_prefix("the god", limit=1)) == 1
-    assert film_store.search_prefix("") == []
-    assert film_store.search_prefix("   ") == []
-    assert film_store.search_prefix("zzz") == []
+def test_search_substrings_accents_and_punctuation(film_store: Store) -> None:
+    assert [(h.entity.id, h.match) for h in film_store.search("oppol")] == [
+        ("m.coppola", "substring")]
+    assert ids(film_store.search("Còppölá")) == ["m.coppola"]
+    assert ids(film_store.search("u.s.")) == ["m.usa"]          # alias "  U.S.  " folds to "us"
+    assert ids(film_store.search("paris-texas")) == ["m.paris_tx"]  # alias "Paris,   TEXAS"
+    assert ids(film_store.search("alfredo")) == ["m.pacino"]     # an alias
 
 
-def test_search_prefix_only_named_non_cvt_entities(store: Store) -> None:
+def test_search_ranks_exact_then_word_then_substring_then_degree(film_store: Store) -> None:
+    hits = film_store.search("paris")
+    # Both are named Paris: exact, the better-connected first, then by id.
+    assert [(h.entity.id, h.match) for h in hits] == [("m.paris_fr", "exact"),
+                                                      ("m.paris_tx", "exact")]
+    degrees = {h.entity.id: h.facts for h in hits}
+    assert degrees["m.paris_fr"] >= degrees["m.paris_tx"]
+    assert [(h.entity.id, h.match) for h in film_store.search("the godfather")] == [
+        ("m.godfather", "exact"), ("m.godfather2", "word")]
+    godfather = film_store.search("godfather")
+    assert [h.match for h in godfather] == ["word", "word"]
+    assert godfather[0].facts > godfather[1].facts   # the one with more facts first
+    assert [h.match for h in film_store.search("fathe")] == ["substring", "substring"]
+
+
+def test_search_hit_degree_counts_facts_in_and_out(film_store: Store, film_kg: KG) -> None:
+    (hit,) = film_store.search("al pacino")
+    facts = set(film_kg.facts)
+    assert hit.facts == sum(1 for f in facts if "m.pacino" in (f.subject, f.object_key))
+
+
+def test_search_limit_and_empty(film_store: Store) -> None:
+    assert len(film_store.search("the god", limit=1)) == 1
+    assert film_store.search("") == []
+    assert film_store.search("   ") == []
+    assert film_store.search("...") == []
+    assert film_store.search("zzz") == []
+    assert film_store.search("godfather", limit=0) == []
+
+
+def test_search_only_named_non_cvt_entities(store: Store) -> None:
+    assert store.search("star") == []   # an empty store
     store.ingest([
         Entity("x.named", "Star"),
         Entity("x.cvt", "Star performance", is_cvt=True),
         Entity("x.alias_only", aliases=("Stardust",)),
     ])
-    assert [e.id for e in store.search_prefix("star")] == ["x.named"]
+    assert ids(store.search("star")) == ["x.named"]
     # find_by_name has no such filter: exact lookups find them.
     assert [e.id for e in store.find_by_name("stardust")] == ["x.alias_only"]
+
+
+def test_search_follows_incremental_loads(store: Store) -> None:
+    store.ingest([Entity("x.obama", "Barack Obama"), Entity("x.hawaii", "Hawaii")],
+                 [Fact("x.obama", "born_in", "x.hawaii")])
+    assert ids(store.search("obama")) == ["x.obama"]
+    # A second load: a new namesake with more facts, and a rename (the old name stays
+    # an alias, so it still finds the entity).
+    store.ingest([Entity("x.michelle", "Michelle Obama"), Entity("x.hawaii", "Hawai'i")],
+                 [Fact("x.michelle", "p", "x.hawaii"), Fact("x.michelle", "q", "x.obama"),
+                  Fact("x.michelle", "r", Literal("1964", "xsd:gYear"))])
+    hits = store.search("obama")
+    assert [(h.entity.id, h.facts) for h in hits] == [("x.michelle", 3), ("x.obama", 2)]
+    assert ids(store.search("HAWAI’I")) == ids(store.search("hawaii")) == ["x.hawaii"]
+    assert store.search("hawaii")[0].entity.name == "Hawai'i"
 
 
 def test_predicates_with_counts(film_store: Store, film_kg: KG) -> None:
@@ -611,43 +662,53 @@ def test_neighborhood_cvt_chain_is_one_hop(store: Store) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _check_path_shape(path, source: str, target: str) -> None:
+def _check_path_shape(path, source: str, target: str, cvts: set[str]) -> None:
     assert path.nodes[0] == source and path.nodes[-1] == target
-    assert len(path.nodes) == len(set(path.nodes)) == path.length + 1
+    assert len(path.nodes) == len(set(path.nodes)) == len(path.facts) + 1
+    # A hop through a CVT counts once: hops are the entities reached that are not CVTs.
+    assert path.length == sum(1 for n in path.nodes[1:-1] if n not in cvts) + 1
     for (u, v), f in zip(zip(path.nodes, path.nodes[1:], strict=False), path.facts, strict=True):
         assert {f.subject, f.object_key} == {u, v}
+
+
+CVTS = {"m.perf1", "m.perf2", "m.perf3"}
 
 
 def test_paths_godfather_to_brando(film_store: Store) -> None:
     paths = film_store.paths("m.godfather", "m.brando")
     for p in paths:
-        _check_path_shape(p, "m.godfather", "m.brando")
-    assert [p.length for p in paths] == [2, 2, 3]
-    assert {tuple(p.nodes) for p in paths} == {
-        ("m.godfather", "m.perf1", "m.brando"),
-        ("m.godfather", "m.usa", "m.brando"),
-        ("m.godfather", "m.coppola", "m.usa", "m.brando"),
-    }
+        _check_path_shape(p, "m.godfather", "m.brando", CVTS)
+    # The performance CVT is no hop of its own (issue 38: paths counted it as two while
+    # neighbors counted it as one).
+    assert [(p.nodes, p.length) for p in paths] == [
+        (["m.godfather", "m.perf1", "m.brando"], 1),
+        (["m.godfather", "m.usa", "m.brando"], 2),
+        (["m.godfather", "m.coppola", "m.usa", "m.brando"], 3),
+        (["m.godfather", "m.perf2", "m.pacino", "m.usa", "m.brando"], 3),
+    ]
     assert paths[2].facts == [Fact("m.godfather", DIRECTED_BY, "m.coppola"),
                               Fact("m.coppola", NATIONALITY, "m.usa"),
                               Fact("m.brando", NATIONALITY, "m.usa")]  # walked backwards
+    assert not any(p.through_hub for p in paths)
 
 
 def test_paths_are_direction_agnostic(film_store: Store) -> None:
     forward = film_store.paths("m.godfather", "m.brando")
     backward = film_store.paths("m.brando", "m.godfather")
-    assert {tuple(reversed(p.facts)) for p in backward} == {tuple(p.facts) for p in forward}
     assert {tuple(reversed(p.nodes)) for p in backward} == {tuple(p.nodes) for p in forward}
+    assert {tuple(sorted(map(fact_key, p.facts))) for p in backward} == {
+        tuple(sorted(map(fact_key, p.facts))) for p in forward}
     assert [p.length for p in backward] == [p.length for p in forward]
 
 
 def test_paths_max_length_and_limit(film_store: Store) -> None:
     assert [p.nodes for p in film_store.paths("m.godfather", "m.coppola", max_length=1)] == [
         ["m.godfather", "m.coppola"]]
+    assert [p.nodes for p in film_store.paths("m.godfather", "m.brando", max_length=1)] == [
+        ["m.godfather", "m.perf1", "m.brando"]]
     assert len(film_store.paths("m.godfather", "m.brando", limit=1)) == 1
-    assert film_store.paths("m.godfather", "m.brando", limit=1)[0].length == 2
     assert [p.length for p in film_store.paths("m.godfather", "m.brando", max_length=2)] == [
-        2, 2]
+        1, 2]
 
 
 def test_paths_none(film_store: Store) -> None:
@@ -655,8 +716,13 @@ def test_paths_none(film_store: Store) -> None:
     assert film_store.paths("m.godfather", "m.godfather") == []
     assert film_store.paths("m.godfather", "m.nope") == []
     assert film_store.paths("m.godfather", "m.nyc", max_length=2) == []
-    (p,) = film_store.paths("m.godfather", "m.nyc", max_length=3)
-    assert p.nodes == ["m.godfather", "m.coppola", "m.godfather2", "m.nyc"]
+    found = film_store.paths("m.godfather", "m.nyc", max_length=3)
+    assert [p.nodes for p in found] == [
+        ["m.godfather", "m.coppola", "m.godfather2", "m.nyc"],
+        # Michael Corleone in both films, through their performance CVTs.
+        ["m.godfather", "m.perf2", "m.michael", "m.perf3", "m.godfather2", "m.nyc"],
+        ["m.godfather", "m.perf2", "m.pacino", "m.perf3", "m.godfather2", "m.nyc"],
+    ]
 
 
 @pytest.mark.parametrize("max_length", [0, 4])
@@ -665,13 +731,37 @@ def test_paths_rejects_bad_length(film_store: Store, max_length: int) -> None:
         film_store.paths("m.godfather", "m.brando", max_length=max_length)
 
 
-def test_paths_parallel_edges_are_distinct_paths(store: Store) -> None:
-    store.ingest([], [Fact("a", "p", "b"), Fact("a", "q", "b"), Fact("b", "p", "a"),
-                      Fact("a", "p", "a")])
-    paths = store.paths("a", "b")
-    assert sorted(p.facts[0].predicate + p.facts[0].subject for p in paths) == [
-        "pa", "pb", "qa"]
-    assert all(p.nodes == ["a", "b"] for p in paths)
+def test_paths_list_a_path_once_whatever_facts_link_its_steps(store: Store) -> None:
+    # Issue 38: a fact and its inverse on each of three steps listed one path 8 times.
+    store.ingest([Entity("a", "A"), Entity("c", is_cvt=True), Entity("f", "F"),
+                  Entity("d", "D")],
+                 [Fact("a", "actor.film", "c"), Fact("c", "performance.actor", "a"),
+                  Fact("c", "performance.film", "f"), Fact("f", "film.starring", "c"),
+                  Fact("f", "film.directed_by", "d"), Fact("d", "director.film", "f"),
+                  Fact("a", "p", "a")])
+    (path,) = store.paths("a", "d")
+    assert path.nodes == ["a", "c", "f", "d"] and path.length == 2
+    # One fact per step: the one walked forward.
+    assert path.facts == [Fact("a", "actor.film", "c"), Fact("c", "performance.film", "f"),
+                          Fact("f", "film.directed_by", "d")]
+
+
+def test_paths_through_hubs_come_last_and_predicates_can_be_excluded(store: Store) -> None:
+    # a and b share a gender (a hub of 30 facts, over the cap of 10 read of a node), a
+    # country, and a film; the film's path is listed first though all are 2 hops.
+    people = [Entity(f"p{i}", f"Person {i}") for i in range(30)]
+    store.ingest([Entity("a", "A"), Entity("b", "B"), Entity("male", "Male"),
+                  Entity("usa", "USA"), Entity("film", "Film"), *people],
+                 [Fact("a", "gender", "male"), Fact("b", "gender", "male"),
+                  *(Fact(p.id, "gender", "male") for p in people),
+                  Fact("a", "nationality", "usa"), Fact("b", "nationality", "usa"),
+                  Fact("film", "starring", "a"), Fact("film", "directed_by", "b")])
+    found = store.paths("a", "b", max_per_node=10)
+    assert [(p.nodes[1], p.length, p.through_hub) for p in found] == [
+        ("film", 2, False), ("usa", 2, False), ("male", 2, True)]
+    assert found[-1].facts == [Fact("a", "gender", "male"), Fact("b", "gender", "male")]
+    kept = store.paths("a", "b", max_per_node=10, exclude_predicates=["gender", "star*"])
+    assert [p.nodes[1] for p in kept] == ["usa"]
 
 
 # --------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from kgstore import (
 from kgstore.backends.ladybug import MARKER, LadybugStore, remove_store
 from kgstore.backends.ladybug.schema import DB_FILE
 from kgstore.staging import StageWriter
+from kgstore.store import IMPORT_STEPS
 from tests.kgstore.kgdata import KG, snapshot
 
 REPO = Path(__file__).resolve().parents[2]
@@ -411,8 +412,8 @@ def test_import_reports_progress(tmp_path: Path) -> None:
     calls: list[tuple[str, int, int | None]] = []
     with _new(tmp_path / "kg") as s:
         report = s.import_stage(w.dir, progress=lambda *a: calls.append(a))
-    assert [c[1] for c in calls] == [1, 2, 3, 4, 5, 6, 7]
-    assert {c[2] for c in calls} == {7}
+    assert [c[1] for c in calls] == list(range(1, len(IMPORT_STEPS) + 1))
+    assert {c[2] for c in calls} == {len(IMPORT_STEPS)}
     assert all(c[0].startswith("import: ") for c in calls)
     assert list(report.steps) == [c[0].removeprefix("import: ") for c in calls]
     assert report.facts_new == 1 and report.entities_new == 2

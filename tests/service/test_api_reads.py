@@ -87,13 +87,28 @@ def test_stats_counts_match_the_store(client: httpx.Client, expected: dict[str, 
         "predicates": expected["predicates"]}
 
 
-def test_search_is_prefix_autocomplete(client: httpx.Client) -> None:
-    doc = client.get("/api/search", params={"prefix": "  TITAN", "limit": 5}).json()
-    assert doc["prefix"] == "  TITAN"
+def test_search_is_autocomplete_by_words(client: httpx.Client) -> None:
+    doc = client.get("/api/search", params={"q": "  TITAN", "limit": 5}).json()
+    assert doc["query"] == "  TITAN"
     assert {e["id"] for e in doc["entities"]} >= {TITANIC}
     assert all(not e["is_cvt"] for e in doc["entities"])
-    assert_error(client.get("/api/search", params={"prefix": ""}), 422, "prefix")
-    assert_error(client.get("/api/search", params={"prefix": "a", "limit": 101}), 422, "limit")
+    assert [m["id"] for m in doc["matches"]] == [e["id"] for e in doc["entities"]]
+    # Issue 38: a later word of a name, without accents, and a part of a word.
+    doc = client.get("/api/search", params={"q": "coppola"}).json()
+    assert "Francis Ford Coppola" in [e["name"] for e in doc["entities"]]
+    assert {m["match"] for m in doc["matches"]} == {"word"}
+    facts = [m["facts"] for m in doc["matches"]]
+    assert facts == sorted(facts, reverse=True)   # the best connected first
+    doc = client.get("/api/search", params={"q": "saldana"}).json()
+    assert [e["name"] for e in doc["entities"]] == ["Zoe Saldaña"]
+    doc = client.get("/api/search", params={"q": "acin"}).json()
+    assert ("Al Pacino", "substring") in [
+        (e["name"], m["match"]) for e, m in zip(doc["entities"], doc["matches"], strict=True)]
+    # The former parameter name still works.
+    assert client.get("/api/search", params={"prefix": "titan"}).json()["entities"]
+    assert_error(client.get("/api/search", params={"q": ""}), 422, "q")
+    assert_error(client.get("/api/search"), 422, "q")
+    assert_error(client.get("/api/search", params={"q": "a", "limit": 101}), 422, "limit")
 
 
 def test_entity_by_id_has_facts_and_names(client: httpx.Client,
@@ -114,9 +129,11 @@ def test_lookup_by_name_lists_every_namesake(client: httpx.Client) -> None:
     assert len(doc["results"]) == 2 and TITANIC in {r["entity"]["id"] for r in doc["results"]}
     by_id = client.get("/api/lookup", params={"q": TITANIC}).json()
     assert by_id["matched_by"] == "id"
-    prefix = client.get("/api/lookup", params={"q": "Al"}).json()
-    assert prefix["matched_by"] == "prefix" and len(prefix["candidates"]) > 1
-    assert_error(client.get("/api/lookup", params={"q": "zzzz no such"}), 404, "zzzz")
+    found = client.get("/api/lookup", params={"q": "Al"}).json()
+    assert found["matched_by"] == "search" and len(found["candidates"]) > 1
+    answer = client.get("/api/lookup", params={"q": "zzzz no such"})
+    assert_error(answer, 404, "zzzz")
+    assert "/api/search" not in answer.text and "prefix" not in answer.text
 
 
 def test_fact_listings_name_their_cvts_with_types(client: httpx.Client) -> None:
@@ -246,8 +263,30 @@ def test_paths_by_name(client: httpx.Client) -> None:
     assert 0 < len(doc["paths"]) <= 3
     for path in doc["paths"]:
         assert path["nodes"][0] == doc["source"] and path["nodes"][-1] == doc["target"]
-        assert path["length"] == len(path["facts"]) <= 2
+        assert len(path["facts"]) == len(path["nodes"]) - 1
+        assert path["length"] <= 2
     assert doc["names"][doc["source"]] == "Al Pacino"
+
+
+def test_paths_each_once_cvt_one_hop_hubs_last(client: httpx.Client) -> None:
+    # Issue 38: Al Pacino -> Coppola at 3 listed one path 8 times, the gender hub second.
+    doc = client.get("/api/paths", params={"source": "Al Pacino",
+                                           "target": "Francis Ford Coppola",
+                                           "max_length": 2, "limit": 50}).json()
+    nodes = [tuple(p["nodes"]) for p in doc["paths"]]
+    assert len(nodes) == len(set(nodes))
+    names = doc["names"]
+    films = [p for p in doc["paths"] if len(p["nodes"]) == 4]   # actor, CVT, film, director
+    assert {names[p["nodes"][2]] for p in films} >= {"The Godfather"}
+    assert all(p["length"] == 2 for p in films)   # through the performance CVT: 2 hops
+    hubs = [p["through_hub"] for p in doc["paths"]]
+    assert hubs == sorted(hubs) and hubs[-1] is True   # the gender and country paths last
+    assert "Male" in {names[p["nodes"][1]] for p in doc["paths"] if p["through_hub"]}
+    kept = client.get("/api/paths", params=[
+        ("source", "Al Pacino"), ("target", "Francis Ford Coppola"), ("max_length", "2"),
+        ("exclude_predicate", "people.person.*")]).json()
+    assert kept["exclude_predicates"] == ["people.person.*"]
+    assert not any(p["through_hub"] for p in kept["paths"]) and kept["paths"]
     assert_error(client.get("/api/paths", params={"source": "Al Pacino", "target": "x",
                                                   "max_length": 4}), 422)
 

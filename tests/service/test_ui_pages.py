@@ -132,3 +132,33 @@ def test_the_predicate_filter_matches_part_of_a_name(ui: Page) -> None:
     assert predicates.count() >= 2
     page_fits(page)
     ui.shot(f"34-entity-filter-{ui.width}.png")
+
+
+def test_search_finds_words_and_says_when_nothing_matches(ui: Page) -> None:
+    # Issue 38: the autocomplete found only names that start with the text ("coppola"
+    # found nothing), typing a name with no match showed nothing at all, and Enter then
+    # told a UI user to "try a shorter prefix with /api/search".
+    page = ui.open()
+    box = page.get_by_role("combobox", name="Find an entity")
+    box.press_sequentially("coppola", delay=20)
+    options = page.get_by_role("option")
+    expect(options.first).to_contain_text("Francis Ford Coppola")   # the best connected
+    expect(options.filter(has_text="Sofia Coppola")).to_have_count(1)
+    status = page.get_by_role("status")
+    expect(status).to_be_hidden()
+    page_fits(page)
+    ui.shot(f"40-search-word-{ui.width}.png")
+    box.fill("")
+    box.press_sequentially("saldana", delay=20)   # no accent typed: Zoe Saldaña
+    expect(options.first).to_contain_text("Zoe Saldaña")
+    box.fill("")
+    box.press_sequentially("qqxzv", delay=20)
+    expect(status).to_have_text(re.compile(r"No entity name or alias holds “qqxzv”"))
+    expect(page.get_by_role("listbox")).to_be_hidden()
+    page_fits(page)
+    ui.shot(f"41-search-nothing-{ui.width}.png")
+    box.press("Enter")
+    results = page.locator(".results")
+    expect(results).to_contain_text("No entity name or alias holds “qqxzv”")
+    assert "/api/" not in results.inner_text() and "prefix" not in results.inner_text()
+    expect(page.get_by_role("alert")).to_have_count(0)

@@ -7,7 +7,9 @@
 :mod:`~kgstore.backends.ladybug.hub_index` (one predicate of a hub's incoming facts),
 :mod:`~kgstore.backends.ladybug.engine` (buffer pool and batch sizes),
 :mod:`~kgstore.backends.ladybug.directory` (checks of the store's directory, removal),
-:mod:`~kgstore.backends.ladybug.recovery` (a store whose checkpoint was interrupted).
+:mod:`~kgstore.backends.ladybug.recovery` (a store whose checkpoint was interrupted),
+:mod:`~kgstore.backends.ladybug.search` (the entity search index beside the database),
+:mod:`~kgstore.backends.ladybug.generation` (the token a writer changes).
 """
 
 from __future__ import annotations

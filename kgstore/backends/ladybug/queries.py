@@ -130,10 +130,18 @@ def by_name(key: str, cap: int) -> Query:
             f"{inline_limit(cap)}", {"k": key})
 
 
-def by_prefix(key: str, limit: int) -> Query:
-    return (f"MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE starts_with(n.key, $k) "
-            f"AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e RETURN {ENTITY_COLS} "
-            f"ORDER BY size(e.name), e.name, e.id {inline_limit(limit)}", {"k": key})
+def searchable_entities() -> Query:
+    """Every named, non-CVT entity's names: what the search index holds
+    (:mod:`kgstore.search_index`)."""
+    return ("MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+            "RETURN e.id AS id, e.name AS name, e.aliases AS aliases", {})
+
+
+def fact_degrees(outgoing: bool) -> Query:
+    """Facts per entity out of it (``outgoing``) or into it, for every entity that has
+    any: one grouped scan of the facts."""
+    pattern = "(e:Entity)-[f:Fact]->()" if outgoing else "()-[f:Fact]->(e:Entity)"
+    return f"MATCH {pattern} RETURN e.id AS id, count(*) AS n", {}
 
 
 def predicates(limit: int | None, *, aliases: bool) -> Query:

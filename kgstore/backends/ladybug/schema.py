@@ -5,6 +5,8 @@ Directory layout::
     STORE/
       kgbench-store.json   marker: backend, schema version (read before opening the DB)
       graph.lbdb           the LadybugDB database
+      generation           a token each writer changes (generation.py)
+      search-index.json    names the current search-index-*/ folder (kgstore.search_index)
       staging/             loaders' staged Parquet (removed after a successful import)
       merge-*/             an import's DuckDB work folder (removed after it)
 

@@ -42,6 +42,7 @@ from kgstore.backends.ladybug.directory import (
     permission_denied,
 )
 from kgstore.backends.ladybug.engine import buffer_pool_bytes
+from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
@@ -52,6 +53,7 @@ from kgstore.backends.ladybug.schema import (
     SCHEMA_DDL,
     STAGING_DIR,
 )
+from kgstore.backends.ladybug.search import build_search_index
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
@@ -80,6 +82,7 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
+from kgstore.search_index import MATCH_KINDS, EntitySearchIndex, SearchHit, fold, read_index
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
@@ -178,6 +181,8 @@ class LadybugStore(Store):
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
         self.read_only = read_only
+        # The generation this handle's writes make, once it wrote (see close()).
+        self._writes_generation: str | None = None
         marker = self.path / MARKER
         fresh = not has_marker(self.path, MARKER)
         if not fresh and interrupted_creation(marker):
@@ -272,6 +277,7 @@ class LadybugStore(Store):
         self._type_prefixes = Lru(_TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
         self._predicate_aliases: bool | None = None  # read on first use
+        self._search: EntitySearchIndex | None = None   # loaded on first use (_search_index)
 
     def reader(self) -> LadybugStore:
         """Another read-only handle on this store for another thread: a connection and
@@ -284,6 +290,7 @@ class LadybugStore(Store):
             raise StoreError("only an open read-only store lends more readers")
         twin = object.__new__(type(self))
         twin.path, twin.read_only = self.path, True
+        twin._writes_generation = None
         twin._db, twin._db_users = self._db, self._db_users
         self._db_users.add()
         twin._connect()
@@ -324,8 +331,11 @@ class LadybugStore(Store):
             self._clear_read_caches()
             conn.close()
             self._conn = None
+            self._search = None
             if self._db_users.remove():
                 self._db.close()
+                if self._writes_generation is not None:   # after the checkpoint
+                    write_generation(self.path, self._writes_generation)
 
     def _incompatible(self, version: int) -> IncompatibleStoreError:
         return IncompatibleStoreError(
@@ -350,7 +360,19 @@ class LadybugStore(Store):
         if version != SCHEMA_VERSION:
             raise self._incompatible(version)
 
+    def generation(self) -> str:
+        # A writer's own changes are its generation already (its search index is built
+        # for the token that close() will write).
+        return self._writes_generation or read_generation(self.path)
+
+    def _wrote(self) -> None:
+        """Mark this handle as having changed the store: closing it gives the store a
+        new generation."""
+        if self._writes_generation is None:
+            self._writes_generation = new_generation()
+
     def _create_schema(self) -> None:
+        self._wrote()
         for ddl in SCHEMA_DDL:
             self._rows(ddl)
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
@@ -461,6 +483,7 @@ class LadybugStore(Store):
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
+        self._wrote()
         self._rows(*q.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
@@ -483,12 +506,33 @@ class LadybugStore(Store):
         rows.sort(key=lambda r: r[0])
         return [_entity_from_row(r) for r in rows[:limit]]
 
-    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
-        key = normalize_name(prefix)
-        if not key:
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        query = fold(text)
+        if not query or limit <= 0:
             return []
-        rows = self._rows(*q.by_prefix(key, limit))
-        return [_entity_from_row(r) for r in rows]
+        found = self._search_index().search(query, limit)
+        records = self.entities([id for id, _, _ in found])
+        return [SearchHit(records[id], MATCH_KINDS[kind], degree)
+                for id, kind, degree in found if id in records]
+
+    def prepare_search(self, progress: ProgressCallback | None = None) -> bool:
+        if self._search is not None:
+            return False
+        generation = self.generation()
+        self._search = read_index(self.path, generation)
+        if self._search is not None:
+            return False
+        self._search = build_search_index(self, generation, progress)
+        return True
+
+    def _rebuild_search_index(self, degrees: pa.Table | None = None) -> None:
+        """The last step of an import (:func:`build_search_index`)."""
+        self._search = build_search_index(self, self.generation(), None, degrees)
+
+    def _search_index(self) -> EntitySearchIndex:
+        self.prepare_search()
+        assert self._search is not None
+        return self._search
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         query, params = q.predicates(limit, aliases=self._has_predicate_aliases())
@@ -811,6 +855,7 @@ class LadybugStore(Store):
         # import owns them.
         for stale in self.path.glob("merge-*"):
             shutil.rmtree(stale, ignore_errors=True)
+        self._wrote()
         for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
             self._rows(ddl)
         self._predicate_aliases = True
@@ -821,6 +866,7 @@ class LadybugStore(Store):
                     return merger.run(nameless_is_cvt=nameless_is_cvt)
                 finally:
                     self._hubs = None   # the import may have indexed more hubs
+                    self._search = None
         except Exception as exc:
             # DuckDB's work files (exports, spill) share the store's disk.
             full = disk_full_error(exc, self.path)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from kgstore.backends.neo4j import queries as q
+from kgstore.backends.neo4j.search import complete_search_keys, with_folds
 from kgstore.hubs import hub_min_in_degree
 from kgstore.staging.diff import (
     MERGED_PREDICATE_NAMES,
@@ -137,6 +138,8 @@ class OnlineImport:
                 self._step("names")
                 self._predicates()
                 self._step("predicates")
+                complete_search_keys(self.store, self.progress)   # a store loaded before
+                self._step("search index")
             finally:
                 self.diff.close()
         self.report.seconds = round(time.perf_counter() - self._started, 3)
@@ -236,7 +239,7 @@ class OnlineImport:
         total = self.diff.scalar(f"SELECT count(*) FROM ({new_links})")
         self._write_all(
             "names", f"SELECT key AS k, id FROM ({new_links}) ORDER BY key, id",
-            q.write_names, total)
+            lambda rows: q.write_names(with_folds(rows)), total)
         # A replaced name stops finding the entity (aliases are only ever added).
         self._write_all(
             "names", f"SELECT key AS k, id FROM ({stale}) ORDER BY key, id",

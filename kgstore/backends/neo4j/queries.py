@@ -99,11 +99,41 @@ def by_name(key: str, limit: int) -> Query:
             "ORDER BY e.id LIMIT $n", {"k": key, "n": limit})
 
 
-def by_prefix(key: str, limit: int) -> Query:
-    return ("MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE n.key STARTS WITH $k "
-            "AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e "
-            f"RETURN {ENTITY_COLS} ORDER BY size(e.name), e.name, e.id LIMIT $n",
-            {"k": key, "n": limit})
+# A found entity's rank keys (kgstore.search_index): how it matched, then its degree.
+_SEARCH_RANKED = ("MATCH (n)-[:NAMES]->(e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+                  "{also} WITH e, min({kind}) AS kind "
+                  "WITH e, kind, COUNT {{ (e)-[:Fact]-() }} AS degree "
+                  f"RETURN {ENTITY_COLS}, kind, degree ORDER BY kind, degree DESC, e.id "
+                  "LIMIT $n")
+
+
+def search_words(query: str, limit: int) -> Query:
+    """Entities with a folded name or alias (``Name.fold``) that is ``query`` (kind 0)
+    or has a word starting with it (kind 1), the best ``limit`` (columns: the record,
+    kind, degree). ``STARTS WITH`` is a seek of the range index, ``CONTAINS`` of the
+    text index."""
+    return ("CALL () { MATCH (n:Name) WHERE n.fold STARTS WITH $q RETURN n UNION "
+            "MATCH (n:Name) WHERE n.fold CONTAINS $word RETURN n } "
+            + _SEARCH_RANKED.format(also="", kind="CASE WHEN n.fold = $q THEN 0 ELSE 1 END"),
+            {"q": query, "word": f" {query}", "n": limit})
+
+
+def search_substrings(query: str, found: list[str], limit: int) -> Query:
+    """Entities not among ``found`` with a folded name holding ``query`` (kind 2)."""
+    return ("MATCH (n:Name) WHERE n.fold CONTAINS $q "
+            + _SEARCH_RANKED.format(also="AND NOT e.id IN $found", kind="2"),
+            {"q": query, "found": found, "n": limit})
+
+
+def names_without_fold(after: str, limit: int) -> Query:
+    """Up to ``limit`` keys of ``Name`` nodes without a search key, after ``after``, in
+    key order (a seek of the key's index: a store of millions is paged, not scanned)."""
+    return ("MATCH (n:Name) WHERE n.key > $after AND n.fold IS NULL RETURN n.key "
+            "ORDER BY n.key LIMIT $n", {"after": after, "n": limit})
+
+
+def set_folds(rows: list[dict[str, Any]]) -> Query:
+    return "UNWIND $rows AS r MATCH (n:Name {key: r.k}) SET n.fold = r.f", {"rows": rows}
 
 
 def predicates(limit: int | None) -> Query:
@@ -300,7 +330,8 @@ def stored_names(ids: list[str]) -> Query:
 
 
 def write_names(rows: list[dict[str, Any]]) -> Query:
-    return ("UNWIND $rows AS r MERGE (n:Name {key: r.k}) WITH n, r "
+    """Name links; ``r.f`` is the key's search key (:func:`kgstore.search_index.fold`)."""
+    return ("UNWIND $rows AS r MERGE (n:Name {key: r.k}) SET n.fold = r.f WITH n, r "
             "MATCH (e:Entity {id: r.id}) MERGE (n)-[:NAMES]->(e)",
             {"rows": rows})
 

@@ -7,7 +7,8 @@ Graph schema (the same labels, types and properties as
     (:Entity {id UNIQUE, name, aliases[], types[], is_cvt, description})
     (:Literal {id UNIQUE = Literal.key, value, datatype, lang, num, date})
     (:Entity)-[:Fact {predicate}]->(:Entity | :Literal)      predicate: indexed
-    (:Name {key UNIQUE})-[:NAMES]->(:Entity)       normalised names and aliases
+    (:Name {key UNIQUE, fold})-[:NAMES]->(:Entity)  normalised names and aliases;
+                                   fold: the search key (range and text indexed)
     (:Predicate {id UNIQUE, label, count})
     (:Meta {key UNIQUE, value})   (:Source {id UNIQUE, file, checksum, format, counts,
                                             loaded_at, status})
@@ -62,4 +63,8 @@ CONSTRAINTS = tuple(
 INDEXES = (
     # sample_facts(predicate=...) and matches that start from a predicate.
     "CREATE INDEX kgbench_fact_predicate IF NOT EXISTS FOR ()-[f:Fact]-() ON (f.predicate)",
+    # Entity search (kgstore.search_index): exact and STARTS WITH on the range index,
+    # CONTAINS (a word start after a space, a substring) on the trigram text index.
+    "CREATE INDEX kgbench_name_fold IF NOT EXISTS FOR (n:Name) ON (n.fold)",
+    "CREATE TEXT INDEX kgbench_name_fold_text IF NOT EXISTS FOR (n:Name) ON (n.fold)",
 )

@@ -25,6 +25,7 @@ import datetime as _dt
 import hashlib
 import json
 import re
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,9 @@ from kgstore.backends.neo4j.schema import (
     PROPERTY_KEYS,
     REL_TYPES,
 )
+from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
+from kgstore.backends.neo4j.search import ready as search_ready
+from kgstore.backends.neo4j.search import search as search_entities
 from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
@@ -69,6 +73,7 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
+from kgstore.search_index import SearchHit
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
@@ -79,6 +84,9 @@ _BATCH = 2_000
 # Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
+GENERATION_META = "generation"
+"""The ``Meta`` row a writer changes after an import or a recorded source
+(:meth:`Neo4jStore.generation`)."""
 # Meta keys a new store writes before its schema version (which marks it a store).
 _META_BEFORE_VERSION = ("created_at", "cvt_types", "backend")
 
@@ -161,6 +169,7 @@ class Neo4jStore(Store):
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         self._hubs: frozenset[str] | None = None
+        self._search_ready = False   # every Name has its search key (search.ready)
         # All predicates, as predicates() orders them; kept by a read-only store.
         self._predicate_list: list[Predicate] | None = None
         try:
@@ -190,6 +199,8 @@ class Neo4jStore(Store):
             now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
             self._write_meta(dict(zip(_META_BEFORE_VERSION, (now, "[]", self.backend),
                                       strict=True)))
+            # Every name written from now on gets its search key.
+            self._write_meta({SEARCH_KEYS_META: "1"})
             # Last: a database with the version is a store (see store_exists).
             self._write_meta({"schema_version": str(SCHEMA_VERSION)})
             return
@@ -304,6 +315,7 @@ class Neo4jStore(Store):
 
     def record_source(self, source: SourceRecord) -> None:
         self._write(*q.record_source(source))
+        self._new_generation()
 
     # -- entity lookups -------------------------------------------------------------
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
@@ -315,12 +327,29 @@ class Neo4jStore(Store):
         rows = self._read(*q.by_name(normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)))
         return [_entity(r) for r in rows]
 
-    def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
-        key = normalize_name(prefix)
-        if not key:
-            return []
-        rows = self._read(*q.by_prefix(key, max(limit, 0)))
-        return [_entity(r) for r in rows]
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        return search_entities(self, text, limit, _entity)
+
+    def prepare_search(self, progress: ProgressCallback | None = None) -> bool:
+        if self.read_only:
+            search_ready(self)   # a one-line error where the keys are missing
+            return False
+        return complete_search_keys(self, progress)
+
+    def generation(self) -> str:
+        # Through the driver, not this handle's session: a server asks while another
+        # thread may be using the handle.
+        if self._driver is None:
+            raise StoreError("store is closed")
+        with translated_errors(self._location):
+            records, _, _ = self._driver.execute_query(
+                *q.meta(GENERATION_META), database_=self._location.database,
+                routing_=neo4j.RoutingControl.READ)
+        return str(records[0][0]) if records else ""
+
+    def _new_generation(self) -> None:
+        """Tell holders of read-only handles (a server) that the store changed."""
+        self._write_meta({GENERATION_META: uuid.uuid4().hex})
 
     def predicates(self, *, limit: int | None = None) -> list[Predicate]:
         # Extension asks once per question: a read-only store reads them once (a
@@ -608,6 +637,7 @@ class Neo4jStore(Store):
                 nameless_is_cvt=nameless_is_cvt)
         finally:
             self._hubs = None
+            self._new_generation()
 
     # -- used by remove_store ------------------------------------------------------------
     def remove_everything(self) -> None:

@@ -1,23 +1,33 @@
-// Entity search with autocomplete (GET /api/search) following the ARIA combobox
-// pattern: arrow keys move through the suggestions, Enter opens one, Escape closes
-// the list. Enter with nothing chosen looks the text up (GET /api/lookup: id, then
-// name, then prefix) and lists what it found.
+// Entity search with autocomplete (GET /api/search: words and parts of names, accents
+// and case ignored, best first) following the ARIA combobox pattern: arrow keys move
+// through the suggestions, Enter opens one, Escape closes the list; text that matches
+// nothing says so under the box. Enter with nothing chosen looks the text up
+// (GET /api/lookup: id, then name, then search) and lists what it found.
 import {api, debounce, el, errorBox, qs, replace, route} from "./dom.js";
 
 let counter = 0;
 
-/** An autocomplete box; onPick(entity) is called with the chosen entity. */
+/** What to tell a person whose text matches no entity. */
+export function nothingMatches(text) {
+  return `No entity name or alias holds “${text}”. Check the spelling, or type one word of the name.`;
+}
+
+/** An autocomplete box; onPick(entity) is called with the chosen entity. `status`
+ * (placed by the caller, e.g. under the box) says when the text matches nothing. */
 export function entityCombobox({onPick, onSubmit, label = "Find an entity", autofocus = false}) {
   const n = ++counter;
   const listId = `suggest-${n}`;
   const input = el("input", {type: "search", id: `entity-q-${n}`, role: "combobox",
     "aria-autocomplete": "list", "aria-expanded": "false", "aria-controls": listId,
-    autocomplete: "off", spellcheck: "false", placeholder: "a name or an id, e.g. The Godfather",
+    autocomplete: "off", spellcheck: "false", placeholder: "a name, a word of one, or an id: e.g. godfather",
     autofocus});
   const list = el("ul", {id: listId, role: "listbox", class: "suggestions", hidden: true,
     "aria-label": "Suggestions"});
   const box = el("div", {class: "combobox"},
     el("label", {for: input.id}, label), input, list);
+  const status = el("p", {class: "search-status", id: `search-status-${n}`, role: "status",
+    "aria-live": "polite"});
+  input.setAttribute("aria-describedby", status.id);
   let items = [];
   let active = -1;
   let pending = null;
@@ -63,11 +73,15 @@ export function entityCombobox({onPick, onSubmit, label = "Find an entity", auto
   const suggest = debounce(async () => {
     const prefix = input.value.trim();
     if (pending) pending.abort();
-    if (!prefix) { close(); return; }
+    if (!prefix) { close(); status.textContent = ""; return; }
     pending = new AbortController();
     try {
-      const doc = await api(`/api/search?${qs({prefix, limit: 12})}`, {signal: pending.signal});
-      if (input.value.trim() === prefix) show(doc.entities || []);
+      const doc = await api(`/api/search?${qs({q: prefix, limit: 12})}`, {signal: pending.signal});
+      if (input.value.trim() === prefix) {
+        const found = doc.entities || [];
+        show(found);
+        status.textContent = found.length ? "" : nothingMatches(prefix);
+      }
     } catch (err) {
       if (err.name !== "AbortError") { close(); box.dispatchEvent(new CustomEvent("searcherror", {detail: err})); }
     }
@@ -85,13 +99,13 @@ export function entityCombobox({onPick, onSubmit, label = "Find an entity", auto
     }
   });
   input.addEventListener("blur", () => setTimeout(close, 150));
-  return {box, input};
+  return {box, input, status};
 }
 
 /** The search page. */
 export function render(main) {
   const results = el("div", {class: "results", "aria-live": "polite"});
-  const {box, input} = entityCombobox({
+  const {box, input, status} = entityCombobox({
     autofocus: true,
     onPick: (e) => { location.hash = route("entity", {id: e.id}); },
     onSubmit: async (q) => {
@@ -103,15 +117,18 @@ export function render(main) {
           ? el("ul", {class: "plain"}, ...found.map((e) => el("li", {},
               el("a", {href: route("entity", {id: e.id})}, e.name || e.id), " ",
               el("span", {class: "s-id"}, e.id))))
-          : el("p", {}, `Nothing matches “${q}”.`));
+          : el("p", {class: "nothing"}, nothingMatches(q)));
       } catch (err) {
-        replace(results, errorBox(err));
+        // Nothing found is an answer, not an error: say it as the suggestions do.
+        replace(results, err.status === 404 ? el("p", {class: "nothing"}, nothingMatches(q))
+          : errorBox(err));
       }
     },
   });
   box.addEventListener("searcherror", (evt) => replace(results, errorBox(evt.detail)));
   replace(main, el("h1", {}, "Search the knowledge graph"),
-    el("p", {class: "lead"}, "Type a name: suggestions appear as you type (↓ ↑ to move, Enter to open)."),
-    box, results);
+    el("p", {class: "lead"}, "Type a name or a word of one (“coppola”, “godfa”): suggestions " +
+      "appear as you type, best first (↓ ↑ to move, Enter to open)."),
+    box, status, results);
   input.focus();
 }

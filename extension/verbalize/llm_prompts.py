@@ -78,8 +78,7 @@ Rules:
 1. Write one declarative sentence that answers the question with the given answers, \
 mentioning every answer exactly as it is written.
 2. State every condition of the question in the sentence, with the answers filled in \
-("The group that fought in the Battle of Vicksburg and was based in Montgomery was the \
-Army of Mississippi."). Never quote the question.
+("The film that Steven Spielberg directed and John Williams scored was Jaws."). Never quote the question.
 3. If the answers end with "(and others: …)", say the answers include them: the list is \
 not complete.
 4. Add no information that is not in the question or the answers.

@@ -1,9 +1,7 @@
 """Questions and answer statements realised from a query graph, not from a question's text.
 
 CAQA builds q̃ and ã with an LLM from the extended logical form (Hu et al., §4.4 and
-Appendix A, Tables 10-11: "What computer video game was influenced by Sengoku Rance and
-is set in the Touhou Project fictional universe?"; "The group that fought in the Battle
-of Vicksburg and was based in Montgomery was the Army of Mississippi."). Here the same
+Appendix A, Tables 10-11). Here the same
 text comes from the query graph itself through each relation's frame
 (:class:`~extension.verbalize.relation_phrases.PhraseTable`: the phrase "S <phrase> O",
 its inverse, the noun naming the object, what the object is):

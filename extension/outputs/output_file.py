@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kgstore.diskspace import disk_full_error
-from kgstore.location import is_uri
+from kgstore.location import store_directory
 from loaders.input_file import file_kind
 
 __all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_apart_from_inputs",
@@ -163,8 +163,8 @@ def check_apart_from_inputs(path: Path, inputs: Iterable[Path | str], *,
         with contextlib.suppress(OSError, ValueError):
             chain.append((candidate, candidate.stat()))
     for source in inputs:
-        if isinstance(source, str) and is_uri(source):
-            continue
+        if isinstance(source, str) and store_directory(source) is None:
+            continue   # a store on a server: nothing local to protect
         try:
             source_stat = Path(source).stat()
         except (OSError, ValueError):

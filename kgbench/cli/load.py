@@ -52,11 +52,12 @@ def run_load(location: str, inputs: Sequence[Path], load: LoadFunction, *,
     propagate to :func:`kgbench.cli.app.main`, which prints them; Ctrl-C says that a
     rerun resumes (stages are kept, imports are idempotent)."""
     from extension.outputs.output_file import check_apart_from_inputs, output_target
-    from kgstore import is_uri
+    from kgstore import store_directory
     from loaders.into_store import load_into_store
 
-    if not is_uri(location):   # --force removes the store first: never with an input in it
-        check_apart_from_inputs(Path(location), inputs, option="--store", replaced=force)
+    folder = store_directory(location)
+    if folder is not None:   # --force removes the store first: never with an input in it
+        check_apart_from_inputs(folder, inputs, option="--store", replaced=force)
     if report_file is not None:
         output_target(report_file, option="--report", inputs=[*inputs, location])
     with on_interrupt(RESUMES), progress() as display:

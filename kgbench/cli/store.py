@@ -70,11 +70,12 @@ def copy_cmd(
     Example: kgbench store copy kgbench-data/store /data/kg-backup --json
     """
     from extension.outputs.output_file import check_apart_from_inputs
-    from kgstore import is_uri
+    from kgstore import store_directory
     from kgstore.transfer import copy_store, same_location
 
-    if not is_uri(destination) and not same_location(source, destination):
-        check_apart_from_inputs(Path(destination), [source], replaced=force)
+    folder = store_directory(destination)
+    if folder is not None and not same_location(source, destination):
+        check_apart_from_inputs(folder, [source], replaced=force)
     with on_interrupt(RESUMES), progress() as display:
         reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
         report = copy_store(source, destination, force=force, progress=reporter)

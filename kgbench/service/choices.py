@@ -22,7 +22,7 @@ from kgbench.service.deps import DataRootDep, ReaderDep, SettingsDep
 from kgbench.service.errors import ERROR_RESPONSES, ApiError
 from kgbench.service.jobs.manager import JOBS_DIR
 from kgbench.service.paths import resolve_under
-from kgstore import is_neo4j
+from kgstore import store_directory
 from kgstore.cypher.examples import cypher_examples
 
 __all__ = ["MAX_DEPTH", "MAX_ENTRIES", "router"]
@@ -58,8 +58,9 @@ class CypherExamples(BaseModel):
 def _skipped(settings_store: str, root: Path) -> set[Path]:
     """Directories the listing does not enter: the job records and the store."""
     skipped = {root / JOBS_DIR}
-    if not is_neo4j(settings_store):
-        skipped.add(Path(os.path.realpath(settings_store)))
+    folder = store_directory(settings_store)
+    if folder is not None:
+        skipped.add(Path(os.path.realpath(folder)))
     return skipped
 
 

@@ -22,7 +22,6 @@ from kgstore import open_store
 from kgstore.models import Literal
 from kgstore.staging import TABLES, StageWriter
 from kgstore.store import Store
-from loaders import wikidata as wd
 from loaders.errors import InputFileError, MalformedInputError, ParseReport, UnsupportedFormatError
 from loaders.pipeline import Input, LoadOptions, LoadReport, run_load
 from loaders.wikidata import (
@@ -38,6 +37,7 @@ from loaders.wikidata import (
     wikidata_format,
     wrong_loader_message,
 )
+from loaders.wikidata import load as wd
 from tests.external import external_path as _external
 
 WD = "http://www.wikidata.org/entity/"

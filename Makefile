@@ -49,7 +49,7 @@ chromium:
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
 
 bench: $(STAMP)
-	$(BIN)/python bench/store_bench.py
+	$(BIN)/python -m bench.store_bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check kgstore loaders llm extension scoring kgbench tests bench

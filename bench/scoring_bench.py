@@ -39,8 +39,8 @@ a plot written to ``bench/results/scoring_bench[_gpu].png``.
 
 Run::
 
-    python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU, 3 engines
-    python bench/scoring_bench.py --device cuda --shapes base --pairs 20000  # GPU
+    python -m bench.scoring_bench --shapes base xsmall --pairs 256          # CPU, 3 engines
+    python -m bench.scoring_bench --device cuda --shapes base --pairs 20000  # GPU
 """
 
 from __future__ import annotations
@@ -48,9 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -61,11 +59,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.load_bench import git_commit, git_dirty  # noqa: E402
+from bench.harness import REPO, git_commit, git_dirty, machine_info, module_command, peak_rss_kb
 
 RESULTS = REPO / "bench" / "results"
 
@@ -150,15 +144,6 @@ def _latencies(stamps: Sequence[float]) -> dict[str, float]:
             "p90_batch_ms": round(1000 * gaps[min(len(gaps) - 1, int(0.9 * len(gaps)))], 2)}
 
 
-def _peak_rss_mb() -> float:
-    """This process's peak RSS (VmHWM: reset by exec, unlike ru_maxrss, which a child
-    inherits from the parent it was forked from)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, device: str,
              threads: int | None, batch_tokens: int, engine: str = "onnxruntime"
              ) -> tuple[dict[str, Any], Any]:
@@ -182,7 +167,7 @@ def run_onnx(model_dir: Path, premises: list[str], hypotheses: list[str], *, dev
             "precision": runtime["precision"], "threads": runtime["threads"],
             "pairs": len(premises), "seconds": round(seconds, 3),
             "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-            **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
+            **_latencies(stamps), "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
             "loadavg_1m": [load, os.getloadavg()[0]]}, probs
 
 
@@ -240,7 +225,7 @@ def run_torch(hf_dir: Path, model_dir: Path, premises: list[str], hypotheses: li
         "precision": "fp16" if on_gpu else "fp32", "threads": None if on_gpu else threads,
         "torch": torch.__version__, "pairs": len(premises), "seconds": round(seconds, 3),
         "pairs_per_s": round(len(premises) / seconds, 1), "batches": len(stamps) - 1,
-        **_latencies(stamps), "peak_rss_mb": _peak_rss_mb(),
+        **_latencies(stamps), "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
         "loadavg_1m": [load, os.getloadavg()[0]]}
     if on_gpu:
         figures["gpu_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
@@ -289,9 +274,9 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
                             **kw)
         return run_torch(hf_dir, model_dir, data["premises"], data["hypotheses"], **kw)
     result = work / f"result-{engine}.json"
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_engine", engine,
-           "--model", str(model_dir), "--hf", str(hf_dir), "--inputs", str(inputs),
-           "--result", str(result), "--device", device, "--batch-tokens", str(batch_tokens)]
+    cmd = module_command("bench.scoring_bench", "_engine", engine, "--model", str(model_dir),
+                         "--hf", str(hf_dir), "--inputs", str(inputs), "--result", str(result),
+                         "--device", device, "--batch-tokens", str(batch_tokens))
     if threads:
         cmd += ["--threads", str(threads)]
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
@@ -302,36 +287,6 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
 
 
 # -- the run ----------------------------------------------------------------------------
-
-def machine_info(device: str) -> dict[str, Any]:
-    import numpy as np
-    import onnxruntime as ort
-    import psutil
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    info: dict[str, Any] = {
-        "cores": os.cpu_count(), "physical_cores": psutil.cpu_count(logical=False),
-        "cpu": cpu, "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "platform": platform.platform(), "python": platform.python_version(),
-        "onnxruntime": ort.__version__, "numpy": np.__version__}
-    try:
-        import torch
-        import transformers
-        info |= {"torch": torch.__version__, "transformers": transformers.__version__}
-    except ImportError:
-        pass
-    if device == "cuda" and shutil.which("nvidia-smi"):
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                              "--format=csv,noheader"], capture_output=True, text=True)
-        info["gpu"] = smi.stdout.strip()
-    return info
 
 
 def prob_diff(onnx: Any, eager: Any) -> dict[str, float]:

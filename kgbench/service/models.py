@@ -1,5 +1,6 @@
-"""The API's JSON shapes: pydantic models mirroring the :mod:`kgstore` records (so
-OpenAPI describes them), and the request bodies of the POST reads.
+"""The API's JSON shapes: pydantic models of the :mod:`kgstore` records (so OpenAPI
+describes them), made from the records' own fields (:func:`record_model`), and the
+request bodies of the POST reads.
 
 Records become JSON through :func:`kgstore.models.json_ready`, the same as the
 command line's ``--json``; routes declare these models as their response models,
@@ -8,11 +9,31 @@ so FastAPI checks every answer against its schema.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
+import types
+import typing
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from kgstore import HasType, IsCvt, IsEntity, NotEqual, NotIn, PatternQuery, TriplePattern, Var
+from kgstore import (
+    Entity,
+    Fact,
+    HasType,
+    IsCvt,
+    IsEntity,
+    NotEqual,
+    NotIn,
+    PatternQuery,
+    Predicate,
+    SourceRecord,
+    StoreStats,
+    TriplePattern,
+    Var,
+)
 from kgstore import Literal as KgLiteral
 
 __all__ = ["CypherRequest", "CypherResultModel", "EntityFactsModel", "EntityModel",
@@ -29,68 +50,68 @@ Cvts = Annotated[dict[str, list[str]], Field(
 MAX_ID_CHARS = 2048
 
 
-class LiteralModel(BaseModel):
-    """A literal object: its lexical value, and a datatype or a language tag."""
+def record_model(record: type, *, held: Mapping[type, type[BaseModel]] | None = None,
+                 exclude: tuple[str, ...] = (), **extra: Any) -> type[BaseModel]:
+    """The base of the model of dataclass ``record``: its fields in its order, typed as
+    its JSON shows them (:func:`kgstore.models.json_ready`): tuples are lists, a record
+    held is its model (``held``), a default factory a default. ``extra`` adds fields
+    (``name=(type, default)``); ``exclude`` leaves fields out. The API's shapes follow
+    the records instead of repeating them field by field; a subclass gives the model
+    its name and its description."""
+    hints = typing.get_type_hints(record)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        if f.name in exclude:
+            continue
+        kind = _json_type(hints[f.name], held or {})
+        if f.default is not dataclasses.MISSING:
+            default = list(f.default) if isinstance(f.default, tuple) else f.default
+            fields[f.name] = (kind, default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (kind, f.default_factory())
+        else:
+            fields[f.name] = (kind, ...)
+    return create_model(f"_{record.__name__}Fields", __module__=__name__,  # type: ignore[call-overload, no-any-return]
+                        **fields, **extra)
 
-    value: str
-    datatype: str | None = None
-    lang: str | None = None
+
+def _json_type(kind: Any, held: Mapping[type, type[BaseModel]]) -> Any:
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind in held:
+        return held[kind]
+    if origin in (tuple, list):
+        return list[_json_type(args[0], held)]  # type: ignore[misc]
+    if origin in (types.UnionType, typing.Union):
+        return functools.reduce(operator.or_, (_json_type(a, held) for a in args))
+    return kind
+
+
+class LiteralModel(record_model(KgLiteral)):  # type: ignore[misc]
+    """A literal object: its lexical value, and a datatype or a language tag."""
 
     def record(self) -> KgLiteral:
         return KgLiteral(self.value, self.datatype, self.lang)
 
 
-class EntityModel(BaseModel):
+class EntityModel(record_model(Entity)):  # type: ignore[misc]
     """A KG node; ``is_cvt`` marks nameless mediator nodes of n-ary facts."""
 
-    id: str
-    name: str | None = None
-    aliases: list[str] = []
-    types: list[str] = []
-    is_cvt: bool = False
-    description: str | None = None
 
-
-class FactModel(BaseModel):
+class FactModel(record_model(Fact, held={KgLiteral: LiteralModel})):  # type: ignore[misc]
     """One edge; ``object`` is an entity id or a literal."""
 
-    subject: str
-    predicate: str
-    object: str | LiteralModel
+
+class PredicateModel(record_model(Predicate)):  # type: ignore[misc]
+    pass
 
 
-class PredicateModel(BaseModel):
-    id: str
-    label: str | None = None
-    count: int = 0
-
-
-class SourceModel(BaseModel):
+class SourceModel(record_model(SourceRecord)):  # type: ignore[misc]
     """One loaded input file."""
 
-    file: str
-    checksum: str
-    format: str
-    counts: dict[str, int] = {}
-    loaded_at: str = ""
-    status: str = "complete"
 
-
-class StatsModel(BaseModel):
+class StatsModel(record_model(StoreStats, held={SourceRecord: SourceModel},  # type: ignore[misc]
+                              top_predicates=(list[PredicateModel], []))):
     """What the store holds (``kgbench stats --json``)."""
-
-    backend: str
-    location: str
-    schema_version: int
-    entities: int
-    cvt_entities: int
-    literals: int
-    facts: int
-    entity_facts: int
-    literal_facts: int
-    predicates: int
-    sources: list[SourceModel] = []
-    top_predicates: list[PredicateModel] = []
 
 
 class PredicateList(BaseModel):

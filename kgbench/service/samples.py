@@ -21,13 +21,15 @@ from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
-from kgbench.service.models import GraphJson
+from kgbench.service.models import GraphJson, record_model
 from kgbench.service.paths import resolve_under
 from kgbench.service.sample_index import (
     SAMPLES_FILES,
+    BenchmarkDir,
     BenchmarkIndex,
     SampleFilter,
     SampleNotFoundError,
+    SampleSummary,
     StaleIndexError,
     benchmark_table,
     find_benchmark_dirs,
@@ -57,25 +59,17 @@ BenchName = Annotated[str, Query(min_length=1, max_length=512,
                                  "(its directory relative to --data).")]
 
 
-class BenchmarkInfo(BaseModel):
-    name: str
-    samples: int | None
-    created: str
-    source: str | None
+class BenchmarkInfo(record_model(BenchmarkDir, exclude=("samples_file",))):  # type: ignore[misc]
+    pass
 
 
 class BenchmarkList(BaseModel):
     benchmarks: list[BenchmarkInfo]
 
 
-class SampleSummaryModel(BaseModel):
-    id: str
-    label: str
-    complexity: str
-    split: str
-    question: str
-    answer: str
-    edit: str
+class SampleSummaryModel(record_model(SampleSummary,  # type: ignore[misc]
+                                      exclude=("offset", "length", "search_text"))):
+    pass
 
 
 class SamplePage(BaseModel):

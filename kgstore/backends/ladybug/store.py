@@ -46,6 +46,7 @@ from kgstore.backends.ladybug.rows import (
     object_from_cols,
 )
 from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
+from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.diskspace import disk_full_error
@@ -72,7 +73,6 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
-from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 __all__ = ["LadybugStore"]
@@ -335,7 +335,7 @@ class LadybugStore(Store):
         return result.get_as_arrow()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._rows(*q.meta(key))
+        rows = self._rows(*bookkeeping.meta(key))
         return rows[0][0] if rows else None
 
     def _set_meta(self, key: str, value: str) -> None:
@@ -363,12 +363,12 @@ class LadybugStore(Store):
         )
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._rows(*q.sources())
+        rows = self._rows(*bookkeeping.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
-        self._rows(*q.record_source(source))
+        self._rows(*bookkeeping.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
@@ -642,16 +642,8 @@ class LadybugStore(Store):
                             truncated=truncated)
 
     # -- bulk import ----------------------------------------------------------------
-    def import_stage(
-        self,
-        stage_dir: str | Path,
-        *,
-        nameless_is_cvt: bool = False,
-        progress: ProgressCallback | None = None,
-    ) -> ImportReport:
-        if self.read_only:
-            raise StoreError(f"store {self.path} is open read-only; cannot import")
-        manifest = read_manifest(stage_dir)
+    def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
+                      progress: ProgressCallback | None) -> ImportReport:
         # Work folders of imports that were killed; we hold the write lock, so no live
         # import owns them.
         for stale in self.path.glob("merge-*"):
@@ -660,7 +652,7 @@ class LadybugStore(Store):
             self._rows(ddl)
         try:
             with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
-                merger = StageMerger(self, Path(stage_dir), Path(work), manifest, progress)
+                merger = StageMerger(self, stage, Path(work), manifest, progress)
                 try:
                     return merger.run(nameless_is_cvt=nameless_is_cvt)
                 finally:

@@ -46,6 +46,7 @@ from kgstore.backends.neo4j.schema import (
     REL_TYPES,
 )
 from kgstore.backends.neo4j.workdir import staging_folder
+from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.errors import (
@@ -67,7 +68,6 @@ from kgstore.models import (
     normalize_name,
 )
 from kgstore.readcache import Lru, adjacency_prefix
-from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 __all__ = ["Neo4jStore"]
@@ -274,7 +274,7 @@ class Neo4jStore(Store):
             self._sess().run(query, params or {}).consume()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._read(*q.meta(key))
+        rows = self._read(*bookkeeping.meta(key))
         return rows[0][0] if rows else None
 
     def _write_meta(self, values: dict[str, str]) -> None:
@@ -293,12 +293,12 @@ class Neo4jStore(Store):
             predicates=predicates, sources=self.sources())
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._read(*q.sources())
+        rows = self._read(*bookkeeping.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
-        self._write(*q.record_source(source))
+        self._write(*bookkeeping.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
@@ -584,20 +584,12 @@ class Neo4jStore(Store):
             raise
 
     # -- bulk import ----------------------------------------------------------------
-    def import_stage(
-        self,
-        stage_dir: str | Path,
-        *,
-        nameless_is_cvt: bool = False,
-        progress: ProgressCallback | None = None,
-    ) -> ImportReport:
-        if self.read_only:
-            raise StoreError(f"store {self.location} is open read-only; cannot import")
+    def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
+                      progress: ProgressCallback | None) -> ImportReport:
         from kgstore.backends.neo4j.importer import OnlineImport
 
-        manifest = read_manifest(stage_dir)
         try:
-            return OnlineImport(self, Path(stage_dir), manifest, progress).run(
+            return OnlineImport(self, stage, manifest, progress).run(
                 nameless_is_cvt=nameless_is_cvt)
         finally:
             self._hubs = None

@@ -33,11 +33,7 @@ def _gzip_fault(path: Path, size: int) -> tuple[int, str]:
         dec = zlib.decompressobj(wbits=31)
         offset = 0  # file offset of the next byte to feed
         in_member = False
-        while True:
-            block = fh.read(block_size)
-            if not block:
-                break
-            data = block
+        for data in iter(lambda: fh.read(block_size), b""):
             while data:
                 before = dec.copy()
                 try:
@@ -90,11 +86,7 @@ def _bz2_fault(path: Path, size: int) -> tuple[int, str]:
     with open(path, "rb") as fh:
         dec = bz2.BZ2Decompressor()
         offset = 0
-        while True:
-            block = fh.read(block_size)
-            if not block:
-                break
-            data = block
+        for data in iter(lambda: fh.read(block_size), b""):
             while data:
                 try:
                     dec.decompress(data)

@@ -395,14 +395,8 @@ class _Run:
             self._parse(full, chunk.first_line + index, rows, bad)
         if rejects:
             for line, hint in rejects:
-                lineno = chunk.first_line + int(line) - 1
-                raw_line = _line_bytes(data, int(line), int(hint or 0))
-                try:
-                    text = raw_line.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    bad.append(_Bad(lineno, _utf8_reason(raw_line, exc)))
-                    continue
-                self._parse(text, lineno, rows, bad)
+                self._parse_bytes(_line_bytes(data, int(line), int(hint or 0)),
+                                  chunk.first_line + int(line) - 1, rows, bad, split_cr=False)
         return rows, bad
 
     def _long_lines(self, chunk: Chunk, rows: list[tuple[Any, ...]], bad: list[_Bad]) -> None:
@@ -412,14 +406,7 @@ class _Run:
             if line.text is None:
                 bad.append(_Bad(lineno, long_line_reason(self.max_line)))
                 continue
-            raw_line = line.text.rstrip(b"\r")
-            try:
-                text = raw_line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                bad.append(_Bad(lineno, _utf8_reason(raw_line, exc)))
-                continue
-            for segment in text.split("\r") if "\r" in text else (text,):
-                self._parse(segment, lineno, rows, bad)
+            self._parse_bytes(line.text.rstrip(b"\r"), lineno, rows, bad)
 
     def _python_chunk(self, chunk: Chunk) -> tuple[list[tuple[Any, ...]], list[_Bad]]:
         """A chunk with lone CRs, read like TextSource does: LF lines (a CR before the
@@ -430,16 +417,21 @@ class _Run:
         if lines and lines[-1] == b"":
             lines.pop()
         for i, raw_line in enumerate(lines):
-            lineno = chunk.first_line + i
-            raw_line = raw_line.rstrip(b"\r")
-            try:
-                text = raw_line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                bad.append(_Bad(lineno, _utf8_reason(raw_line, exc)))
-                continue
-            for segment in text.split("\r") if "\r" in text else (text,):
-                self._parse(segment, lineno, rows, bad)
+            self._parse_bytes(raw_line.rstrip(b"\r"), chunk.first_line + i, rows, bad)
         return rows, bad
+
+    def _parse_bytes(self, raw_line: bytes, lineno: int, rows: list[tuple[Any, ...]],
+                     bad: list[_Bad], *, split_cr: bool = True) -> None:
+        """One line's bytes: malformed when not UTF-8 (saying where), else parsed, as
+        several N-Triples lines when it holds lone CRs (``split_cr``: TextSource's
+        reading)."""
+        try:
+            text = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad.append(_Bad(lineno, _utf8_reason(raw_line, exc)))
+            return
+        for segment in text.split("\r") if split_cr and "\r" in text else (text,):
+            self._parse(segment, lineno, rows, bad)
 
     def _parse(self, text: str, lineno: int | None, rows: list[tuple[Any, ...]],
                bad: list[_Bad]) -> None:

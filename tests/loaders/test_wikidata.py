@@ -4,7 +4,6 @@ loads into a real store through :func:`loaders.pipeline.run_load`."""
 
 from __future__ import annotations
 
-import bz2
 import gzip
 import json
 import os
@@ -39,6 +38,7 @@ from loaders.wikidata import (
     wikidata_format,
 )
 from tests.external import external_path as _external
+from tests.loaders import write_compressed
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -117,13 +117,7 @@ def dump_text(entities: list[Any], *, closing: bool = True, raw_lines: dict[int,
 
 
 def write(path: Path, text: str | bytes) -> Path:
-    data = text.encode() if isinstance(text, str) else text
-    if path.name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif path.name.endswith(".bz2"):
-        data = bz2.compress(data)
-    path.write_bytes(data)
-    return path
+    return write_compressed(path, text)
 
 
 def load(store: Store, *paths: Path, strict: bool = False, **options: Any) -> LoadReport:

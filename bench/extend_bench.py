@@ -51,7 +51,7 @@ from rich.console import Console
 from rich.progress import track
 
 from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info, peak_rss_kb
-from bench.synth_kg import generate_kg
+from bench.synth_kg import generate_kg, parse_sized, size_arguments
 from extension.core.grounding import Grounder
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.core.query_graph import QueryGraph, build_query_graph
@@ -500,10 +500,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--entities", type=int, default=1_000_000)
-    ap.add_argument("--facts", type=int, default=5_000_000)
-    ap.add_argument("--questions", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=0)
+    size_arguments(ap, questions=10_000)
     ap.add_argument("--workers", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2],
                     help="comma-separated process counts to run the questions on (default "
                          "1,2: the one-process run always runs; 2 uses both cores)")
@@ -526,12 +523,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "questions/s with --workers, transactions per question and the "
                          "server's engine time. E.g. --facts 1000000 --entities 200000 "
                          "--questions 600 --store bolt://127.0.0.1:7687")
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.entities, args.facts, args.questions = 5_000, 20_000, 60
-    return args
+    return parse_sized(ap, argv)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

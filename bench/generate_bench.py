@@ -36,6 +36,7 @@ from typing import Any
 
 from bench.extend_bench import build_store, label_complexity_counts, make_questions
 from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
+from bench.synth_kg import parse_sized, size_arguments
 from extension.core.grounding import Grounder
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.core.samples import structured_samples
@@ -198,10 +199,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--entities", type=int, default=1_000_000)
-    ap.add_argument("--facts", type=int, default=5_000_000)
-    ap.add_argument("--questions", type=int, default=1_000)
-    ap.add_argument("--seed", type=int, default=0)
+    size_arguments(ap, questions=1_000)
     ap.add_argument("--workers", type=lambda s: [int(x) for x in s.split(",")],
                     default=[1, 2], help="comma-separated worker counts (default 1,2)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
@@ -210,12 +208,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--store-dir", type=Path, default=None,
                     help="build the KG store here and keep it; reused by later runs (and by "
                          "extend_bench) with the same --entities/--facts/--seed")
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.entities, args.facts, args.questions = 5_000, 20_000, 60
-    return args
+    return parse_sized(ap, argv)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ types, ~10% literal facts. The same seed gives the same Parquet bytes
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import shutil
@@ -523,3 +524,23 @@ def stage_hashes(stage: str | Path) -> dict[str, str]:
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+def size_arguments(ap: argparse.ArgumentParser, *, questions: int) -> None:
+    """The options of a benchmark over this KG that say its size and seed, and how many
+    questions run on it; :func:`parse_sized` gives ``--quick`` its tiny sizes."""
+    ap.add_argument("--entities", type=int, default=1_000_000)
+    ap.add_argument("--facts", type=int, default=5_000_000)
+    ap.add_argument("--questions", type=int, default=questions)
+    ap.add_argument("--seed", type=int, default=0)
+
+
+def parse_sized(ap: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``ap``'s arguments (:func:`size_arguments` among them), with ``--quick``: tiny
+    sizes for a smoke run (5k entities, 20k facts, 60 questions)."""
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.entities, args.facts, args.questions = 5_000, 20_000, 60
+    return args

@@ -19,22 +19,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from kgstore import (
-    Entity,
-    Fact,
-    HasType,
-    IsCvt,
-    IsEntity,
-    NotEqual,
-    NotIn,
-    PatternQuery,
-    Predicate,
-    SourceRecord,
-    StoreStats,
-    TriplePattern,
-    Var,
-)
+from kgstore import Entity, Fact, Predicate, SourceRecord, StoreStats
 from kgstore import Literal as KgLiteral
+from kgstore import patterns as pq
 
 __all__ = ["CypherRequest", "CypherResultModel", "EntityFactsModel", "EntityModel",
            "EntityPage", "FactModel", "FactPage", "LiteralModel", "LookupResult",
@@ -239,9 +226,9 @@ class CypherResultModel(BaseModel):
     truncated: bool = Field(description="More rows existed than limit_rows.")
 
 
-def _term(text: str) -> Var | str:
+def _term(text: str) -> pq.Var | str:
     """``?name`` is a variable, anything else an id."""
-    return Var(text) if text.startswith("?") else text
+    return pq.Var(text) if text.startswith("?") else text
 
 
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
@@ -257,9 +244,9 @@ class TriplePatternModel(BaseModel):
     predicate: Id
     object: Id | LiteralModel
 
-    def record(self) -> TriplePattern:
+    def record(self) -> pq.TriplePattern:
         obj = self.object.record() if isinstance(self.object, LiteralModel) else _term(self.object)
-        return TriplePattern(_term(self.subject), _term(self.predicate), obj)
+        return pq.TriplePattern(_term(self.subject), _term(self.predicate), obj)
 
 
 class ConstraintModel(BaseModel):
@@ -275,24 +262,24 @@ class ConstraintModel(BaseModel):
     values: list[Id | LiteralModel] = Field(default=[], max_length=1000)
     type_id: Id | None = None
 
-    def record(self) -> NotEqual | NotIn | HasType | IsCvt | IsEntity:
-        var = Var(self.var)
+    def record(self) -> pq.NotEqual | pq.NotIn | pq.HasType | pq.IsCvt | pq.IsEntity:
+        var = pq.Var(self.var)
         if self.kind == "has_type":
             if self.type_id is None:
                 raise ValueError("has_type needs type_id")
-            return HasType(var, self.type_id)
+            return pq.HasType(var, self.type_id)
         if self.kind == "not_in":
-            return NotIn(var, tuple(v.record() if isinstance(v, LiteralModel) else v
+            return pq.NotIn(var, tuple(v.record() if isinstance(v, LiteralModel) else v
                                     for v in self.values))
         if self.kind in ("is_cvt", "is_entity"):
             flag = True if self.value is None else self.value
             if not isinstance(flag, bool):
                 raise ValueError(f"{self.kind} takes value true or false")
-            return IsCvt(var, flag) if self.kind == "is_cvt" else IsEntity(var, flag)
+            return pq.IsCvt(var, flag) if self.kind == "is_cvt" else pq.IsEntity(var, flag)
         if self.value is None or isinstance(self.value, bool):
             raise ValueError("not_equal needs a value (an id, ?variable or literal)")
         value = self.value.record() if isinstance(self.value, LiteralModel) else _term(self.value)
-        return NotEqual(var, value)
+        return pq.NotEqual(var, value)
 
 
 class MatchRequest(BaseModel):
@@ -314,14 +301,14 @@ class MatchRequest(BaseModel):
                 raise ValueError(f"select names variables (?name), not {name!r}")
         return select
 
-    def record(self, max_rows: int) -> PatternQuery:
+    def record(self, max_rows: int) -> pq.PatternQuery:
         """The query, its ``limit`` at most ``max_rows``; ``ValueError`` when it is
         not a valid pattern query."""
         limit = min(self.limit or max_rows, max_rows)
-        return PatternQuery(
+        return pq.PatternQuery(
             patterns=tuple(p.record() for p in self.patterns),
             constraints=tuple(c.record() for c in self.constraints),
-            select=tuple(Var(v) for v in self.select) if self.select is not None else None,
+            select=tuple(pq.Var(v) for v in self.select) if self.select is not None else None,
             limit=limit)
 
 

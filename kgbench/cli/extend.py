@@ -16,7 +16,7 @@ from rich.table import Table
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
-from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading
+from kgbench.cli.options import JsonOpt, QuestionLimitOpt, StoreOpt, readable_input, reading
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
@@ -31,9 +31,7 @@ def extend_cmd(
                            "are written beside it.")
     ] = Path("structured.jsonl"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
-    ] = None,
+    limit: QuestionLimitOpt = None,
     max_answers: Annotated[
         int, typer.Option("--max-answers", min=1,
                           help="Reject extensions with more answers than this.")

@@ -27,6 +27,7 @@ from kgbench.cli.options import (
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
+    QuestionLimitOpt,
     StoreOpt,
     finite_number,
     readable_input,
@@ -67,9 +68,7 @@ def generate_cmd(
         Path, typer.Option("--out", "-o", metavar="DIR", help="Benchmark directory.")
     ] = Path("benchmark"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice and of the split.")] = 0,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
-    ] = None,
+    limit: QuestionLimitOpt = None,
     test_fraction: Annotated[
         float, typer.Option("--test-fraction",
                             callback=finite_number(0.0, 1.0, "must be a number between 0 and 1"),

@@ -166,3 +166,6 @@ ThreadsOpt = Annotated[
 LlmParallelOpt = Annotated[
     int, typer.Option("--llm-parallel", min=1, max=64, help="LLM requests in flight at once.")
 ]
+QuestionLimitOpt = Annotated[
+    int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
+]

@@ -14,9 +14,9 @@ from kalma.errors import KalmaError
 from kalma.geval import geval_prompt, parse_rating
 from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
-from tests.extension.test_llm import FakeChatServer
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, PAINTER, SPOUSE
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.llm.test_client import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 
 ANSWERS = [

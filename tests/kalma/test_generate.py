@@ -20,7 +20,7 @@ from kalma.report import render_report
 from kalma.schema import entry_schema_text
 from kalma.templates import qualifier_anchor
 from tests.kalma.stores import demo_store, wikidata_store  # noqa: F401
-from tests.llm.test_client import FakeChatServer, endpoint, server  # noqa: F401
+from tests.llm.chat_server import FakeChatServer, endpoint, server  # noqa: F401
 from tests.scoring.models import exported, tiny_hf  # noqa: F401
 
 PEOPLE = DomainSpec("type", "people.person")

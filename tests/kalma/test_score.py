@@ -16,7 +16,7 @@ from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, PAINTER, SPOUSE
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.llm.test_client import FakeChatServer
+from tests.llm.chat_server import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 
 ANSWERS = [

@@ -18,7 +18,7 @@ from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
 from tests.extension.test_export import write_benchmark
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.llm.test_client import FakeChatServer
+from tests.llm.chat_server import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 from tests.scoring.test_evaluate import demo_samples
 

@@ -20,7 +20,7 @@ import pytest
 
 from extension.outputs.sample_schema import BenchmarkSample, iter_schema_violations
 from tests.kgbench.test_cli import CLI, assert_clean_error, run
-from tests.llm.test_client import FakeChatServer
+from tests.llm.chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

@@ -17,7 +17,7 @@ import pytest
 
 from kgstore.dirlock import LOCK_FILE
 from tests.kgbench.test_cli import CLI, assert_clean_error, run
-from tests.llm.test_client import FakeChatServer
+from tests.llm.chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.kgbench.test_cli import CLI, run, run_json
-from tests.llm.test_client import FakeChatServer
+from tests.llm.chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

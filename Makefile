@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXPORT_STAMP := $(VENV)/.installed-export
 
-.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium
+.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium readme-screenshot
 
 venv: $(STAMP)
 
@@ -47,6 +47,12 @@ chromium:
 	@test -x $(CHROMIUM) || { echo "installing Debian's chromium for the browser tests"; \
 	    if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
+
+# The README's picture of the web UI (docs/ui.png), through the browser tests' server and
+# Chromium; not part of `make test`.
+readme-screenshot: $(STAMP) chromium
+	KGBENCH_UI_SCREENSHOT=docs/ui.png $(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider \
+	    tests/service/readme_screenshot.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.store_bench

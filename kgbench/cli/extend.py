@@ -16,7 +16,15 @@ from rich.table import Table
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
-from kgbench.cli.options import JsonOpt, QuestionLimitOpt, StoreOpt, readable_input, reading
+from kgbench.cli.options import (
+    CaqaStrictOpt,
+    ClassesOpt,
+    JsonOpt,
+    QuestionLimitOpt,
+    StoreOpt,
+    readable_input,
+    reading,
+)
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
@@ -36,15 +44,8 @@ def extend_cmd(
         int, typer.Option("--max-answers", min=1,
                           help="Reject extensions with more answers than this.")
     ] = DEFAULT_MAX_ANSWERS,
-    classes: Annotated[
-        bool, typer.Option("--classes/--no-classes",
-                           help="Apply class constraints when grounding.")
-    ] = True,
-    caqa_strict: Annotated[
-        bool, typer.Option("--caqa-strict",
-                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
-                           "for single questions, a union's contradiction replaces one answer.")
-    ] = False,
+    classes: ClassesOpt = True,
+    caqa_strict: CaqaStrictOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Extend, ground and edit questions into labelled attribution samples (CAQA).

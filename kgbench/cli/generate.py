@@ -21,6 +21,8 @@ from extension.defaults import (
 )
 from kgbench.cli.errors import RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
+    CaqaStrictOpt,
+    ClassesOpt,
     JsonOpt,
     LlmCacheOpt,
     LlmModelOpt,
@@ -93,14 +95,8 @@ def generate_cmd(
     max_answers: Annotated[
         int, typer.Option("--max-answers", min=1, help="Reject extensions with more answers.")
     ] = DEFAULT_MAX_ANSWERS,
-    classes: Annotated[
-        bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
-    ] = True,
-    caqa_strict: Annotated[
-        bool, typer.Option("--caqa-strict",
-                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
-                           "for single questions, a union's contradiction replaces one answer.")
-    ] = False,
+    classes: ClassesOpt = True,
+    caqa_strict: CaqaStrictOpt = False,
     llm_url: Annotated[
         str | None, typer.Option("--llm-url", metavar="URL",
                                  help="OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) "

@@ -169,3 +169,11 @@ LlmParallelOpt = Annotated[
 QuestionLimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
 ]
+ClassesOpt = Annotated[
+    bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
+]
+CaqaStrictOpt = Annotated[
+    bool, typer.Option("--caqa-strict",
+                       help="Edit exactly as CAQA §4.3: no partially supportive sample "
+                       "for single questions, a union's contradiction replaces one answer.")
+]

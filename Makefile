@@ -8,7 +8,7 @@ EXPORT_STAMP := $(VENV)/.installed-export
 GRAMMAR_GATE := tools/grammar-gate
 GRAMMAR_CLASSPATH := $(GRAMMAR_GATE)/target/classpath.txt
 
-.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium grammar-gate
+.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium grammar-gate readme-screenshot
 
 venv: $(STAMP)
 
@@ -61,8 +61,14 @@ chromium:
 	    if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
 
+# The README's picture of the web UI (docs/ui.png), through the browser tests' server and
+# Chromium; not part of `make test`.
+readme-screenshot: $(STAMP) chromium
+	KGBENCH_UI_SCREENSHOT=docs/ui.png $(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider \
+	    tests/service/readme_screenshot.py
+
 bench: $(STAMP)
-	$(BIN)/python bench/store_bench.py
+	$(BIN)/python -m bench.store_bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check kgstore loaders llm extension scoring kgbench tests bench

@@ -22,9 +22,9 @@ average before and after; one JSON record appended to ``bench/results/conner_ben
 
 Run::
 
-    python bench/conner_bench.py --records 256 --repeats 3 --threads 1      # CPU, small
-    python bench/conner_bench.py --device cuda --records 2000 --batch 512   # GPU, small
-    python bench/conner_bench.py --models DIR                               # real models
+    python -m bench.conner_bench --records 256 --repeats 3 --threads 1      # CPU, small
+    python -m bench.conner_bench --device cuda --records 2000 --batch 512   # GPU, small
+    python -m bench.conner_bench --models DIR                               # real models
 """
 
 from __future__ import annotations
@@ -35,18 +35,12 @@ import os
 import random
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.load_bench import git_commit, git_dirty  # noqa: E402
-from bench.scoring_bench import machine_info  # noqa: E402
+from bench.harness import REPO, git_commit, git_dirty, machine_info
 
 RESULTS = REPO / "bench" / "results"
 MODELS = {"nli": ("bert", "nli"), "rerank": ("bert", "rerank"), "lm": ("gpt2", "causal-lm"),

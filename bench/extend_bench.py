@@ -26,8 +26,8 @@ Building the 5M-fact store takes about a minute; ``--store-dir DIR`` keeps it in
 seed reuse it. ``--samples-out FILE`` writes every sample as JSON lines, so two code
 versions can be checked for identical output on the same store.
 
-    python bench/extend_bench.py --facts 1000000 --entities 200000 --questions 2000
-    python bench/extend_bench.py --store-dir /tmp/kgbench-extend-5m --samples-out /tmp/a.jsonl
+    python -m bench.extend_bench --facts 1000000 --entities 200000 --questions 2000
+    python -m bench.extend_bench --store-dir /tmp/kgbench-extend-5m --samples-out /tmp/a.jsonl
 """
 
 from __future__ import annotations
@@ -38,9 +38,7 @@ import hashlib
 import json
 import multiprocessing
 import random
-import resource
 import shutil
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -52,19 +50,17 @@ import numpy as np
 from rich.console import Console
 from rich.progress import track
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from bench.store_bench import CpuWatch, generate_kg, git_commit, machine_info  # noqa: E402
-from extension.core.grounding import Grounder  # noqa: E402
-from extension.core.labels import COMPLEXITIES, LABELS  # noqa: E402
-from extension.core.query_graph import QueryGraph, build_query_graph  # noqa: E402
-from extension.core.samples import structured_samples  # noqa: E402
-from extension.core.shapes import classify  # noqa: E402
-from extension.inputs.questions import ParsedQuestion  # noqa: E402
-from extension.outputs.caqa_table5 import compare_with_caqa  # noqa: E402
-from extension.run.heap import PacedCollection  # noqa: E402
-from kgstore import Store, open_store  # noqa: E402
+from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info, peak_rss_kb
+from bench.synth_kg import generate_kg, parse_sized, size_arguments
+from extension.core.grounding import Grounder
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.core.query_graph import QueryGraph, build_query_graph
+from extension.core.samples import structured_samples
+from extension.core.shapes import classify
+from extension.inputs.questions import ParsedQuestion
+from extension.outputs.caqa_table5 import compare_with_caqa
+from extension.run.heap import PacedCollection
+from kgstore import Store, open_store
 
 TARGET_QPS = 300
 CONSOLE = Console(stderr=True)
@@ -336,8 +332,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         total_s = time.perf_counter() - t_all
         cpu_use = cpu.result()
         # The read-only store's caches are bounded; this says what they cost.
-        cpu_use["peak_rss_mb"] = round(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        cpu_use["peak_rss_mb"] = round(peak_rss_kb() / 1024, 1)
         parallel = {}
         for workers in args.workers:
             if workers > 1:
@@ -505,10 +500,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--entities", type=int, default=1_000_000)
-    ap.add_argument("--facts", type=int, default=5_000_000)
-    ap.add_argument("--questions", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=0)
+    size_arguments(ap, questions=10_000)
     ap.add_argument("--workers", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2],
                     help="comma-separated process counts to run the questions on (default "
                          "1,2: the one-process run always runs; 2 uses both cores)")
@@ -531,20 +523,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "questions/s with --workers, transactions per question and the "
                          "server's engine time. E.g. --facts 1000000 --entities 200000 "
                          "--questions 600 --store bolt://127.0.0.1:7687")
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.entities, args.facts, args.questions = 5_000, 20_000, 60
-    return args
+    return parse_sized(ap, argv)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "extend_bench.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
+    append_record(args.out / "extend_bench.jsonl", record)
     plot(record, args.out / "extend_bench.png")
     print(json.dumps({k: record[k] for k in (
         "questions", "samples", "questions_per_s", "samples_per_s", "per_question_ms",

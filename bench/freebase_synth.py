@@ -11,7 +11,7 @@ large vocabulary so that it compresses like the real dump (about 9x with gzip). 
 same seed gives the same bytes. ``.gz``/``.bz2``/``.zst`` names are compressed (gzip
 in-process; bzip2/zstd through the command-line tools).
 
-    python bench/freebase_synth.py /tmp/fb-5m.nt.gz --lines 5000000 --seed 1
+    python -m bench.freebase_synth /tmp/fb-5m.nt.gz --lines 5000000 --seed 1
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ label's and complexity's share beside CAQA Table 5's (printed, and kept as
 2-core machine. Appends to ``bench/results/generate_bench.jsonl`` and writes
 ``generate_bench.png``.
 
-    python bench/generate_bench.py --store-dir /tmp/kgbench-extend-5m --questions 1000
+    python -m bench.generate_bench --store-dir /tmp/kgbench-extend-5m --questions 1000
 """
 
 from __future__ import annotations
@@ -29,29 +29,26 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from bench.extend_bench import build_store, label_complexity_counts, make_questions  # noqa: E402
-from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
-from extension.core.grounding import Grounder  # noqa: E402
-from extension.core.labels import COMPLEXITIES, LABELS  # noqa: E402
-from extension.core.samples import structured_samples  # noqa: E402
-from extension.inputs.questions import ParsedQuestion  # noqa: E402
-from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats  # noqa: E402
-from extension.run.generate import GenerateConfig, generate, source_of_file  # noqa: E402
-from extension.run.heap import PacedCollection  # noqa: E402
-from extension.verbalize.extended_question import Unphrasable  # noqa: E402
-from extension.verbalize.seed_questions import template_question  # noqa: E402
-from extension.verbalize.verbalizer import TemplateVerbalizer  # noqa: E402
-from kgstore import Store, open_store  # noqa: E402
-from loaders.kgqa import read_questions  # noqa: E402
+from bench.extend_bench import build_store, label_complexity_counts, make_questions
+from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
+from bench.synth_kg import parse_sized, size_arguments
+from extension.core.grounding import Grounder
+from extension.core.labels import COMPLEXITIES, LABELS
+from extension.core.samples import structured_samples
+from extension.inputs.questions import ParsedQuestion
+from extension.outputs.caqa_table5 import compare_with_caqa, counts_of_stats
+from extension.run.generate import GenerateConfig, generate, source_of_file
+from extension.run.heap import PacedCollection
+from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.seed_questions import template_question
+from extension.verbalize.verbalizer import TemplateVerbalizer
+from kgstore import Store, open_store
+from loaders.kgqa import read_questions
 
 TARGET_SAMPLES_PER_S = 500
 OUTPUTS = ("samples.jsonl", "failures.jsonl", "stats.json")
@@ -202,10 +199,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--entities", type=int, default=1_000_000)
-    ap.add_argument("--facts", type=int, default=5_000_000)
-    ap.add_argument("--questions", type=int, default=1_000)
-    ap.add_argument("--seed", type=int, default=0)
+    size_arguments(ap, questions=1_000)
     ap.add_argument("--workers", type=lambda s: [int(x) for x in s.split(",")],
                     default=[1, 2], help="comma-separated worker counts (default 1,2)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
@@ -214,20 +208,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--store-dir", type=Path, default=None,
                     help="build the KG store here and keep it; reused by later runs (and by "
                          "extend_bench) with the same --entities/--facts/--seed")
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes for a smoke run (20k facts, 60 questions)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.entities, args.facts, args.questions = 5_000, 20_000, 60
-    return args
+    return parse_sized(ap, argv)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "generate_bench.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, sort_keys=True) + "\n")
+    append_record(args.out / "generate_bench.jsonl", record, sort_keys=True)
     plot(record, args.out / "generate_bench.png")
     print(json.dumps({k: record[k] for k in (
         "questions", "baseline_structured_only", "generate", "ratio_generate_vs_baseline",

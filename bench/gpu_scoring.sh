@@ -18,10 +18,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 $PY -m pytest -q -p no:xdist -p no:cacheprovider -rs tests/scoring/test_runtime_session.py -k cuda
 # 2. NLI pairs/s: onnxruntime fp16 + IO binding vs PyTorch fp16 eager, same pairs, same GPU
 # shellcheck disable=SC2086  # SHAPES is a list
-$PY bench/scoring_bench.py --device cuda --shapes ${SHAPES:-base} --pairs "${PAIRS:-20000}" \
+$PY -m bench.scoring_bench --device cuda --shapes ${SHAPES:-base} --pairs "${PAIRS:-20000}" \
     --batch-tokens "${BATCH_TOKENS:-32768}" --work "${WORK:-/tmp/kgbench-gpu-scoring}"
 # 3. CONNER records/s (issue 22), BERT-small-shaped models, batched vs one record per call (~1 min)
-$PY bench/conner_bench.py --device cuda --shape small --records "${CONNER_RECORDS:-256}" \
+$PY -m bench.conner_bench --device cuda --shape small --records "${CONNER_RECORDS:-256}" \
     --repeats 2 --work "${WORK:-/tmp/kgbench-gpu-scoring}/conner"
 if [ -n "${OUT:-}" ]; then
     cp bench/results/scoring_bench.jsonl bench/results/scoring_bench_gpu.png "$OUT"/

@@ -2,7 +2,7 @@
 5M-fact synthetic Freebase-like KG and on a synthetic Wikidata-shaped store.
 
 The Freebase-like KG is the one ``bench/generate_bench.py`` and ``bench/extend_bench.py``
-use (:func:`bench.store_bench.generate_kg`: 1M entities, 5M facts, Zipf degrees and
+use (:func:`bench.synth_kg.generate_kg`: 1M entities, 5M facts, Zipf degrees and
 hubs, ``people.person`` entities married through ``people.marriage`` CVTs hung on
 ``people.person.spouse_s`` as in Freebase; built once and reusable with
 ``--store-dir``). The Wikidata-shaped store is built here (:func:`build_wikidata`:
@@ -26,7 +26,7 @@ Reported: the median entries/s of each over ``--repeats``, the ratio, the second
 the pair search (``seeds()``) and of building, the load average and CPU steal (the
 machine is shared). Appends to ``bench/results/kalma_generate_bench.jsonl``.
 
-    python bench/kalma_generate_bench.py --store-dir /tmp/kgbench-extend-5m --n 200
+    python -m bench.kalma_generate_bench --store-dir /tmp/kgbench-extend-5m --n 200
 """
 
 from __future__ import annotations
@@ -37,22 +37,18 @@ import os
 import random
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from bench.extend_bench import build_store  # noqa: E402
-from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
-from extension.inputs.domain_spec import DomainSpec  # noqa: E402
-from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder  # noqa: E402
-from kalma.generate import generate_entries  # noqa: E402
-from kgstore import open_store  # noqa: E402
-from kgstore.models import Entity, Fact, Literal, Predicate  # noqa: E402
+from bench.extend_bench import build_store
+from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
+from extension.inputs.domain_spec import DomainSpec
+from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
+from kalma.generate import generate_entries
+from kgstore import open_store
+from kgstore.models import Entity, Fact, Literal, Predicate
 
 WD_PREDICATES = [
     Predicate("P31", "instance of"), Predicate("P21", "sex or gender"),
@@ -248,9 +244,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "kalma_generate_bench.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, sort_keys=True) + "\n")
+    append_record(args.out / "kalma_generate_bench.jsonl", record, sort_keys=True)
     summary = {kg: {k: v for k, v in r.items() if not k.endswith("_runs")}
                for kg, r in record["results"].items()}
     print(json.dumps({"results": summary, "cpu": record["cpu"],

@@ -22,7 +22,7 @@ commit).
 
 Run::
 
-    python bench/kalma_score_bench.py --entries 200 --shape small
+    python -m bench.kalma_score_bench --entries 200 --shape small
 """
 
 from __future__ import annotations
@@ -33,19 +33,13 @@ import os
 import random
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.load_bench import git_commit, git_dirty  # noqa: E402
-from bench.scoring_bench import machine_info  # noqa: E402
+from bench.harness import REPO, git_commit, git_dirty, machine_info
 
 RESULTS = REPO / "bench" / "results"
 SHAPES: dict[str, dict[str, int]] = {

@@ -36,9 +36,9 @@ Two steps, so that the reader never sees the generator, the labels or this code:
 
 Run::
 
-    python bench/label_agreement.py draw --work /tmp/agree --seed 0 --per-label 55
+    python -m bench.label_agreement draw --work /tmp/agree --seed 0 --per-label 55
     # the reader labels /tmp/agree/sheet/blind_sheet.md into /tmp/agree/sheet/blind_labels.tsv
-    python bench/label_agreement.py score --work /tmp/agree --reader "helper, blind"
+    python -m bench.label_agreement score --work /tmp/agree --reader "helper, blind"
 """
 
 from __future__ import annotations
@@ -57,12 +57,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from bench import english_ratings  # noqa: E402
-from bench.store_bench import git_commit, machine_info  # noqa: E402
+from bench import english_ratings
+from bench.harness import REPO, git_commit, machine_info
 
 RESULTS = REPO / "bench" / "results"
 RATINGS = english_ratings.SCALE
@@ -426,7 +422,7 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
         f"Commit `{meta.get('commit')}`, seed {meta['seed']}, "
         f"readers: {', '.join(name for name, _ in blinds)}, {time.strftime('%Y-%m-%d')}.", "",
         "## Protocol", "",
-        "1. `python bench/label_agreement.py draw --work WORK --seed "
+        "1. `python -m bench.label_agreement draw --work WORK --seed "
         f"{meta['seed']} --per-label {meta['per_label']}` builds three stores (demo KG; "
         "FB15k-237 dev+test named by entity2text.txt, no type facts; Wikidata from "
         "DERIVED_humans_Q5.jsonl + the dump's first 50 lines), runs `kgbench generate` "
@@ -439,7 +435,7 @@ def score(work: Path, readers: Sequence[tuple[str, Path]]) -> dict[str, Any]:
         "in a shuffled order with opaque item ids; they are told the labels need not be "
         "balanced, rate the English of the question, the answer and the citation from 1 "
         "to 5 (scale below) and write a note per item.",
-        "3. `python bench/label_agreement.py score --work WORK --labels A.tsv --reader A "
+        "3. `python -m bench.label_agreement score --work WORK --labels A.tsv --reader A "
         "[--labels B.tsv --reader B]` joins the labels with the hidden key. Agreement of a "
         "label = share of the samples generated with that label that the reader gave the "
         "same label; intervals are Wilson 95%.", "",

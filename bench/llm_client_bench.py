@@ -24,7 +24,7 @@ long as the server drips in the headers; only a deadline cuts them). Also the co
 httpx is not a dependency; install it somewhere to run this, e.g.
 
     pip install --target /tmp/httpx-eval httpx
-    PYTHONPATH=/tmp/httpx-eval python bench/llm_client_bench.py --requests 2000
+    PYTHONPATH=/tmp/httpx-eval python -m bench.llm_client_bench --requests 2000
 """
 
 from __future__ import annotations
@@ -48,12 +48,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.load_bench import git_commit, git_dirty  # noqa: E402
-from llm import transport  # noqa: E402
+from bench.harness import REPO, git_commit, git_dirty
+from llm import transport
 
 REPLY = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "choices": [
     {"index": 0, "finish_reason": "stop",

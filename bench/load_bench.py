@@ -23,8 +23,8 @@ store size on disk; per size the speed-up over rdflib, and the extrapolated time
 the full Freebase dump (3.13 billion lines) from the raw and end-to-end rates. Appends
 one JSON record to ``<out>/load_bench.jsonl`` and draws ``<out>/load_bench.png``.
 
-    .venv/bin/python bench/load_bench.py --sizes 5000000,20000000 --seed 0
-    .venv/bin/python bench/load_bench.py --sizes 20000000 --loaders freebase --work /tmp/lb
+    .venv/bin/python -m bench.load_bench --sizes 5000000,20000000 --seed 0
+    .venv/bin/python -m bench.load_bench --sizes 20000000 --loaders freebase --work /tmp/lb
 
 Each run also records the machine's load average at its start and end (a shared
 machine's other work slows every rate down) and, for kgbench's loaders, the seconds of
@@ -37,7 +37,6 @@ import argparse
 import gzip
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -46,9 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from bench.harness import REPO, disk_usage, git_commit, git_dirty, machine_info, module_command
 
 FREEBASE_LINES = 3_130_000_000
 TARGETS = {"raw_lines_per_s": 1_000_000, "stored_facts_per_s": 350_000,
@@ -63,20 +60,6 @@ def _vmhwm_kb(pid: int | str = "self") -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     return 0
-
-
-def du(path: Path) -> int:
-    """Bytes allocated on disk under ``path``."""
-    if path.is_file():
-        return path.stat().st_blocks * 512
-    total = 0
-    for root, _dirs, files in os.walk(path):
-        for f in files:
-            try:
-                total += os.lstat(os.path.join(root, f)).st_blocks * 512
-            except OSError:
-                pass
-    return total
 
 
 def uncompressed_size(path: Path) -> int:
@@ -180,8 +163,8 @@ def run_child(loader: str, dump: Path, store_dir: Path, work: Path, limit: int,
     result = work / f"{loader}-result.json"
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", loader, str(dump),
-           str(store_dir), str(result), str(limit)]
+    cmd = module_command("bench.load_bench", "--child", loader, str(dump), str(store_dir),
+                         str(result), str(limit))
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(REPO),
                           timeout=timeout, check=False)
@@ -191,7 +174,7 @@ def run_child(loader: str, dump: Path, store_dir: Path, work: Path, limit: int,
                            f"{proc.stderr[-4000:]}")
     out: dict[str, Any] = json.loads(result.read_text())
     out["child_wall_seconds"] = wall
-    out["disk_bytes"] = du(store_dir)
+    out["disk_bytes"] = disk_usage(store_dir)[0]
     return out
 
 
@@ -273,43 +256,6 @@ def bench_size(lines: int, args: argparse.Namespace, work: Path, log: Any) -> di
 
 
 # -- record, table, plot -----------------------------------------------------------------
-def machine_info() -> dict[str, Any]:
-    import duckdb
-    import psutil
-    import rdflib
-
-    info: dict[str, Any] = {
-        "cores": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "platform": platform.platform(), "python": platform.python_version(),
-        "duckdb": duckdb.__version__, "rdflib": rdflib.__version__,
-    }
-    try:
-        import pyoxigraph
-        info["pyoxigraph"] = pyoxigraph.__version__
-    except ImportError:
-        info["pyoxigraph"] = None
-    return info
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                             text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
-def git_dirty() -> bool | None:
-    """Whether the working tree has uncommitted changes: then ``commit`` is not exactly
-    the code that was measured."""
-    try:
-        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                             cwd=REPO, capture_output=True, text=True, timeout=10,
-                             check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def flatness(sizes: list[dict[str, Any]]) -> dict[str, Any] | None:

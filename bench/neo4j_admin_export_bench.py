@@ -2,7 +2,7 @@
 ``kgbench store export-neo4j``'s use case, then loaded by Neo4j's own import tool (from
 the test launcher's classpath, ``make neo4j-up`` builds it) into a scratch DBMS home.
 
-    PYTHONPATH=. .venv/bin/python bench/neo4j_admin_export_bench.py --facts 1000000
+    .venv/bin/python -m bench.neo4j_admin_export_bench --facts 1000000
 
 Prints export facts/s and import facts/s (the tool's wall time, JVM start included).
 """

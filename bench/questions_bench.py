@@ -1,7 +1,7 @@
 """Questions benchmark: KGQA parse throughput and query-graph grounding throughput,
 each against a baseline measured in the same run.
 
-Steps (``python bench/questions_bench.py --help``):
+Steps (``python -m bench.questions_bench --help``):
 
 1. Parse (when ``KGBENCH_EXTERNAL_DATA`` or ``--external`` names the data folder):
    WebQSP train + test (4,737 questions) and the GrailQA dev sample (1,000), read once
@@ -13,20 +13,20 @@ Steps (``python bench/questions_bench.py --help``):
    Ratio = cached / uncached questions/s. The sample's results must be identical in
    both modes.
 2. Grounding: the store benchmark's synthetic Freebase-like KG
-   (:func:`bench.store_bench.generate_kg`, ``--facts``, default 5M with 1M entities),
+   (:func:`bench.synth_kg.generate_kg`, ``--facts``, default 5M with 1M entities),
    imported into a fresh store; ``--queries`` per shape generated from facts sampled
    from the store (``Store.sample_facts``): **single** (``(e, r, ?x)``, a third of them
    through a CVT), **path** (2 hops) and **tree** (two subject entities converging on
    ``?x``), each with the sampled answer among its solutions. Latency of
    :meth:`extension.core.grounding.Grounder.ground` (p50/p99/mean) and queries/s, per shape.
    Baseline: the same Grounder over the same graph held in networkx
-   (:class:`bench.store_bench.NetworkxKG` plus a backtracking triple-pattern matcher
+   (:class:`bench.networkx_kg.NetworkxKG` plus a backtracking triple-pattern matcher
    here); ``agreement`` checks both return the same answers where neither truncated.
 3. One JSON record appended to ``OUT/questions_bench.jsonl``, a plot
    ``OUT/questions_bench.png`` and a summary table.
 
-    .venv/bin/python bench/questions_bench.py --facts 5000000 --seed 0
-    .venv/bin/python bench/questions_bench.py --quick     # seconds; the smoke test's size
+    .venv/bin/python -m bench.questions_bench --facts 5000000 --seed 0
+    .venv/bin/python -m bench.questions_bench --quick     # seconds; the smoke test's size
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -48,23 +47,15 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.store_bench import (  # noqa: E402
-    CpuWatch,
-    NetworkxKG,
-    _summary,
-    generate_kg,
-    git_commit,
-    machine_info,
-)
-from extension.core.grounding import Grounder, Grounding  # noqa: E402
-from extension.core.query_graph import QueryGraph, build_query_graph  # noqa: E402
-from extension.core.shapes import classify  # noqa: E402
-from kgstore.models import Entity, Fact, Literal, Predicate  # noqa: E402
-from kgstore.patterns import (  # noqa: E402
+from bench.harness import REPO, CpuWatch, git_commit, machine_info
+from bench.networkx_kg import NetworkxKG
+from bench.store_bench import _summary
+from bench.synth_kg import generate_kg
+from extension.core.grounding import Grounder, Grounding
+from extension.core.query_graph import QueryGraph, build_query_graph
+from extension.core.shapes import classify
+from kgstore.models import Entity, Fact, Literal, Predicate
+from kgstore.patterns import (
     Binding,
     HasType,
     MatchResult,
@@ -239,7 +230,7 @@ def generate_queries(store: Any, per_shape: int, seed: int) -> list[GeneratedQue
 
 class NetworkxStore:
     """What :class:`~extension.core.grounding.Grounder` needs of a store (``predicates``,
-    ``entities``, ``match``) over :class:`bench.store_bench.NetworkxKG`: ``match`` is a
+    ``entities``, ``match``) over :class:`bench.networkx_kg.NetworkxKG`: ``match`` is a
     backtracking join of the triple patterns over the MultiDiGraph (edge key =
     predicate), with the store's semantics (distinct solutions sorted, ``limit`` + 1
     fetched to flag truncation)."""

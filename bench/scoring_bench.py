@@ -44,9 +44,9 @@ figures count texts (``texts_per_s``) and its agreement with eager is on the vec
 
 Run::
 
-    python bench/scoring_bench.py --shapes base xsmall --pairs 256          # CPU, 3 engines
-    python bench/scoring_bench.py --shapes minilm --pairs 256               # real weights
-    python bench/scoring_bench.py --device cuda --shapes base --pairs 20000  # GPU
+    python -m bench.scoring_bench --shapes base xsmall --pairs 256          # CPU, 3 engines
+    python -m bench.scoring_bench --shapes minilm --pairs 256               # real weights
+    python -m bench.scoring_bench --device cuda --shapes base --pairs 20000  # GPU
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
 import subprocess
@@ -65,19 +64,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.load_bench import git_commit, git_dirty  # noqa: E402
-from bench.scoring_bench_embed import (  # noqa: E402
+from bench.harness import REPO, git_commit, git_dirty, machine_info, module_command
+from bench.scoring_bench_embed import (
     EMBED_SHAPES,
     embed_checkpoint,
     run_onnx_embed,
     run_torch_embed,
     vector_diff,
 )
-from bench.scoring_engines import eager, run_figures  # noqa: E402
+from bench.scoring_engines import eager, run_figures
 
 RESULTS = REPO / "bench" / "results"
 
@@ -271,9 +266,9 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
         kw = dict(device=device, threads=threads, batch_tokens=batch_tokens)
         return dispatch(engine, hf_dir, model_dir, json.loads(inputs.read_text()), kw)
     result = work / f"result-{engine}.json"
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_engine", engine,
-           "--model", str(model_dir), "--hf", str(hf_dir), "--inputs", str(inputs),
-           "--result", str(result), "--device", device, "--batch-tokens", str(batch_tokens)]
+    cmd = module_command("bench.scoring_bench", "_engine", engine, "--model", str(model_dir),
+                         "--hf", str(hf_dir), "--inputs", str(inputs), "--result", str(result),
+                         "--device", device, "--batch-tokens", str(batch_tokens))
     if threads:
         cmd += ["--threads", str(threads)]
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
@@ -284,36 +279,6 @@ def run_engine(engine: str, *, hf_dir: Path, model_dir: Path, inputs: Path, devi
 
 
 # -- the run ----------------------------------------------------------------------------
-
-def machine_info(device: str) -> dict[str, Any]:
-    import numpy as np
-    import onnxruntime as ort
-    import psutil
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    info: dict[str, Any] = {
-        "cores": os.cpu_count(), "physical_cores": psutil.cpu_count(logical=False),
-        "cpu": cpu, "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "platform": platform.platform(), "python": platform.python_version(),
-        "onnxruntime": ort.__version__, "numpy": np.__version__}
-    try:
-        import torch
-        import transformers
-        info |= {"torch": torch.__version__, "transformers": transformers.__version__}
-    except ImportError:
-        pass
-    if device == "cuda" and shutil.which("nvidia-smi"):
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                              "--format=csv,noheader"], capture_output=True, text=True)
-        info["gpu"] = smi.stdout.strip()
-    return info
 
 
 def prob_diff(onnx: Any, eager: Any) -> dict[str, float]:

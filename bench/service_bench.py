@@ -3,7 +3,7 @@
 Two reads a UI and a script make most: an entity page (``GET /api/entity?id=``) and a
 2-hop neighbourhood with the default caps (``GET /api/neighborhood?id=&hops=2``), each
 with 1, 8 and 32 concurrent clients (``--clients``), on the store benchmark's 5M-fact
-synthetic Freebase-like KG (:func:`bench.store_bench.generate_kg`, built once and reused
+synthetic Freebase-like KG (:func:`bench.synth_kg.generate_kg`, built once and reused
 with ``--store-dir`` as ``bench/extend_bench.py`` does), on both backends
 (``--backends embedded,neo4j``; Neo4j at ``--neo4j-uri``, default
 ``$KGBENCH_NEO4J_URI``, loaded online from the same stage unless it already holds a KG
@@ -36,8 +36,8 @@ inproc/http requests/s. Before timing, the server's and the store calls' answers
 compared for 20 ids (``same_answers``). The machine (2 cores shared with other jobs) is recorded with
 its load average and CPU steal. Appends to ``bench/results/service_bench.jsonl``.
 
-    python bench/service_bench.py --store-dir /tmp/kgbench-svc-5m --seconds 8 --repeats 3
-    python bench/service_bench.py --facts 200000 --entities 40000 --backends embedded
+    python -m bench.service_bench --store-dir /tmp/kgbench-svc-5m --seconds 8 --repeats 3
+    python -m bench.service_bench --facts 200000 --entities 40000 --backends embedded
 """
 
 from __future__ import annotations
@@ -65,17 +65,13 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(REPO))
-
-from bench.extend_bench import build_store, load_neo4j  # noqa: E402
-from bench.service_load import client_ids, summary  # noqa: E402
-from bench.store_bench import CpuWatch, git_commit, machine_info  # noqa: E402
-from kgbench.service import reads  # noqa: E402
-from kgbench.service.storepool import StorePool  # noqa: E402
-from kgstore import Store, open_store  # noqa: E402
-from kgstore.lookup import (  # noqa: E402
+from bench.extend_bench import build_store, load_neo4j
+from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
+from bench.service_load import client_ids, summary
+from kgbench.service import reads
+from kgbench.service.storepool import StorePool
+from kgstore import Store, open_store
+from kgstore.lookup import (
     entity_facts,
     entity_names,
     fact_entity_ids,
@@ -492,9 +488,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "service_bench.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, sort_keys=True) + "\n")
+    append_record(args.out / "service_bench.jsonl", record, sort_keys=True)
     print_table(record, Console(width=180))   # 14 columns: wider than a default terminal
     return record
 

@@ -13,7 +13,7 @@ Prints one JSON object: requests, errors (non-200 answers and transport failures
 statuses, seconds, requests/s, latency (ms: p50, p99, mean, n) and this process's CPU
 seconds (the client costs CPU too, on the same machine as the server).
 
-    python bench/service_load.py --url http://127.0.0.1:8765 --path /api/entity \\
+    python -m bench.service_load --url http://127.0.0.1:8765 --path /api/entity \\
         --ids ids.txt --clients 8 --seconds 10
 """
 

@@ -47,6 +47,7 @@ from typing import Any, TextIO
 import orjson
 
 from extension.outputs.output_file import check_output_dir, write_atomic
+from extension.run.workdir import chunk_name, differences, prepare_work_dir, read_json
 from kalma.builder import BuildConfig, BuildSkip, KalmaBuilder
 from kalma.entry import ENTRIES_FILE, ENTRY_FORMAT, KalmaEntry, Knowledge
 from kalma.errors import KalmaError
@@ -192,23 +193,9 @@ def _fingerprint(config: BuildConfig, store_size: Mapping[str, int], levels: Seq
             "chunk_size": chunk_size, "store": dict(store_size)}
 
 
-def _manifest(fingerprint: Mapping[str, Any]) -> str:
-    return json.dumps(fingerprint, sort_keys=True, indent=2) + "\n"
-
-
 def _differences(old: Any, new: Mapping[str, Any]) -> str:
     """What differs between two fingerprints, in the command line's words."""
-    if not isinstance(old, Mapping):
-        return "an unreadable or older run record"
-    changed = [_OPTION_NAMES.get(key, key) for key in new if old.get(key) != new.get(key)]
-    return ", ".join(changed) or "its format"
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    return differences(old, new, _OPTION_NAMES, unreadable="an unreadable or older run record")
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -303,11 +290,11 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
             if made >= config.n:
                 break
             n_chunks = c + 1
-            done = _read_json(work / _chunk_name(c, "stats.json"))
+            done = read_json(work / chunk_name(c, "stats.json"))
             # Done only with both files: its stats are written last, but a chunk's
             # entries file removed by hand must be built again, not trusted.
             if not (isinstance(done, dict) and done.get("first_index") == made
-                    and (work / _chunk_name(c, "entries.jsonl")).is_file()):
+                    and (work / chunk_name(c, "entries.jsonl")).is_file()):
                 done = _build_chunk(builder, work, c, chunk, first_index=made, wanted=config.n)
                 made_here += done["entries"]
             else:
@@ -343,10 +330,6 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
         return _finish(out_dir, work, n_chunks, run, levels, config)
 
 
-def _chunk_name(index: int, kind: str) -> str:
-    return f"chunk-{index:06d}.{kind}"
-
-
 def _write(path: Path, text: str) -> None:
     write_atomic(path, text, remedy=REMEDY)
 
@@ -369,48 +352,29 @@ def _build_chunk(builder: KalmaBuilder, work: Path, c: int, chunk: Sequence[Any]
             lines.append(built.to_line())
     stats = {"first_index": first_index, "entries": len(lines), "starts": starts,
              "skips": dict(skips)}
-    _write(work / _chunk_name(c, "entries.jsonl"), "".join(lines))
-    _write(work / _chunk_name(c, "stats.json"), json.dumps(stats, sort_keys=True) + "\n")
+    _write(work / chunk_name(c, "entries.jsonl"), "".join(lines))
+    _write(work / chunk_name(c, "stats.json"), json.dumps(stats, sort_keys=True) + "\n")
     return stats
 
 
 def _prepare_work_dir(out_dir: Path, fingerprint: Mapping[str, Any], force: bool) -> Path:
-    """``DIR/.work-kalma`` for this run: kept when its manifest is this run's (resume),
-    emptied under ``force`` (with an earlier run's outputs), refused otherwise."""
-    work = out_dir / WORK_DIR
-    manifest = work / RUN_FILE
-    wanted = _manifest(fingerprint)
-    if force:
-        if work.exists():
-            shutil.rmtree(work)
-        for path in _output_files(out_dir):
-            path.unlink(missing_ok=True)
-    elif work.exists():
-        previous = manifest.read_text("utf-8") if manifest.exists() else None
-        # No manifest: the run stopped before writing it, so before any chunk.
-        if previous is not None and previous != wanted:
-            raise KalmaError(f"{out_dir} holds an unfinished KaLMA run with a different "
-                             f"{_differences(_loads(previous), fingerprint)}",
-                             "rerun that command to resume it, or pass --force to start over")
-    else:
-        existing = _output_files(out_dir)
-        if existing:
-            old = _read_json(out_dir / RUN_FILE)
-            what = _differences(old.get("fingerprint") if isinstance(old, dict) else None,
-                                fingerprint)
-            raise KalmaError(f"{out_dir} already holds KaLMA entries of another run "
-                             f"(different {what})",
-                             "pass --force to replace them, or choose another --out")
-    work.mkdir(parents=True, exist_ok=True)
-    _write(manifest, wanted)
-    return work
+    """``DIR/.work-kalma`` for this run (:func:`extension.run.workdir.prepare_work_dir`)."""
+    def other_unfinished(previous: Any) -> KalmaError:
+        return KalmaError(f"{out_dir} holds an unfinished KaLMA run with a different "
+                          f"{_differences(previous, fingerprint)}",
+                          "rerun that command to resume it, or pass --force to start over")
 
+    def other_finished(existing: list[Path]) -> KalmaError:
+        old = read_json(out_dir / RUN_FILE)
+        what = _differences(old.get("fingerprint") if isinstance(old, dict) else None,
+                            fingerprint)
+        return KalmaError(f"{out_dir} already holds KaLMA entries of another run "
+                          f"(different {what})",
+                          "pass --force to replace them, or choose another --out")
 
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return None
+    return prepare_work_dir(out_dir, WORK_DIR, fingerprint, force=force,
+                            outputs=_output_files(out_dir), remedy=REMEDY,
+                            other_unfinished=other_unfinished, other_finished=other_finished)
 
 
 def _output_files(out_dir: Path) -> list[Path]:
@@ -423,7 +387,7 @@ def _output_files(out_dir: Path) -> list[Path]:
 
 def _finished_result(out_dir: Path, fingerprint: Mapping[str, Any]) -> KalmaGenerateResult | None:
     """The result of an earlier finished run of the same command (reused as is)."""
-    run = _read_json(out_dir / RUN_FILE)
+    run = read_json(out_dir / RUN_FILE)
     if not isinstance(run, dict) or run.get("fingerprint") != fingerprint \
             or (out_dir / WORK_DIR).exists() or not (out_dir / ENTRIES_FILE).is_file():
         return None
@@ -456,7 +420,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     entries_path = work / ENTRIES_FILE
     with entries_path.open("wb") as sink:
         for c in range(n_chunks):
-            with (work / _chunk_name(c, "entries.jsonl")).open("rb") as chunk:
+            with (work / chunk_name(c, "entries.jsonl")).open("rb") as chunk:
                 shutil.copyfileobj(chunk, sink)
     violations = list(iter_entry_violations(entries_path))
     if violations:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from kgstore.algorithms import subgraph as _subgraph
 from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.cypher.compile import DIALECTS, compile_match, match_result
-from kgstore.errors import QueryTimeoutError
+from kgstore.errors import QueryTimeoutError, StoreError
 from kgstore.models import (
     ENTITY_DETAILS,
     Adjacency,
@@ -54,7 +54,7 @@ from kgstore.readcache import (
     adjacency_prefix,
 )
 from kgstore.search_index import SearchHit
-from kgstore.staging import StageWriter
+from kgstore.staging import StageWriter, read_manifest
 
 if TYPE_CHECKING:
     from kgstore.cypher.guard import Dialect
@@ -221,7 +221,6 @@ class Store(ABC):
         return None
 
     # -- ingest ---------------------------------------------------------------------
-    @abstractmethod
     def import_stage(
         self,
         stage_dir: str | Path,
@@ -238,6 +237,16 @@ class Store(ABC):
         same stage twice changes nothing the second time. ``nameless_is_cvt`` marks
         entities without a name that are the subject of a fact as CVTs.
         """
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only; cannot import")
+        return self._import_stage(Path(stage_dir), read_manifest(stage_dir), nameless_is_cvt,
+                                  progress)
+
+    @abstractmethod
+    def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
+                      progress: ProgressCallback | None) -> ImportReport:
+        """Hook: merge the complete stage ``stage`` (its ``manifest`` read) into the
+        store opened for writing (see :meth:`import_stage`)."""
 
     def ingest(
         self,

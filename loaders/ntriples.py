@@ -40,7 +40,7 @@ use :func:`iter_raw_triples` (plain strings) to skip building term objects.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -370,26 +370,43 @@ def _iri(line: str, pos: int) -> tuple[str, int]:
 
 def _iri_error(line: str, pos: int) -> NTriplesSyntaxError:
     """Explain why no IRIREF starts at ``pos`` (which holds '<')."""
+    def escape(i: int, kind: str) -> int:
+        raise _error(i, f"escape '\\{kind}' is not allowed in an IRI (only \\uXXXX and "
+                        "\\UXXXXXXXX; percent-encode other characters)")
+
+    def char(i: int, c: str) -> None:
+        if _S_BAD_IRI_CHAR.match(c):
+            what = "a space" if c == " " else repr(c)
+            raise _error(i, f"{what} is not allowed in an IRI (percent-encode it, e.g. %20)")
+
+    if not _walk_to(line, pos, ">", escape, char):
+        raise _error(pos, "unterminated IRI: missing '>'")
+    raise _error(pos, "invalid IRI")  # pragma: no cover - the regex accepts all else
+
+
+def _walk_to(line: str, pos: int, close: str, escape: Callable[[int, str], int],
+             char: Callable[[int, str], None] | None = None) -> bool:
+    """Step through the token that starts at ``pos`` up to its closing ``close``
+    (whether it was found): UCHARs are checked and skipped, another escape ``\\k`` goes
+    to ``escape(i, k)`` (the index after it, or it raises), every other character to
+    ``char`` (which raises for one the token may not hold)."""
     i = pos + 1
     while i < len(line):
         c = line[i]
-        if c == ">":
-            break
+        if c == close:
+            return True
         if c == "\\":
             kind = line[i + 1:i + 2]
             if kind in ("u", "U"):
                 _check_uchar(line, i)
                 i += 6 if kind == "u" else 10
-                continue
-            raise _error(i, f"escape '\\{kind}' is not allowed in an IRI (only \\uXXXX and "
-                            "\\UXXXXXXXX; percent-encode other characters)")
-        if _S_BAD_IRI_CHAR.match(c):
-            what = "a space" if c == " " else repr(c)
-            raise _error(i, f"{what} is not allowed in an IRI (percent-encode it, e.g. %20)")
+            else:
+                i = escape(i, kind)
+            continue
+        if char is not None:
+            char(i, c)
         i += 1
-    else:
-        raise _error(pos, "unterminated IRI: missing '>'")
-    raise _error(pos, "invalid IRI")  # pragma: no cover - the regex accepts all else
+    return False
 
 
 def _check_uchar(line: str, i: int) -> None:
@@ -442,24 +459,13 @@ def _literal(line: str, pos: int) -> tuple[str, str | None, str | None, int]:
 
 def _string_error(line: str, pos: int) -> NTriplesSyntaxError:
     """Explain why no STRING_LITERAL_QUOTE starts at ``pos`` (which holds '"')."""
-    i = pos + 1
-    while i < len(line):
-        c = line[i]
-        if c == '"':
-            break
-        if c == "\\":
-            kind = line[i + 1:i + 2]
-            if kind in ("u", "U"):
-                _check_uchar(line, i)
-                i += 6 if kind == "u" else 10
-                continue
-            if kind and kind in _ECHAR:
-                i += 2
-                continue
-            raise _error(i, f"invalid escape '\\{kind}' in a string (allowed: \\t \\b \\n "
-                            "\\r \\f \\\" \\' \\\\ \\uXXXX \\UXXXXXXXX)")
-        i += 1
-    else:
+    def escape(i: int, kind: str) -> int:
+        if kind and kind in _ECHAR:
+            return i + 2
+        raise _error(i, f"invalid escape '\\{kind}' in a string (allowed: \\t \\b \\n "
+                        "\\r \\f \\\" \\' \\\\ \\uXXXX \\UXXXXXXXX)")
+
+    if not _walk_to(line, pos, '"', escape):
         raise _error(pos, "unterminated string: missing the closing '\"'")
     raise _error(pos, "invalid string")  # pragma: no cover - the regex accepts all else
 

@@ -28,7 +28,6 @@ import shlex
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar, cast
 
 import pyarrow as pa
@@ -273,12 +272,7 @@ class TextSource:
     def __enter__(self) -> TextSource:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

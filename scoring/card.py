@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from scoring.errors import ModelDirError
 
 __all__ = ["CARD_FILE", "CARD_VERSION", "MODEL_FILE", "NLI_ROLES", "OUTPUT_NAMES", "TASKS",
-           "TOKENIZER_FILE", "Embedding", "ModelCard", "NliRole", "Parity", "Precision",
+           "TOKENIZER_FILE", "Embedding",
+           "ModelCard", "NliProbabilities", "NliRole", "Parity", "Precision",
            "SourceCheckpoint", "Task", "read_card", "write_card"]
 
 CARD_FILE = "kgbench-model.json"
@@ -50,6 +51,19 @@ OUTPUT_NAMES: dict[Task, str] = {"nli": "logits", "classify": "logits", "rerank"
 
 NliRole = Literal["entailment", "neutral", "contradiction"]
 NLI_ROLES: tuple[NliRole, ...] = get_args(NliRole)
+
+
+class NliProbabilities(Protocol):
+    """What an NLI scorer returns per pair (:class:`scoring.runtime.NliScores`): the
+    probability of each of the :data:`NLI_ROLES`."""
+
+    @property
+    def entailment(self) -> float: ...
+    @property
+    def neutral(self) -> float: ...
+    @property
+    def contradiction(self) -> float: ...
+
 Precision = Literal["fp32", "fp16", "int8"]
 """The graph's arithmetic: ``fp32``; ``fp16`` (for GPUs); ``int8``, weights quantized to
 int8 and each MatMul's input to uint8 per call (dynamic quantization, for the CPU

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.llm.chat_server import other, server  # noqa: F401  (fixtures: a chat server, a second one)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -69,6 +69,7 @@ from extension.verbalize.grammar_gate import (
     gate_records,
     gate_stats,
 )
+from extension.run.workdir import chunk_name, manifest_text, prepare_work_dir
 from extension.verbalize.verbalizer import TemplateVerbalizer, UnreadableFact, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
@@ -390,11 +391,11 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     if finished is not None:
         return finished
     work = _prepare_work_dir(out_dir, fingerprint, force)
-    done = {i for i in range(len(chunks)) if (work / _chunk_name(i, "stats.json")).exists()}
+    done = {i for i in range(len(chunks)) if (work / chunk_name(i, "stats.json")).exists()}
     total = ChunkStats()
     for i in sorted(done):
         total.add(ChunkStats.from_json(json.loads(
-            (work / _chunk_name(i, "stats.json")).read_text("utf-8"))))
+            (work / chunk_name(i, "stats.json")).read_text("utf-8"))))
     questions_done = sum(len(chunks[i]) for i in done)
     resumed_samples = sum(total.samples.values())
     if progress:
@@ -481,10 +482,6 @@ def _worker_run(job: tuple[int, list[Question]]) -> ChunkResult:
     return _WORKER.run_chunk(*job)
 
 
-def _chunk_name(index: int, kind: str) -> str:
-    return f"chunk-{index:06d}.{kind}"
-
-
 def _write_atomic(path: Path, text: str) -> None:
     write_atomic(path, text, remedy=OUT_DIR_REMEDY)
 
@@ -492,16 +489,12 @@ def _write_atomic(path: Path, text: str) -> None:
 def _write_chunk(work: Path, result: ChunkResult) -> None:
     """The chunk's lines, then its stats: a chunk counts as done only once the stats
     file exists, so a crash between the writes reruns the chunk."""
-    _write_atomic(work / _chunk_name(result.index, "samples.jsonl"),
+    _write_atomic(work / chunk_name(result.index, "samples.jsonl"),
                   "".join(line + "\n" for line in result.samples))
-    _write_atomic(work / _chunk_name(result.index, "failures.jsonl"),
+    _write_atomic(work / chunk_name(result.index, "failures.jsonl"),
                   "".join(line + "\n" for line in result.failures))
-    _write_atomic(work / _chunk_name(result.index, "stats.json"),
+    _write_atomic(work / chunk_name(result.index, "stats.json"),
                   json.dumps(result.stats.to_json()))
-
-
-def _manifest(fingerprint: dict[str, Any]) -> str:
-    return json.dumps(fingerprint, sort_keys=True, indent=2, default=str) + "\n"
 
 
 def _finished_run(out_dir: Path, fingerprint: dict[str, Any]) -> GenerateResult | None:
@@ -509,7 +502,7 @@ def _finished_run(out_dir: Path, fingerprint: dict[str, Any]) -> GenerateResult 
     (rerunning a finished command is a no-op), else ``None``."""
     manifest = out_dir / "run.json"
     if not manifest.exists() or (out_dir / WORK_DIR).exists() \
-            or manifest.read_text("utf-8") != _manifest(fingerprint) \
+            or manifest.read_text("utf-8") != manifest_text(fingerprint) \
             or not all((out_dir / n).exists() for n in ("samples.jsonl", "stats.json")):
         return None
     stats = json.loads((out_dir / "stats.json").read_text("utf-8"))
@@ -519,34 +512,20 @@ def _finished_run(out_dir: Path, fingerprint: dict[str, Any]) -> GenerateResult 
 
 
 def _prepare_work_dir(out_dir: Path, fingerprint: dict[str, Any], force: bool) -> Path:
-    """``DIR/.work`` for this run: reused when its ``run.json`` matches ``fingerprint``
-    (resume), recreated under ``force``, refused otherwise."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    work = out_dir / WORK_DIR
-    manifest = work / "run.json"
-    wanted = _manifest(fingerprint)
-    if work.exists() and not force:
-        previous = manifest.read_text("utf-8") if manifest.exists() else None
-        # No run.json: the run stopped before writing it (a full disk), so before any
-        # chunk; nothing there to keep or to protect.
-        if previous is not None and previous != wanted:
-            raise GenerateError(
-                f"{out_dir} holds an unfinished run with different inputs or options; "
-                "rerun that command to resume it, or pass --force to start over")
-    elif not work.exists() and not force:
-        finished = [n for n in OUTPUT_FILES if (out_dir / n).exists()]
-        if finished:
-            raise GenerateError(
-                f"{out_dir} already holds a benchmark ({', '.join(finished)}); "
-                "choose another --out or pass --force to replace it")
-    if force and work.exists():
-        shutil.rmtree(work)
-    if force:
-        for name in OUTPUT_FILES:
-            (out_dir / name).unlink(missing_ok=True)
-    work.mkdir(exist_ok=True)
-    _write_atomic(manifest, wanted)
-    return work
+    """``DIR/.work`` for this run (:func:`extension.run.workdir.prepare_work_dir`)."""
+    def other_unfinished(previous: Any) -> GenerateError:
+        return GenerateError(
+            f"{out_dir} holds an unfinished run with different inputs or options; "
+            "rerun that command to resume it, or pass --force to start over")
+
+    def other_finished(existing: list[Path]) -> GenerateError:
+        return GenerateError(
+            f"{out_dir} already holds a benchmark ({', '.join(p.name for p in existing)}); "
+            "choose another --out or pass --force to replace it")
+
+    return prepare_work_dir(out_dir, WORK_DIR, fingerprint, force=force,
+                            outputs=[out_dir / n for n in OUTPUT_FILES], remedy=OUT_DIR_REMEDY,
+                            other_unfinished=other_unfinished, other_finished=other_finished)
 
 
 def stats_doc(total: ChunkStats, config: GenerateConfig, source: dict[str, Any],
@@ -604,7 +583,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
     for name in ("samples.jsonl", "failures.jsonl"):
         with (work / name).open("wb") as sink:
             for i in range(n_chunks):
-                with (work / _chunk_name(i, name)).open("rb") as chunk:
+                with (work / chunk_name(i, name)).open("rb") as chunk:
                     shutil.copyfileobj(chunk, sink)
     violations = tuple(iter_schema_violations(work / "samples.jsonl"))
     if violations:

@@ -16,7 +16,16 @@ from rich.table import Table
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.defaults import DEFAULT_MAX_ANSWERS
 from kgbench.cli.errors import NOTHING_WRITTEN, on_interrupt
-from kgbench.cli.options import JsonOpt, StoreOpt, readable_input, reading, store_location
+from kgbench.cli.options import (
+    CaqaStrictOpt,
+    ClassesOpt,
+    JsonOpt,
+    QuestionLimitOpt,
+    StoreOpt,
+    readable_input,
+    reading,
+    store_location,
+)
 from kgbench.cli.output import emit_json, err, note, out, progress, task_label
 
 
@@ -31,22 +40,13 @@ def extend_cmd(
                            "are written beside it.")
     ] = Path("structured.jsonl"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
-    ] = None,
+    limit: QuestionLimitOpt = None,
     max_answers: Annotated[
         int, typer.Option("--max-answers", min=1,
                           help="Reject extensions with more answers than this.")
     ] = DEFAULT_MAX_ANSWERS,
-    classes: Annotated[
-        bool, typer.Option("--classes/--no-classes",
-                           help="Apply class constraints when grounding.")
-    ] = True,
-    caqa_strict: Annotated[
-        bool, typer.Option("--caqa-strict",
-                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
-                           "for single questions, a union's contradiction replaces one answer.")
-    ] = False,
+    classes: ClassesOpt = True,
+    caqa_strict: CaqaStrictOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Extend, ground and edit questions into labelled attribution samples (CAQA).

@@ -22,12 +22,15 @@ from extension.defaults import (
 )
 from kgbench.cli.errors import RESUMES, CliError, on_interrupt
 from kgbench.cli.options import (
+    CaqaStrictOpt,
+    ClassesOpt,
     JsonOpt,
     LlmCacheOpt,
     LlmModelOpt,
     LlmRetriesOpt,
     LlmRpsOpt,
     LlmTimeoutOpt,
+    QuestionLimitOpt,
     StoreOpt,
     finite_number,
     readable_input,
@@ -76,9 +79,7 @@ def generate_cmd(
         Path, typer.Option("--out", "-o", metavar="DIR", help="Benchmark directory.")
     ] = Path("benchmark"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice and of the split.")] = 0,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
-    ] = None,
+    limit: QuestionLimitOpt = None,
     test_fraction: Annotated[
         float, typer.Option("--test-fraction",
                             callback=finite_number(0.0, 1.0, "must be a number between 0 and 1"),
@@ -103,14 +104,8 @@ def generate_cmd(
     max_answers: Annotated[
         int, typer.Option("--max-answers", min=1, help="Reject extensions with more answers.")
     ] = DEFAULT_MAX_ANSWERS,
-    classes: Annotated[
-        bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
-    ] = True,
-    caqa_strict: Annotated[
-        bool, typer.Option("--caqa-strict",
-                           help="Edit exactly as CAQA §4.3: no partially supportive sample "
-                           "for single questions, a union's contradiction replaces one answer.")
-    ] = False,
+    classes: ClassesOpt = True,
+    caqa_strict: CaqaStrictOpt = False,
     llm_url: Annotated[
         str | None, typer.Option("--llm-url", metavar="URL",
                                  help="OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) "

@@ -202,3 +202,14 @@ def prompts_option(help_text: str) -> Any:
     checked by :mod:`llm.prompt_file`, so Click does not check it."""
     return typer.Option("--prompts", metavar="FILE", readable=False, show_default=False,
                         help=help_text)
+QuestionLimitOpt = Annotated[
+    int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
+]
+ClassesOpt = Annotated[
+    bool, typer.Option("--classes/--no-classes", help="Apply class constraints when grounding.")
+]
+CaqaStrictOpt = Annotated[
+    bool, typer.Option("--caqa-strict",
+                       help="Edit exactly as CAQA §4.3: no partially supportive sample "
+                       "for single questions, a union's contradiction replaces one answer.")
+]

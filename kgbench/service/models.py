@@ -1,5 +1,6 @@
-"""The API's JSON shapes: pydantic models mirroring the :mod:`kgstore` records (so
-OpenAPI describes them), and the request bodies of the POST reads.
+"""The API's JSON shapes: pydantic models of the :mod:`kgstore` records (so OpenAPI
+describes them), made from the records' own fields (:func:`record_model`), and the
+request bodies of the POST reads.
 
 Records become JSON through :func:`kgstore.models.json_ready`, the same as the
 command line's ``--json``; routes declare these models as their response models,
@@ -8,12 +9,19 @@ so FastAPI checks every answer against its schema.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
+import types
+import typing
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from kgstore import HasType, IsCvt, IsEntity, NotEqual, NotIn, PatternQuery, TriplePattern, Var
+from kgstore import Entity, Fact, Predicate, SourceRecord, StoreStats
 from kgstore import Literal as KgLiteral
+from kgstore import patterns as pq
 
 __all__ = ["CypherRequest", "CypherResultModel", "EntityFactsModel", "EntityModel",
            "EntityPage", "FactModel", "FactPage", "LiteralModel", "LookupResult",
@@ -29,71 +37,68 @@ Cvts = Annotated[dict[str, list[str]], Field(
 MAX_ID_CHARS = 2048
 
 
-class LiteralModel(BaseModel):
-    """A literal object: its lexical value, and a datatype or a language tag."""
+def record_model(record: type, *, held: Mapping[type, type[BaseModel]] | None = None,
+                 exclude: tuple[str, ...] = (), **extra: Any) -> type[BaseModel]:
+    """The base of the model of dataclass ``record``: its fields in its order, typed as
+    its JSON shows them (:func:`kgstore.models.json_ready`): tuples are lists, a record
+    held is its model (``held``), a default factory a default. ``extra`` adds fields
+    (``name=(type, default)``); ``exclude`` leaves fields out. The API's shapes follow
+    the records instead of repeating them field by field; a subclass gives the model
+    its name and its description."""
+    hints = typing.get_type_hints(record)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        if f.name in exclude:
+            continue
+        kind = _json_type(hints[f.name], held or {})
+        if f.default is not dataclasses.MISSING:
+            default = list(f.default) if isinstance(f.default, tuple) else f.default
+            fields[f.name] = (kind, default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (kind, f.default_factory())
+        else:
+            fields[f.name] = (kind, ...)
+    return create_model(f"_{record.__name__}Fields", __module__=__name__,  # type: ignore[call-overload, no-any-return]
+                        **fields, **extra)
 
-    value: str
-    datatype: str | None = None
-    lang: str | None = None
+
+def _json_type(kind: Any, held: Mapping[type, type[BaseModel]]) -> Any:
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind in held:
+        return held[kind]
+    if origin in (tuple, list):
+        return list[_json_type(args[0], held)]  # type: ignore[misc]
+    if origin in (types.UnionType, typing.Union):
+        return functools.reduce(operator.or_, (_json_type(a, held) for a in args))
+    return kind
+
+
+class LiteralModel(record_model(KgLiteral)):  # type: ignore[misc]
+    """A literal object: its lexical value, and a datatype or a language tag."""
 
     def record(self) -> KgLiteral:
         return KgLiteral(self.value, self.datatype, self.lang)
 
 
-class EntityModel(BaseModel):
+class EntityModel(record_model(Entity)):  # type: ignore[misc]
     """A KG node; ``is_cvt`` marks nameless mediator nodes of n-ary facts."""
 
-    id: str
-    name: str | None = None
-    aliases: list[str] = []
-    types: list[str] = []
-    is_cvt: bool = False
-    description: str | None = None
 
-
-class FactModel(BaseModel):
+class FactModel(record_model(Fact, held={KgLiteral: LiteralModel})):  # type: ignore[misc]
     """One edge; ``object`` is an entity id or a literal."""
 
-    subject: str
-    predicate: str
-    object: str | LiteralModel
 
-
-class PredicateModel(BaseModel):
+class PredicateModel(record_model(Predicate)):  # type: ignore[misc]
     """A predicate with its fact count and the names the data gives it."""
 
-    id: str
-    label: str | None = None
-    count: int = 0
-    aliases: list[str] = []
 
-
-class SourceModel(BaseModel):
+class SourceModel(record_model(SourceRecord)):  # type: ignore[misc]
     """One loaded input file."""
 
-    file: str
-    checksum: str
-    format: str
-    counts: dict[str, int] = {}
-    loaded_at: str = ""
-    status: str = "complete"
 
-
-class StatsModel(BaseModel):
+class StatsModel(record_model(StoreStats, held={SourceRecord: SourceModel},  # type: ignore[misc]
+                              top_predicates=(list[PredicateModel], []))):
     """What the store holds (``kgbench stats --json``)."""
-
-    backend: str
-    location: str
-    schema_version: int
-    entities: int
-    cvt_entities: int
-    literals: int
-    facts: int
-    entity_facts: int
-    literal_facts: int
-    predicates: int
-    sources: list[SourceModel] = []
-    top_predicates: list[PredicateModel] = []
 
 
 class PredicateList(BaseModel):
@@ -235,9 +240,9 @@ class CypherResultModel(BaseModel):
     truncated: bool = Field(description="More rows existed than limit_rows.")
 
 
-def _term(text: str) -> Var | str:
+def _term(text: str) -> pq.Var | str:
     """``?name`` is a variable, anything else an id."""
-    return Var(text) if text.startswith("?") else text
+    return pq.Var(text) if text.startswith("?") else text
 
 
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
@@ -253,9 +258,9 @@ class TriplePatternModel(BaseModel):
     predicate: Id
     object: Id | LiteralModel
 
-    def record(self) -> TriplePattern:
+    def record(self) -> pq.TriplePattern:
         obj = self.object.record() if isinstance(self.object, LiteralModel) else _term(self.object)
-        return TriplePattern(_term(self.subject), _term(self.predicate), obj)
+        return pq.TriplePattern(_term(self.subject), _term(self.predicate), obj)
 
 
 class ConstraintModel(BaseModel):
@@ -271,24 +276,24 @@ class ConstraintModel(BaseModel):
     values: list[Id | LiteralModel] = Field(default=[], max_length=1000)
     type_id: Id | None = None
 
-    def record(self) -> NotEqual | NotIn | HasType | IsCvt | IsEntity:
-        var = Var(self.var)
+    def record(self) -> pq.NotEqual | pq.NotIn | pq.HasType | pq.IsCvt | pq.IsEntity:
+        var = pq.Var(self.var)
         if self.kind == "has_type":
             if self.type_id is None:
                 raise ValueError("has_type needs type_id")
-            return HasType(var, self.type_id)
+            return pq.HasType(var, self.type_id)
         if self.kind == "not_in":
-            return NotIn(var, tuple(v.record() if isinstance(v, LiteralModel) else v
+            return pq.NotIn(var, tuple(v.record() if isinstance(v, LiteralModel) else v
                                     for v in self.values))
         if self.kind in ("is_cvt", "is_entity"):
             flag = True if self.value is None else self.value
             if not isinstance(flag, bool):
                 raise ValueError(f"{self.kind} takes value true or false")
-            return IsCvt(var, flag) if self.kind == "is_cvt" else IsEntity(var, flag)
+            return pq.IsCvt(var, flag) if self.kind == "is_cvt" else pq.IsEntity(var, flag)
         if self.value is None or isinstance(self.value, bool):
             raise ValueError("not_equal needs a value (an id, ?variable or literal)")
         value = self.value.record() if isinstance(self.value, LiteralModel) else _term(self.value)
-        return NotEqual(var, value)
+        return pq.NotEqual(var, value)
 
 
 class MatchRequest(BaseModel):
@@ -310,14 +315,14 @@ class MatchRequest(BaseModel):
                 raise ValueError(f"select names variables (?name), not {name!r}")
         return select
 
-    def record(self, max_rows: int) -> PatternQuery:
+    def record(self, max_rows: int) -> pq.PatternQuery:
         """The query, its ``limit`` at most ``max_rows``; ``ValueError`` when it is
         not a valid pattern query."""
         limit = min(self.limit or max_rows, max_rows)
-        return PatternQuery(
+        return pq.PatternQuery(
             patterns=tuple(p.record() for p in self.patterns),
             constraints=tuple(c.record() for c in self.constraints),
-            select=tuple(Var(v) for v in self.select) if self.select is not None else None,
+            select=tuple(pq.Var(v) for v in self.select) if self.select is not None else None,
             limit=limit)
 
 

@@ -23,13 +23,15 @@ from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
 from kgbench.service.graphjson import edge_id, subgraph_graph
 from kgbench.service.htmlfiles import file_response
-from kgbench.service.models import GraphJson
+from kgbench.service.models import GraphJson, record_model
 from kgbench.service.paths import resolve_under
 from kgbench.service.sample_index import (
     SAMPLES_FILES,
+    BenchmarkDir,
     BenchmarkIndex,
     SampleFilter,
     SampleNotFoundError,
+    SampleSummary,
     StaleIndexError,
     benchmark_table,
     find_benchmark_dirs,
@@ -62,27 +64,20 @@ BenchName = Annotated[str, Query(min_length=1, max_length=512,
                                  "(its directory relative to --data).")]
 
 
-class BenchmarkInfo(BaseModel):
-    name: str
-    samples: int | None
-    created: str
-    source: str | None
-    report: bool = Field(False, description="Whether it has a report.html "
-                         "(GET /api/benchmarks/report?bench=NAME).")
+class BenchmarkInfo(record_model(BenchmarkDir, exclude=("samples_file",),  # type: ignore[misc]
+                                 report=(bool, Field(False, description="Whether it has a "
+                                         "report.html (GET /api/benchmarks/report?bench=NAME)."))
+                                 )):
+    pass
 
 
 class BenchmarkList(BaseModel):
     benchmarks: list[BenchmarkInfo]
 
 
-class SampleSummaryModel(BaseModel):
-    id: str
-    label: str
-    complexity: str
-    split: str
-    question: str
-    answer: str
-    edit: str
+class SampleSummaryModel(record_model(SampleSummary,  # type: ignore[misc]
+                                      exclude=("offset", "length", "search_text"))):
+    pass
 
 
 class SamplePage(BaseModel):

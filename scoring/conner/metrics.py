@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal, NamedTuple, Protocol
+from typing import Literal, NamedTuple
 
+from scoring.card import NliProbabilities
 from scoring.score.cohesion import sentence_cohesion
 
 __all__ = ["AGGREGATES", "NON_VERIFIED", "Aggregate", "Factuality", "NliLike", "factuality",
@@ -27,16 +28,7 @@ Aggregate = Literal["min", "mean", "max"]
 AGGREGATES: tuple[Aggregate, ...] = ("min", "mean", "max")
 
 
-class _NliScores(Protocol):
-    @property
-    def entailment(self) -> float: ...
-    @property
-    def neutral(self) -> float: ...
-    @property
-    def contradiction(self) -> float: ...
-
-
-NliLike = _NliScores | Sequence[float]
+NliLike = NliProbabilities | Sequence[float]
 """An NLI result: :class:`scoring.runtime.NliScores` or ``(entail, neutral, contra)``."""
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from scoring.card import ModelCard, Task
+from scoring.card import Task
 from scoring.errors import ScoringError
-from scoring.runtime.scorers import check_task, open_for_task
-from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
+from scoring.runtime.scorers import TaskModel
+from scoring.runtime.session import OnnxTextModel
 from scoring.runtime.tokenize import Encoded, Encodings
 
 __all__ = ["LOGITS_BUDGET", "CausalLM", "token_logprobs_from_logits"]
@@ -45,14 +44,13 @@ def token_logprobs_from_logits(logits: np.ndarray, targets: Sequence[int]) -> np
     return out
 
 
-class CausalLM:
+class CausalLM(TaskModel):
     """A GPT-2-family model exported with ``--task causal-lm``."""
 
     task: Task = "causal-lm"
 
     def __init__(self, model: OnnxTextModel) -> None:
-        check_task(model, self.task)
-        self.model = model
+        super().__init__(model)
         vocab = model.output_shape[-1]
         vocab = vocab if isinstance(vocab, int) else model.tokenizer.vocab_size
         self.batch_tokens = max(1, min(model.batch_tokens, LOGITS_BUDGET // max(vocab, 1)))
@@ -60,20 +58,6 @@ class CausalLM:
         self.truncated_texts = 0
         """Texts that did not fit ``max_length`` and were cut at their end (their
         log-probabilities cover the tokens that fit), over this scorer's life."""
-
-    @classmethod
-    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
-             batch_tokens: int = 16384) -> CausalLM:
-        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
-                                 batch_tokens=batch_tokens))
-
-    @property
-    def card(self) -> ModelCard:
-        return self.model.card
-
-    @property
-    def runtime(self) -> RuntimeInfo:
-        return self.model.runtime
 
     def token_logprobs(self, texts: Sequence[str], *, progress: Progress | None = None
                        ) -> list[np.ndarray]:

@@ -11,13 +11,12 @@ counts them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
 from scoring.card import Task
-from scoring.runtime.scorers import check_task, open_for_task
-from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
+from scoring.runtime.scorers import TaskModel
+from scoring.runtime.session import OnnxTextModel
 from scoring.runtime.tokenize import Encodings
 
 __all__ = ["Embedder", "cosine_rows"]
@@ -29,26 +28,15 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
 
 
-class Embedder:
+class Embedder(TaskModel):
     """An exported embed model: texts → ``float32 [n, dimension]`` unit vectors."""
 
     task: Task = "embed"
 
     def __init__(self, model: OnnxTextModel) -> None:
-        check_task(model, self.task)
-        self.model = model
+        super().__init__(model)
         self.truncated = 0
         """Texts cut to the card's max_length, over this embedder's life."""
-
-    @classmethod
-    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
-             batch_tokens: int = 16384) -> Embedder:
-        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
-                                 batch_tokens=batch_tokens))
-
-    @property
-    def runtime(self) -> RuntimeInfo:
-        return self.model.runtime
 
     @property
     def dimension(self) -> int:

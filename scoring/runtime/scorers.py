@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from scoring.errors import ModelDirError, ScoringError
 from scoring.runtime.session import Device, OnnxTextModel, RuntimeInfo
 from scoring.runtime.tokenize import Encodings
 
-__all__ = ["CrossEncoder", "NliScorer", "NliScores", "SequenceClassifier", "open_for_task",
+__all__ = ["CrossEncoder", "NliScorer", "NliScores", "SequenceClassifier", "TaskModel", "open_for_task",
            "softmax64"]
 
 Progress = Callable[[int], None]
@@ -53,19 +53,21 @@ def check_task(model: OnnxTextModel, task: Task) -> None:
                             f"{task}`")
 
 
-class _PairScorer:
-    """What the three scorers share: the model, the pair encoding that keeps one side
-    whole, and the count of inputs whose kept side had to be cut."""
+class TaskModel:
+    """What every scorer over an exported model shares: a model of its ``task``
+    (checked), :meth:`open`, the model's card and where it runs."""
 
     task: Task
-    keep: Literal["first", "second"] = "second"
 
     def __init__(self, model: OnnxTextModel) -> None:
         check_task(model, self.task)
         self.model = model
-        self.truncated_hypotheses = 0
-        """Pairs whose kept side (an NLI hypothesis) alone exceeded max_length and was
-        cut at its end, over this scorer's life."""
+
+    @classmethod
+    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
+             batch_tokens: int = 16384) -> Self:
+        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
+                                 batch_tokens=batch_tokens))
 
     @property
     def card(self) -> ModelCard:
@@ -74,6 +76,19 @@ class _PairScorer:
     @property
     def runtime(self) -> RuntimeInfo:
         return self.model.runtime
+
+
+class _PairScorer(TaskModel):
+    """What the three pair scorers share: the pair encoding that keeps one side whole,
+    and the count of inputs whose kept side had to be cut."""
+
+    keep: Literal["first", "second"] = "second"
+
+    def __init__(self, model: OnnxTextModel) -> None:
+        super().__init__(model)
+        self.truncated_hypotheses = 0
+        """Pairs whose kept side (an NLI hypothesis) alone exceeded max_length and was
+        cut at its end, over this scorer's life."""
 
     def _encode(self, firsts: Sequence[str], seconds: Sequence[str] | None) -> Encodings:
         tok = self.model.tokenizer
@@ -118,12 +133,6 @@ class NliScorer(_PairScorer):
 
     task: Task = "nli"
 
-    @classmethod
-    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
-             batch_tokens: int = 16384) -> NliScorer:
-        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
-                                 batch_tokens=batch_tokens))
-
     def score(self, premises: Sequence[str], hypotheses: Sequence[str], *,
               progress: Progress | None = None) -> list[NliScores]:
         if len(premises) != len(hypotheses):
@@ -144,12 +153,6 @@ class SequenceClassifier(_PairScorer):
     probabilities over the card's labels, e.g. CAQA's four attribution labels."""
 
     task: Task = "classify"
-
-    @classmethod
-    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
-             batch_tokens: int = 16384) -> SequenceClassifier:
-        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
-                                 batch_tokens=batch_tokens))
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -197,12 +200,6 @@ class CrossEncoder(_PairScorer):
             return super()._encode(firsts, seconds)
         return self.model.tokenizer.encode_pairs_longest_first(firsts, seconds,
                                                                self.longest_first_max)
-
-    @classmethod
-    def open(cls, directory: Path, *, device: Device = "auto", threads: int | None = None,
-             batch_tokens: int = 16384) -> CrossEncoder:
-        return cls(open_for_task(directory, cls.task, device=device, threads=threads,
-                                 batch_tokens=batch_tokens))
 
     def score(self, queries: Sequence[str], passages: Sequence[str], *,
               progress: Progress | None = None) -> list[float]:

@@ -57,7 +57,7 @@ from scoring.score.workdir import (
     WORK_DIR,
     chunk_path,
     finished_fingerprint,
-    prepare_work_dir,
+    prepare_score_dir,
     write_work_file,
 )
 
@@ -165,7 +165,7 @@ def _score_locked(bench_dir: Path, samples_file: Path, nli: NliModel | None,
     if not force and finished_fingerprint(bench_dir) == fingerprint \
             and (bench_dir / SCORES_FILE).is_file() and not (bench_dir / WORK_DIR).exists():
         return finished_result(bench_dir, samples_file, flag_below)
-    work = prepare_work_dir(bench_dir, fingerprint, force)
+    work = prepare_score_dir(bench_dir, fingerprint, force)
     n_chunks = (len(selection.lines) + chunk_size - 1) // chunk_size
     done = {i for i in range(n_chunks) if chunk_path(work, i, "stats.json").exists()}
     total = ChunkStats()

@@ -12,9 +12,10 @@ from typing import Any
 import orjson
 
 from extension.outputs.sample_schema import BenchmarkSample
+from scoring.card import NliProbabilities
 from scoring.inputs import hypothesis, premise, sub_fact_pairs
 from scoring.score.models import LanguageModel, NliModel
-from scoring.score.records import NliProbabilities, score_record
+from scoring.score.records import score_record
 
 __all__ = ["ChunkStats", "record_line", "score_chunk"]
 

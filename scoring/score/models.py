@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from scoring.card import CARD_FILE, ModelCard, Task, read_card
+from scoring.card import CARD_FILE, ModelCard, NliProbabilities, Task, read_card
 from scoring.errors import ModelDirError
-from scoring.score.records import NliProbabilities
 from scoring.score.workdir import file_sha256
 
 if TYPE_CHECKING:

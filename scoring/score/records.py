@@ -23,10 +23,10 @@ digits, so the file reads well and does not carry float32 noise as if it were si
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from extension.outputs.sample_schema import BenchmarkSample
-from scoring.card import NLI_ROLES, NliRole
+from scoring.card import NLI_ROLES, NliProbabilities, NliRole
 from scoring.score.cohesion import sentence_cohesion
 from scoring.score.consistency import (
     Expected,
@@ -37,20 +37,9 @@ from scoring.score.consistency import (
     sub_fact_expected,
 )
 
-__all__ = ["DIGITS", "NliProbabilities", "nli_verdict", "score_record", "significant"]
+__all__ = ["DIGITS", "nli_verdict", "score_record", "significant"]
 
 DIGITS = 6
-
-
-class NliProbabilities(Protocol):
-    """What an NLI scorer returns per pair (:class:`scoring.runtime.NliScores`)."""
-
-    @property
-    def entailment(self) -> float: ...
-    @property
-    def neutral(self) -> float: ...
-    @property
-    def contradiction(self) -> float: ...
 
 
 def nli_verdict(scores: NliProbabilities, expected: Expected) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from typing import Any
 from matplotlib.ticker import MaxNLocator
 
 from extension.core.labels import LABELS
-from extension.outputs.report import REPORT_CSS, inline_svg, new_figure, no_data, styled
+from extension.outputs.figures import inline_svg, new_figure, no_data, styled
+from extension.outputs.report import REPORT_CSS
 from scoring.card import NLI_ROLES
 from scoring.score.consistency import ConsistencyTable, OutcomeCounts
 

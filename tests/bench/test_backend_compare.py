@@ -15,8 +15,8 @@ from tests.neo4j_server import URI, requires_neo4j, wipe
 
 
 def test_synthetic_stage_lists_part_checksums_so_the_neo4j_export_accepts_it(tmp_path):
-    bench = load_bench("store_bench")
-    info = bench.generate_kg(tmp_path / "stage", entities=1_500, facts=6_000, seed=1)
+    info = load_bench("synth_kg").generate_kg(tmp_path / "stage", entities=1_500, facts=6_000,
+                                              seed=1)
     report = export_for_neo4j_admin(str(tmp_path / "stage"), tmp_path / "export")
     assert report.facts == info.facts_distinct
 

@@ -15,12 +15,13 @@ def bench():
     return load_bench("store_bench")
 
 
-def test_seed_reproduces_stage_byte_for_byte(bench, tmp_path):
+def test_seed_reproduces_stage_byte_for_byte(tmp_path):
+    synth = load_bench("synth_kg")
     kw = dict(entities=1_500, facts=6_000, cvt_fraction=0.05)
-    a = bench.generate_kg(tmp_path / "a", seed=7, **kw)
-    b = bench.generate_kg(tmp_path / "b", seed=7, **kw)
-    bench.generate_kg(tmp_path / "c", seed=8, **kw)
-    ha, hb, hc = (bench.stage_hashes(tmp_path / d) for d in "abc")
+    a = synth.generate_kg(tmp_path / "a", seed=7, **kw)
+    b = synth.generate_kg(tmp_path / "b", seed=7, **kw)
+    synth.generate_kg(tmp_path / "c", seed=8, **kw)
+    ha, hb, hc = (synth.stage_hashes(tmp_path / d) for d in "abc")
     assert any(k.endswith(".parquet") for k in ha)
     assert ha == hb
     assert ha != hc

@@ -24,12 +24,14 @@ import pytest
 from extension.core.labels import COMPLEXITIES, LABELS
 from extension.core.samples import Triple
 from extension.outputs.export import SamplesFileError
-from extension.outputs.report import (
+from extension.outputs.figures import (
     DELETED_COLOUR,
     REPLACEMENT_COLOUR,
     draw_subgraph,
     hue_name,
     predicate_phrase,
+)
+from extension.outputs.report import (
     present_cells,
     render_report,
     summarize_samples,

@@ -31,13 +31,8 @@ from extension.core.shapes import classify
 from extension.core.vocabulary import is_bookkeeping_predicate
 from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
 from extension.inputs.questions import ParsedQuestion
-from extension.inputs.seed_sampler import (
-    FAILURE_REASONS,
-    SeedSample,
-    is_answerable_literal,
-    predicate_specificity,
-    sample_seed_questions,
-)
+from extension.inputs.seed_sampler import FAILURE_REASONS, SeedSample, sample_seed_questions
+from extension.inputs.seed_walk import is_answerable_literal, predicate_specificity
 from extension.verbalize.extended_question import Unphrasable
 from extension.verbalize.seed_questions import template_question
 from kgstore import Entity, Fact, Literal, Store, open_store
@@ -702,7 +697,7 @@ def test_real_wikidata_humans(tmp_path: Path) -> None:
 def test_a_path_through_one_kind_of_n_ary_fact_twice_is_refused() -> None:
     """Issue 19: "The character of the performance that the film … features was
     portrayed in a performance with what actor?" restates one performance."""
-    from extension.inputs.seed_sampler import _Hop, same_kind_of_fact
+    from extension.inputs.seed_walk import _Hop, same_kind_of_fact
 
     into = _Hop("m.film", "m.char", "film.film.starring", True, via="m.c1",
                 exit="film.performance.character")

@@ -22,9 +22,9 @@ from kgstore import open_store
 from llm.cache import ResponseCache
 from llm.client import ChatClient
 from loaders.wikidata import load_wikidata
-from tests.extension.test_llm import FakeChatServer, endpoint, server  # noqa: F401
 from tests.external import external_path
 from tests.kalma.stores import demo_store, wikidata_store  # noqa: F401
+from tests.llm.chat_server import FakeChatServer, endpoint, server  # noqa: F401
 from tests.scoring.models import exported, tiny_hf  # noqa: F401
 
 PEOPLE = DomainSpec("type", "people.person")

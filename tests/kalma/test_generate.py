@@ -19,8 +19,8 @@ from kalma.generate import WORK_DIR, generate_entries, incompetence_file, incomp
 from kalma.report import render_report
 from kalma.schema import entry_schema_text
 from kalma.templates import qualifier_anchor
-from tests.extension.test_llm import FakeChatServer, endpoint, server  # noqa: F401
 from tests.kalma.stores import demo_store, wikidata_store  # noqa: F401
+from tests.llm.chat_server import FakeChatServer, endpoint, server  # noqa: F401
 from tests.scoring.models import exported, tiny_hf  # noqa: F401
 
 PEOPLE = DomainSpec("type", "people.person")

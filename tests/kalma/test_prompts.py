@@ -22,10 +22,10 @@ from kalma.prompts import (
     load_generation_prompts,
 )
 from llm.prompt_file import PromptFileError, PromptTemplate
-from tests.extension.test_llm import FakeChatServer, endpoint, server  # noqa: F401
 from tests.external import shared_path
 from tests.kalma.stores import demo_store  # noqa: F401
 from tests.kalma.test_cli_generate import kgbench, one_error
+from tests.llm.chat_server import FakeChatServer, endpoint
 
 PEOPLE = DomainSpec("type", "people.person")
 

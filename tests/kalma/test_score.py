@@ -15,10 +15,10 @@ from kalma.geval import KGBENCH_GEVAL, geval_prompt, load_geval_prompts, parse_r
 from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
 from llm.prompt_file import PromptFileError
-from tests.extension.test_llm import FakeChatServer
 from tests.external import external_path
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, PAINTER, SPOUSE
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.llm.chat_server import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 
 ANSWERS = [

@@ -36,10 +36,10 @@ from kalma.released import (
 )
 from kalma.score import REPORT_KEYS, score_answers
 from llm.endpoint import ChatEndpoint
-from tests.extension.test_llm import FakeChatServer
 from tests.external import external_path
 from tests.kalma.test_metrics import ENTRY_A, ENTRY_B, OSLO, entry
 from tests.kgbench.test_cli import run
+from tests.llm.chat_server import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 
 ENTRY_D = entry("d", (OSLO,), (OSLO,))

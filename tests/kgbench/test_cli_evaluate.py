@@ -19,9 +19,9 @@ from kgbench.cli import main
 from scoring.evaluate.prompts import select_prompt
 from scoring.evaluate.schemes import label_scheme
 from tests.extension.test_export import write_benchmark
-from tests.extension.test_llm import FakeChatServer
 from tests.external import external_path
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.llm.chat_server import FakeChatServer
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
 from tests.scoring.test_evaluate import demo_samples
 

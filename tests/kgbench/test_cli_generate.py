@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from extension.outputs.sample_schema import BenchmarkSample, iter_schema_violations
-from tests.extension.test_llm import FakeChatServer
 from tests.kgbench.test_cli import CLI, assert_clean_error, run
+from tests.llm.chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

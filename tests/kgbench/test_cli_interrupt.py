@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.extension.test_llm import FakeChatServer
 from tests.kgbench.test_cli import CLI, run, run_json
+from tests.llm.chat_server import FakeChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

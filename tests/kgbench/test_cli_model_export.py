@@ -19,7 +19,13 @@ import pytest
 from kgbench.cli import main
 from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.scoring.models import Exported, TinyHf, exported, tiny_hf  # noqa: F401  (fixtures)
+from tests.scoring.models import (  # noqa: F401  (fixtures)
+    Exported,
+    TinyHf,
+    exported,
+    python_path_without_torch,
+    tiny_hf,
+)
 
 
 @pytest.mark.slow   # a subprocess that imports torch: ~7 s of CPU
@@ -120,16 +126,9 @@ def test_unknown_task_is_a_usage_error(tmp_path: Path,
 def test_without_the_export_extra(tmp_path: Path) -> None:
     """torch not importable (a module named torch that fails to import, first on the
     path): one line naming the extra to install."""
-    shadow = tmp_path / "shadow" / "torch"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ImportError('No module named torch')\n")
-    import os
-
-    path = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", ""),
-                            str(Path(__file__).resolve().parents[2])])
     (tmp_path / "hf").mkdir()
     proc = run("model", "export", tmp_path / "hf", "--task", "nli", "--out", tmp_path / "out",
-               env={"PYTHONPATH": path})
+               env={"PYTHONPATH": python_path_without_torch(tmp_path)})
     assert_clean_error(proc)
     assert "exporting a model needs torch" in proc.stderr
     assert "pip install 'kgbench[export]'" in proc.stderr

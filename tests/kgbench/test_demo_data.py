@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from kgbench.demo import DEMO_DIR, DEMO_KG, DEMO_QUESTIONS
-from kgbench.demo.build_demo_kg import Literal, build, escape, evaluate
+from kgbench.demo.build_demo_kg import build
+from kgbench.demo.facts.terms import Literal
+from kgbench.demo.graph import escape
+from kgbench.demo.question_set import evaluate
 
 NS = "http://rdf.freebase.com/ns/"
 XSD = "http://www.w3.org/2001/XMLSchema#"

@@ -46,14 +46,21 @@ def _both(make_args: object, tmp_path: Path, embedded: str) -> tuple[bytes, byte
             _generate(make_args(neo4j_server.URI, str(tmp_path / "out-neo4j")), tmp_path))
 
 
-def test_demo_benchmarks_are_byte_identical_on_both_backends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _demo_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The demo KG loaded into an embedded store (returned) and the Neo4j test database."""
     assert neo4j_server.URI is not None
     monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
     neo4j_server.wipe()
     embedded = str(tmp_path / "demo-store")
     build_demo_store(embedded)
     build_demo_store(neo4j_server.URI)
+    return embedded
+
+
+def test_demo_benchmarks_are_byte_identical_on_both_backends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedded = _demo_stores(tmp_path, monkeypatch)
+    assert neo4j_server.URI is not None
     with open_store(embedded, read_only=True) as a, \
             open_store(neo4j_server.URI, read_only=True) as b:
         assert a.stats().facts == b.stats().facts > 0
@@ -97,12 +104,8 @@ def test_kalma_entries_are_byte_identical_on_both_backends(
     """``kalma generate`` (issue 22) reads pairs, pools and predicate counts through the
     Store interface only: the same seed gives the same entries and [NA] variants on
     Neo4j as on the embedded store."""
+    embedded = _demo_stores(tmp_path, monkeypatch)
     assert neo4j_server.URI is not None
-    monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
-    neo4j_server.wipe()
-    embedded = str(tmp_path / "demo-store")
-    build_demo_store(embedded)
-    build_demo_store(neo4j_server.URI)
     outputs = []
     for store, name in ((embedded, "embedded"), (neo4j_server.URI, "neo4j")):
         out = tmp_path / f"kalma-{name}"

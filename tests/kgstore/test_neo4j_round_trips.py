@@ -33,13 +33,19 @@ def _count_transactions(store: Store) -> list[int]:
     return transactions
 
 
-@pytest.mark.parametrize("backend", ["neo4j"])
-def test_read_only_store_reads_the_predicates_once(
-        store_factory: Callable[[], Store], film_kg: KG) -> None:
+def _film_stores(store_factory: Callable[[], Store], film_kg: KG) -> tuple[Store, Store]:
+    """The film KG in a fresh Neo4j store, and the same database opened read-only."""
     writable = store_factory()
     film_kg.load(writable)
     assert URI is not None
-    with open_store(URI, read_only=True) as read_only:
+    return writable, open_store(URI, read_only=True)
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_read_only_store_reads_the_predicates_once(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    writable, opened = _film_stores(store_factory, film_kg)
+    with opened as read_only:
         transactions = _count_transactions(read_only)
         everything = writable.predicates()
         assert read_only.predicates() == everything
@@ -53,10 +59,8 @@ def test_read_only_store_reads_the_predicates_once(
 @pytest.mark.parametrize("backend", ["neo4j"])
 def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
         store_factory: Callable[[], Store], film_kg: KG) -> None:
-    writable = store_factory()
-    film_kg.load(writable)
-    assert URI is not None
-    with open_store(URI, read_only=True) as read_only:
+    writable, opened = _film_stores(store_factory, film_kg)
+    with opened as read_only:
         transactions = _count_transactions(read_only)
         for id in sorted(film_kg.entity_ids):
             for limit in (1, 3, 100):

@@ -17,6 +17,7 @@ from kgstore import (
     TriplePattern,
     Var,
 )
+from kgstore.patterns import match_facts
 
 A, B, C, P = Var("a"), Var("b"), Var("c"), Var("p")
 
@@ -114,7 +115,10 @@ def test_node_constraint_on_predicate_variable(constraint: object) -> None:
 
 
 def test_value_constraints_on_predicate_variable_are_fine() -> None:
-    PatternQuery((TriplePattern(A, P, B),), (NotEqual(P, "x"), NotIn(P, ("y", "z"))))
+    # Unlike the node constraints above, a predicate variable's value may be filtered.
+    q = PatternQuery((TriplePattern(A, P, B),), (NotEqual(P, "x"), NotIn(P, ("y", "z"))))
+    facts = [Fact("m.a", p, "m.b") for p in ("w", "x", "y", "z")]
+    assert match_facts(q, facts) == [{"a": "m.a", "p": "w", "b": "m.b"}]
 
 
 def test_instantiate() -> None:

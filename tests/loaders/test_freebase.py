@@ -38,6 +38,7 @@ from loaders.vectorized import (
     stage_ntriples_vectorized,
 )
 from tests.external import external_path as _external
+from tests.loaders import write_compressed
 
 FB = "http://rdf.freebase.com/ns/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -135,13 +136,7 @@ HOSTILE = [
 
 def write_lines(path: Path, lines: list[str], *, eol: str = "\n", final_eol: bool = True) -> Path:
     text = eol.join(lines) + (eol if final_eol else "")
-    data = text.encode("utf-8")
-    if path.name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif path.name.endswith(".bz2"):
-        data = bz2.compress(data)
-    path.write_bytes(data)
-    return path
+    return write_compressed(path, text)
 
 
 def python_reference(path: Path, tmp: Path, options: LoadOptions

@@ -3,8 +3,6 @@ the W3C N-Triples / Turtle suites and a Wikidata Turtle file (need KGBENCH_EXTER
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import json
 import os
 from collections.abc import Iterator
@@ -30,6 +28,7 @@ from loaders.rdf import (
     rdf_options,
     read_ns_file,
 )
+from tests.loaders import write_compressed
 
 EXTERNAL = os.environ.get("KGBENCH_EXTERNAL_DATA")
 EX = "http://example.org/"
@@ -86,14 +85,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    data = text.encode()
-    if name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif name.endswith(".bz2"):
-        data = bz2.compress(data)
-    path.write_bytes(data)
-    return path
+    return write_compressed(tmp_path / name, text)
 
 
 # -- formats -----------------------------------------------------------------------------

@@ -4,7 +4,6 @@ loads into a real store through :func:`loaders.pipeline.run_load`."""
 
 from __future__ import annotations
 
-import bz2
 import gzip
 import json
 import os
@@ -22,23 +21,24 @@ from kgstore import open_store
 from kgstore.models import Literal
 from kgstore.staging import TABLES, StageWriter
 from kgstore.store import Store
-from loaders import wikidata as wd
 from loaders.errors import InputFileError, MalformedInputError, ParseReport, UnsupportedFormatError
 from loaders.pipeline import Input, LoadOptions, LoadReport, run_load
+from loaders.sniff import guess_loader, wrong_loader_message
 from loaders.wikidata import (
     JSON,
     NTRIPLES,
     STAGERS,
     STATEMENT_TYPE,
     WKT_LITERAL,
-    guess_loader,
+    json_dump,
     json_layout,
     stage_wikidata,
     stage_wikidata_json,
+    truthy,
     wikidata_format,
-    wrong_loader_message,
 )
 from tests.external import external_path as _external
+from tests.loaders import write_compressed
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -117,13 +117,7 @@ def dump_text(entities: list[Any], *, closing: bool = True, raw_lines: dict[int,
 
 
 def write(path: Path, text: str | bytes) -> Path:
-    data = text.encode() if isinstance(text, str) else text
-    if path.name.endswith(".gz"):
-        data = gzip.compress(data)
-    elif path.name.endswith(".bz2"):
-        data = bz2.compress(data)
-    path.write_bytes(data)
-    return path
+    return write_compressed(path, text)
 
 
 def load(store: Store, *paths: Path, strict: bool = False, **options: Any) -> LoadReport:
@@ -369,7 +363,7 @@ def test_compressed(tmp_path: Path, store: Store, suffix: str) -> None:
 
 
 def test_worker_processes_give_the_same_stage(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(wd, "BATCH_LINES", 3)  # several batches in flight
+    monkeypatch.setattr(json_dump, "BATCH_LINES", 3)  # several batches in flight
     entities = [dict(ADAMS, id=f"Q{100 + i}") for i in range(20)] + [EDUCATED]
     path = write(tmp_path / "d.json.gz", dump_text(entities, raw_lines={7: "{oops", 15: "{}"}))
     one, rep1, c1 = stage(tmp_path / "a", path, workers=0, qualifiers=True)
@@ -664,7 +658,7 @@ def test_truthy_q42_agrees_with_load_rdf_of_the_turtle(tmp_path: Path) -> None:
     with open_store(tmp_path / "rdf", create=True) as s:
         rdf.load_rdf(s, [ttl], options=LoadOptions(qualifiers=False), strict=True)
         via_rdf = {(f.predicate, f.object) for f in s.facts_out("Q42", limit=10_000)
-                   if wd._WIKIDATA_PROPERTY.match(f.predicate)}
+                   if truthy._WIKIDATA_PROPERTY.match(f.predicate)}
     with open_store(tmp_path / "wd", create=True) as s:
         load(s, nt, strict=True)
         via_wd = out(s, "Q42")
@@ -675,7 +669,7 @@ def test_truthy_q42_agrees_with_load_rdf_of_the_turtle(tmp_path: Path) -> None:
                 else obj.value
             return Literal(value, obj.datatype, obj.lang)
         if "://" in obj:  # IRIs that are no entities: plain literals in load wikidata
-            return Literal(wd._iri_value(obj))
+            return Literal(truthy._iri_value(obj))
         return obj
 
     def utc_z(obj: Any) -> Any:  # the derived file was written by rdflib: "+00:00" for "Z"
@@ -685,7 +679,7 @@ def test_truthy_q42_agrees_with_load_rdf_of_the_turtle(tmp_path: Path) -> None:
 
     assert len(via_wd) == 300
     assert {(p, normalise(o)) for p, o in via_rdf
-            if not (isinstance(o, str) and o.startswith(("_:", wd._GENID)))} == {
+            if not (isinstance(o, str) and o.startswith(("_:", truthy._GENID)))} == {
         (p, utc_z(o)) for p, o in via_wd}
 
 # -- command line ------------------------------------------------------------------------

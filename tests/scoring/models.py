@@ -144,3 +144,24 @@ def minilm(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> MiniLM:
                              lambda work: export_model(source, "embed", work))
 
     return real
+NLI_PAIRS = [
+    ("Niels Bohr worked at a university in Copenhagen for many years and received the "
+     "Nobel Prize in Physics in 1922, according to the record of the academy.",
+     "Niels Bohr won the Nobel Prize in Physics."),
+    ("Vienna.", "Lise Meitner was born in Vienna."),
+    ("Ada Lovelace lived in London.", "Ada Lovelace did not win the Copley Medal."),
+    ("In 1950, Rosalind Franklin moved from the United Kingdom to Paris, a city in France.",
+     "Rosalind Franklin lived in France in 1950."),
+]
+"""(premise, hypothesis) pairs the export and parity tests feed the models: a premise
+longer than the hypothesis, a one-word premise, a negation, a paraphrase over two facts."""
+
+
+def python_path_without_torch(tmp_path: Path) -> str:
+    """A PYTHONPATH whose first entry is a module named torch that fails to import (the
+    ``export`` extra missing), then this checkout."""
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('No module named torch')\n")
+    return os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", ""),
+                            str(Path(__file__).resolve().parents[2])])

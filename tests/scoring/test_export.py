@@ -25,21 +25,13 @@ from scoring.export import export_model
 from scoring.export.checkpoint import checkpoint_sha256, plan_labels
 from scoring.export.graph import check_size
 from scoring.export.parity import logit_scale, ort_logits, stage_tolerance
-from tests.scoring.models import Exported, TinyHf
+from tests.scoring.models import NLI_PAIRS, Exported, TinyHf
 
 CASES = [("bert", "nli"), ("deberta-v2", "nli"), ("bert", "classify"), ("bert", "rerank"),
          ("gpt2", "causal-lm")]
 
-TEXTS = [
-    ("Niels Bohr worked at a university in Copenhagen for many years and received the "
-     "Nobel Prize in Physics in 1922, according to the record of the academy.",
-     "Niels Bohr won the Nobel Prize in Physics."),
-    ("Vienna.", "Lise Meitner was born in Vienna."),
-    ("Ada Lovelace lived in London.", "Ada Lovelace did not win the Copley Medal."),
-    ("In 1950, Rosalind Franklin moved from the United Kingdom to Paris, a city in France.",
-     "Rosalind Franklin lived in France in 1950."),
-    ("Berlin is the capital of Germany.", "The capital of Germany is Berlin."),
-]
+TEXTS = [*NLI_PAIRS,
+         ("Berlin is the capital of Germany.", "The capital of Germany is Berlin.")]
 
 
 def _batch(directory: Path, rows: list[tuple[str, str]], task: str) -> dict[str, np.ndarray]:

@@ -14,20 +14,12 @@ import pytest
 from scoring.runtime import CausalLM, CrossEncoder, NliScorer, SequenceClassifier
 from scoring.runtime.scorers import softmax64
 from scoring.runtime.tokenize import Encoded, pad_batch
+from tests.scoring.models import NLI_PAIRS
 
 torch = pytest.importorskip("torch", reason="the export extra compares with PyTorch")
 
-PAIRS = [
-    ("Niels Bohr worked at a university in Copenhagen for many years and received the "
-     "Nobel Prize in Physics in 1922, according to the record of the academy.",
-     "Niels Bohr won the Nobel Prize in Physics."),
-    ("Vienna.", "Lise Meitner was born in Vienna."),
-    ("Ada Lovelace lived in London.", "Ada Lovelace did not win the Copley Medal."),
-    ("In 1950, Rosalind Franklin moved from the United Kingdom to Paris, a city in France.",
-     "Rosalind Franklin lived in France in 1950."),
-    ("", "Berlin is the capital of Germany."),
-    ("Berlin is the capital of Germany.", "The capital of Germany is Berlin."),
-]
+PAIRS = [*NLI_PAIRS, ("", "Berlin is the capital of Germany."),
+         ("Berlin is the capital of Germany.", "The capital of Germany is Berlin.")]
 PREMISES = [p for p, _ in PAIRS]
 HYPOTHESES = [h for _, h in PAIRS]
 TOL = 1e-4      # fp32 graph vs eager: float rounding of the same arithmetic

@@ -19,7 +19,6 @@ from run to run) and 256 positions.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -33,7 +32,7 @@ from kgbench.cli import main
 from scoring.errors import ScoringError
 from scoring.inputs import hypothesis, premise
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.scoring.models import TinyHf
+from tests.scoring.models import TinyHf, python_path_without_torch
 
 pytest.importorskip("torch", reason="fine-tuning needs the export extra (torch, transformers)")
 pytest.importorskip("transformers")
@@ -309,13 +308,8 @@ def test_the_cli_error_is_one_line_in_a_subprocess(tmp_path: Path) -> None:
 def test_without_the_export_extra(tmp_path: Path) -> None:
     """torch not importable (a module named torch that fails to import, first on the
     path): one line naming the extra to install."""
-    shadow = tmp_path / "shadow" / "torch"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ImportError('No module named torch')\n")
-    path = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", ""),
-                            str(Path(__file__).resolve().parents[2])])
     proc = run("model", "train", tmp_path, "--from", tmp_path, "--out", tmp_path / "out",
-               env={"PYTHONPATH": path})
+               env={"PYTHONPATH": python_path_without_torch(tmp_path)})
     assert_clean_error(proc)
     assert "fine-tuning a model needs torch" in proc.stderr
     assert "pip install 'kgbench[export]'" in proc.stderr

@@ -1,12 +1,14 @@
-"""The embedded engine's memory: LadybugDB's buffer pool, and how many rows one ``COPY``
-(or one batched update) of an import fits in it.
+"""The embedded engine's memory: LadybugDB's buffer pool, how many rows one ``COPY``
+(or one batched update) of an import fits in it, and the handles that share one engine
+database (so one buffer pool) in a process.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 
-__all__ = ["MIN_COPY_ROWS", "buffer_pool_bytes", "copy_batch_rows"]
+__all__ = ["MIN_COPY_ROWS", "DatabaseUsers", "buffer_pool_bytes", "copy_batch_rows"]
 
 
 def buffer_pool_bytes() -> int:
@@ -44,3 +46,21 @@ def copy_batch_rows(kind: str, property_chars: float = 0.0) -> int:
         return max(int(forced), 1)
     per_row = NODE_ROW_BYTES if kind == "node" else REL_ROW_BYTES + 2 * property_chars
     return max(int(buffer_pool_bytes() * COPY_POOL_SHARE / per_row), MIN_COPY_ROWS)
+
+
+class DatabaseUsers:
+    """How many handles use one engine database (:meth:`LadybugStore.reader`)."""
+
+    def __init__(self) -> None:
+        self._count = 1
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def remove(self) -> bool:
+        """One handle fewer; whether it was the last."""
+        with self._lock:
+            self._count -= 1
+            return self._count == 0

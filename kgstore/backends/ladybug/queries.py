@@ -1,4 +1,5 @@
-"""Every Cypher statement the embedded store runs, each a builder that returns
+"""Every Cypher statement the embedded store runs (but the bookkeeping ones both backends
+share, :mod:`kgstore.cypher.bookkeeping`), each a builder that returns
 ``(query, params)``: the store (:mod:`~kgstore.backends.ladybug.store`), its bulk import
 (:mod:`~kgstore.backends.ladybug.importer`), the hub index
 (:mod:`~kgstore.backends.ladybug.hub_index`) and the check after a recovered checkpoint
@@ -16,12 +17,10 @@ builders make few distinct texts (limits are rounded by the caller where they va
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kgstore.cypher.compile import inline_limit
 from kgstore.hubs import slot_key
-from kgstore.models import SourceRecord
 
 Query = tuple[str, dict[str, Any]]
 """A statement and its parameters."""
@@ -55,10 +54,6 @@ EXPANSIONS = {
 
 
 # -- metadata --------------------------------------------------------------------------
-
-def meta(key: str) -> Query:
-    return "MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key}
-
 
 def set_meta(key: str, value: str) -> Query:
     return "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}
@@ -94,21 +89,6 @@ def entity_fact_count() -> Query:
 
 def literal_fact_count() -> Query:
     return "MATCH (:Entity)-[f:Fact]->(:Literal) RETURN count(f)", {}
-
-
-def sources() -> Query:
-    return ("MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
-            "s.status ORDER BY s.loaded_at, s.file", {})
-
-
-def record_source(source: SourceRecord) -> Query:
-    return ("MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
-            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
-            "s.status = $status",
-            {"id": f"{source.file}#{source.checksum}", "file": source.file,
-             "checksum": source.checksum, "format": source.format,
-             "counts": json.dumps(source.counts, sort_keys=True),
-             "loaded_at": source.loaded_at, "status": source.status})
 
 
 def tables() -> Query:

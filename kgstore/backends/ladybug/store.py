@@ -14,14 +14,12 @@ DuckDB and loads it with ``COPY`` (:mod:`~kgstore.backends.ladybug.importer`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
 import json
 import os
 import re
 import shutil
 import tempfile
-import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -31,6 +29,7 @@ import ladybug as lb
 import pyarrow as pa
 
 from kgstore.backends.ladybug import queries as q
+from kgstore.backends.ladybug import sampling
 from kgstore.backends.ladybug.directory import (
     begin_creation,
     clear_directory,
@@ -41,11 +40,17 @@ from kgstore.backends.ladybug.directory import (
     make_directory,
     permission_denied,
 )
-from kgstore.backends.ladybug.engine import buffer_pool_bytes
+from kgstore.backends.ladybug.engine import DatabaseUsers, buffer_pool_bytes
 from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
 from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
+from kgstore.backends.ladybug.rows import (
+    entity_from_row,
+    expansion_fact,
+    fetch_rows,
+    object_from_cols,
+)
 from kgstore.backends.ladybug.schema import (
     DB_FILE,
     MARKER,
@@ -54,6 +59,7 @@ from kgstore.backends.ladybug.schema import (
     STAGING_DIR,
 )
 from kgstore.backends.ladybug.search import build_search_index
+from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
@@ -94,12 +100,6 @@ _BATCH = 2_000
 # costs ~2.5 ms however short (its plan scans the node table with a semi-mask) plus
 # ~20 us per id, one plain expansion ~0.15 ms.
 _MANY_MIN = 16
-# Entities a read-only store keeps per seed to serve typed samples (ids and types:
-# about 2 MB; a type of 1% of the entities gets about 160 of them).
-_TYPE_SAMPLE_ENTITIES = 16_384
-# Seeds (with the two flags) whose typed samples a read-only store keeps: a run uses
-# one; a long-lived service asked for many keeps the last few.
-_TYPE_SAMPLE_KEYS = 4
 # Prepared statements kept per store (distinct parameterized query texts).
 _STATEMENT_CACHE = 256
 # Most entities sharing one name that find_by_name reads before sorting by id.
@@ -110,66 +110,10 @@ _LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
 _RECOVERY_RE = re.compile(r"checkpoint recovery is pending", re.IGNORECASE)
 
 
-def _fetch_rows(result: Any) -> list[list[Any]]:
-    """All rows of a LadybugDB query result as lists.
-
-    Reads the native result directly when the binding exposes it: the Python wrapper's
-    iterator checks the result is open on every row, which cost a quarter of a
-    130-row neighbourhood read (1.57 -> 1.20 ms on 5M facts)."""
-    native = getattr(result, "_query_result", None)
-    if native is None or not hasattr(native, "getNext"):
-        return [list(row) for row in result.get_all()]
-    rows = []
-    while native.hasNext():
-        rows.append(native.getNext())
-    return rows
-
-
 def _bucket(n: int) -> int:
     """``n`` rounded up to ``2**k + 1`` (a window plus the row that tells truncation):
     limits computed from earlier reads then share a few query texts."""
     return n if n <= 2 else (1 << (n - 2).bit_length()) + 1
-
-
-def _expansion_fact(kind: str, id: str, predicate: str, columns: list[Any]) -> Fact:
-    """The fact of one expansion row of entity ``id`` (``kind`` "out", "in", "literal")."""
-    if kind == "out":
-        return Fact(id, predicate, columns[0])
-    if kind == "in":
-        return Fact(columns[0], predicate, id)
-    return Fact(id, predicate, Literal(columns[0], columns[1], columns[2]))
-
-
-
-def _entity_from_row(row: list[Any]) -> Entity:
-    return Entity(
-        id=row[0], name=row[1], aliases=tuple(row[2] or ()), types=tuple(row[3] or ()),
-        is_cvt=bool(row[4]), description=row[5],
-    )
-
-
-def _object_from_cols(kind: str, oid: str, value: Any, datatype: Any, lang: Any) -> str | Literal:
-    if kind == "Literal":
-        return Literal(value, datatype, lang)
-    return str(oid)
-
-
-class _DatabaseUsers:
-    """How many handles use one engine database (:meth:`LadybugStore.reader`)."""
-
-    def __init__(self) -> None:
-        self._count = 1
-        self._lock = threading.Lock()
-
-    def add(self) -> None:
-        with self._lock:
-            self._count += 1
-
-    def remove(self) -> bool:
-        """One handle fewer; whether it was the last."""
-        with self._lock:
-            self._count -= 1
-            return self._count == 0
 
 
 class LadybugStore(Store):
@@ -243,7 +187,7 @@ class LadybugStore(Store):
         as ours (locked, disk full, permission denied)."""
         try:
             self._db = self._database(read_only)
-            self._db_users = _DatabaseUsers()
+            self._db_users = DatabaseUsers()
             self._connect()
         except RuntimeError as exc:
             if _LOCK_RE.search(str(exc)):
@@ -273,8 +217,8 @@ class LadybugStore(Store):
         self._open_read_caches()   # reads kept while the store is open read-only
         # Per (seed, named_only, include_cvt), for the last few: the types sampled
         # so far, then the samples of every type at once (_type_sample_prefix).
-        self._sampled_types = Lru(_TYPE_SAMPLE_KEYS)
-        self._type_prefixes = Lru(_TYPE_SAMPLE_KEYS)
+        self._sampled_types = Lru(sampling.TYPE_SAMPLE_KEYS)
+        self._type_prefixes = Lru(sampling.TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
         self._predicate_aliases: bool | None = None  # read on first use
         self._search: EntitySearchIndex | None = None   # loaded on first use (_search_index)
@@ -407,7 +351,7 @@ class LadybugStore(Store):
             if left is not None:
                 self._conn.set_query_timeout(0)
         assert not isinstance(result, list)
-        return _fetch_rows(result)
+        return fetch_rows(result)
 
     @contextlib.contextmanager
     def _threads(self, n: int) -> Iterator[None]:
@@ -450,7 +394,7 @@ class LadybugStore(Store):
         return result.get_as_arrow()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._rows(*q.meta(key))
+        rows = self._rows(*bookkeeping.meta(key))
         return rows[0][0] if rows else None
 
     def _set_meta(self, key: str, value: str) -> None:
@@ -478,13 +422,13 @@ class LadybugStore(Store):
         )
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._rows(*q.sources())
+        rows = self._rows(*bookkeeping.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
         self._wrote()
-        self._rows(*q.record_source(source))
+        self._rows(*bookkeeping.record_source(source))
 
     # -- entity lookups -------------------------------------------------------------
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
@@ -497,14 +441,14 @@ class LadybugStore(Store):
         else:
             rows = [r for start in range(0, len(ids), _BATCH)
                     for r in self._rows(*q.entities(ids[start:start + _BATCH]))]
-        return {r[0]: _entity_from_row(r) for r in rows}
+        return {r[0]: entity_from_row(r) for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
         # Ids come back unsorted and are sorted here: an ORDER BY in the query costs
         # ~1 ms, four times the lookup itself. The cap bounds pathological names.
         rows = self._rows(*q.by_name(normalize_name(name), _NAME_MATCH_CAP))
         rows.sort(key=lambda r: r[0])
-        return [_entity_from_row(r) for r in rows[:limit]]
+        return [entity_from_row(r) for r in rows[:limit]]
 
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
         query = fold(text)
@@ -639,7 +583,7 @@ class LadybugStore(Store):
                     batch.append(id)
                     continue
                 rows = self._expand(id, kind, predicate, left + 1, remainder=True)
-                found[id] += [_expansion_fact(kind, id, predicate, r[1:]) for r in rows]
+                found[id] += [expansion_fact(kind, id, predicate, r[1:]) for r in rows]
                 left -= len(rows)
                 if left < 0:
                     return found, True
@@ -655,10 +599,10 @@ class LadybugStore(Store):
                         left -= 1
                 if left < 0:
                     for id, got in read.items():
-                        found[id] += [_expansion_fact(kind, id, predicate, r[1:]) for r in got]
+                        found[id] += [expansion_fact(kind, id, predicate, r[1:]) for r in got]
                     return found, True
                 for id, got in read.items():
-                    found[id] += [_expansion_fact(kind, id, predicate, r[1:]) for r in got]
+                    found[id] += [expansion_fact(kind, id, predicate, r[1:]) for r in got]
                     if self.read_only:   # complete: it answers later reads of this id
                         self._expansion_cache.put((id, kind, predicate), (got, True),
                                                   len(got) + 1)
@@ -675,7 +619,7 @@ class LadybugStore(Store):
         # One labelled expansion with lean records (a read-only store keeps it, see
         # _expand); literal objects live in their own table and never come back.
         rows = self._expand(id, "out-lean" if outgoing else "in-lean", predicate, limit + 1)
-        return [_entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
+        return [entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
 
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         result = Adjacency()
@@ -688,7 +632,7 @@ class LadybugStore(Store):
             if wanted <= 0:
                 break
             for r in self._expand(id, kind, None, wanted, remainder=not outgoing):
-                entity = _entity_from_row(r[1:])
+                entity = entity_from_row(r[1:])
                 result.entities[entity.id] = entity
                 result.facts.append(Fact(id, r[0], entity.id) if outgoing
                                     else Fact(entity.id, r[0], id))
@@ -700,79 +644,24 @@ class LadybugStore(Store):
     def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
         return self._rows(query, params, scan=True)
 
-    # -- sampling -------------------------------------------------------------------
+    # -- sampling (seeded orders: kgstore.backends.ladybug.sampling) ---------------------
     def sample_entities(
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
-        # A read-only store keeps samples: each scans every entity of the type (0.2 s on
-        # 1M entities), and a sample of k is the first k of a longer one.
-        key = ("sample", seed, type_id, named_only, include_cvt)
-        kept = self._expansion_cache.get(key) if self.read_only else None
-        if kept is not None and (kept[1] or len(kept[0]) >= k):
-            return [dataclasses.replace(e) for e in kept[0][:k]]
-        if self.read_only and type_id is not None:
-            prefix = self._type_sample_prefix(seed, type_id, named_only, include_cvt)
-            if prefix is not None and len(prefix) >= k:
-                records = self.entities(prefix[:k])
-                return [records[i] for i in prefix[:k]]
-        rows = self._rows(*q.sample_entities(k, f":{seed}", type_id, named_only, include_cvt),
-                          scan=True)
-        sample = [_entity_from_row(r) for r in rows]
-        if self.read_only:
-            self._expansion_cache.put(key, (sample, len(sample) < k), len(sample) + 1)
-            return [dataclasses.replace(e) for e in sample]
-        return sample
-
-    def _type_sample_prefix(self, seed: int, type_id: str, named_only: bool,
-                            include_cvt: bool) -> list[str] | None:
-        """The ids that start ``type_id``'s seeded sample (the order of
-        :meth:`sample_entities`), from one scan that serves every type; ``None`` until
-        a second type is asked for with the same seed and flags.
-
-        A per-type sample scans the whole entity table (0.2 s on 1M entities), and the
-        contradictory edit asks for dozens of types. This scan (0.5 s) keeps the
-        entities whose salted hash falls below a cut that leaves about
-        ``_TYPE_SAMPLE_ENTITIES`` of them, grouped by type in hash order. Every entity
-        of a type that comes before the cut is in it, so each group is exactly the first
-        entities of that type's sample; a group shorter than a caller's ``k`` sends the
-        caller to the per-type scan. The first type asked for takes the per-type scan:
-        a run that samples one type never pays for all of them."""
-        key = (seed, named_only, include_cvt)
-        prefixes: dict[str, list[str]] | None = self._type_prefixes.get(key)
-        if prefixes is None:
-            seen: set[str] | None = self._sampled_types.get(key)
-            if seen is None:
-                seen = set()
-                self._sampled_types.put(key, seen, 1)
-            seen.add(type_id)
-            if len(seen) < 2:
-                return None
-            entities = self._count(*q.entity_count())
-            fraction = min(1.0, _TYPE_SAMPLE_ENTITIES / max(entities, 1))
-            # md5 is 32 hex digits: comparing with an 8-digit prefix keeps that fraction.
-            cut = "g" if fraction >= 1.0 else f"{int(fraction * 16 ** 8):08x}"
-            rows = self._rows(*q.typed_sample_heads(f":{seed}", cut, named_only, include_cvt),
-                              scan=True)
-            prefixes = {}
-            for t, id, _ in rows:
-                group = prefixes.setdefault(t, [])
-                if not group or group[-1] != id:   # a type listed twice on one entity
-                    group.append(id)
-            self._type_prefixes.put(key, prefixes, 1)
-        return prefixes.get(type_id, [])
+        return sampling.sample_entities(self, k, seed=seed, type_id=type_id,
+                                        named_only=named_only, include_cvt=include_cvt)
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        rows = self._rows(*q.sample_facts(k, f":{seed}", predicate), scan=True)
-        return [Fact(r[0], r[1], _object_from_cols(*r[2:7])) for r in rows]
+        return sampling.sample_facts(self, k, seed=seed, predicate=predicate)
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
-        yield from self._scan_batches(q.all_entities()[0], batch, _entity_from_row)
+        yield from self._scan_batches(q.all_entities()[0], batch, entity_from_row)
 
     def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
         yield from self._scan_batches(q.all_facts()[0], batch,
-                                      lambda r: Fact(r[0], r[1], _object_from_cols(*r[2:7])))
+                                      lambda r: Fact(r[0], r[1], object_from_cols(*r[2:7])))
 
     def _scan_batches(self, query: str, batch: int,
                       record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:
@@ -841,16 +730,8 @@ class LadybugStore(Store):
                             truncated=truncated)
 
     # -- bulk import ----------------------------------------------------------------
-    def import_stage(
-        self,
-        stage_dir: str | Path,
-        *,
-        nameless_is_cvt: bool = False,
-        progress: ProgressCallback | None = None,
-    ) -> ImportReport:
-        if self.read_only:
-            raise StoreError(f"store {self.path} is open read-only; cannot import")
-        manifest = read_manifest(stage_dir)
+    def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
+                      progress: ProgressCallback | None) -> ImportReport:
         # Work folders of imports that were killed; we hold the write lock, so no live
         # import owns them.
         for stale in self.path.glob("merge-*"):
@@ -861,7 +742,7 @@ class LadybugStore(Store):
         self._predicate_aliases = True
         try:
             with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
-                merger = StageMerger(self, Path(stage_dir), Path(work), manifest, progress)
+                merger = StageMerger(self, stage, Path(work), manifest, progress)
                 try:
                     return merger.run(nameless_is_cvt=nameless_is_cvt)
                 finally:

@@ -1,4 +1,5 @@
-"""Every Cypher statement the Neo4j store runs, each a builder that returns ``(query,
+"""Every Cypher statement the Neo4j store runs (but the bookkeeping ones both backends
+share, :mod:`kgstore.cypher.bookkeeping`), each a builder that returns ``(query,
 params)``: the store's reads and writes (:mod:`~kgstore.backends.neo4j.store`) and its
 online import (:mod:`~kgstore.backends.neo4j.importer`). The constraints and indexes are
 :mod:`~kgstore.backends.neo4j.schema`'s; a user's query is the user's
@@ -15,11 +16,9 @@ id, predicate); windows (``LIMIT``) are prefixes of those orders.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kgstore.hubs import SLOT_SEPARATOR, slot_key
-from kgstore.models import SourceRecord
 
 Query = tuple[str, dict[str, Any]]
 """A statement and its parameters."""
@@ -51,10 +50,6 @@ def await_indexes() -> Query:
     return "CALL db.awaitIndexes(600)", {}
 
 
-def meta(key: str) -> Query:
-    return "MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key}
-
-
 def set_meta(values: dict[str, str]) -> Query:
     return ("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
             {"rows": [{"k": k, "v": v} for k, v in values.items()]})
@@ -71,21 +66,6 @@ def stats() -> list[Query]:
         "MATCH (p:Predicate) RETURN count(p)",
         "MATCH (m:Meta {key: 'schema_version'}) RETURN toInteger(m.value)",
     )]
-
-
-def sources() -> Query:
-    return ("MATCH (s:Source) RETURN s.file, s.checksum, s.format, s.counts, s.loaded_at, "
-            "s.status ORDER BY s.loaded_at, s.file", {})
-
-
-def record_source(source: SourceRecord) -> Query:
-    return ("MERGE (s:Source {id: $id}) SET s.file = $file, s.checksum = $checksum, "
-            "s.format = $format, s.counts = $counts, s.loaded_at = $loaded_at, "
-            "s.status = $status",
-            {"id": f"{source.file}#{source.checksum}", "file": source.file,
-             "checksum": source.checksum, "format": source.format,
-             "counts": json.dumps(source.counts, sort_keys=True),
-             "loaded_at": source.loaded_at, "status": source.status})
 
 
 # -- entity lookups --------------------------------------------------------------------

@@ -50,6 +50,7 @@ from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
 from kgstore.backends.neo4j.search import ready as search_ready
 from kgstore.backends.neo4j.search import search as search_entities
 from kgstore.backends.neo4j.workdir import staging_folder
+from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_neo4j
@@ -290,7 +291,7 @@ class Neo4jStore(Store):
             self._sess().run(query, params or {}).consume()
 
     def _meta(self, key: str) -> str | None:
-        rows = self._read(*q.meta(key))
+        rows = self._read(*bookkeeping.meta(key))
         return rows[0][0] if rows else None
 
     def _write_meta(self, values: dict[str, str]) -> None:
@@ -309,12 +310,12 @@ class Neo4jStore(Store):
             predicates=predicates, sources=self.sources())
 
     def sources(self) -> list[SourceRecord]:
-        rows = self._read(*q.sources())
+        rows = self._read(*bookkeeping.sources())
         return [SourceRecord(r[0], r[1], r[2], json.loads(r[3] or "{}"), r[4], r[5])
                 for r in rows]
 
     def record_source(self, source: SourceRecord) -> None:
-        self._write(*q.record_source(source))
+        self._write(*bookkeeping.record_source(source))
         self._new_generation()
 
     # -- entity lookups -------------------------------------------------------------
@@ -620,20 +621,12 @@ class Neo4jStore(Store):
             raise
 
     # -- bulk import ----------------------------------------------------------------
-    def import_stage(
-        self,
-        stage_dir: str | Path,
-        *,
-        nameless_is_cvt: bool = False,
-        progress: ProgressCallback | None = None,
-    ) -> ImportReport:
-        if self.read_only:
-            raise StoreError(f"store {self.location} is open read-only; cannot import")
+    def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
+                      progress: ProgressCallback | None) -> ImportReport:
         from kgstore.backends.neo4j.importer import OnlineImport
 
-        manifest = read_manifest(stage_dir)
         try:
-            return OnlineImport(self, Path(stage_dir), manifest, progress).run(
+            return OnlineImport(self, stage, manifest, progress).run(
                 nameless_is_cvt=nameless_is_cvt)
         finally:
             self._hubs = None

@@ -1,0 +1,45 @@
+"""LadybugDB result rows as Python lists and as kgbench records (entities, fact
+objects, the facts of an expansion), for the embedded store and its sampling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgstore.models import Entity, Fact, Literal
+
+
+def fetch_rows(result: Any) -> list[list[Any]]:
+    """All rows of a LadybugDB query result as lists.
+
+    Reads the native result directly when the binding exposes it: the Python wrapper's
+    iterator checks the result is open on every row, which cost a quarter of a
+    130-row neighbourhood read (1.57 -> 1.20 ms on 5M facts)."""
+    native = getattr(result, "_query_result", None)
+    if native is None or not hasattr(native, "getNext"):
+        return [list(row) for row in result.get_all()]
+    rows = []
+    while native.hasNext():
+        rows.append(native.getNext())
+    return rows
+
+
+def expansion_fact(kind: str, id: str, predicate: str, columns: list[Any]) -> Fact:
+    """The fact of one expansion row of entity ``id`` (``kind`` "out", "in", "literal")."""
+    if kind == "out":
+        return Fact(id, predicate, columns[0])
+    if kind == "in":
+        return Fact(columns[0], predicate, id)
+    return Fact(id, predicate, Literal(columns[0], columns[1], columns[2]))
+
+
+def entity_from_row(row: list[Any]) -> Entity:
+    return Entity(
+        id=row[0], name=row[1], aliases=tuple(row[2] or ()), types=tuple(row[3] or ()),
+        is_cvt=bool(row[4]), description=row[5],
+    )
+
+
+def object_from_cols(kind: str, oid: str, value: Any, datatype: Any, lang: Any) -> str | Literal:
+    if kind == "Literal":
+        return Literal(value, datatype, lang)
+    return str(oid)

@@ -1,7 +1,7 @@
 """q̃ and ã realised from the logical form (:mod:`extension.verbalize.realise`), the
 relation frames they read (:mod:`extension.verbalize.relation_phrases`), the planner's
 rules (:mod:`extension.verbalize.planner`) and the text checks
-(:mod:`extension.verbalize.text_quality`), issue 34.
+(:mod:`extension.verbalize.quality`), issue 34.
 
 Every expected string here is what the old code got wrong: it appended clauses to q
 ("where was the director of jaws born, in a place that is located in Ohio?"), read
@@ -23,9 +23,9 @@ from extension.verbalize.planner import (
     too_many_constraints,
     unaskable,
 )
+from extension.verbalize.quality import doubled_words, placeholder_words, text_score
 from extension.verbalize.realise import Realiser, logical_form, realise_question, realise_statement
 from extension.verbalize.relation_phrases import PhraseTable
-from extension.verbalize.text_quality import doubled_words, placeholder_words, text_score
 
 TABLE = PhraseTable()
 

@@ -35,6 +35,7 @@ from extension.verbalize.citations import citation_parts, hop_sentence, part_hop
 from extension.verbalize.english import display_name
 from extension.verbalize.extended_question import extended_question
 from extension.verbalize.literals import render_literal
+from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import (
     PhraseTable,
     _mediated_phrase,
@@ -43,7 +44,6 @@ from extension.verbalize.relation_phrases import (
     relation_phrase,
     type_noun,
 )
-from extension.verbalize.text_quality import placeholder_words
 from extension.verbalize.verbalizer import (
     TemplateVerbalizer,
     UnreadableFact,

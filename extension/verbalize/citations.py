@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
-from extension.verbalize.literals import render_literal
+from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.relation_phrases import (
     PhraseTable,
     _local_name,
@@ -72,13 +72,13 @@ def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) 
 
 
 def _subject_text(t: Triple) -> str:
-    return english.display_name(t.s_name) or t.s
+    return english.mention(t.s_name) or t.s
 
 
-def _object_text(t: Triple) -> str:
+def _object_text(t: Triple, table: PhraseTable) -> str:
     if t.literal:
-        return render_literal(t.o, t.datatype, t.lang)
-    return english.display_name(t.o_name) or t.o
+        return with_unit(render_literal(t.o, t.datatype, t.lang), table.unit(t.p))
+    return english.mention(t.o_name) or t.o
 
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:
@@ -86,7 +86,7 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     if t.literal and phrase.endswith(" on") and t.datatype and \
             t.datatype.endswith(("gYear", "gYearMonth")):
         phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
-    return f"{_subject_text(t)} {phrase} {_object_text(t)}"
+    return f"{_subject_text(t)} {phrase} {_object_text(t, table)}"
 
 
 class _Fold:
@@ -123,7 +123,7 @@ class _Fold:
                     if t.o not in self.done:
                         roles.append(f"{self.table.role(t.p)} {self.nested(t.o)}")
                 else:
-                    roles.append(f"{self.table.role(t.p)} {_object_text(t)}")
+                    roles.append(f"{self.table.role(t.p)} {_object_text(t, self.table)}")
             elif not t.literal and t.o == cvt and t.s not in self.cvts:
                 roles.append(f"{type_noun(t.p) or self.table.role(t.p)} {_subject_text(t)}")
         return roles
@@ -148,7 +148,7 @@ class _Fold:
         roles = self.roles(cvt, {id(anchor), id(main)})
         phrase = self.table[anchor.p]
         if main is not None:
-            clause = f"{_subject_text(anchor)} {phrase} {_object_text(main)}"
+            clause = f"{_subject_text(anchor)} {phrase} {_object_text(main, self.table)}"
             return f"{clause}, with {english.join(roles)}" if roles else clause
         verb = "has" if phrase.startswith("has ") else phrase
         clause = f"{_subject_text(anchor)} {verb} {english.article(self.noun(cvt))}"
@@ -172,7 +172,7 @@ def hop_text(triples: Sequence[Triple], cvts: Collection[str], table: PhraseTabl
         for cvt in ((t.s,) if t.literal else (t.s, t.o)):
             if cvt in cvts and cvt not in fold.done:
                 clauses.append(fold.clause(cvt))
-    return english.sentence("; ".join(clauses))
+    return english.sentence(english.sentence_start("; ".join(clauses)))
 
 
 def hop_sentence(triples: Sequence[Triple], cvt_nodes: Collection[str],

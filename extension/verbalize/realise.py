@@ -36,7 +36,7 @@ from typing import Any
 
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
-from extension.verbalize.literals import render_literal
+from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
 
 Edge = tuple[str, str, str]
@@ -113,6 +113,11 @@ def logical_form(graph: Mapping[str, Any]) -> Form:
     return form
 
 
+MAX_NESTING = 1
+"""Most descriptions nested in one another in a question or statement: "Where was the
+director of Jaws born?" has one; "the capital of the country of citizenship of Keir
+Dullea" has two, which readers found hard to follow (issue 34)."""
+
 _AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
                    "taken": "took", "shown": "showed", "chosen": "chose", "driven": "drove",
@@ -126,6 +131,9 @@ _BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "pre
          "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
          "married": "marry"}
 """Past or present forms a when/where question puts after "did"/"does"."""
+_PERSON_NOUNS = frozenset({"person", "human", "people", "composer", "actor", "director",
+                           "writer", "producer", "author", "musician", "artist", "singer"})
+"""Type nouns of people: a question that cannot name them asks "who"."""
 _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
                            "language", "genre", "award", "album", "song", "company",
                            "organization", "university", "school", "character", "actor",
@@ -167,6 +175,7 @@ class Realiser:
         self.names = dict(names)
         self.nouns = dict(nouns or {})
         self.plural = plural
+        self._depth = 0
 
     # -- nodes ------------------------------------------------------------------------------
     def constant(self, node: str) -> str:
@@ -176,7 +185,7 @@ class Realiser:
         name = self.names.get(node) or info.get("name")
         if not name:
             raise Unphrasable(f"the constant {node} has no name")
-        return english.display_name(str(name)) or str(name)
+        return english.mention(str(name)) or str(name)
 
     def kind(self, var: str) -> str:
         """person, place, date, number or thing: from the frames of the relations that
@@ -209,10 +218,14 @@ class Realiser:
         return None
 
     def ref(self, node: str, skip: Constraint | None) -> str:
-        """A node as a phrase names it: a constant by name, a variable by description."""
+        """A node as a phrase names it: a constant by name (a number with the unit of
+        the relation ``skip`` it came through), a variable by description."""
         if self.form.is_variable(node):
             return self.describe(node, skip)
-        return self.constant(node)
+        text = self.constant(node)
+        if skip is not None and self.form.nodes.get(node, {}).get("kind") == "literal":
+            return with_unit(text, self.table.unit(skip.predicate))
+        return text
 
     def _others(self, var: str, skip: Constraint | None) -> list[Constraint]:
         if skip is None:
@@ -238,14 +251,10 @@ class Realiser:
         other = self.ref(c.other, c)
         tail = self.qualifiers(c)
         if c.var_is_subject:
-            phrase = self.phrase(c.predicate)
-            last = phrase.rpartition(" the ")[2]
-            if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
-                phrase = phrase[:-len(last) - 5]   # "is in the genre of Take Shelter"
-            return agree(f"{phrase} {other}{tail}", plural)
+            return agree(f"{_before(self.phrase(c.predicate), other)} {other}{tail}", plural)
         inverse = self.inverse(c.predicate)
         if inverse:
-            return agree(f"{inverse} {other}{tail}", plural)
+            return agree(f"{_before(inverse, other)} {other}{tail}", plural)
         noun = self.table.noun(c.predicate)
         if noun:
             noun = english.plural(noun) if plural else noun
@@ -259,7 +268,7 @@ class Realiser:
         for c in cs:
             vp = self.verb_phrase(c, plural)
             if not c.qualifiers and not self.form.is_variable(c.other):
-                name = self.constant(c.other)
+                name = self.ref(c.other, c)
                 if vp.endswith(f" {name}"):
                     heads.setdefault(vp[:-len(name) - 1], []).append(name)
                     continue
@@ -292,6 +301,16 @@ class Realiser:
         """A noun phrase for the variable ``var`` by its constraints other than ``skip``
         (the one the text came through): "the director of Jaws", "the film directed by
         Irvin Kershner", "the country whose capital is Vienna"."""
+        if self._depth >= MAX_NESTING:
+            raise Unphrasable(f"describing {var} would nest more than {MAX_NESTING} "
+                              "descriptions (\"the capital of the country of citizenship of X\")")
+        self._depth += 1
+        try:
+            return self._describe(var, skip)
+        finally:
+            self._depth -= 1
+
+    def _describe(self, var: str, skip: Constraint | None) -> str:
         rest = self._others(var, skip)
         if not rest:
             raise Unphrasable(f"nothing describes {var}")
@@ -327,7 +346,7 @@ class Realiser:
             other = self.ref(c.other, c)
             if first == "has" and noun_of and phrase.partition(" ")[2].startswith(
                     ("the ", "a ", "an ")):
-                return f"whose {noun_of} is {other}"
+                return f"whose {english.singular(noun_of)} is {other}"   # not "whose films is"
             if first == "has" and phrase.endswith(" by"):   # "has music by"
                 return f"with {rest}"
         return f"{who} {vp}"
@@ -338,9 +357,21 @@ class Realiser:
         if kind == "person":
             return "who"
         noun = self.noun(var)
-        if noun and noun not in ("entity", "one", "thing"):
+        if noun and noun not in ("entity", "one", "thing") and not self._named(var, noun):
             return f"which {english.plural(noun) if self.plural else noun}"
-        return "what"
+        return "who" if noun in _PERSON_NOUNS else "what"
+
+    def _named(self, var: str, noun: str | None) -> bool:
+        """Whether a constant of ``var``'s constraints is ``noun`` itself: "Which
+        composer … has the profession Composer?" says nothing twice; the question asks
+        "Who … has the profession Composer?" instead."""
+        if not noun:
+            return False
+        wanted = {noun.lower(), english.plural(noun).lower()}
+        return any(not self.form.is_variable(c.other) and c.other in self.form.nodes
+                   and str(self.form.nodes[c.other].get("kind")) == "entity"
+                   and self.constant(c.other).lower() in wanted
+                   for c in self.form.constraints.get(var, ()))
 
     def question(self, order: Sequence[Constraint] | None = None) -> str:
         """The question asking for the answer variable (see the module docstring)."""
@@ -426,6 +457,8 @@ class Realiser:
         many = len(answers) > 1 or capped
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]
+            unit = self.table.unit(c.predicate)
+            listed = english.join([with_unit(a, unit) for a in answers])
             phrase = self.phrase(c.predicate)
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
@@ -438,6 +471,17 @@ class Realiser:
         vps = self.verb_phrases(cs, many)
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
+
+
+def _before(phrase: str, other: str) -> str:
+    """``phrase`` as it reads before ``other``: a phrase ending in "the <noun>" loses
+    it before a description that starts with the same noun ("is in the genre" + "the
+    genre of Take Shelter" -> "is in the genre of Take Shelter", not "the genre the
+    genre of …")."""
+    last = phrase.rpartition(" the ")[2]
+    if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
+        return phrase[:-len(last) - 5]
+    return phrase
 
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")

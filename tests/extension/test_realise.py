@@ -25,7 +25,7 @@ from extension.verbalize.planner import (
 )
 from extension.verbalize.quality import doubled_words, placeholder_words, text_score
 from extension.verbalize.realise import Realiser, logical_form, realise_question, realise_statement
-from extension.verbalize.relation_phrases import PhraseTable
+from extension.verbalize.relation_phrases import PhraseTable, relation_phrase
 
 TABLE = PhraseTable()
 
@@ -163,3 +163,51 @@ def test_text_checks_find_placeholders_and_doubled_words() -> None:
     assert text_score("Who directed Jaws?", "Jaws was directed by Steven Spielberg.",
                       "[1] Jaws was directed by Steven Spielberg.") == 5.0
     assert text_score("Which entity has a with with?", "x", "y") <= 3
+
+
+def test_a_phrase_ending_in_its_noun_does_not_repeat_it_before_a_description() -> None:
+    names = {"m.cc": "A Christmas Carol"}
+    g = graph([("m.cc", "film.film.genre", "?g"),
+               ("?g", "media_common.netflix_genre.titles", "?x"),
+               ("?x", "film.film.directed_by", "m.rz")], {**names, "m.rz": "Robert Zemeckis"})
+    text = question(g)
+    assert text is not None and "the genre the genre" not in text
+    assert "is listed in the genre of A Christmas Carol" in text
+
+
+def test_a_whose_clause_names_one_thing_in_the_singular() -> None:
+    table = PhraseTable(overrides={"film.actor.film": "has the films"})
+    names = {"m.a": "Alien", "m.r": "Ridley Scott"}
+    g = graph([("?p", "film.actor.film", "m.a"), ("?p", "people.person.place_of_birth", "?x"),
+               ("m.r", "film.director.film", "?p")], names)
+    realiser = Realiser(logical_form(g), table, names)
+    c = next(c for c in realiser.form.constraints["?p"] if c.predicate == "film.actor.film")
+    assert realiser.relative(c, "person") == "whose film is Alien"
+
+
+def test_a_question_does_not_name_its_answers_type_as_a_constraint() -> None:
+    names = {"m.c": "Composer", "m.jaws": "Jaws"}
+    g = graph([("?x", "film.music_contributor.film", "m.jaws"),
+               ("?x", "people.person.profession", "m.c")], names)
+    realiser = Realiser(logical_form(g), TABLE, names, nouns={"?x": "composer"})
+    text = realiser.question()
+    assert text.startswith("Who ") and "Which composer" not in text
+
+
+def test_descriptions_nest_at_most_once() -> None:
+    names = {"m.kd": "Keir Dullea", "m.jaws": "Jaws"}
+    once = graph([("m.jaws", "film.film.directed_by", "?d"),
+                  ("?d", "people.person.place_of_birth", "?x")], names)
+    assert question(once) == "Where was the director of Jaws born?"
+    twice = graph([("m.kd", "people.person.nationality", "?c"),
+                   ("?c", "location.country.capital", "?k"),
+                   ("?x", "people.person.place_of_birth", "?k")], names)
+    assert question(twice) is None
+
+
+def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
+    names = {"m.gf": "The Godfather"}
+    g = graph([("m.gf", "film.film.runtime", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["175"], rule="none") \
+        == "The Godfather has the runtime 175 minutes."
+    assert "with the from" not in relation_phrase("people.person.spouse_s..people.marriage.from")

@@ -420,7 +420,7 @@ def test_intersection_has_one_part_per_branch_and_a_cvt_hop_counts_once() -> Non
     assert citation_parts(s) == [PERFORMANCE, [nationality]]
     assert texts(s) == ["The Godfather features a performance with actor Al Pacino and "
                         "character Michael Corleone.",
-                        "Al Pacino is a citizen of United States."]
+                        "Al Pacino is a citizen of the United States."]
 
 
 def test_a_long_branch_is_not_taken_over_through_the_answer() -> None:
@@ -843,11 +843,11 @@ def test_answer_statement_lists_every_answer_and_says_include_when_capped() -> N
                   subjects=["m.ffc", "m.usa"], answers=films, query_original=graph)
     assert answer_statement(base) == (
         "The Godfather and The Godfather Part II were directed by Francis Ford Coppola and "
-        "were produced in United States.")
+        "were produced in the United States.")
     capped = base.model_copy(update={"answers_capped": True})
     assert answer_statement(capped) == (
         "The Godfather and The Godfather Part II, among others, were directed by Francis "
-        "Ford Coppola and were produced in United States.")
+        "Ford Coppola and were produced in the United States.")
 
 
 def test_answer_statement_reads_a_mediator_by_its_roles() -> None:
@@ -1065,7 +1065,7 @@ def test_answer_statement_grammar_of_years_and_number() -> None:
     s = sample([tr("m.gf", "film.film.production_companies", "m.usa")],
                answers=[answer("m.usa")], query_original=companies)
     text = answer_statement(s)
-    assert "companies" not in text and text == "The Godfather was produced by United States."
+    assert "companies" not in text and text == "The Godfather was produced by the United States."
 
 
 @pytest.mark.parametrize(("predicate", "phrase"), [

@@ -477,9 +477,9 @@ def _before(phrase: str, other: str) -> str:
     """``phrase`` as it reads before ``other``: a phrase ending in "the <noun>" loses
     it before a description that starts with the same noun ("is in the genre" + "the
     genre of Take Shelter" -> "is in the genre of Take Shelter", not "the genre the
-    genre of …")."""
+    genre of …"; "is in the genre that includes …")."""
     last = phrase.rpartition(" the ")[2]
-    if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
+    if phrase.endswith(f" the {last}") and other.startswith(f"the {last} "):
         return phrase[:-len(last) - 5]
     return phrase
 

@@ -20,6 +20,7 @@ from extension.verbalize.relation_phrases import relation_phrase, type_noun
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
+    assert english.mention(f"the {name}") == f"the {name}"   # once only
 
 
 @pytest.mark.parametrize("name", [
@@ -51,6 +52,28 @@ def test_words_of_ids_read_as_english() -> None:
     assert type_noun("sports.pro_athlete.teams") == "professional athlete"
     assert type_noun("sports.pro_sports_team.roster") == "team"
     assert "crew member" in relation_phrase("film.film_crew_gig.crewmember")
+
+
+@pytest.mark.parametrize(("noun", "expected"), [
+    ("actor", "an actor"), ("film", "a film"), ("university", "a university"),
+    ("union of this type", "a union of this type"), ("honoured work", "an honoured work"),
+    ("NCAA tournament", "an NCAA tournament"), ("US president", "a US president"),
+    ("HUD foreclosure area", "a HUD foreclosure area"), ("hour", "an hour"),
+    ("European film", "a European film"), ("Olympic sport", "an Olympic sport")])
+def test_the_indefinite_article_follows_the_sound(noun: str, expected: str) -> None:
+    """Each case the old first-letter rule got wrong or a measured word (inflect agrees
+    on all of them)."""
+    assert english.article(noun) == expected
+
+
+@pytest.mark.parametrize(("noun", "expected"), [
+    ("campus", "campuses"), ("alias", "aliases"), ("release medium", "release media"),
+    ("music", "music"), ("net worth", "net worth"), ("countries", "countries"),
+    ("areas", "areas"), ("person", "people"), ("form of government", "forms of government")])
+def test_plurals_of_the_measured_heads(noun: str, expected: str) -> None:
+    assert english.plural(noun) == expected
+    if expected not in ("music", "net worth", "countries", "areas"):
+        assert english.singular(expected) == noun
 
 
 def test_a_number_reads_with_the_unit_its_relation_stores_it_in() -> None:

@@ -46,6 +46,7 @@ from extension.core.rules import (
     ResultShape,
     Rule,
     add_branch,
+    asked_sample,
     complexity_of,
     prepend_hop,
     result_shape,
@@ -291,8 +292,7 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
         for subject in order:
             hops = cand.hop_candidates(store, subject, exclude_entities=excluded,
                                        exclude_predicates=predicates, limit=limits.facts_per_node)
-            for hop in seeded_sample(hops, config.candidates_per_rule, rng):
-                assert isinstance(hop, Hop)
+            for hop in asked_sample(hops, config.candidates_per_rule, rng):
                 extended = prepend_hop(graph, subject, hop)
                 new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
                 if (why := refusal((extended,), new_subjects, (extended.edges[0],))):
@@ -318,8 +318,7 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
         assert isinstance(answer, str)
         hops = cand.hop_candidates(store, answer, exclude_entities=excluded,
                                    exclude_predicates=predicates, limit=limits.facts_per_node)
-        for hop in seeded_sample(hops, config.candidates_per_rule, rng):
-            assert isinstance(hop, Hop)
+        for hop in asked_sample(hops, config.candidates_per_rule, rng):
             tried += 1
             extended = add_branch(graph, hop)
             if (why := refusal((extended,), (*subjects, hop.entity), (extended.edges[-1],))):

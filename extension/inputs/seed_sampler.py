@@ -35,7 +35,8 @@ Relations are drawn favouring *specific* predicates, rare over frequent ones
 BioKaLMA's knowledge specificity (Li et al., 2023, *Towards Verifiable Generation: A
 Benchmark for Knowledge-aware Language Model Attribution*, §3), which builds its
 questions from the Wikidata facts that few people share rather than from gender or
-nationality. Names, aliases, types, descriptions and other bookkeeping predicates are
+nationality; times a prior of what people ask (:func:`~extension.core.asked_relations.asked_weight`:
+how many WebQSP and GrailQA questions use the relation). Names, aliases, types, descriptions and other bookkeeping predicates are
 never asked about (:func:`is_bookkeeping_predicate`), nor literals that are
 identifiers, URLs or file names (plain strings).
 
@@ -66,6 +67,7 @@ from itertools import islice
 from typing import Literal as TypingLiteral
 from typing import TypeVar
 
+from extension.core.asked_relations import asked_weight
 from extension.core.grounding import Grounder, Grounding
 from extension.core.query_graph import (
     TYPE_PREDICATE,
@@ -75,6 +77,7 @@ from extension.core.query_graph import (
     known_mediator_types,
     predicate_domain,
 )
+from extension.core.rules import weighted_order
 from extension.core.shapes import classify
 from extension.core.vocabulary import is_bookkeeping_predicate
 from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
@@ -314,14 +317,6 @@ def same_kind_of_fact(h0: _Hop, h1: _Hop) -> bool:
     return h0.exit.rpartition(".")[0] == h1.exit.rpartition(".")[0]
 
 
-def _weighted_order(items: Sequence[_T], weights: Sequence[float], rng: random.Random
-                    ) -> list[_T]:
-    """A random order of ``items`` drawn without replacement with probability
-    proportional to ``weights`` (Efraimidis & Spirakis 2006: sort by ``log(u) / w``)."""
-    keys = [math.log(1.0 - rng.random()) / w for w in weights]
-    return [items[i] for i in sorted(range(len(items)), key=lambda i: -keys[i])]
-
-
 def _hop_key(h: _Hop) -> tuple[str, str, bool, str, str]:
     end = h.end.key if isinstance(h.end, Literal) else h.end
     return (h.predicate, end, h.forward, h.via or "", h.exit or "")
@@ -512,17 +507,20 @@ class _Sampler:
                 ) != "bookkeeping"]
 
     def weight(self, predicate: str) -> float:
-        return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT)
+        """The drawing weight of ``predicate``: its specificity (rare over frequent)
+        times the prior of what people ask (:func:`asked_weight`, WebQSP's and
+        GrailQA's logical forms)."""
+        return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT) * asked_weight(predicate)
 
     def by_specificity(self, predicates: Sequence[str], rng: random.Random) -> list[str]:
         """``predicates`` in a random order where specific ones tend to come first."""
-        return _weighted_order(predicates, [self.weight(p) for p in predicates], rng)
+        return weighted_order(predicates, [self.weight(p) for p in predicates], rng)
 
     def ordered(self, choices: Sequence[_Choice], rng: random.Random, *,
                 cvt_first: bool = False) -> list[_Choice]:
         """``choices`` in a weighted random order by the specificity of their predicate;
         with ``cvt_first`` the ways into CVTs come first (still in that order)."""
-        out = _weighted_order(choices, [self.weight(c.predicate) for c in choices], rng)
+        out = weighted_order(choices, [self.weight(c.predicate) for c in choices], rng)
         if cvt_first:
             out.sort(key=lambda c: not c.cvts)
         return out

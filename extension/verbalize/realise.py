@@ -197,10 +197,11 @@ class Realiser:
                 return self.table.kind(c.predicate)
         return "thing"
 
-    def noun(self, var: str) -> str | None:
+    def noun(self, var: str, skip: Constraint | None = None) -> str | None:
         """A type noun for ``var``: given, else the Freebase type of a relation it is the
         subject of ("film" for ``film.film.directed_by``), else the frame noun of a
-        relation that ends at it ("director")."""
+        relation that ends at it ("director") other than the one ``skip`` comes through
+        (not "was married to the spouse born in Modesto")."""
         if var in self.nouns:
             return self.nouns[var]
         for c in self.form.constraints.get(var, ()):
@@ -213,6 +214,8 @@ class Realiser:
             if last in _OBJECT_TYPES:
                 return english.type_word(last)
         for c in objects:   # "country of origin" names a role; as a type, "country"
+            if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
+                continue
             if noun := self.table.noun(c.predicate):
                 return noun.partition(" of ")[0]
         return None
@@ -321,7 +324,7 @@ class Realiser:
         if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers \
                 and re.fullmatch(r"is the [\w ]+ of", self.phrase(rest[0].predicate)):
             return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
-        noun = self.noun(var)
+        noun = self.noun(var, skip)
         if noun is None:
             noun = {"person": "person", "place": "place"}.get(self.kind(var))
         if noun is None:
@@ -397,7 +400,15 @@ class Realiser:
         if first.startswith("is the ") and wh.startswith("which"):
             wh = "what"   # "What is the capital of France", not "Which location is …"
         plural = self.plural and wh.startswith("which")
-        return english.capitalized(f"{wh} {english.join(self.verb_phrases(cs, plural))}?")
+        vps = self.verb_phrases(cs, plural)
+        if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
+            # "What is the birthplace of X and the capital of France?", "What is the
+            # country of citizenship of X that contains Atlanta?" — not "What is … and
+            # is …", whose second "is" has no subject a reader can find.
+            shared = [vps[0], *(vp[3:] for vp in vps[1:] if vp.startswith("is the "))]
+            that = [f" that {vp}" for vp in vps[1:] if not vp.startswith("is the ")]
+            return english.capitalized(f"{wh} {english.join(shared)}{' and'.join(that)}?")
+        return english.capitalized(f"{wh} {english.join(vps)}?")
 
     def single_question(self, c: Constraint) -> str | None:
         """The most natural question for one constraint where the answer is its

@@ -83,7 +83,7 @@ def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str
       "Which film was directed by Peter Jackson?", "Al Pacino gave a performance with
       what film?";
     * path: the single question about the entity the first hop describes: "What is the
-      capital of the country that is the country of nationality of Al Pacino?";
+      capital of the country that is the country of citizenship of Al Pacino?";
     * tree: one question with its constraints coordinated ("Which film was directed by
       Peter Jackson, is in English and has music by Howard Shore?").
 

@@ -216,3 +216,27 @@ def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
     assert realise_statement(g, [], names, TABLE, ["175"], rule="none") \
         == "The Godfather has the runtime 175 minutes."
     assert "with the from" not in relation_phrase("people.person.spouse_s..people.marriage.from")
+
+
+def test_two_is_the_constraints_share_one_is() -> None:
+    """Blind reading: "What is the birthplace of Mathieu Kassovitz and is the capital of
+    France?" has a second "is" without a subject."""
+    names = {"m.mk": "Mathieu Kassovitz", "m.fr": "France", "m.at": "Atlanta"}
+    g = graph([("m.mk", "people.person.place_of_birth", "?x"),
+               ("m.fr", "location.country.capital", "?x")], names)
+    text = question(g, [("m.fr", "location.country.capital", "?x")], rule="intersection_way2")
+    assert text == "What is the birthplace of Mathieu Kassovitz and the capital of France?"
+    g = graph([("m.mk", "people.person.nationality", "?x"),
+               ("?x", "location.location.contains", "m.at")], names)
+    text = question(g, [("?x", "location.location.contains", "m.at")],
+                    rule="intersection_way2")
+    assert text == "What is the country of citizenship of Mathieu Kassovitz that contains Atlanta?"
+
+
+def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:
+    names = {"m.bl": "Ben Affleck", "m.mo": "Modesto"}
+    g = graph([("?x", "people.person.spouse_s..people.marriage.spouse", "?s"),
+               ("m.mo", "location.location.people_born_here", "?s")], names)
+    text = question(g)
+    assert text is not None and "the spouse born" not in text, text
+    assert "the person born in Modesto" in text, text

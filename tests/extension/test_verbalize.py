@@ -615,7 +615,7 @@ def test_a_year_reads_with_in_not_on() -> None:
     ("people.person.spouse_s..people.marriage.type_of_union", None,
      "had a union of the type"),
     ("award.award_category.nominees..award.award_nomination.nominated_for", None,
-     "nominated"),
+     "had the nominee"),
 ])
 def test_relation_phrase(predicate: str, label: str | None, expected: str) -> None:
     assert relation_phrase(predicate, label) == expected

@@ -86,7 +86,8 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     if t.literal and phrase.endswith(" on") and t.datatype and \
             t.datatype.endswith(("gYear", "gYearMonth")):
         phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
-    return f"{_subject_text(t)} {phrase} {_object_text(t, table)}"
+    other = _object_text(t, table)
+    return f"{_subject_text(t)} {english.phrase_before(phrase, other)} {other}"
 
 
 class _Fold:

@@ -66,6 +66,21 @@ def capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
+    """``phrase`` as it reads before ``other``. A phrase ending in "the <noun>" loses
+    it before a description that starts with the same noun ("is in the genre" + "the
+    genre of Take Shelter" -> "is in the genre of Take Shelter", not "the genre the genre
+    of …"), and before a ``named`` constant that :func:`mention` gave its own "the"
+    ("includes the country" + "the Republic of Ireland" -> "includes the Republic of
+    Ireland", not "the country the Republic of Ireland")."""
+    head, the, last = phrase.rpartition(" the ")
+    if not the:
+        return phrase
+    if other.startswith(f"the {last} ") or (named and other.startswith("the ")):
+        return head
+    return phrase
+
+
 def sentence_start(text: str) -> str:
     """A sentence that starts with a name as written: only the "the" that
     :func:`mention` put before it is capitalised ("The United Kingdom contains

@@ -253,11 +253,14 @@ class Realiser:
         Steven Spielberg", "directed Jaws", "is the capital of France"."""
         other = self.ref(c.other, c)
         tail = self.qualifiers(c)
+        named = not self.form.is_variable(c.other)
         if c.var_is_subject:
-            return agree(f"{_before(self.phrase(c.predicate), other)} {other}{tail}", plural)
+            phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
+            return agree(f"{phrase} {other}{tail}", plural)
         inverse = self.inverse(c.predicate)
         if inverse:
-            return agree(f"{_before(inverse, other)} {other}{tail}", plural)
+            return agree(f"{english.phrase_before(inverse, other, named=named)} {other}{tail}",
+                         plural)
         noun = self.table.noun(c.predicate)
         if noun:
             noun = english.plural(noun) if plural else noun
@@ -473,8 +476,8 @@ class Realiser:
             phrase = self.phrase(c.predicate)
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
-            if many and re.fullmatch(r"has the \w+", phrase):   # "has the colors A and B"
-                phrase = f"has the {english.plural(phrase[8:])}"
+            if many and re.fullmatch(r"has the [\w ]+", phrase):   # "has the colors A and B"
+                phrase = f"has the {english.plural(phrase[8:])}"   # "the forms of government"
             text = f"{self.ref(c.other, c)} {phrase} {listed}{self.qualifiers(c)}"
             if capped:
                 text += ", among others"
@@ -482,17 +485,6 @@ class Realiser:
         vps = self.verb_phrases(cs, many)
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
-
-
-def _before(phrase: str, other: str) -> str:
-    """``phrase`` as it reads before ``other``: a phrase ending in "the <noun>" loses
-    it before a description that starts with the same noun ("is in the genre" + "the
-    genre of Take Shelter" -> "is in the genre of Take Shelter", not "the genre the
-    genre of …"; "is in the genre that includes …")."""
-    last = phrase.rpartition(" the ")[2]
-    if phrase.endswith(f" the {last}") and other.startswith(f"the {last} "):
-        return phrase[:-len(last) - 5]
-    return phrase
 
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")

@@ -42,6 +42,16 @@ def test_only_the_article_mention_added_is_capitalised_at_a_sentence_start() -> 
     assert english.sentence_start("bell hooks wrote it") == "bell hooks wrote it"
 
 
+def test_a_phrase_does_not_say_the_twice_before_what_follows() -> None:
+    assert english.phrase_before("is in the genre", "the genre of Jaws") == "is in"
+    assert english.phrase_before("is in the genre", "the genre that includes Jaws") == "is in"
+    assert english.phrase_before("includes the country", "the Republic of Ireland") \
+        == "includes"
+    assert english.phrase_before("has the capital", "the birthplace of X", named=False) \
+        == "has the capital"            # a description keeps the noun it answers
+    assert english.phrase_before("has the capital", "Vienna") == "has the capital"
+
+
 def test_words_of_ids_read_as_english() -> None:
     assert english.id_words("tv program") == "TV program"
     assert english.id_words("crewmember") == "crew member"

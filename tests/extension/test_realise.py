@@ -216,6 +216,11 @@ def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
     assert realise_statement(g, [], names, TABLE, ["175"], rule="none") \
         == "The Godfather has the runtime 175 minutes."
     assert "with the from" not in relation_phrase("people.person.spouse_s..people.marriage.from")
+    names = {"m.au": "Australia"}
+    g = graph([("m.au", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Parliamentary system", "Monarchy"],
+                             rule="none") == ("Australia has the forms of government "
+                                              "Parliamentary system and Monarchy.")
 
 
 def test_two_is_the_constraints_share_one_is() -> None:

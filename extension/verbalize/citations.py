@@ -90,6 +90,15 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     return f"{_subject_text(t)} {english.phrase_before(phrase, other)} {other}"
 
 
+def _role(the: str, role: str, value: str) -> str:
+    """A mediator's role and its value ("actor Al Pacino", "the runtime 201 minutes");
+    a value with its own "the" stands alone ("the United Kingdom", not "the country the
+    United Kingdom")."""
+    if the and value.startswith("the "):
+        return value
+    return f"{the}{role} {value}"
+
+
 class _Fold:
     """The facts of one hop through CVT nodes, read as clauses (see :func:`hop_sentence`).
     Each CVT is read once; a CVT that another CVT of the hop points at is read inside
@@ -113,8 +122,9 @@ class _Fold:
             noun = next((english.singular(w) for w in words if w), None)
         return noun or "record"
 
-    def roles(self, cvt: str, skip: Collection[int]) -> list[str]:
-        """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id)."""
+    def roles(self, cvt: str, skip: Collection[int], the: str = "") -> list[str]:
+        """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id);
+        ``the`` before each role ("has the film X and the runtime 201 minutes")."""
         roles = []
         for t in self.triples:
             if id(t) in skip:
@@ -122,11 +132,12 @@ class _Fold:
             if t.s == cvt:
                 if not t.literal and t.o in self.cvts:
                     if t.o not in self.done:
-                        roles.append(f"{self.table.role(t.p)} {self.nested(t.o)}")
+                        roles.append(f"{the}{self.table.role(t.p)} {self.nested(t.o)}")
                 else:
-                    roles.append(f"{self.table.role(t.p)} {_object_text(t, self.table)}")
+                    roles.append(_role(the, self.table.role(t.p), _object_text(t, self.table)))
             elif not t.literal and t.o == cvt and t.s not in self.cvts:
-                roles.append(f"{type_noun(t.p) or self.table.role(t.p)} {_subject_text(t)}")
+                roles.append(_role(the, type_noun(t.p) or self.table.role(t.p),
+                                   _subject_text(t)))
         return roles
 
     def nested(self, cvt: str) -> str:
@@ -139,8 +150,8 @@ class _Fold:
         self.done.add(cvt)
         anchor = next((t for t in self.triples if not t.literal and t.o == cvt
                        and t.s not in self.cvts), None)
-        if anchor is None:
-            roles = self.roles(cvt, ())
+        if anchor is None:   # "A film cut has the film X and the runtime 201 minutes."
+            roles = self.roles(cvt, (), the="the ")
             head = english.article(self.noun(cvt)).capitalize()
             return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
         # A Wikidata statement node repeats the statement's property for its main value.

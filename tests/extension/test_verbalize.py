@@ -331,8 +331,9 @@ def test_a_cvt_without_incoming_fact_still_names_all_ends() -> None:
     triples = [tr("m.perf", PERF_FILM, "m.gf"), tr("m.perf", ACTOR, "m.pacino"),
                tr("m.perf", CHARACTER, "m.michael")]
     text = hop_sentence(triples, ["m.perf"])
-    assert text == ("A performance has film The Godfather, actor Al Pacino and character "
-                    "Michael Corleone.")
+    # "the" before each role: "A film cut has film X" read as a verb to LanguageTool
+    assert text == ("A performance has the film The Godfather, the actor Al Pacino and the "
+                    "character Michael Corleone.")
 
 
 def test_a_cvt_with_two_incoming_facts() -> None:

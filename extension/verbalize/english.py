@@ -230,7 +230,8 @@ _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
                "olympic participating country": "country", "olympic sport": "Olympic sport",
                "olympic athlete": "athlete", "film crew role": "crew role",
                "statistical region": "region", "hud county place": "place",
-               "administrative division": "region", "tv network": "TV network"}
+               "administrative division": "region", "tv network": "TV network",
+               "location": "place"}
 """Freebase type names that are no English noun, and the noun a reader would use."""
 
 _ID_WORDS = {"citytown": "city", "crewmember": "crew member", "tv": "TV", "gdp": "GDP",

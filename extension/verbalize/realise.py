@@ -405,12 +405,20 @@ class Realiser:
         plural = self.plural and wh.startswith("which")
         vps = self.verb_phrases(cs, plural)
         if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
-            # "What is the birthplace of X and the capital of France?", "What is the
-            # country of citizenship of X that contains Atlanta?" — not "What is … and
-            # is …", whose second "is" has no subject a reader can find.
-            shared = [vps[0], *(vp[3:] for vp in vps[1:] if vp.startswith("is the "))]
-            that = [f" that {vp}" for vp in vps[1:] if not vp.startswith("is the ")]
-            return english.capitalized(f"{wh} {english.join(shared)}{' and'.join(that)}?")
+            # Not "What is the birthplace of X and is …", whose second "is" has no
+            # subject a reader can find: "What is the birthplace of X and the capital of
+            # France?"; other verb phrases first: "What contains Atlanta and is the
+            # country of citizenship of X?"
+            copular = [vp for vp in vps if vp.startswith("is the ")]
+            others = [vp for vp in vps if not vp.startswith("is the ")]
+            if not others:
+                vps = [copular[0], *(vp[3:] for vp in copular[1:])]
+            else:
+                vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
+                noun = self.noun(self.form.answer)
+                if wh == "what" and noun and noun not in ("entity", "one", "thing") \
+                        and not self._named(self.form.answer, noun):
+                    wh = f"which {noun}"
         return english.capitalized(f"{wh} {english.join(vps)}?")
 
     def single_question(self, c: Constraint) -> str | None:

@@ -235,7 +235,8 @@ def test_two_is_the_constraints_share_one_is() -> None:
                ("?x", "location.location.contains", "m.at")], names)
     text = question(g, [("?x", "location.location.contains", "m.at")],
                     rule="intersection_way2")
-    assert text == "What is the country of citizenship of Mathieu Kassovitz that contains Atlanta?"
+    assert text == ("Which place contains Atlanta and is the country of citizenship of "
+                    "Mathieu Kassovitz?")
 
 
 def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:

@@ -74,11 +74,15 @@ def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
     ("includes the country" + "the Republic of Ireland" -> "includes the Republic of
     Ireland", not "the country the Republic of Ireland")."""
     head, the, last = phrase.rpartition(" the ")
-    if not the:
+    if not the or last.rpartition(" ")[2] in _PREPOSITIONS:   # "is the home of" stays
         return phrase
     if other.startswith(f"the {last} ") or (named and other.startswith("the ")):
         return head
     return phrase
+
+
+_PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "from", "as",
+                           "into", "about"})
 
 
 def sentence_start(text: str) -> str:
@@ -231,7 +235,7 @@ _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
                "olympic athlete": "athlete", "film crew role": "crew role",
                "statistical region": "region", "hud county place": "place",
                "administrative division": "region", "tv network": "TV network",
-               "location": "place"}
+               "location": "place", "deceased person": "person"}
 """Freebase type names that are no English noun, and the noun a reader would use."""
 
 _ID_WORDS = {"citytown": "city", "crewmember": "crew member", "tv": "TV", "gdp": "GDP",

@@ -57,8 +57,7 @@ from loaders.triples import load_triples
 from loaders.wikidata import load_wikidata
 from tests.external import external_path as _external
 
-DEMO_SEEDS = (0, 1, 6)   # together they draw every rule, union included, and a path
-# partial whose deleted hop goes through a CVT (seed 6)
+DEMO_SEEDS = (0, 1)   # together they draw every rule, union included
 
 STARRING, ACTOR, CHARACTER, PERF_FILM = ("film.film.starring", "film.performance.actor",
                                          "film.performance.character", "film.performance.film")
@@ -303,13 +302,14 @@ def test_the_demo_kg_predicates_are_all_curated(demo_store: Store) -> None:
 
 def test_known_demo_texts(demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
     by_id = {(s.id, s.seed): t for s, t in demo_texts}
-    godfather = by_id[("demo-001:supportive", 0)]   # way 1 prepends the prequel hop
-    assert godfather.question_extended == "Who directed the prequel of The Godfather Part II?"
+    godfather = by_id[("demo-001:supportive", 0)]   # way 1 prepends the sequel hop
+    assert godfather.question_extended == \
+        "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in godfather.citations] == [
-        "The Godfather Part II has the prequel The Godfather.",
+        "The Godfather has the sequel The Godfather Part II.",
         "The Godfather was directed by Francis Ford Coppola."]
     assert godfather.answer == \
-        "The prequel of The Godfather Part II was directed by Francis Ford Coppola."
+        "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
     inception = by_id[("demo-008:supportive", 0)]
     assert [c.text for c in inception.citations] == ["Inception was released on 16 July 2010."]
 

@@ -333,12 +333,15 @@ class Realiser:
         if noun is None:
             raise Unphrasable(f"no noun names {var}")
         clauses = [self.relative(c, noun) for c in rest]
+        if len(rest) == 1 and _agent_of(noun, clauses[0]):
+            noun = "person"   # "the person who directed The Godfather", not "the director
+            clauses = [self.relative(rest[0], noun)]   # that directed The Godfather"
         return f"the {noun} {' and '.join(clauses)}"
 
     def relative(self, c: Constraint, noun: str | None) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
         "whose capital is X", "with music by X", "that features X"."""
-        who = "who" if noun in ("person", "human") or self.kind(c.var) == "person" else "that"
+        who = "who" if noun in _PERSON_NOUNS or self.kind(c.var) == "person" else "that"
         vp = self.verb_phrase(c)
         first, _, rest = vp.partition(" ")
         if first in ("was", "is", "were", "are") and rest:
@@ -499,6 +502,14 @@ _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
+def _agent_of(noun: str, clause: str) -> bool:
+    """Whether ``noun`` names the doer of the clause's verb ("director" / "directed
+    The Godfather", "composer" / "composed the music for"): the first five letters of
+    the noun's last word start one of the clause's first two words."""
+    stem = noun.rpartition(" ")[2][:5]
+    return len(stem) == 5 and any(w.startswith(stem) for w in clause.split()[:2])
+
+
 def ordered_constraints(form: Form, added: Sequence[Any]) -> list[Constraint]:
     """The answer's constraints, the original query's first and then those the rule
     ``added`` (``{source, predicate, target}``), so q̃ and ã read in the same order."""
@@ -541,8 +552,8 @@ def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Map
         realiser = Realiser(form, table, {**graph_names(graph), **names},
                             plural=len(answers) > 1 or capped)
         text = realiser.statement(answers, capped, ordered_constraints(form, added))
-        if rule == "union":
-            text = union_text(text, names, union_subjects, table)
+        if rule == "union":   # the namesakes may start the sentence: "The Psycho that …"
+            text = english.capitalized(union_text(text, names, union_subjects, table))
         return text
     except Unphrasable:
         return None

@@ -246,3 +246,23 @@ def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:
     text = question(g)
     assert text is not None and "the spouse born" not in text, text
     assert "the person born in Modesto" in text, text
+
+
+def test_a_description_does_not_name_its_doer_twice() -> None:
+    names = {"m.gf": "The Godfather", "m.la": "Los Angeles"}
+    g = graph([("?d", "film.director.film", "m.gf"),
+               ("?d", "people.person.place_of_birth", "?x")], names)
+    text = question(g)
+    assert text == "Where was the person who directed The Godfather born?", text
+
+
+def test_a_union_statement_starts_with_a_capital() -> None:
+    names = {"m.p1": "Psycho", "m.gvs": "Gus Van Sant", "m.ah": "Alfred Hitchcock"}
+    g = graph([("m.p1", "film.film.directed_by", "?x")], names)
+    rows = [{"entity": "m.p1", "name": "Psycho", "fact_predicate": "film.film.music",
+             "fact_object": "m.gvs", "fact_object_name": "Gus Van Sant"},
+            {"entity": "m.p2", "name": "Psycho", "fact_predicate": "film.film.music",
+             "fact_object": "m.ah", "fact_object_name": "Alfred Hitchcock"}]
+    text = realise_statement(g, [], names, TABLE, ["Someone"], rule="union",
+                             union_subjects=rows)
+    assert text is not None and text.startswith("The Psycho that"), text

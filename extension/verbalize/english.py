@@ -235,7 +235,9 @@ _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
                "olympic athlete": "athlete", "film crew role": "crew role",
                "statistical region": "region", "hud county place": "place",
                "administrative division": "region", "tv network": "TV network",
-               "location": "place", "deceased person": "person"}
+               "location": "place", "deceased person": "person",
+               "award winning work": "work", "award nominated work": "work",
+               "award nominee": "nominee", "award winner": "winner"}
 """Freebase type names that are no English noun, and the noun a reader would use."""
 
 _ID_WORDS = {"citytown": "city", "crewmember": "crew member", "tv": "TV", "gdp": "GDP",

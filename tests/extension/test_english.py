@@ -63,6 +63,7 @@ def test_words_of_ids_read_as_english() -> None:
     assert type_noun("olympics.olympic_sport.athletes") == "Olympic sport"
     assert type_noun("sports.pro_athlete.teams") == "professional athlete"
     assert type_noun("sports.pro_sports_team.roster") == "team"
+    assert type_noun("award.award_winning_work.awards_won") == "work"
     assert "crew member" in relation_phrase("film.film_crew_gig.crewmember")
 
 

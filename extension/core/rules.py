@@ -21,11 +21,14 @@ Nothing here touches the store: candidates come in as arguments (see
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal as TypingLiteral
+from typing import TypeVar
 
+from extension.core.asked_relations import asked_weight
 from extension.core.labels import Complexity
 from extension.core.query_graph import QueryEdge, QueryGraph, QueryNode
 
@@ -182,6 +185,27 @@ def add_branch(graph: QueryGraph, hop: Hop) -> QueryGraph:
                                           name=hop.name)),
         "edges": (*graph.edges, hop.edge(graph.answer)),
     })
+
+
+_T = TypeVar("_T")
+
+
+def weighted_order(items: Sequence[_T], weights: Sequence[float], rng: random.Random
+                   ) -> list[_T]:
+    """A random order of ``items`` drawn without replacement with probability
+    proportional to ``weights`` (Efraimidis & Spirakis 2006: sort by ``log(u) / w``)."""
+    keys = [math.log(1.0 - rng.random()) / w for w in weights]
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: -keys[i])]
+
+
+def asked_sample(hops: Sequence[Hop], k: int, rng: random.Random,
+                 weight: Callable[[str], float] = asked_weight) -> list[Hop]:
+    """Up to ``k`` candidate hops in a random order where relations people ask about
+    come first more often (:func:`extension.core.asked_relations.asked_weight`, the
+    prior from WebQSP's and GrailQA's logical forms); sorted first, as
+    :func:`seeded_sample`, so the draw depends only on the values and the seed."""
+    pool = sorted(hops, key=repr)
+    return weighted_order(pool, [weight(h.predicate) for h in pool], rng)[:k]
 
 
 def seeded_sample(items: Sequence[object], k: int, rng: random.Random) -> list[object]:

@@ -35,7 +35,8 @@ Relations are drawn favouring *specific* predicates, rare over frequent ones
 BioKaLMA's knowledge specificity (Li et al., 2023, *Towards Verifiable Generation: A
 Benchmark for Knowledge-aware Language Model Attribution*, §3), which builds its
 questions from the Wikidata facts that few people share rather than from gender or
-nationality. Names, aliases, types, descriptions and other bookkeeping predicates are
+nationality; times a prior of what people ask (:func:`~extension.core.asked_relations.asked_weight`:
+how many WebQSP and GrailQA questions use the relation). Names, aliases, types, descriptions and other bookkeeping predicates are
 never asked about (:func:`~extension.core.vocabulary.is_bookkeeping_predicate`), nor literals that are
 identifiers, URLs or file names (plain strings).
 
@@ -80,8 +81,9 @@ FAILURE_REASONS: dict[str, str] = {
     "unnamed_answer": "an answer is an entity without a name (e.g. not in the loaded data)",
     "duplicate": "the same query was drawn before",
     "shape_mismatch": "the query graph classifies as another shape",
-    "unreadable_text": "a subject or relation has no readable name, so the question would "
-                       "show an id",
+    "unreadable_text": "a subject or relation has no readable name, or no type of the "
+                       "store names a variable, so the question would show an id or a "
+                       "placeholder ('the one that', 'which entity')",
     "hub_constant": "tree: a constant most of the relation's facts point at (Male, "
                     "English, United States of America): it narrows nothing",
     "same_fact_twice": "path: both hops go through n-ary facts of one kind (the "

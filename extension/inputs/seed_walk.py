@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Literal as TypingLiteral
-from typing import TypeVar
 
+from extension.core.asked_relations import asked_weight
 from extension.core.grounding import Grounder, Grounding
 from extension.core.query_graph import (
     TYPE_PREDICATE,
@@ -25,6 +25,7 @@ from extension.core.query_graph import (
     known_mediator_types,
     predicate_domain,
 )
+from extension.core.rules import weighted_order
 from extension.core.shapes import classify
 from extension.core.vocabulary import is_bookkeeping_predicate
 from extension.inputs.domain_spec import DomainSpec
@@ -32,6 +33,7 @@ from extension.inputs.questions import Answer, ParsedQuestion
 from extension.verbalize import english
 from extension.verbalize.extended_question import reads_as_mediator
 from extension.verbalize.planner import is_hub
+from extension.verbalize.quality import placeholder_words
 from extension.verbalize.realise import folded_key
 from extension.verbalize.relation_phrases import PhraseTable
 from extension.verbalize.seed_questions import PERSON_NOUNS, Unphrasable, template_question
@@ -52,12 +54,12 @@ _DOMAIN_ADJACENCY_LIMIT = 300
 literal facts (dates, numbers) after its entity facts."""
 _GROUNDING_BINDINGS = 20
 """Bindings fetched per grounding, as a multiple of ``max_answers``: more means a hub."""
+_NOUN_BINDINGS = 20   # bindings read for the noun of a path's middle entity
 _TREE_SIDE_CAP = 4
 """A tree side (the entities one branch allows) is read up to this many times
 ``max_answers``; a tree both of whose sides are larger is not tried (the join would
 walk a hub)."""
 _MIN_WEIGHT = 1e-3  # a predicate carried by every fact can still be drawn
-_T = TypeVar("_T")
 
 
 def predicate_specificity(store: Store) -> dict[str, float]:
@@ -109,14 +111,6 @@ def same_kind_of_fact(h0: _Hop, h1: _Hop) -> bool:
     if h0.via is None or h1.via is None or not h0.exit or not h1.exit:
         return False
     return h0.exit.rpartition(".")[0] == h1.exit.rpartition(".")[0]
-
-
-def _weighted_order(items: Sequence[_T], weights: Sequence[float], rng: random.Random
-                    ) -> list[_T]:
-    """A random order of ``items`` drawn without replacement with probability
-    proportional to ``weights`` (Efraimidis & Spirakis 2006: sort by ``log(u) / w``)."""
-    keys = [math.log(1.0 - rng.random()) / w for w in weights]
-    return [items[i] for i in sorted(range(len(items)), key=lambda i: -keys[i])]
 
 
 def _hop_key(h: _Hop) -> tuple[str, str, bool, str, str]:
@@ -309,17 +303,20 @@ class SeedWalk:
                 ) != "bookkeeping"]
 
     def weight(self, predicate: str) -> float:
-        return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT)
+        """The drawing weight of ``predicate``: its specificity (rare over frequent)
+        times the prior of what people ask (:func:`asked_weight`, WebQSP's and
+        GrailQA's logical forms)."""
+        return max(self.specificity.get(predicate, 0.0), _MIN_WEIGHT) * asked_weight(predicate)
 
     def by_specificity(self, predicates: Sequence[str], rng: random.Random) -> list[str]:
         """``predicates`` in a random order where specific ones tend to come first."""
-        return _weighted_order(predicates, [self.weight(p) for p in predicates], rng)
+        return weighted_order(predicates, [self.weight(p) for p in predicates], rng)
 
     def ordered(self, choices: Sequence[_Choice], rng: random.Random, *,
                 cvt_first: bool = False) -> list[_Choice]:
         """``choices`` in a weighted random order by the specificity of their predicate;
         with ``cvt_first`` the ways into CVTs come first (still in that order)."""
-        out = _weighted_order(choices, [self.weight(c.predicate) for c in choices], rng)
+        out = weighted_order(choices, [self.weight(c.predicate) for c in choices], rng)
         if cvt_first:
             out.sort(key=lambda c: not c.cvts)
         return out
@@ -510,12 +507,16 @@ class SeedWalk:
         if reason is not None or grounding is None:
             return _Outcome(reason=reason or "no_answers")
         names = {s: name for s in classification.subjects if (name := self.name(s))}
-        noun = self.answer_noun(answers)
+        cvts = [n.id for n in graph.nodes if n.is_cvt]
+        nouns = self.intermediate_nouns(graph.answer, cvts, grounding)
+        if noun := self.answer_noun(answers):
+            nouns[graph.answer] = noun
         try:
             text = template_question(shape, graph.edges, names, self.phrases,
-                                     answer=graph.answer,
-                                     cvt_nodes=[n.id for n in graph.nodes if n.is_cvt],
-                                     nouns={graph.answer: noun} if noun else None)
+                                     answer=graph.answer, cvt_nodes=cvts, nouns=nouns or None)
+            if placeholder_words(text, names.values()):
+                # "the one that", "Which entity": no type of the store names a variable
+                raise Unphrasable(f"no noun for a variable of {text!r}")
         except Unphrasable:
             self.tried[signature] = "unreadable_text"
             return _Outcome(reason="unreadable_text")
@@ -533,8 +534,33 @@ class SeedWalk:
         ids = [str(a.value) for a in answers if a.kind == "entity"]
         if not ids or len(ids) < len(answers):
             return None
-        shared = set.intersection(*(set(e.types) if (e := self.entities.get(i)) else set()
-                                    for i in ids))
+        return self.entities_noun(ids)
+
+    def intermediate_nouns(self, answer: str, cvts: Sequence[str],
+                           grounding: Grounding) -> dict[str, str]:
+        """Variable -> type noun for the variables between the subjects and the answer
+        (a path's middle entity): the most specific readable type all its bound
+        entities share (:meth:`entities_noun`), so the template says "the country
+        that shares a border with Belgium", not "the one that …" (a Wikidata relation
+        such as P47 has no noun of its own)."""
+        values: dict[str, list[str]] = {}
+        for binding in grounding.bindings[:_NOUN_BINDINGS]:
+            for name, value in binding.items():
+                var = name if name.startswith("?") else f"?{name}"   # bindings drop the '?'
+                if var != answer and var not in cvts and isinstance(value, str):
+                    values.setdefault(var, []).append(value)
+        return {var: noun for var, ids in sorted(values.items())
+                if (noun := self.entities_noun(sorted(set(ids)), read=True))}
+
+    def entities_noun(self, ids: Sequence[str], *, read: bool = False) -> str | None:
+        """The noun of entities ``ids``: "person" when one of their shared types is a
+        person noun, else their most specific shared readable type; None without one.
+        Entities not met yet count as untyped unless ``read`` (then they are read)."""
+        known = [e for i in ids
+                 if (e := self.entity(i) if read else self.entities.get(i)) is not None]
+        if not known or len(known) < len(ids):
+            return None
+        shared = set.intersection(*(set(e.types) for e in known))
         nouns = {t: n for t in shared if (n := self.type_noun(t))}
         if not nouns:
             return None

@@ -61,7 +61,7 @@ from extension.outputs.figures import (
 )
 from extension.outputs.output_file import write_atomic
 from extension.outputs.sample_schema import BenchmarkSample
-from extension.verbalize.text_quality import text_score
+from extension.verbalize.quality import text_score
 
 REPORT_FILE = "report.html"
 FRACTION_BINS = 10
@@ -101,7 +101,7 @@ def _example_key(seed: int, sample_id: str) -> bytes:
 
 def _showcase_key(doc: Mapping[str, Any], seed: int) -> tuple[float, bytes]:
     """Best-rated first (issue 34, item 7): the text score of the sample's q̃, ã and
-    citation (:func:`extension.verbalize.text_quality.text_score`), ties broken by the
+    citation (:func:`extension.verbalize.quality.text_score`), ties broken by the
     hash of ``"{seed}:{id}"``."""
     names = [str(a.get("name") or "") for a in doc.get("answer_entities") or ()
              if isinstance(a, Mapping)]

@@ -63,13 +63,13 @@ from extension.outputs.sample_schema import (
     iter_schema_violations,
 )
 from extension.run.heap import PacedCollection
+from extension.run.workdir import chunk_name, manifest_text, prepare_work_dir
 from extension.verbalize.grammar_gate import (
     GrammarGate,
     GrammarGateError,
     gate_records,
     gate_stats,
 )
-from extension.run.workdir import chunk_name, manifest_text, prepare_work_dir
 from extension.verbalize.verbalizer import TemplateVerbalizer, UnreadableFact, Verbalizer
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError

@@ -86,7 +86,7 @@ def answer_text(a: AnswerEntity) -> str:
     id where there is none)."""
     if a.value is not None:
         return render_literal(a.value, a.datatype, a.lang)
-    return english.display_name(a.name) or a.id or ""
+    return english.mention(a.name) or a.id or ""
 
 
 def _edges(graph: Any) -> list[Edge]:
@@ -101,9 +101,9 @@ def constant_names(sample: StructuredSample) -> dict[str, str]:
     names: dict[str, str] = {}
     for t in sample.original_subgraph:
         if t.s_name:
-            names.setdefault(t.s, english.display_name(t.s_name) or t.s)
+            names.setdefault(t.s, english.mention(t.s_name) or t.s)
         if t.o_name and not t.literal:
-            names.setdefault(t.o, english.display_name(t.o_name) or t.o)
+            names.setdefault(t.o, english.mention(t.o_name) or t.o)
     for a in sample.answer_entities:
         if a.id and a.name:
             names.setdefault(a.id, answer_text(a))
@@ -125,7 +125,7 @@ class _Describer:
                 self.nodes[str(node["id"])] = node
                 if isinstance(node.get("name"), str) and node["name"]:
                     self.names.setdefault(str(node["id"]),
-                                          english.display_name(node["name"]) or node["name"])
+                                          english.mention(node["name"]) or node["name"])
         self.root = str(graph.get("answer") or "?x")
         self.used: set[int] = set()
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
-from extension.verbalize.literals import render_literal
+from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.relation_phrases import (
     PhraseTable,
     _local_name,
@@ -73,13 +73,13 @@ def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) 
 
 
 def _subject_text(t: Triple) -> str:
-    return english.display_name(t.s_name) or t.s
+    return english.mention(t.s_name) or t.s
 
 
-def _object_text(t: Triple) -> str:
+def _object_text(t: Triple, table: PhraseTable) -> str:
     if t.literal:
-        return render_literal(t.o, t.datatype, t.lang)
-    return english.display_name(t.o_name) or t.o
+        return with_unit(render_literal(t.o, t.datatype, t.lang), table.unit(t.p))
+    return english.mention(t.o_name) or t.o
 
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:
@@ -87,7 +87,17 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     if t.literal and phrase.endswith(" on") and t.datatype and \
             t.datatype.endswith(("gYear", "gYearMonth")):
         phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
-    return f"{_subject_text(t)} {phrase} {_object_text(t)}"
+    other = _object_text(t, table)
+    return f"{_subject_text(t)} {english.phrase_before(phrase, other)} {other}"
+
+
+def _role(the: str, role: str, value: str) -> str:
+    """A mediator's role and its value ("actor Al Pacino", "the runtime 201 minutes");
+    a value with its own "the" stands alone ("the United Kingdom", not "the country the
+    United Kingdom")."""
+    if the and value.startswith("the "):
+        return value
+    return f"{the}{role} {value}"
 
 
 def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable) -> str:
@@ -99,7 +109,7 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable) -> str:
     spoken in Jamaica" would sit beside the answer's language instead of denying it."""
     first = triples[0]
     subject = _subject_text(first)
-    objects = english.join([_object_text(t) for t in triples])
+    objects = english.join([_object_text(t, table) for t in triples])
     noun = has_noun(table[first.p])
     if noun is None:
         return english.sentence(f"{subject} {table[first.p]} {objects} only")
@@ -132,8 +142,9 @@ class _Fold:
             noun = next((english.singular(w) for w in words if w), None)
         return noun or "record"
 
-    def roles(self, cvt: str, skip: Collection[int]) -> list[str]:
-        """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id)."""
+    def roles(self, cvt: str, skip: Collection[int], the: str = "") -> list[str]:
+        """``role value`` for each fact of ``cvt`` except those in ``skip`` (by id);
+        ``the`` before each role ("has the film X and the runtime 201 minutes")."""
         roles = []
         for t in self.triples:
             if id(t) in skip:
@@ -141,11 +152,12 @@ class _Fold:
             if t.s == cvt:
                 if not t.literal and t.o in self.cvts:
                     if t.o not in self.done:
-                        roles.append(f"{self.table.role(t.p)} {self.nested(t.o)}")
+                        roles.append(f"{the}{self.table.role(t.p)} {self.nested(t.o)}")
                 else:
-                    roles.append(f"{self.table.role(t.p)} {_object_text(t)}")
+                    roles.append(_role(the, self.table.role(t.p), _object_text(t, self.table)))
             elif not t.literal and t.o == cvt and t.s not in self.cvts:
-                roles.append(f"{type_noun(t.p) or self.table.role(t.p)} {_subject_text(t)}")
+                roles.append(_role(the, type_noun(t.p) or self.table.role(t.p),
+                                   _subject_text(t)))
         return roles
 
     def nested(self, cvt: str) -> str:
@@ -158,8 +170,8 @@ class _Fold:
         self.done.add(cvt)
         anchor = next((t for t in self.triples if not t.literal and t.o == cvt
                        and t.s not in self.cvts), None)
-        if anchor is None:
-            roles = self.roles(cvt, ())
+        if anchor is None:   # "A film cut has the film X and the runtime 201 minutes."
+            roles = self.roles(cvt, (), the="the ")
             head = english.article(self.noun(cvt)).capitalize()
             return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
         # A Wikidata statement node repeats the statement's property for its main value.
@@ -168,7 +180,7 @@ class _Fold:
         roles = self.roles(cvt, {id(anchor), id(main)})
         phrase = self.table[anchor.p]
         if main is not None:
-            clause = f"{_subject_text(anchor)} {phrase} {_object_text(main)}"
+            clause = f"{_subject_text(anchor)} {phrase} {_object_text(main, self.table)}"
             return f"{clause}, with {english.join(roles)}" if roles else clause
         verb = "has" if phrase.startswith("has ") else phrase
         clause = f"{_subject_text(anchor)} {verb} {english.article(self.noun(cvt))}"
@@ -192,7 +204,7 @@ def hop_text(triples: Sequence[Triple], cvts: Collection[str], table: PhraseTabl
         for cvt in ((t.s,) if t.literal else (t.s, t.o)):
             if cvt in cvts and cvt not in fold.done:
                 clauses.append(fold.clause(cvt))
-    return english.sentence("; ".join(clauses))
+    return english.sentence(english.sentence_start("; ".join(clauses)))
 
 
 def hop_sentence(triples: Sequence[Triple], cvt_nodes: Collection[str],

@@ -72,6 +72,20 @@ def render_literal(value: str, datatype: str | None, lang: str | None = None) ->
     return rendered or value
 
 
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """A rendered number with the unit its relation stores it in: "116" + "minutes" ->
+    "116 minutes", "1" -> "1 minute"; anything that is not a number, or no unit, as it
+    is."""
+    if not unit or not _NUMBER.fullmatch(text):
+        return text
+    if text == "1" and unit.endswith("s"):
+        unit = unit[:-1]
+    return f"{text} {unit}"
+
+
 def _render_year(sign: str, digits: str) -> str:
     year = int(digits)
     if sign == "-" or (year == 0 and len(digits) >= 4):
@@ -144,4 +158,4 @@ def _render_decimal(text: str) -> str | None:
     return "0" if rendered == "-0" else rendered
 
 
-__all__ = ["render_literal"]
+__all__ = ["render_literal", "with_unit"]

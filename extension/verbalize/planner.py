@@ -62,34 +62,46 @@ def hub_share(linked: int, predicate_facts: int) -> float:
     return linked / predicate_facts if predicate_facts > 0 else 1.0
 
 
-def is_hub(linked: int, predicate_facts: int) -> bool:
+def is_hub(linked: int, predicate_facts: int, *, share: float = HUB_SHARE,
+           min_facts: int = HUB_MIN_FACTS) -> bool:
     """Whether a constant linked by ``linked`` of the relation's ``predicate_facts``
-    facts is a hub (:data:`HUB_SHARE`, :data:`HUB_MIN_FACTS`)."""
-    return linked >= HUB_MIN_FACTS and hub_share(linked, predicate_facts) > HUB_SHARE
+    facts is a hub (:data:`HUB_SHARE`, :data:`HUB_MIN_FACTS`, :data:`HUB_MAX_LINKS`)."""
+    return linked > HUB_MAX_LINKS or (
+        linked >= min_facts and hub_share(linked, predicate_facts) > share)
 
 
 class HubCounter:
     """Hub tests of one store: fact counts per predicate read once, each constant's
-    links counted with one read of at most ``HUB_SHARE × count + 1`` facts (past that
-    it is a hub whatever the rest), never more than :data:`HUB_MAX_LINKS` + 1."""
+    links counted with one read of at most ``share × count + 1`` facts (past that it is
+    a hub whatever the rest), never more than :data:`HUB_MAX_LINKS` + 1. The counts are
+    kept, so a report can say how many facts a hub holds (:meth:`linked`)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, share: float = HUB_SHARE,
+                 min_facts: int = HUB_MIN_FACTS) -> None:
         self.store = store
+        self.share = share
+        self.min_facts = min_facts
         self.counts = {p.id: p.count for p in store.predicates()}
-        self._seen: dict[tuple[str, str, bool], bool] = {}
+        self._linked: dict[tuple[str, str, bool], int] = {}
+
+    def linked(self, entity: str, predicate: str, *, entity_is_subject: bool
+               ) -> tuple[int, int]:
+        """``(facts of predicate at entity on its side, read no further than the
+        threshold; facts of predicate)``."""
+        total = self.counts.get(predicate, 0)
+        key = (entity, predicate, entity_is_subject)
+        if key not in self._linked:
+            cap = min(max(self.min_facts, int(self.share * total) + 1), HUB_MAX_LINKS) + 1
+            read = self.store.facts_out if entity_is_subject else self.store.facts_in
+            self._linked[key] = len(read(entity, predicate=predicate, limit=cap))
+        return self._linked[key], total
 
     def hub(self, entity: str, predicate: str, *, entity_is_subject: bool) -> bool:
         """Whether ``entity`` is a hub of ``predicate`` on its side: as the object
         (``entity_is_subject`` False: the facts ``(x, predicate, entity)``) or as the
         subject (``(entity, predicate, x)``)."""
-        key = (entity, predicate, entity_is_subject)
-        if key not in self._seen:
-            total = self.counts.get(predicate, 0)
-            cap = min(max(HUB_MIN_FACTS, int(HUB_SHARE * total) + 1), HUB_MAX_LINKS)
-            read = self.store.facts_out if entity_is_subject else self.store.facts_in
-            linked = len(read(entity, predicate=predicate, limit=cap + 1))
-            self._seen[key] = linked > HUB_MAX_LINKS or is_hub(linked, total)
-        return self._seen[key]
+        linked, total = self.linked(entity, predicate, entity_is_subject=entity_is_subject)
+        return is_hub(linked, total, share=self.share, min_facts=self.min_facts)
 
 
 def unaskable(table: PhraseTable, predicate: str) -> str | None:

@@ -4,8 +4,8 @@ Blind readers rated kgbench's questions 3.1 of 5 and 40% of them 1 or 2; what th
 pointed at is mostly mechanical, so it can be counted over every sample of a run:
 
 * **placeholder words** where a template had no noun ("something", "Which entity", "the
-  one that"; :data:`extension.verbalize.text_quality.PLACEHOLDERS`);
-* **doubled words** ("with with");
+  one that"; :data:`PLACEHOLDERS`, :func:`placeholder_words`);
+* **doubled words** ("with with", "whose album is Queen is Queen"; :func:`doubled_words`);
 * **more than two constraints** in q̃: constants the extended question names
   (:func:`constraint_count`; a union's namesakes count once);
 * **hub constants**: a constant that more than :data:`HUB_SHARE` of its relation's facts
@@ -16,11 +16,14 @@ pointed at is mostly mechanical, so it can be counted over every sample of a run
 
 :func:`quality_report` runs them all over a run's samples; ``tests/extension/
 test_text_quality_runs.py`` asserts on it for 1,000 samples per KG and
-``bench/text_quality.py`` prints it per KG.
+``bench/text_quality.py`` prints it per KG. The same word checks give each sample a
+rough 1-5 score (:func:`text_score`) by which ``report.html`` picks its showcase samples
+(issue 34, item 7).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,27 +37,56 @@ from extension.verbalize.grammar_gate import (
     sample_names,
     sample_parts,
 )
-from extension.verbalize.text_quality import doubled_words, placeholder_words
+from extension.verbalize.planner import HUB_MIN_FACTS, HUB_SHARE, MAX_CONSTRAINTS, HubCounter
 from kgstore.store import Store
-
-try:   # the planner's documented thresholds (issue 34, item 2; h/nl-core, merged to main)
-    from extension.verbalize.planner import (  # type: ignore[import-not-found,unused-ignore]
-        HUB_MAX_LINKS,
-        HUB_MIN_FACTS,
-        HUB_SHARE,
-        MAX_CONSTRAINTS,
-    )
-except ImportError:  # pragma: no cover - on a tree without the planner: its numbers
-    MAX_CONSTRAINTS = 2
-    HUB_SHARE = 0.10
-    HUB_MIN_FACTS = 5
-    HUB_MAX_LINKS = 2_000
 
 EXAMPLES = 3
 """Examples kept per kind of finding, for a failing test's message and the bench."""
 
 KGQA_DATASETS = frozenset({"webqsp", "grailqa", "jsonl"})
 """Sources whose original question a person wrote: its constants are theirs."""
+
+PLACEHOLDERS = ("something", "someone", "which entity", "the one", "one that", "an entry",
+                "is related to", "a fact", "what entity")
+"""Words a template writes where it had no noun or phrase for a thing."""
+
+_PLACEHOLDER = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in PLACEHOLDERS) + r")\b",
+                          re.IGNORECASE)
+_DOUBLED = re.compile(r"\b(\w+)\s+\1\b", re.IGNORECASE)
+_ID = re.compile(r"\b(?:[PQ]\d+|[mg]\.[0-9a-z_]+)\b|_|\w\.\w+\.\w")
+
+
+def _without(text: str, names: Iterable[str]) -> str:
+    """``text`` with each of ``names`` blanked (a name's own words are no fault)."""
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        text = text.replace(name, " NAME ")
+    return text
+
+
+def placeholder_words(text: str, names: Iterable[str] = ()) -> list[str]:
+    """The placeholder words of ``text`` outside the entity ``names``."""
+    return [m.group(0) for m in _PLACEHOLDER.finditer(_without(text, names))]
+
+
+def doubled_words(text: str, names: Iterable[str] = ()) -> list[str]:
+    """Words written twice in a row in ``text`` outside the entity ``names`` ("with
+    with"); "NAME NAME" (two names side by side) is not counted."""
+    return [m.group(0) for m in _DOUBLED.finditer(_without(text, names))
+            if m.group(1) != "NAME"]
+
+
+def text_score(question: str, answer: str, citation: str, names: Iterable[str] = ()) -> float:
+    """A rough 1-5 score of a sample's text: 5 less a point per placeholder, doubled
+    word or id, less a little per word beyond a plain question (14 words), statement
+    (20) or citation (60)."""
+    names = list(names)
+    faults = 0
+    for text in (question, answer, citation):
+        faults += len(placeholder_words(text, names)) + len(doubled_words(text, names))
+        faults += len(_ID.findall(_without(text, names)))
+    length = (max(0, len(question.split()) - 14) / 10 + max(0, len(answer.split()) - 20) / 15
+              + max(0, len(citation.split()) - 60) / 40)
+    return max(1.0, 5.0 - faults - length)
 
 
 def _graph_constants(graph: Mapping[str, Any]) -> set[str]:
@@ -98,38 +130,6 @@ def chosen_constants(doc: Mapping[str, Any]) -> list[ChosenConstant]:
                     key = (end, str(e["predicate"]), is_subject)
                     out.setdefault(key, ChosenConstant(*key))
     return list(out.values())
-
-
-class HubShares:
-    """How many of a relation's facts point at a constant, read from a store once per
-    (constant, relation, side): at most enough facts to pass :data:`HUB_SHARE`, never
-    more than :data:`HUB_MAX_LINKS` + 1 (a constant linked that often is a hub on any
-    KG). The planner's rule, measured independently of the planner's code, with the
-    counts kept for the report."""
-
-    def __init__(self, store: Store, *, share: float = HUB_SHARE,
-                 min_facts: int = HUB_MIN_FACTS) -> None:
-        self.store = store
-        self.share = share
-        self.min_facts = min_facts
-        self.totals = {p.id: p.count for p in store.predicates()}
-        self._linked: dict[tuple[str, str, bool], int] = {}
-
-    def linked(self, c: ChosenConstant) -> tuple[int, int]:
-        """``(facts of c.predicate at c.entity on its side, capped past the threshold;
-        facts of c.predicate)``."""
-        total = self.totals.get(c.predicate, 0)
-        key = (c.entity, c.predicate, c.entity_is_subject)
-        if key not in self._linked:
-            cap = min(max(self.min_facts, int(self.share * total) + 1), HUB_MAX_LINKS) + 1
-            read = self.store.facts_out if c.entity_is_subject else self.store.facts_in
-            self._linked[key] = len(read(c.entity, predicate=c.predicate, limit=cap))
-        return self._linked[key], total
-
-    def is_hub(self, c: ChosenConstant) -> bool:
-        linked, total = self.linked(c)
-        return linked > HUB_MAX_LINKS or (
-            linked >= self.min_facts and total > 0 and linked / total > self.share)
 
 
 @dataclass
@@ -238,7 +238,7 @@ def quality_report(docs: Iterable[Mapping[str, Any]], *, kg: str, store: Store |
     samples = list(docs)
     qids = {str((d.get("source") or {}).get("qid")) for d in samples}
     report = QualityReport(kg=kg, samples=len(samples), questions=len(qids))
-    hubs = HubShares(store) if store is not None else None
+    hubs = HubCounter(store) if store is not None else None
     for doc in samples:
         _text_checks(report, doc)
         count = constraint_count(doc)
@@ -247,9 +247,11 @@ def quality_report(docs: Iterable[Mapping[str, Any]], *, kg: str, store: Store |
             report.over_constraint_samples += 1
             report.example("constraints", f"{count}: {_question(doc)}")
         if hubs is not None:
-            found = [c for c in chosen_constants(doc) if hubs.is_hub(c)]
+            found = [c for c in chosen_constants(doc)
+                     if hubs.hub(c.entity, c.predicate, entity_is_subject=c.entity_is_subject)]
             for c in found:
-                linked, total = hubs.linked(c)
+                linked, total = hubs.linked(c.entity, c.predicate,
+                                            entity_is_subject=c.entity_is_subject)
                 report.hubs[f"{c.entity} via {c.predicate}"] += 1
                 report.example("hub", f"{c.entity} via {c.predicate} "
                                f"(≥{linked}/{total} facts): {_question(doc)}")
@@ -309,6 +311,7 @@ def grammar_counts(gate: GrammarGate, samples: Sequence[Mapping[str, Any]],
     return counts
 
 
-__all__ = ["HUB_MIN_FACTS", "HUB_SHARE", "KGQA_DATASETS", "MAX_CONSTRAINTS",
-           "ChosenConstant", "GrammarCounts", "HubShares", "QualityReport", "chosen_constants",
-           "constraint_count", "grammar_counts", "quality_report"]
+__all__ = ["HUB_MIN_FACTS", "HUB_SHARE", "KGQA_DATASETS", "MAX_CONSTRAINTS", "PLACEHOLDERS",
+           "ChosenConstant", "GrammarCounts", "QualityReport", "chosen_constants",
+           "constraint_count", "doubled_words", "grammar_counts", "placeholder_words",
+           "quality_report", "text_score"]

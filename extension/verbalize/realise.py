@@ -34,7 +34,7 @@ from typing import Any
 
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
-from extension.verbalize.literals import render_literal
+from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
 
 Edge = tuple[str, str, str]
@@ -111,6 +111,11 @@ def logical_form(graph: Mapping[str, Any]) -> Form:
     return form
 
 
+MAX_NESTING = 1
+"""Most descriptions nested in one another in a question or statement: "Where was the
+director of Jaws born?" has one; "the capital of the country of citizenship of Keir
+Dullea" has two, which readers found hard to follow (issue 34)."""
+
 _AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
                    "taken": "took", "shown": "showed", "chosen": "chose", "driven": "drove",
@@ -124,6 +129,9 @@ _BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "pre
          "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
          "married": "marry"}
 """Past or present forms a when/where question puts after "did"/"does"."""
+_PERSON_NOUNS = frozenset({"person", "human", "people", "composer", "actor", "director",
+                           "writer", "producer", "author", "musician", "artist", "singer"})
+"""Type nouns of people: a question that cannot name them asks "who"."""
 _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
                            "language", "genre", "award", "album", "song", "company",
                            "organization", "university", "school", "character", "actor",
@@ -165,6 +173,7 @@ class Realiser:
         self.names = dict(names)
         self.nouns = dict(nouns or {})
         self.plural = plural
+        self._depth = 0
 
     # -- nodes ------------------------------------------------------------------------------
     def constant(self, node: str) -> str:
@@ -174,7 +183,7 @@ class Realiser:
         name = self.names.get(node) or info.get("name")
         if not name:
             raise Unphrasable(f"the constant {node} has no name")
-        return english.display_name(str(name)) or str(name)
+        return english.mention(str(name)) or str(name)
 
     def kind(self, var: str) -> str:
         """person, place, date, number or thing: from the frames of the relations that
@@ -186,10 +195,11 @@ class Realiser:
                 return self.table.kind(c.predicate)
         return "thing"
 
-    def noun(self, var: str) -> str | None:
+    def noun(self, var: str, skip: Constraint | None = None) -> str | None:
         """A type noun for ``var``: given, else the Freebase type of a relation it is the
         subject of ("film" for ``film.film.directed_by``), else the frame noun of a
-        relation that ends at it ("director")."""
+        relation that ends at it ("director") other than the one ``skip`` comes through
+        (not "was married to the spouse born in Modesto")."""
         if var in self.nouns:
             return self.nouns[var]
         for c in self.form.constraints.get(var, ()):
@@ -202,15 +212,21 @@ class Realiser:
             if last in _OBJECT_TYPES:
                 return english.type_word(last)
         for c in objects:   # "country of origin" names a role; as a type, "country"
+            if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
+                continue
             if noun := self.table.noun(c.predicate):
                 return noun.partition(" of ")[0]
         return None
 
     def ref(self, node: str, skip: Constraint | None) -> str:
-        """A node as a phrase names it: a constant by name, a variable by description."""
+        """A node as a phrase names it: a constant by name (a number with the unit of
+        the relation ``skip`` it came through), a variable by description."""
         if self.form.is_variable(node):
             return self.describe(node, skip)
-        return self.constant(node)
+        text = self.constant(node)
+        if skip is not None and self.form.nodes.get(node, {}).get("kind") == "literal":
+            return with_unit(text, self.table.unit(skip.predicate))
+        return text
 
     def _others(self, var: str, skip: Constraint | None) -> list[Constraint]:
         if skip is None:
@@ -235,15 +251,14 @@ class Realiser:
         Steven Spielberg", "directed Jaws", "is the capital of France"."""
         other = self.ref(c.other, c)
         tail = self.qualifiers(c)
+        named = not self.form.is_variable(c.other)
         if c.var_is_subject:
-            phrase = self.phrase(c.predicate)
-            last = phrase.rpartition(" the ")[2]
-            if phrase.endswith(f" the {last}") and other.startswith(f"the {last} of "):
-                phrase = phrase[:-len(last) - 5]   # "is in the genre of Take Shelter"
+            phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
             return agree(f"{phrase} {other}{tail}", plural)
         inverse = self.inverse(c.predicate)
         if inverse:
-            return agree(f"{inverse} {other}{tail}", plural)
+            return agree(f"{english.phrase_before(inverse, other, named=named)} {other}{tail}",
+                         plural)
         noun = self.table.noun(c.predicate)
         if noun:
             noun = english.plural(noun) if plural else noun
@@ -257,7 +272,7 @@ class Realiser:
         for c in cs:
             vp = self.verb_phrase(c, plural)
             if not c.qualifiers and not self.form.is_variable(c.other):
-                name = self.constant(c.other)
+                name = self.ref(c.other, c)
                 if vp.endswith(f" {name}"):
                     heads.setdefault(vp[:-len(name) - 1], []).append(name)
                     continue
@@ -290,6 +305,16 @@ class Realiser:
         """A noun phrase for the variable ``var`` by its constraints other than ``skip``
         (the one the text came through): "the director of Jaws", "the film directed by
         Irvin Kershner", "the country whose capital is Vienna"."""
+        if self._depth >= MAX_NESTING:
+            raise Unphrasable(f"describing {var} would nest more than {MAX_NESTING} "
+                              "descriptions (\"the capital of the country of citizenship of X\")")
+        self._depth += 1
+        try:
+            return self._describe(var, skip)
+        finally:
+            self._depth -= 1
+
+    def _describe(self, var: str, skip: Constraint | None) -> str:
         rest = self._others(var, skip)
         if not rest:
             raise Unphrasable(f"nothing describes {var}")
@@ -300,18 +325,21 @@ class Realiser:
         if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers \
                 and re.fullmatch(r"is the [\w ]+ of", self.phrase(rest[0].predicate)):
             return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
-        noun = self.noun(var)
+        noun = self.noun(var, skip)
         if noun is None:
             noun = {"person": "person", "place": "place"}.get(self.kind(var))
         if noun is None:
             raise Unphrasable(f"no noun names {var}")
         clauses = [self.relative(c, noun) for c in rest]
+        if len(rest) == 1 and _agent_of(noun, clauses[0]):
+            noun = "person"   # "the person who directed The Godfather", not "the director
+            clauses = [self.relative(rest[0], noun)]   # that directed The Godfather"
         return f"the {noun} {' and '.join(clauses)}"
 
     def relative(self, c: Constraint, noun: str | None) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
         "whose capital is X", "with music by X", "that features X"."""
-        who = "who" if noun in ("person", "human") or self.kind(c.var) == "person" else "that"
+        who = "who" if noun in _PERSON_NOUNS or self.kind(c.var) == "person" else "that"
         vp = self.verb_phrase(c)
         first, _, rest = vp.partition(" ")
         if first in ("was", "is", "were", "are") and rest:
@@ -325,7 +353,7 @@ class Realiser:
             other = self.ref(c.other, c)
             if first == "has" and noun_of and phrase.partition(" ")[2].startswith(
                     ("the ", "a ", "an ")):
-                return f"whose {noun_of} is {other}"
+                return f"whose {english.singular(noun_of)} is {other}"   # not "whose films is"
             if first == "has" and phrase.endswith(" by"):   # "has music by"
                 return f"with {rest}"
         return f"{who} {vp}"
@@ -336,9 +364,21 @@ class Realiser:
         if kind == "person":
             return "who"
         noun = self.noun(var)
-        if noun and noun not in ("entity", "one", "thing"):
+        if noun and noun not in ("entity", "one", "thing") and not self._named(var, noun):
             return f"which {english.plural(noun) if self.plural else noun}"
-        return "what"
+        return "who" if noun in _PERSON_NOUNS else "what"
+
+    def _named(self, var: str, noun: str | None) -> bool:
+        """Whether a constant of ``var``'s constraints is ``noun`` itself: "Which
+        composer … has the profession Composer?" says nothing twice; the question asks
+        "Who … has the profession Composer?" instead."""
+        if not noun:
+            return False
+        wanted = {noun.lower(), english.plural(noun).lower()}
+        return any(not self.form.is_variable(c.other) and c.other in self.form.nodes
+                   and str(self.form.nodes[c.other].get("kind")) == "entity"
+                   and self.constant(c.other).lower() in wanted
+                   for c in self.form.constraints.get(var, ()))
 
     def question(self, order: Sequence[Constraint] | None = None) -> str:
         """The question asking for the answer variable (see the module docstring)."""
@@ -364,7 +404,23 @@ class Realiser:
         if first.startswith("is the ") and wh.startswith("which"):
             wh = "what"   # "What is the capital of France", not "Which location is …"
         plural = self.plural and wh.startswith("which")
-        return english.capitalized(f"{wh} {english.join(self.verb_phrases(cs, plural))}?")
+        vps = self.verb_phrases(cs, plural)
+        if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
+            # Not "What is the birthplace of X and is …", whose second "is" has no
+            # subject a reader can find: "What is the birthplace of X and the capital of
+            # France?"; other verb phrases first: "What contains Atlanta and is the
+            # country of citizenship of X?"
+            copular = [vp for vp in vps if vp.startswith("is the ")]
+            others = [vp for vp in vps if not vp.startswith("is the ")]
+            if not others:
+                vps = [copular[0], *(vp[3:] for vp in copular[1:])]
+            else:
+                vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
+                noun = self.noun(self.form.answer)
+                if wh == "what" and noun and noun not in ("entity", "one", "thing") \
+                        and not self._named(self.form.answer, noun):
+                    wh = f"which {noun}"
+        return english.capitalized(f"{wh} {english.join(vps)}?")
 
     def single_question(self, c: Constraint) -> str | None:
         """The most natural question for one constraint where the answer is its
@@ -424,11 +480,13 @@ class Realiser:
         many = len(answers) > 1 or capped
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]
+            unit = self.table.unit(c.predicate)
+            listed = english.join([with_unit(a, unit) for a in answers])
             phrase = self.phrase(c.predicate)
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
-            if many and re.fullmatch(r"has the \w+", phrase):   # "has the colors A and B"
-                phrase = f"has the {english.plural(phrase[8:])}"
+            if many and re.fullmatch(r"has the [\w ]+", phrase):   # "has the colors A and B"
+                phrase = f"has the {english.plural(phrase[8:])}"   # "the forms of government"
             text = f"{self.ref(c.other, c)} {phrase} {listed}{self.qualifiers(c)}"
             if capped:
                 text += ", among others"
@@ -440,6 +498,14 @@ class Realiser:
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+
+
+def _agent_of(noun: str, clause: str) -> bool:
+    """Whether ``noun`` names the doer of the clause's verb ("director" / "directed
+    The Godfather", "composer" / "composed the music for"): the first five letters of
+    the noun's last word start one of the clause's first two words."""
+    stem = noun.rpartition(" ")[2][:5]
+    return len(stem) == 5 and any(w.startswith(stem) for w in clause.split()[:2])
 
 
 def ordered_constraints(form: Form, added: Sequence[Any]) -> list[Constraint]:
@@ -484,8 +550,8 @@ def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Map
         realiser = Realiser(form, table, {**graph_names(graph), **names},
                             plural=len(answers) > 1 or capped)
         text = realiser.statement(answers, capped, ordered_constraints(form, added))
-        if rule == "union":
-            text = union_text(text, names, union_subjects, table)
+        if rule == "union":   # the namesakes may start the sentence: "The Psycho that …"
+            text = english.capitalized(union_text(text, names, union_subjects, table))
         return text
     except Unphrasable:
         return None

@@ -34,7 +34,7 @@ INVERSE_PREFIX = "^"
 def load_relation_phrases(path: Path | None = None) -> dict[str, str]:
     """The relation-phrase table: the shipped one (``extension/verbalize/relation_phrases.tsv``,
     read once and cached) with the entries of the user file ``path`` replacing or adding
-    to it. Format (both files): ``predicate<TAB>phrase[<TAB>noun<TAB>kind]`` per line, ``^predicate`` for the
+    to it. Format (both files): ``predicate<TAB>phrase[<TAB>noun<TAB>kind[<TAB>unit]]`` per line, ``^predicate`` for the
     inverse reading, ``#`` comments and blank lines ignored. Returns a new dict (callers
     may change it). Raises :class:`ValueError` naming ``file:line`` for a malformed line
     and :class:`OSError` for an unreadable file."""
@@ -75,8 +75,9 @@ KINDS = frozenset({"person", "place", "date", "number", "thing", "bookkeeping"})
 question about it takes (who, where, when, how many, what), or ``bookkeeping``: a
 value nobody asks about, never a new constraint of a question."""
 
-FrameColumns = tuple["str | None", "str | None"]
-"""A table row's optional ``noun`` (None for ``-`` or absent) and ``kind``."""
+FrameColumns = tuple["str | None", "str | None", "str | None"]
+"""A table row's optional ``noun`` (None for ``-`` or absent), ``kind`` and ``unit`` (the
+unit a number of the relation is stored in, "minutes" for a film's runtime)."""
 
 
 def _parse_table(text: str, source: str) -> tuple[dict[str, str], dict[str, FrameColumns]]:
@@ -89,9 +90,9 @@ def _parse_table(text: str, source: str) -> tuple[dict[str, str], dict[str, Fram
         key, tab, rest = line.partition("\t")
         columns = [" ".join(c.split()) for c in rest.split("\t")]
         key, phrase = key.strip(), columns[0]
-        if not tab or not key or not phrase or len(columns) > 3:
+        if not tab or not key or not phrase or len(columns) > 4:
             raise ValueError(f"{source}:{number}: expected 'predicate<TAB>phrase"
-                             f"[<TAB>noun<TAB>kind]', got {line!r}")
+                             f"[<TAB>noun<TAB>kind[<TAB>unit]]', got {line!r}")
         table[key] = phrase
         if len(columns) > 1:
             noun = columns[1] if columns[1] not in ("", "-") else None
@@ -99,7 +100,11 @@ def _parse_table(text: str, source: str) -> tuple[dict[str, str], dict[str, Fram
             if kind is not None and kind not in KINDS:
                 raise ValueError(f"{source}:{number}: kind {kind!r} is not one of "
                                  f"{', '.join(sorted(KINDS))}")
-            frames[key] = (noun, kind)
+            unit = columns[3] if len(columns) > 3 and columns[3] else None
+            if unit is not None and kind != "number":
+                raise ValueError(f"{source}:{number}: a unit ({unit!r}) needs the kind "
+                                 "number")
+            frames[key] = (noun, kind, unit)
     return table, frames
 
 
@@ -216,6 +221,12 @@ class PhraseTable(Mapping[str, str]):
             return "place"
         return "thing"
 
+    def unit(self, predicate: str) -> str | None:
+        """The unit a number of ``predicate`` is stored in, as the table's fifth column
+        gives it ("minutes" for ``film.film_cut.runtime``), or None."""
+        columns = self._frame_columns(predicate)
+        return columns[2] if columns is not None else None
+
     def askable(self, predicate: str) -> bool:
         """Whether a question may ask about ``predicate`` or constrain by it: its phrase
         is readable and its object is no bookkeeping value (:data:`KINDS`)."""
@@ -293,7 +304,7 @@ def _property_words(segment: str) -> str:
     marker), "directed_by" -> "directed by"."""
     if segment.endswith("_s"):
         segment = segment[:-2]
-    return " ".join(segment.replace("_", " ").split())
+    return english.id_words(" ".join(segment.replace("_", " ").split()))
 
 
 def _phrase_from_words(words: str) -> str:
@@ -329,8 +340,9 @@ def _mediated_phrase(local: str) -> str | None:
     parts = second.split(".")
     if not sep or len(parts) < 3 or first.count(".") < 2:
         return None
-    cvt_type = parts[-2].replace("_", " ").strip()
+    cvt_type = english.id_words(parts[-2].replace("_", " ").strip())
     role = _property_words(parts[-1])
+    role = _TIME_ROLES.get(role, role)   # "with the start date", not "with the from"
     if not cvt_type or not role:
         return None
     if _bookkeeping_type(cvt_type):
@@ -353,6 +365,11 @@ def _mediated_phrase(local: str) -> str | None:
     if role_first in _VERB_STARTS:
         return f"{head} that {role}"
     return f"{head} with the {role}"
+
+
+_TIME_ROLES = {"from": "start date", "to": "end date", "start": "start date", "end": "end date"}
+"""Mediator roles named by a preposition (``people.marriage.from``) and the noun a
+phrase names them by."""
 
 
 def _bookkeeping_type(cvt_type: str) -> bool:

@@ -83,7 +83,7 @@ def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str
       "Which film was directed by Peter Jackson?", "Al Pacino gave a performance with
       what film?";
     * path: the single question about the entity the first hop describes: "What is the
-      capital of the country that is the country of nationality of Al Pacino?";
+      capital of the country that is the country of citizenship of Al Pacino?";
     * tree: one question with its constraints coordinated ("Which film was directed by
       Peter Jackson, is in English and has music by Howard Shore?").
 
@@ -99,7 +99,7 @@ def template_question(shape: str, edges: Sequence[QueryEdge], names: Mapping[str
     if not expected:
         raise ValueError(f"edges do not form a {shape} query: branch lengths {lengths}")
     # names as the text shows them (FB15k-237's "Comedy-GB" reads "Comedy")
-    names = {k: english.display_name(v) or v for k, v in names.items()}
+    names = {k: english.mention(v) or v for k, v in names.items()}
     _check_readable(edges, branches, names, table)
     nouns = {**_relation_nouns(edges, frozenset(cvt_nodes)), **(nouns or {})}
     if shape == "tree":

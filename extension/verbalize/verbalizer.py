@@ -152,7 +152,7 @@ class TemplateVerbalizer:
                 key = (t.s, t.p, t.o, t.datatype)
                 found = facts.get(key)
                 if found is None:
-                    found = facts[key] = english.sentence(fact_clause(t, table))
+                    found = facts[key] = english.sentence(english.sentence_start(fact_clause(t, table)))
                 return found
             return hop_text(hop, cvts, table, hints)
 

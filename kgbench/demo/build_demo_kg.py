@@ -40,6 +40,7 @@ from kgbench.demo import DEMO_DIR
 from kgbench.demo.graph import build_graph, ntriples_lines
 from kgbench.demo.question_set import QUESTIONS, question_record
 
+
 def build(out_dir: Path) -> tuple[Path, Path]:
     """Write ``films.nt.gz`` and ``questions.jsonl`` into ``out_dir``; returns their paths.
 

@@ -1,7 +1,7 @@
 """q̃ and ã realised from the logical form (:mod:`extension.verbalize.realise`), the
 relation frames they read (:mod:`extension.verbalize.relation_phrases`), the planner's
 rules (:mod:`extension.verbalize.planner`) and the text checks
-(:mod:`extension.verbalize.text_quality`), issue 34.
+(:mod:`extension.verbalize.quality`), issue 34.
 
 Every expected string here is what the old code got wrong: it appended clauses to q
 ("where was the director of jaws born, in a place that is located in Ohio?"), read
@@ -23,9 +23,9 @@ from extension.verbalize.planner import (
     too_many_constraints,
     unaskable,
 )
+from extension.verbalize.quality import doubled_words, placeholder_words, text_score
 from extension.verbalize.realise import Realiser, logical_form, realise_question, realise_statement
-from extension.verbalize.relation_phrases import PhraseTable
-from extension.verbalize.text_quality import doubled_words, placeholder_words, text_score
+from extension.verbalize.relation_phrases import PhraseTable, relation_phrase
 
 TABLE = PhraseTable()
 
@@ -163,3 +163,106 @@ def test_text_checks_find_placeholders_and_doubled_words() -> None:
     assert text_score("Who directed Jaws?", "Jaws was directed by Steven Spielberg.",
                       "[1] Jaws was directed by Steven Spielberg.") == 5.0
     assert text_score("Which entity has a with with?", "x", "y") <= 3
+
+
+def test_a_phrase_ending_in_its_noun_does_not_repeat_it_before_a_description() -> None:
+    names = {"m.cc": "A Christmas Carol"}
+    g = graph([("m.cc", "film.film.genre", "?g"),
+               ("?g", "media_common.netflix_genre.titles", "?x"),
+               ("?x", "film.film.directed_by", "m.rz")], {**names, "m.rz": "Robert Zemeckis"})
+    text = question(g)
+    assert text is not None and "the genre the genre" not in text
+    assert "is listed in the genre of A Christmas Carol" in text
+    g2 = graph([("?g", "media_common.netflix_genre.titles", "m.cc"),
+                ("?g", "media_common.netflix_genre.titles", "?x"),
+                ("?x", "film.film.directed_by", "m.rz")], {**names, "m.rz": "Robert Zemeckis"})
+    text2 = question(g2)
+    assert text2 is not None and "the genre the genre" not in text2, text2
+
+
+def test_a_whose_clause_names_one_thing_in_the_singular() -> None:
+    table = PhraseTable(overrides={"film.actor.film": "has the films"})
+    names = {"m.a": "Alien", "m.r": "Ridley Scott"}
+    g = graph([("?p", "film.actor.film", "m.a"), ("?p", "people.person.place_of_birth", "?x"),
+               ("m.r", "film.director.film", "?p")], names)
+    realiser = Realiser(logical_form(g), table, names)
+    c = next(c for c in realiser.form.constraints["?p"] if c.predicate == "film.actor.film")
+    assert realiser.relative(c, "person") == "whose film is Alien"
+
+
+def test_a_question_does_not_name_its_answers_type_as_a_constraint() -> None:
+    names = {"m.c": "Composer", "m.jaws": "Jaws"}
+    g = graph([("?x", "film.music_contributor.film", "m.jaws"),
+               ("?x", "people.person.profession", "m.c")], names)
+    realiser = Realiser(logical_form(g), TABLE, names, nouns={"?x": "composer"})
+    text = realiser.question()
+    assert text.startswith("Who ") and "Which composer" not in text
+
+
+def test_descriptions_nest_at_most_once() -> None:
+    names = {"m.kd": "Keir Dullea", "m.jaws": "Jaws"}
+    once = graph([("m.jaws", "film.film.directed_by", "?d"),
+                  ("?d", "people.person.place_of_birth", "?x")], names)
+    assert question(once) == "Where was the director of Jaws born?"
+    twice = graph([("m.kd", "people.person.nationality", "?c"),
+                   ("?c", "location.country.capital", "?k"),
+                   ("?x", "people.person.place_of_birth", "?k")], names)
+    assert question(twice) is None
+
+
+def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
+    names = {"m.gf": "The Godfather"}
+    g = graph([("m.gf", "film.film.runtime", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["175"], rule="none") \
+        == "The Godfather has the runtime 175 minutes."
+    assert "with the from" not in relation_phrase("people.person.spouse_s..people.marriage.from")
+    names = {"m.au": "Australia"}
+    g = graph([("m.au", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Parliamentary system", "Monarchy"],
+                             rule="none") == ("Australia has the forms of government "
+                                              "Parliamentary system and Monarchy.")
+
+
+def test_two_is_the_constraints_share_one_is() -> None:
+    """Blind reading: "What is the birthplace of Mathieu Kassovitz and is the capital of
+    France?" has a second "is" without a subject."""
+    names = {"m.mk": "Mathieu Kassovitz", "m.fr": "France", "m.at": "Atlanta"}
+    g = graph([("m.mk", "people.person.place_of_birth", "?x"),
+               ("m.fr", "location.country.capital", "?x")], names)
+    text = question(g, [("m.fr", "location.country.capital", "?x")], rule="intersection_way2")
+    assert text == "What is the birthplace of Mathieu Kassovitz and the capital of France?"
+    g = graph([("m.mk", "people.person.nationality", "?x"),
+               ("?x", "location.location.contains", "m.at")], names)
+    text = question(g, [("?x", "location.location.contains", "m.at")],
+                    rule="intersection_way2")
+    assert text == ("Which place contains Atlanta and is the country of citizenship of "
+                    "Mathieu Kassovitz?")
+
+
+def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:
+    names = {"m.bl": "Ben Affleck", "m.mo": "Modesto"}
+    g = graph([("?x", "people.person.spouse_s..people.marriage.spouse", "?s"),
+               ("m.mo", "location.location.people_born_here", "?s")], names)
+    text = question(g)
+    assert text is not None and "the spouse born" not in text, text
+    assert "the person born in Modesto" in text, text
+
+
+def test_a_description_does_not_name_its_doer_twice() -> None:
+    names = {"m.gf": "The Godfather", "m.la": "Los Angeles"}
+    g = graph([("?d", "film.director.film", "m.gf"),
+               ("?d", "people.person.place_of_birth", "?x")], names)
+    text = question(g)
+    assert text == "Where was the person who directed The Godfather born?", text
+
+
+def test_a_union_statement_starts_with_a_capital() -> None:
+    names = {"m.p1": "Psycho", "m.gvs": "Gus Van Sant", "m.ah": "Alfred Hitchcock"}
+    g = graph([("m.p1", "film.film.directed_by", "?x")], names)
+    rows = [{"entity": "m.p1", "name": "Psycho", "fact_predicate": "film.film.music",
+             "fact_object": "m.gvs", "fact_object_name": "Gus Van Sant"},
+            {"entity": "m.p2", "name": "Psycho", "fact_predicate": "film.film.music",
+             "fact_object": "m.ah", "fact_object_name": "Alfred Hitchcock"}]
+    text = realise_statement(g, [], names, TABLE, ["Someone"], rule="union",
+                             union_subjects=rows)
+    assert text is not None and text.startswith("The Psycho that"), text

@@ -363,6 +363,22 @@ def test_questions_read_with_relation_phrases(humans_sample: SeedSample) -> None
         assert not any(p in q.question.split() for p in PROPERTIES), q.question
 
 
+def test_a_path_names_its_middle_entity_by_type_and_no_question_has_a_placeholder(
+        wikidata: Store) -> None:
+    """The middle entity of a path is named by the type its bound entities share ("the
+    university that educated Marie Curie", not "the one that …"), and a question that
+    would still need a placeholder ("at something", "which entity") is refused as
+    unreadable_text rather than kept."""
+    from extension.verbalize.quality import placeholder_words
+
+    sample = sample_seed_questions(wikidata, "P69", 9, seed=4)
+    paths = [q.question for q in sample.questions if q.shape == "path"]
+    assert paths and all(q.startswith("The university that educated") for q in paths), paths
+    for q in sample.questions:
+        assert not placeholder_words(q.question), q.question
+    assert sum(r.failures.get("unreadable_text", 0) for r in sample.shapes) > 0
+
+
 def test_statement_nodes_are_cvt_hops(wikidata: Store) -> None:
     """Paths through ``educated at`` statements with qualifiers: the statement node is a
     CVT variable (classed ``wikibase.statement``), so the path has 2 hops, not 3."""

@@ -89,7 +89,6 @@ from kgstore.models import (
 )
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import MATCH_KINDS, EntitySearchIndex, SearchHit, fold, read_index
-from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 __all__ = ["LadybugStore"]

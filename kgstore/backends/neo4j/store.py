@@ -75,7 +75,6 @@ from kgstore.models import (
 )
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import SearchHit
-from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
 __all__ = ["Neo4jStore"]
@@ -344,7 +343,7 @@ class Neo4jStore(Store):
             raise StoreError("store is closed")
         with translated_errors(self._location):
             records, _, _ = self._driver.execute_query(
-                *q.meta(GENERATION_META), database_=self._location.database,
+                *bookkeeping.meta(GENERATION_META), database_=self._location.database,
                 routing_=neo4j.RoutingControl.READ)
         return str(records[0][0]) if records else ""
 

@@ -23,6 +23,7 @@ from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
 from kgstore.backends.ladybug.hub_index import index_hubs
 from kgstore.enginepaths import cypher_path, duckdb_read_path
+from kgstore.predicate_stats import StatsUpkeep
 from kgstore.staging.diff import WANTED_NAMES_SQL, StageDiff, typed_literals_sql
 from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 
@@ -209,6 +210,9 @@ class StageMerger:
         done = False
         try:
             self._stage_tables()
+            # Directly, before the first write is queued (see StatsUpkeep).
+            self.stats = StatsUpkeep(self.store, self.diff.db, had_facts=not self.empty["Fact"])
+            self.stats.begin()
             self._step("read stage")
             self._merge_entities(nameless_is_cvt)
             self._step("entities")
@@ -223,6 +227,8 @@ class StageMerger:
             self._import_predicates()
             self.writes.drain()  # the step's time includes waiting for the writes
             self._step("predicates")
+            self.stats.finish(self.progress)
+            self._step("statistics")
             done = True
         finally:
             self.writes.close(cancel=not done)  # a failed or interrupted import stops soon
@@ -329,6 +335,9 @@ class StageMerger:
                     # interleaved on a 2-core VM: 5M-line Freebase import 7.0-7.9 s ->
                     # 7.8-9.8 s (3 each); 20M-line import, median of 4, 44.1 -> 48.8 s.
                     order='"from", predicate, "to"', threads=1)
+        # DuckDB's side of the statistics runs while the store copies the facts (the
+        # hubs step drops the new facts).
+        self.stats.prepare()
 
     def _import_names(self) -> None:
         self.diff.sql(f"CREATE TABLE wanted_names AS {WANTED_NAMES_SQL}")

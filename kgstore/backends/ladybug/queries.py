@@ -64,6 +64,12 @@ def set_meta(key: str, value: str) -> Query:
     return "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}
 
 
+def set_metas(values: dict[str, str]) -> Query:
+    """Several ``Meta`` rows in one statement (one transaction)."""
+    return ("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
+            {"rows": [{"k": k, "v": v} for k, v in values.items()]})
+
+
 def entity_count() -> Query:
     return "MATCH (e:Entity) RETURN count(e)", {}
 
@@ -154,6 +160,23 @@ def predicate_ends(objects: bool) -> Query:
 
 def type_counts() -> Query:
     return "MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*)", {}
+
+
+def predicate_degrees(ids: list[str], outgoing: bool) -> Query:
+    """``(id, predicate, facts)`` of each entity of ``ids``: its facts out, or in from
+    entities, per predicate (the UNWIND + primary-key MATCH form, see :func:`expansions`)."""
+    pattern = "-[f:Fact]->()" if outgoing else "<-[f:Fact]-(:Entity)"
+    return ("UNWIND $ids AS i MATCH (c:Entity {id: i}) "
+            f"MATCH (c){pattern} RETURN c.id, f.predicate, count(*)", {"ids": ids})
+
+
+def fact_rows_to(path: str) -> Query:
+    """Every fact as :data:`kgstore.predicate_stats.FACT_SCHEMA` rows, written to the
+    Parquet file ``path`` (a Cypher string literal)."""
+    return ("COPY (MATCH (s:Entity)-[f:Fact]->(o) RETURN s.id AS subject, "
+            "f.predicate AS predicate, o.id AS object, "
+            "CASE WHEN label(o) = 'Literal' THEN 'L' ELSE 'E' END AS object_kind, "
+            f"o.value AS value, o.datatype AS datatype, o.lang AS lang) TO {path}", {})
 
 
 # -- facts -----------------------------------------------------------------------------

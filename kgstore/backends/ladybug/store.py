@@ -28,6 +28,7 @@ from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.directory import (
@@ -46,6 +47,7 @@ from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
 from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, link_graph_values
 from kgstore.diskspace import disk_full_error
+from kgstore.enginepaths import cypher_path
 from kgstore.errors import (
     DamagedStoreError,
     IncompatibleStoreError,
@@ -400,6 +402,10 @@ class LadybugStore(Store):
     def _set_meta(self, key: str, value: str) -> None:
         self._rows(*q.set_meta(key, value))
 
+    def _write_meta(self, values: dict[str, str]) -> None:
+        if values:
+            self._rows(*q.set_metas(values))
+
     def _count(self, query: str, params: dict[str, Any] | None = None) -> int:
         return int(self._rows(query, params, scan=True)[0][0])
 
@@ -473,6 +479,21 @@ class LadybugStore(Store):
     def type_counts(self) -> dict[str, int]:
         rows = self._rows(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
+
+    def _predicate_degrees(self, ids: Sequence[str], *, outgoing: bool
+                           ) -> list[tuple[str, str, int]]:
+        return [(r[0], r[1], int(r[2])) for start in range(0, len(ids), _BATCH)
+                for r in self._rows(*q.predicate_degrees(list(ids[start:start + _BATCH]),
+                                                         outgoing), scan=True)]
+
+    def _fact_rows(self) -> Iterator[pa.Table]:
+        # The engine writes them to Parquet and the batches are read back from it: the
+        # whole fact table never sits in Python's memory.
+        with tempfile.TemporaryDirectory(prefix="kgbench-facts-") as tmp:
+            path = Path(tmp) / "facts.parquet"
+            self._rows(*q.fact_rows_to(cypher_path(path)), scan=True)
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=200_000):
+                yield pa.Table.from_batches([batch])
 
     # -- facts ----------------------------------------------------------------------
     # Each direction/target table is its own labelled query: LadybugDB answers a

@@ -125,6 +125,18 @@ def type_counts() -> Query:
     return "MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*) ORDER BY t", {}
 
 
+def any_fact() -> Query:
+    return "MATCH ()-[f:Fact]->() RETURN 1 LIMIT 1", {}
+
+
+def predicate_degrees(ids: list[str], outgoing: bool) -> Query:
+    """``(id, predicate, facts)`` of each entity of ``ids``: its facts out, or in from
+    entities, per predicate."""
+    pattern = "-[f:Fact]->()" if outgoing else "<-[f:Fact]-(:Entity)"
+    return (f"UNWIND $ids AS i MATCH (c:Entity {{id: i}}){pattern} "
+            "RETURN i, f.predicate, count(*)", {"ids": ids})
+
+
 def hubs() -> Query:
     return "MATCH (h:Hub) RETURN h.id", {}
 

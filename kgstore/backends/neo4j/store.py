@@ -346,6 +346,12 @@ class Neo4jStore(Store):
         rows = self._read(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
 
+    def _predicate_degrees(self, ids: Sequence[str], *, outgoing: bool
+                           ) -> list[tuple[str, str, int]]:
+        batches = [list(ids[i:i + _BATCH]) for i in range(0, len(ids), _BATCH)]
+        results = self._read_many([q.predicate_degrees(b, outgoing) for b in batches])
+        return [(r[0], r[1], int(r[2])) for rows in results for r in rows]
+
     # -- facts ----------------------------------------------------------------------
     def _hub_ids(self) -> frozenset[str]:
         if self._hubs is None:

@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     from kgstore.store import ProgressCallback, Store
 
 __all__ = ["FACT_SCHEMA", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
-           "PredicateStats", "StatsUpkeep", "decode_sample", "decode_stats", "refresh",
-           "sample_key"]
+           "PredicateStats", "StatsUpkeep", "decode_sample", "decode_stats", "ensure",
+           "refresh", "sample_key"]
 
 SAMPLE_FACTS = 200
 """Facts kept per predicate: the pool of same-role replacements
@@ -133,9 +133,16 @@ def encode_sample(facts: Sequence[Fact]) -> str:
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
-def decode_sample(predicate: str, text: str) -> list[Fact]:
-    return [Fact(r[0], predicate, r[1] if len(r) == 2 else Literal(r[1], r[2], r[3]))
-            for r in json.loads(text)]
+def decode_sample(predicate: str, text: str | None) -> list[Fact] | None:
+    """A stored sample; ``None`` when there is none or it is damaged. A predicate
+    with statistics but no facts has none (``[]``)."""
+    if text is None:
+        return None
+    try:
+        return [Fact(r[0], predicate, r[1] if len(r) == 2 else Literal(r[1], r[2], r[3]))
+                for r in json.loads(text)]
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None
 
 
 def _object_key(o: Object) -> str:
@@ -388,6 +395,11 @@ class StatsUpkeep:
             changes[end] = {p: (int(fresh), int(single)) for p, fresh, single in db.execute(
                 _DELTA_SQL.format(added=f"stats_added_{end}", after="stats_after")).fetchall()}
             db.unregister("stats_after")
+        kept = {p: decode_sample(p, self.store._meta(sample_key(p))) if p in self.old else []
+                for p in self.added}
+        if any(sample is None for sample in kept.values()):   # damaged: start over
+            refresh(self.store)
+            return
         stats = dict(self.old)
         zero = PredicateStats(0, 0, 0, 0, 0)
         samples = {}
@@ -397,7 +409,28 @@ class StatsUpkeep:
             fo, so = changes["object"].get(p, (0, 0))
             stats[p] = PredicateStats(old.facts + n, old.subjects + fs, old.single_subjects + ss,
                                       old.objects + fo, old.single_objects + so)
-            kept = decode_sample(p, self.store._meta(sample_key(p)) or "[]")
-            samples[p] = sorted(kept + self.samples.get(p, []),
+            samples[p] = sorted((kept[p] or []) + self.samples.get(p, []),
                                 key=sample_order)[:SAMPLE_FACTS]
         _write(self.store, stats, samples)
+
+
+def ensure(location: str, progress: ProgressCallback | None = None) -> str:
+    """Make sure the store at ``location`` keeps its statistics before a run reads it:
+    ``"kept"`` when it does, ``"computed"`` when they were computed now (:func:`refresh`,
+    once per store), ``"unwritable: REASON"`` when the store has none and cannot be
+    written now (held by another process, read-only to this user): each process of the
+    run then measures what it needs itself, as before the statistics were kept."""
+    from kgstore import open_store
+    from kgstore.errors import StoreError
+
+    with open_store(location, read_only=True) as store:
+        if store.predicate_stats() is not None:
+            return "kept"
+    try:
+        with open_store(location) as store:
+            if store.predicate_stats() is not None:   # another process was quicker
+                return "kept"
+            store.refresh_predicate_stats(progress)
+    except StoreError as exc:
+        return f"unwritable: {exc}"
+    return "computed"

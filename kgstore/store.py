@@ -347,12 +347,13 @@ class Store(ABC):
         read-only store keeps what it read."""
         kept = self._kept_samples.get(predicate) if self.read_only else None
         if kept is None:
-            if self.predicate_stats() is None:
+            stats = self.predicate_stats()
+            if stats is not None:   # a predicate without facts has no sample
+                kept = [] if predicate not in stats else _predicate_stats.decode_sample(
+                    predicate, self._meta(_predicate_stats.sample_key(predicate)))
+            if kept is None:   # no statistics, or a damaged sample
                 kept = self.sample_facts(_predicate_stats.SAMPLE_FACTS,
                                          seed=_predicate_stats.SAMPLE_SEED, predicate=predicate)
-            else:
-                text = self._meta(_predicate_stats.sample_key(predicate))
-                kept = _predicate_stats.decode_sample(predicate, text) if text else []
             if self.read_only:
                 self._kept_samples[predicate] = kept
         return list(kept)

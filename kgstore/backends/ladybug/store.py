@@ -462,7 +462,7 @@ class LadybugStore(Store):
         rows = self._rows(*q.by_prefix(key, limit))
         return [_entity_from_row(r) for r in rows]
 
-    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+    def _read_predicates(self, limit: int | None) -> list[Predicate]:
         return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._rows(*q.predicates(limit))]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:

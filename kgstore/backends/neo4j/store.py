@@ -161,8 +161,6 @@ class Neo4jStore(Store):
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         self._hubs: frozenset[str] | None = None
-        # All predicates, as predicates() orders them; kept by a read-only store.
-        self._predicate_list: list[Predicate] | None = None
         try:
             self._open(create)
         except BaseException:
@@ -322,16 +320,8 @@ class Neo4jStore(Store):
         rows = self._read(*q.by_prefix(key, max(limit, 0)))
         return [_entity(r) for r in rows]
 
-    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
-        # Extension asks once per question: a read-only store reads them once (a
-        # round trip and 300 rows, 13 ms a question on the 1M-fact benchmark KG).
-        if self.read_only:
-            if self._predicate_list is None:
-                self._predicate_list = [Predicate(r[0], r[1], int(r[2] or 0))
-                                        for r in self._read(*q.predicates(None))]
-            return self._predicate_list[:None if limit is None else max(limit, 0)]
-        query = q.predicates(None if limit is None else max(limit, 0))
-        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(*query)]
+    def _read_predicates(self, limit: int | None) -> list[Predicate]:
+        return [Predicate(r[0], r[1], int(r[2] or 0)) for r in self._read(*q.predicates(limit))]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         ends: dict[str, list[int]] = {}

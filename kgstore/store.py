@@ -65,6 +65,10 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 """Bumped whenever the stored layout changes incompatibly; stores record theirs."""
 
+SAMPLES_READ_AT_ONCE = 2_000
+"""A store whose reads are round trips reads every predicate's kept sample at its first
+use when it has at most this many predicates (300 predicates: about 4 MB)."""
+
 ProgressCallback = Callable[[str, int, int | None], None]
 """``progress(step_description, done, total_or_None)`` — called by long operations."""
 
@@ -129,6 +133,9 @@ class Store(ABC):
     query is checked against (``kgbench cypher``, ``POST /api/cypher``) and how a
     pattern query is compiled. Code above ``kgstore`` asks this, never the location."""
     read_only: bool = False
+    round_trip_reads: ClassVar[bool] = False
+    """Whether every read costs a network round trip (Neo4j): reading several things
+    in one go (:meth:`read_ahead`, all predicate samples at once) pays."""
     _deadline: float | None = None
     _deadline_s: float = 0.0
     # What a read-only store keeps of its reads (see _open_read_caches).
@@ -213,6 +220,12 @@ class Store(ABC):
     @abstractmethod
     def _meta(self, key: str) -> str | None:
         """Hook: the value of the store's ``Meta`` row ``key``, ``None`` when absent."""
+
+    def _meta_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """The values of the ``Meta`` rows ``keys`` that exist (backends may read them
+        in one query)."""
+        found = {k: self._meta(k) for k in keys}
+        return {k: v for k, v in found.items() if v is not None}
 
     @abstractmethod
     def _write_meta(self, values: dict[str, str]) -> None:
@@ -361,9 +374,21 @@ class Store(ABC):
         kept = self._kept_samples.get(predicate) if self.read_only else None
         if kept is None:
             stats = self.predicate_stats()
-            if stats is not None:   # a predicate without facts has no sample
-                kept = [] if predicate not in stats else _predicate_stats.decode_sample(
-                    predicate, self._meta(_predicate_stats.sample_key(predicate)))
+            if stats is not None and predicate not in stats:
+                kept = []   # a predicate without facts has no sample
+            elif stats is not None:
+                key = _predicate_stats.sample_key(predicate)
+                if self.read_only and self.round_trip_reads and not self._kept_samples \
+                        and len(stats) <= SAMPLES_READ_AT_ONCE:
+                    texts = self._meta_many([_predicate_stats.sample_key(p) for p in stats])
+                    for p in stats:
+                        found = _predicate_stats.decode_sample(
+                            p, texts.get(_predicate_stats.sample_key(p)))
+                        if found is not None:
+                            self._kept_samples[p] = found
+                    kept = self._kept_samples.get(predicate)
+                else:
+                    kept = _predicate_stats.decode_sample(predicate, self._meta(key))
             if kept is None:   # no statistics, or a damaged sample
                 kept = self.sample_facts(_predicate_stats.SAMPLE_FACTS,
                                          seed=_predicate_stats.SAMPLE_SEED, predicate=predicate)
@@ -488,6 +513,16 @@ class Store(ABC):
     @abstractmethod
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         """Hook: :meth:`adjacency` read from the engine (nothing kept)."""
+
+    def read_ahead(self, ids: Iterable[str], *, names: bool = False) -> None:
+        """A hint: the caller is about to read around ``ids`` (their records,
+        neighbourhoods, single predicates of them; with ``names``, the entities that
+        share their names). A backend whose every read is a network round trip
+        (:attr:`round_trip_reads`: Neo4j) reads them now, together, and keeps them
+        while it is open read-only, so that the reads of one question cost a few round
+        trips instead of one each; results are the same either way. Embedded reads are
+        local: nothing to do."""
+        return None
 
     # -- subgraphs (backend-neutral, see kgstore.algorithms.subgraph) -----------------
     def neighborhood(

@@ -99,6 +99,18 @@ def by_name(key: str, limit: int) -> Query:
             "ORDER BY e.id LIMIT $n", {"k": key, "n": limit})
 
 
+def names_of(ids: list[str], limit: int) -> Query:
+    """``[key, *record]``: for every name and alias key of the entities ``ids``, the
+    entities it names, :func:`by_name`'s first ``limit`` of each."""
+    return ("UNWIND $ids AS i MATCH (:Entity {id: i})<-[:NAMES]-(n:Name) WITH DISTINCT n "
+            "CALL (n) { MATCH (n)-[:NAMES]->(e:Entity) RETURN e ORDER BY e.id LIMIT $n } "
+            f"RETURN n.key, {ENTITY_COLS}", {"ids": ids, "n": limit})
+
+
+def metas(keys: list[str]) -> Query:
+    return "UNWIND $keys AS k MATCH (m:Meta {key: k}) RETURN m.key, m.value", {"keys": keys}
+
+
 def by_prefix(key: str, limit: int) -> Query:
     return ("MATCH (n:Name)-[:NAMES]->(e:Entity) WHERE n.key STARTS WITH $k "
             "AND NOT e.is_cvt AND e.name IS NOT NULL WITH DISTINCT e "
@@ -164,10 +176,34 @@ def in_facts(id: str, predicate: str | None, cols: str, limit: int, *, hub: bool
         return (f"MATCH (:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
                 f"RETURN $p, {cols} ORDER BY e.id LIMIT $n",
                 {"k": slot_key(id, predicate), "p": predicate, "n": limit})
+    if hub:
+        # The first of each of the hub's slots, merged: the same window as the filter
+        # below, which sorts every incoming fact (400k facts: 200 ms, against 5 ms).
+        return ("MATCH (k:InSlot) WHERE k.key STARTS WITH $prefix "
+                "CALL (k) { MATCH (k)-[:IN_SLOT]->(e:Entity) RETURN e ORDER BY e.id LIMIT $n } "
+                f"RETURN k.predicate AS p, {cols} ORDER BY e.id, p LIMIT $n",
+                {"prefix": id + SLOT_SEPARATOR, "n": limit})
     where = " WHERE f.predicate = $p" if predicate is not None else ""
     return (f"MATCH (:Entity {{id: $id}})<-[f:Fact]-(e:Entity){where} "
             f"RETURN f.predicate, {cols} ORDER BY e.id, f.predicate LIMIT $n",
             {"id": id, "p": predicate, "n": limit})
+
+
+def neighbourhoods(kind: str, ids: list[str], limit: int) -> Query:
+    """``[id, predicate, *columns]`` of every entity of ``ids``: its facts of ``kind``
+    ("out": entity objects, "in": subjects, lean records; "literal": value, datatype,
+    lang), at most ``limit`` per id, each id's in :func:`out_facts` / :func:`in_facts`
+    order (a window of each is a prefix of the one-id read)."""
+    if kind == "literal":
+        pattern, order, cols = ("-[f:Fact]->(e:Literal)", "p, e.id",
+                                "e.value, e.datatype, e.lang")
+    else:
+        pattern = "-[f:Fact]->(e:Entity)" if kind == "out" else "<-[f:Fact]-(e:Entity)"
+        order = "p, e.id" if kind == "out" else "e.id, p"
+        cols = DETAIL_COLS["lean"]
+    return ("UNWIND $ids AS i MATCH (c:Entity {id: i}) "
+            f"CALL (c) {{ MATCH (c){pattern} RETURN f.predicate AS p, e "
+            f"ORDER BY {order} LIMIT $n }} RETURN i, p, {cols}", {"ids": ids, "n": limit})
 
 
 def facts_of_many(kind: str, ids: list[str], predicate: str, limit: int) -> Query:

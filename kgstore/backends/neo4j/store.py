@@ -21,11 +21,12 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,10 +73,20 @@ from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
 
-__all__ = ["Neo4jStore"]
+__all__ = ["READ_AHEAD_FACTS", "Neo4jStore"]
 
 # Ids per UNWIND query of a batch lookup.
 _BATCH = 2_000
+# Facts of each kind (out, in, literal) that read_ahead reads per node: the windows the
+# extension engine reads (extension.core.candidates.Limits.facts_per_node).
+READ_AHEAD_FACTS = 200
+# The detail of the neighbours' records read ahead, and the expansion cache's key for
+# a node's facts of all predicates (only read_ahead keeps those).
+_AHEAD: EntityDetail = "lean"
+# Entities per name that read_ahead(names=True) reads (find_by_name's default limit),
+# and the records of such lookups a read-only store keeps.
+_NAMES_AHEAD = 50
+_NAME_CACHE_RECORDS = 20_000
 # Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
@@ -86,6 +97,16 @@ _META_BEFORE_VERSION = ("created_at", "cvt_types", "backend")
 def _entity(row: Sequence[Any]) -> Entity:
     return Entity(id=row[0], name=row[1], aliases=tuple(row[2] or ()),
                   types=tuple(row[3] or ()), is_cvt=bool(row[4]), description=row[5])
+
+
+def _at_detail(kind: str, row: list[Any], detail: EntityDetail | None) -> list[Any]:
+    """A row read ahead (``[predicate, *lean record]``, or a literal's) at ``detail``:
+    the neighbour's id only (``None``), its lean record, or its brief one."""
+    if kind == "literal" or detail == "lean":
+        return list(row)
+    if detail is None:
+        return row[:2]
+    return [*row[:4], None, *row[5:]]   # brief: no types
 
 
 def _schema_version(value: Any) -> int | None:
@@ -151,6 +172,7 @@ class Neo4jStore(Store):
 
     backend = "neo4j"
     dialect = "neo4j"
+    round_trip_reads = True
 
     def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
                  pool_size: int = 4) -> None:
@@ -160,6 +182,8 @@ class Neo4jStore(Store):
         self._session: neo4j.Session | None = None
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
+        # find_by_name results read ahead (read_ahead): key -> (entities, all of them)
+        self._names = Lru(_NAME_CACHE_RECORDS)
         self._hubs: frozenset[str] | None = None
         try:
             self._open(create)
@@ -231,6 +255,7 @@ class Neo4jStore(Store):
             self._driver.close()
             self._driver = None
         self._clear_read_caches()
+        self._names.clear()
 
     # -- low-level execution --------------------------------------------------------
     def _sess(self) -> neo4j.Session:
@@ -283,6 +308,9 @@ class Neo4jStore(Store):
     def _write_meta(self, values: dict[str, str]) -> None:
         self._write(*q.set_meta(values))
 
+    def _meta_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._read(*q.metas(list(keys))) if r[1] is not None}
+
     # -- metadata -------------------------------------------------------------------
     def stats(self) -> StoreStats:
         counts = self._read_many(q.stats())
@@ -310,8 +338,11 @@ class Neo4jStore(Store):
         return {r[0]: _entity(r) for rows in results for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
-        rows = self._read(*q.by_name(normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)))
-        return [_entity(r) for r in rows]
+        key, limit = normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)
+        kept = self._names.get(key) if self.read_only else None
+        if kept is not None and (kept[1] or len(kept[0]) >= limit):
+            return [dataclasses.replace(e) for e in kept[0][:limit]]
+        return [_entity(r) for r in self._read(*q.by_name(key, limit))]
 
     def search_prefix(self, prefix: str, *, limit: int = 20) -> list[Entity]:
         key = normalize_name(prefix)
@@ -359,13 +390,25 @@ class Neo4jStore(Store):
     def _kept(self, id: str, kind: str, predicate: str | None, limit: int,
               detail: EntityDetail | None) -> list[list[Any]] | None:
         """The first ``limit`` rows of an expansion this store keeps, if it keeps
-        enough of it."""
-        if not self.read_only or predicate is None:
+        enough of it: read before, or part of a neighbourhood read ahead
+        (:meth:`read_ahead`) that holds all of the node's facts of that kind."""
+        if not self.read_only:
             return None
-        kept = self._expansion_cache.get((id, kind, predicate, detail))
-        if kept is not None and (kept[1] or len(kept[0]) >= limit):
-            return list(kept[0][:limit])
-        return None
+        if predicate is not None:
+            kept = self._expansion_cache.get((id, kind, predicate, detail))
+            if kept is not None and (kept[1] or len(kept[0]) >= limit):
+                return list(kept[0][:limit])
+        ahead = self._expansion_cache.get((id, kind, None, _AHEAD))
+        if ahead is None or detail == "full":
+            return None
+        rows, complete = ahead
+        if predicate is not None:
+            if not complete:
+                return None
+            rows = [r for r in rows if r[0] == predicate]
+        elif not complete and len(rows) < limit:
+            return None
+        return [_at_detail(kind, r, detail) for r in rows[:limit]]
 
     def _expand_many(self, id: str, kinds: Sequence[str], predicate: str | None, limit: int,
                      detail: EntityDetail | None = None) -> list[list[list[Any]]]:
@@ -415,9 +458,7 @@ class Neo4jStore(Store):
         for kind in kinds:
             batch = []
             for id in wanted:
-                kept = self._expansion_cache.get((id, kind, predicate, None)) \
-                    if self.read_only else None
-                if (kept is not None and kept[1]) or (kind == "in" and id in self._hub_ids()):
+                if self._complete(id, kind, predicate) or (kind == "in" and id in self._hub_ids()):
                     rows = self._expand(id, kind, predicate, left + 1)
                     found[id] += [self._fact(kind, id, predicate, r[1:]) for r in rows]
                     left -= len(rows)
@@ -442,6 +483,16 @@ class Neo4jStore(Store):
                                                   (kept_rows, True), len(kept_rows) + 1)
         return found, False
 
+    def _complete(self, id: str, kind: str, predicate: str) -> bool:
+        """Whether this store keeps all of ``id``'s ``predicate`` facts of ``kind``."""
+        if not self.read_only:
+            return False
+        for key in ((id, kind, predicate, None), (id, kind, None, _AHEAD)):
+            kept = self._expansion_cache.get(key)
+            if kept is not None and kept[1]:
+                return True
+        return False
+
     @staticmethod
     def _fact(kind: str, id: str, predicate: str, columns: Sequence[Any]) -> Fact:
         if kind == "out":
@@ -461,9 +512,72 @@ class Neo4jStore(Store):
         cols = q.DETAIL_COLS[detail]
         out_rows, in_rows, literal_rows = self._read_many([
             q.out_facts(id, None, cols, False, limit + 1),
-            q.in_facts(id, None, cols, limit + 1, hub=False),
+            q.in_facts(id, None, cols, limit + 1, hub=id in self._hub_ids()),
             q.out_facts(id, None, cols, True, limit + 1),
         ])
+        return self._adjacency(id, out_rows, in_rows, literal_rows, limit)
+
+    def read_ahead(self, ids: Iterable[str], *, names: bool = False,
+                   limit: int = READ_AHEAD_FACTS) -> None:
+        """Reads the records and neighbourhoods (at most ``limit`` facts of each kind,
+        neighbours' records "lean") of those of ``ids`` not kept yet, with ``names``
+        also the entities sharing one of their names or aliases (:meth:`find_by_name`),
+        in one transaction, and keeps them: a store opened read-only then answers the
+        caller's next reads around these nodes (their records, :meth:`adjacency`,
+        single-predicate facts of a node whose facts of that kind were all read, and
+        those name lookups) without a round trip each."""
+        if not self.read_only:
+            return
+        wanted = [i for i in dict.fromkeys(ids)
+                  if self._expansion_cache.get((i, "out", None, _AHEAD)) is None]
+        if not wanted:
+            return
+        records = [i for i in wanted if self._entity_cache.get(i) is None]
+        kinds = ("out", "in", "literal")
+        # A hub's incoming facts are not read ahead: a window of them sorts all of
+        # them (400k facts: 200 ms), and they are never all read, so a single
+        # predicate of them is read through the hub index anyway.
+        hubs = self._hub_ids()
+        queries = [q.neighbourhoods(kind, [i for i in wanted if i not in hubs]
+                                    if kind == "in" else wanted, limit + 1) for kind in kinds]
+        if names:
+            queries.append(q.names_of(wanted, _NAMES_AHEAD + 1))
+        queries += [q.entities(records[i:i + _BATCH]) for i in range(0, len(records), _BATCH)]
+        results = self._read_many(queries)
+        if names:
+            named: dict[str, list[Entity]] = {}
+            for r in results[len(kinds)]:
+                named.setdefault(r[0], []).append(_entity(r[1:]))
+            for key, found_by_name in named.items():
+                self._names.put(key, (found_by_name, len(found_by_name) <= _NAMES_AHEAD),
+                                len(found_by_name))
+            kinds_read = len(kinds) + 1
+        else:
+            kinds_read = len(kinds)
+        found = {r[0]: _entity(r) for rows in results[kinds_read:] for r in rows}
+        for id in records:
+            self._entity_cache.put(id, (found.get(id),), 1)
+        by_id: dict[str, dict[str, list[list[Any]]]] = {i: {k: [] for k in kinds} for i in wanted}
+        for kind, rows in zip(kinds, results, strict=False):
+            for r in rows:
+                by_id[r[0]][kind].append(r[1:])
+        for id, rows_of in by_id.items():
+            for kind, rows in rows_of.items():
+                if kind == "in" and id in hubs:
+                    continue
+                self._expansion_cache.put((id, kind, None, _AHEAD), (rows, len(rows) <= limit),
+                                          len(rows) + 1)
+            if id in hubs:
+                continue
+            adjacency = self._adjacency(id, rows_of["out"], rows_of["in"], rows_of["literal"],
+                                        limit)
+            self._adjacency_cache.put((id, _AHEAD), (adjacency, limit), len(adjacency.facts) + 1)
+
+    @staticmethod
+    def _adjacency(id: str, out_rows: list[list[Any]], in_rows: list[list[Any]],
+                   literal_rows: list[list[Any]], limit: int) -> Adjacency:
+        """:meth:`adjacency` of ``id`` from the rows of its three reads (each of at
+        most ``limit + 1``)."""
         result = Adjacency()
         for rows, outgoing in ((out_rows, True), (in_rows, False)):
             for r in rows:

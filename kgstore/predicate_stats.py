@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -51,7 +52,7 @@ from kgstore.models import Fact, Literal, Object
 if TYPE_CHECKING:
     from kgstore.store import ProgressCallback, Store
 
-__all__ = ["FACT_SCHEMA", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
+__all__ = ["FACT_SCHEMA", "IMPORT_TOKEN_KEY", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
            "PredicateStats", "StatsUpkeep", "decode_sample", "decode_stats", "ensure",
            "refresh", "sample_key"]
 
@@ -64,6 +65,9 @@ STATS_KEY = "predicate_stats"
 PENDING_KEY = "predicate_stats_pending"
 """Set ("1") while an import that may change the statistics writes, cleared ("0") with
 the new statistics: found set, the statistics miss facts that a killed import wrote."""
+IMPORT_TOKEN_KEY = "import_token"
+"""A new random value at the start and at the end of every import: what was computed
+from the store's entities at one token (:mod:`kgstore.type_samples`) is stale at another."""
 SAMPLE_PREFIX = "predicate_sample:"
 VERSION = 1
 REFRESH_DUCKDB_MEMORY = "1GB"
@@ -343,10 +347,13 @@ class StatsUpkeep:
         self.added: dict[str, int] = {}
 
     def begin(self) -> None:
-        """Read the statistics the store has now, and mark them pending if it has facts."""
+        """Read the statistics the store has now, mark them pending if it has facts,
+        and give the store a new import token."""
+        marks = {IMPORT_TOKEN_KEY: uuid.uuid4().hex}
         if self.had_facts:
             self.old = stored(self.store)
-            self.store._write_meta({PENDING_KEY: "1"})
+            marks[PENDING_KEY] = "1"
+        self.store._write_meta(marks)
 
     def prepare(self) -> None:
         """What the statistics need of the new facts: all of them, into a store that
@@ -367,6 +374,7 @@ class StatsUpkeep:
         self.samples = _samples(db, _sample_sql("new_facts", self.literals))
 
     def finish(self, progress: ProgressCallback | None = None) -> None:
+        self.store._write_meta({IMPORT_TOKEN_KEY: uuid.uuid4().hex})
         if not self.had_facts:
             _write(self.store, self.stats, self.samples)
         elif self.old is None:
@@ -414,23 +422,33 @@ class StatsUpkeep:
         _write(self.store, stats, samples)
 
 
-def ensure(location: str, progress: ProgressCallback | None = None) -> str:
-    """Make sure the store at ``location`` keeps its statistics before a run reads it:
-    ``"kept"`` when it does, ``"computed"`` when they were computed now (:func:`refresh`,
-    once per store), ``"unwritable: REASON"`` when the store has none and cannot be
-    written now (held by another process, read-only to this user): each process of the
-    run then measures what it needs itself, as before the statistics were kept."""
+def ensure(location: str, progress: ProgressCallback | None = None, *,
+           seed: int | None = None) -> str:
+    """Make sure the store at ``location`` keeps its statistics (and, with ``seed``,
+    its type samples for that seed: :mod:`kgstore.type_samples`) before a run reads
+    it: ``"kept"`` when it does, ``"computed"`` when some were computed now (once per
+    store, and seed), ``"unwritable: REASON"`` when some are missing and the store
+    cannot be written now (read-only to this user, held by a writer): each process of
+    the run then measures what it needs itself, as before they were kept."""
     from kgstore import open_store
     from kgstore.errors import StoreError
+    from kgstore.type_samples import kept
+
+    def missing(store: Store) -> bool:
+        return store.predicate_stats() is None or (seed is not None
+                                                   and kept(store, seed) is None)
 
     with open_store(location, read_only=True) as store:
-        if store.predicate_stats() is not None:
+        if not missing(store):
             return "kept"
     try:
         with open_store(location) as store:
-            if store.predicate_stats() is not None:   # another process was quicker
+            if not missing(store):   # another process was quicker
                 return "kept"
-            store.refresh_predicate_stats(progress)
+            if store.predicate_stats() is None:
+                store.refresh_predicate_stats(progress)
+            if seed is not None:
+                store.keep_type_samples(seed, progress)
     except StoreError as exc:
         return f"unwritable: {exc}"
     return "computed"

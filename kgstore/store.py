@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kgstore import predicate_stats as _predicate_stats
+from kgstore import type_samples as _type_samples
 from kgstore.algorithms import subgraph as _subgraph
 from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.cypher.compile import DIALECTS, compile_match, match_result
@@ -174,6 +175,7 @@ class Store(ABC):
         self._kept_predicates: list[Predicate] = []
         self._kept_predicate_stats: list[dict[str, PredicateStats] | None] = []
         self._kept_samples: dict[str, list[Fact]] = {}
+        self._kept_type_samples: dict[int, _type_samples.TypeSamples | None] = {}
 
     def _clear_read_caches(self) -> None:
         self._adjacency_cache.clear()
@@ -182,6 +184,7 @@ class Store(ABC):
         self._kept_predicates.clear()
         self._kept_predicate_stats.clear()
         self._kept_samples.clear()
+        self._kept_type_samples.clear()
 
     # -- time limits ----------------------------------------------------------------
     @contextlib.contextmanager
@@ -404,6 +407,37 @@ class Store(ABC):
             raise StoreError(f"store {self.location} is open read-only; open it writable "
                              "to keep predicate statistics")
         return _predicate_stats.refresh(self, progress)
+
+    def keep_type_samples(self, seed: int, progress: ProgressCallback | None = None) -> bool:
+        """Keep every type's start of its :meth:`sample_entities` order for ``seed``
+        (named, non-CVT entities; :mod:`kgstore.type_samples`), so that runs with that
+        seed draw typed samples without scanning; whether they were computed now (not
+        kept already). Scans the entities once."""
+        if self.read_only:
+            raise StoreError(f"store {self.location} is open read-only; open it writable "
+                             "to keep type samples")
+        if progress:
+            progress(f"type samples: seed {seed}", 0, 1)
+        computed = _type_samples.keep(self, seed)
+        if progress:
+            progress(f"type samples: seed {seed}", 1, 1)
+        return computed
+
+    def _kept_type_sample(self, k: int, seed: int, type_id: str | None, named_only: bool,
+                          include_cvt: bool) -> list[str] | None:
+        """The ids of :meth:`sample_entities`'s answer where a read-only store keeps
+        them for ``seed`` (:meth:`keep_type_samples`), else ``None``."""
+        if not self.read_only or type_id is None or not named_only or include_cvt:
+            return None
+        if seed not in self._kept_type_samples:
+            self._kept_type_samples[seed] = _type_samples.kept(self, seed)
+        samples = self._kept_type_samples[seed]
+        return None if samples is None else samples.sample(type_id, k)
+
+    @abstractmethod
+    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+        """Hook: every type's head of named, non-CVT members for ``seed`` and the
+        small types kept whole (:mod:`kgstore.type_samples`)."""
 
     def _fact_rows(self) -> Iterator[pa.Table]:
         """Hook: every fact as :data:`~kgstore.predicate_stats.FACT_SCHEMA` rows, in

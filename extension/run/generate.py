@@ -326,8 +326,9 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
     chunks written so far are kept.
 
     A store without predicate statistics (:mod:`kgstore.predicate_stats`: loaded by an
-    older kgbench) gets them first, once, reporting to ``store_progress``; where it
-    cannot be written, every worker measures them itself (``timings.json`` says which)."""
+    older kgbench), or without type samples for the seed (:mod:`kgstore.type_samples`),
+    gets them first, once, reporting to ``store_progress``; where it cannot be
+    written, every worker measures them itself (``timings.json`` says which)."""
     check_output_dir(out_dir, option="--out")   # a file or a device there: one line
     try:
         with DirectoryLock(out_dir):
@@ -372,7 +373,8 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     if progress:
         progress(questions_done, len(mine), resumed_samples)
     pending = [i for i in range(len(chunks)) if i not in done]
-    statistics = ensure_predicate_stats(store, store_progress) if pending else "not read"
+    statistics = (ensure_predicate_stats(store, store_progress, seed=config.seed)
+                  if pending else "not read")
     started = time.perf_counter()
     processes = worker_processes(config.workers, len(pending))
     for result in _run_chunks(store, config, [(i, chunks[i]) for i in pending], processes):

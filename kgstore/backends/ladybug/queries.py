@@ -254,6 +254,21 @@ def typed_sample_heads(salt: str, cut: str, named_only: bool, include_cvt: bool)
             "UNWIND e.types AS t RETURN t, e.id, h ORDER BY h", {"salt": salt, "cut": cut})
 
 
+def named_type_counts() -> Query:
+    """Named, non-CVT members per type (the entities a typed sample draws from)."""
+    return ("MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+            "UNWIND e.types AS t RETURN t, count(*)", {})
+
+
+def type_sample_rows(salt: str, cut: str, small: list[str]) -> Query:
+    """``(type, id)`` of every named, non-CVT entity, once per type it has, whose
+    salted hash is below ``cut`` or whose type is one of ``small``, in hash order."""
+    return ("MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+            "WITH e, md5(concat(e.id, $salt)) AS h UNWIND e.types AS t "
+            "WITH t, e, h WHERE h < $cut OR list_contains($small, t) "
+            "RETURN t, e.id ORDER BY h", {"salt": salt, "cut": cut, "small": small})
+
+
 def sample_facts(k: int, salt: str, predicate: str | None) -> Query:
     params: dict[str, Any] = {"salt": salt}
     where = ""

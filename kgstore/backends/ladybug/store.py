@@ -73,6 +73,7 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+from kgstore.type_samples import SMALL_TYPE, group, head_cut
 
 __all__ = ["LadybugStore"]
 
@@ -82,9 +83,6 @@ _BATCH = 2_000
 # costs ~2.5 ms however short (its plan scans the node table with a semi-mask) plus
 # ~20 us per id, one plain expansion ~0.15 ms.
 _MANY_MIN = 16
-# Entities a read-only store keeps per seed to serve typed samples (ids and types:
-# about 2 MB; a type of 1% of the entities gets about 160 of them).
-_TYPE_SAMPLE_ENTITIES = 16_384
 # Seeds (with the two flags) whose typed samples a read-only store keeps: a run uses
 # one; a long-lived service asked for many keeps the last few.
 _TYPE_SAMPLE_KEYS = 4
@@ -639,6 +637,10 @@ class LadybugStore(Store):
     ) -> list[Entity]:
         # A read-only store keeps samples: each scans every entity of the type (0.2 s on
         # 1M entities), and a sample of k is the first k of a longer one.
+        ids = self._kept_type_sample(k, seed, type_id, named_only, include_cvt)
+        if ids is not None:
+            records = self.entities(ids)
+            return [records[i] for i in ids if i in records]
         key = ("sample", seed, type_id, named_only, include_cvt)
         kept = self._expansion_cache.get(key) if self.read_only else None
         if kept is not None and (kept[1] or len(kept[0]) >= k):
@@ -665,11 +667,13 @@ class LadybugStore(Store):
         A per-type sample scans the whole entity table (0.2 s on 1M entities), and the
         contradictory edit asks for dozens of types. This scan (0.5 s) keeps the
         entities whose salted hash falls below a cut that leaves about
-        ``_TYPE_SAMPLE_ENTITIES`` of them, grouped by type in hash order. Every entity
-        of a type that comes before the cut is in it, so each group is exactly the first
-        entities of that type's sample; a group shorter than a caller's ``k`` sends the
-        caller to the per-type scan. The first type asked for takes the per-type scan:
-        a run that samples one type never pays for all of them."""
+        :data:`~kgstore.type_samples.HEAD_ENTITIES` of them, grouped by type in hash
+        order. Every entity of a type that comes before the cut is in it, so each group
+        is exactly the first entities of that type's sample; a group shorter than a
+        caller's ``k`` sends the caller to the per-type scan. The first type asked for
+        takes the per-type scan: a run that samples one type never pays for all of
+        them. (A store that keeps type samples for the seed,
+        :meth:`~kgstore.store.Store.keep_type_samples`, answers from them first.)"""
         key = (seed, named_only, include_cvt)
         prefixes: dict[str, list[str]] | None = self._type_prefixes.get(key)
         if prefixes is None:
@@ -680,19 +684,19 @@ class LadybugStore(Store):
             seen.add(type_id)
             if len(seen) < 2:
                 return None
-            entities = self._count(*q.entity_count())
-            fraction = min(1.0, _TYPE_SAMPLE_ENTITIES / max(entities, 1))
-            # md5 is 32 hex digits: comparing with an 8-digit prefix keeps that fraction.
-            cut = "g" if fraction >= 1.0 else f"{int(fraction * 16 ** 8):08x}"
+            cut = head_cut(self._count(*q.entity_count()))
             rows = self._rows(*q.typed_sample_heads(f":{seed}", cut, named_only, include_cvt),
                               scan=True)
-            prefixes = {}
-            for t, id, _ in rows:
-                group = prefixes.setdefault(t, [])
-                if not group or group[-1] != id:   # a type listed twice on one entity
-                    group.append(id)
+            prefixes = group((t, id) for t, id, _ in rows)
             self._type_prefixes.put(key, prefixes, 1)
         return prefixes.get(type_id, [])
+
+    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+        small = sorted(str(t) for t, n in self._rows(*q.named_type_counts(), scan=True)
+                       if int(n) <= SMALL_TYPE)
+        cut = head_cut(self._count(*q.entity_count()))
+        rows = self._rows(*q.type_sample_rows(f":{seed}", cut, small), scan=True)
+        return group((str(t), str(id)) for t, id in rows), set(small)
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         rows = self._rows(*q.sample_facts(k, f":{seed}", predicate), scan=True)

@@ -237,6 +237,15 @@ def sample_entity_ids(type_id: str | None, named_only: bool, include_cvt: bool) 
     return f"MATCH (e:Entity) {where} RETURN e.id", {"t": type_id}
 
 
+def entity_count() -> Query:
+    return "MATCH (e:Entity) RETURN count(e)", {}
+
+
+def named_entity_types() -> Query:
+    """Id and types of every named, non-CVT entity (what a typed sample draws from)."""
+    return "MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt RETURN e.id, e.types", {}
+
+
 def sample_fact_keys(predicate: str | None) -> Query:
     """``subject|predicate|object``, subject, predicate, object id, whether a literal:
     of every fact (of ``predicate``), for the salted md5 order."""

@@ -72,6 +72,7 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.staging import read_manifest
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+from kgstore.type_samples import SMALL_TYPE, group, head_cut, salted
 
 __all__ = ["READ_AHEAD_FACTS", "Neo4jStore"]
 
@@ -608,12 +609,37 @@ class Neo4jStore(Store):
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
+        kept = self._kept_type_sample(k, seed, type_id, named_only, include_cvt)
+        if kept is not None:
+            records = self.entities(kept)
+            return [records[i] for i in kept if i in records]
         ordered = self._sample_order(
             ("entities", seed, type_id, named_only, include_cvt),
             q.sample_entity_ids(type_id, named_only, include_cvt), f":{seed}")
         ids = [r[0] for r in ordered[:max(k, 0)]]
         records = self.entities(ids)
         return [records[i] for i in ids if i in records]
+
+    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+        # One pass over the named entities, hashed here (Cypher has no md5): the head
+        # rows, and every member of each type while it has no more than SMALL_TYPE.
+        cut = head_cut(int(self._read(*q.entity_count())[0][0]))
+        head_rows: list[tuple[str, str, str]] = []
+        members: dict[str, list[tuple[str, str]] | None] = {}
+        for batch in self._stream(q.named_entity_types()[0], 10_000, list):
+            for id, types in batch:
+                h = salted(id, seed)
+                for t in types or ():
+                    if h < cut:
+                        head_rows.append((h, t, id))
+                    kept = members.setdefault(t, [])
+                    if kept is not None:
+                        kept.append((h, id))
+                        if len(kept) > SMALL_TYPE:
+                            members[t] = None
+        small = {t for t, m in members.items() if m is not None}
+        rows = set(head_rows) | {(h, t, id) for t in small for h, id in members[t] or ()}
+        return group((t, id) for _, t, id in sorted(rows)), small
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         ordered = self._sample_order(("facts", seed, predicate), q.sample_fact_keys(predicate),

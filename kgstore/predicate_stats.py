@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     from kgstore.store import ProgressCallback, Store
 
 __all__ = ["FACT_SCHEMA", "IMPORT_TOKEN_KEY", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
-           "PredicateStats", "StatsUpkeep", "decode_sample", "decode_stats", "ensure",
-           "refresh", "sample_key"]
+           "PredicateStats", "StatsUpkeep", "compute", "decode_sample", "decode_stats",
+           "ensure", "meta_rows", "refresh", "sample_key"]
 
 SAMPLE_FACTS = 200
 """Facts kept per predicate: the pool of same-role replacements
@@ -258,6 +258,14 @@ def sample_order(fact: Fact) -> str:
 
 
 # -- the store side ----------------------------------------------------------------------
+
+def meta_rows(stats: dict[str, PredicateStats], samples: dict[str, list[Fact]]
+              ) -> dict[str, str]:
+    """The ``Meta`` rows that keep ``stats`` and ``samples`` (for a store written
+    without an import: ``kgbench store export-neo4j``)."""
+    return {**{sample_key(p): encode_sample(facts) for p, facts in sorted(samples.items())},
+            STATS_KEY: encode_stats(stats), PENDING_KEY: "0"}
+
 
 def _write(store: Store, stats: dict[str, PredicateStats],
            samples: dict[str, list[Fact]]) -> None:

@@ -42,6 +42,9 @@ rows with rows/s."""
 SourceArg = Annotated[
     str, typer.Argument(metavar="SRC", show_default=False,
                         help="The store to copy: a directory (or a Neo4j URI).")]
+LocationArg = Annotated[
+    str, typer.Argument(metavar="LOCATION", show_default=False,
+                        help="The store: a directory (or a Neo4j URI).")]
 DestinationArg = Annotated[
     str, typer.Argument(metavar="DST", show_default=False,
                         help="Where the copy goes: a directory (created) or a Neo4j URI.")]
@@ -85,9 +88,7 @@ def copy_cmd(
 
 @store_app.command("checksum")
 def checksum_cmd(
-    location: Annotated[
-        str, typer.Argument(metavar="LOCATION", show_default=False,
-                            help="The store: a directory (or a Neo4j URI).")],
+    location: LocationArg,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the content checksum of a store, to compare two stores anywhere.
@@ -100,14 +101,12 @@ def checksum_cmd(
 
     Example: kgbench store checksum kgbench-data/store --json
     """
-    from kgstore import StoreNotFoundError, open_store, store_exists
+    from kgstore import open_store
     from kgstore.checksum import CHECKSUM_SCHEME, content_checksum
     from kgstore.transfer import store_counts
 
     started = time.perf_counter()
-    if not store_exists(location):
-        raise StoreNotFoundError(f"{location}: no kgbench store there; check the location "
-                                 "(kgbench load creates one)")
+    _require_store(location)
     with on_interrupt(NOTHING_WRITTEN), open_store(location, read_only=True) as store, \
             progress() as display:
         reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
@@ -126,29 +125,25 @@ def checksum_cmd(
 
 @store_app.command("predicate-stats")
 def predicate_stats_cmd(
-    location: Annotated[
-        str, typer.Argument(metavar="LOCATION", show_default=False,
-                            help="The store: a directory (or a Neo4j URI).")],
+    location: LocationArg,
     as_json: JsonOpt = False,
 ) -> None:
     """Compute the predicate statistics that generation reads, from all the store's facts.
 
     Every load keeps them (per predicate: how many of its subjects and objects have
     exactly one fact over it, and a fixed sample of its facts, which the contradictory
-    edit draws replacements from). A store loaded by an older kgbench, or by Neo4j's
-    offline import tool, has none, and neither has one whose last load was interrupted
-    until it is loaded again: run this once for it (`kgbench generate` does it itself
-    on first use when it can write the store). Reads every fact once (5M facts: about
-    a minute); nothing else in the store changes.
+    edit draws replacements from). A store loaded by an older kgbench has none, and
+    neither has one whose last load was interrupted until it is loaded again: run this
+    once for it (`kgbench generate` does it itself on first use when it can write the
+    store). Reads every fact once (5M facts: about a minute); nothing else in the
+    store changes.
 
     Example: kgbench store predicate-stats kgbench-data/store
     """
-    from kgstore import StoreNotFoundError, open_store, store_exists
+    from kgstore import open_store
 
     started = time.perf_counter()
-    if not store_exists(location):
-        raise StoreNotFoundError(f"{location}: no kgbench store there; check the location "
-                                 "(kgbench load creates one)")
+    _require_store(location)
     with on_interrupt(NOTHING_WRITTEN), open_store(location) as store, \
             progress() as display:
         reporter = ProgressReporter(display, row_phases=_ROW_PHASES)
@@ -161,6 +156,14 @@ def predicate_stats_cmd(
     out.print(f"[green]predicate statistics kept:[/] {predicates:,} predicates in "
               f"{field(location)}", soft_wrap=True)
     note(f"in {seconds:.1f}s")
+
+
+def _require_store(location: str) -> None:
+    from kgstore import StoreNotFoundError, store_exists
+
+    if not store_exists(location):
+        raise StoreNotFoundError(f"{location}: no kgbench store there; check the location "
+                                 "(kgbench load creates one)")
 
 
 def _copy_doc(report: CopyReport) -> dict[str, Any]:

@@ -158,10 +158,13 @@ def test_import_tool_loads_every_node_and_relationship(
     driver, export = imported
     with open_store(hostile_store, read_only=True) as s:
         stats = s.stats()
+        with_facts = len(s.predicate_stats() or {})
     labels = dict(_rows(driver, "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*)"))
     assert labels == export["nodes"]
     assert labels["Entity"] == stats.entities and labels["Literal"] == stats.literals
-    assert labels["Predicate"] == stats.predicates and labels["Meta"] == 3
+    # schema version, created_at, CVT types; the predicate statistics, their marker and
+    # one sample per predicate with facts
+    assert labels["Predicate"] == stats.predicates and labels["Meta"] == 5 + with_facts
     types = dict(_rows(driver, "MATCH ()-[r]->() RETURN type(r), count(*)"))
     assert types == export["relationships"]
     assert types["Fact"] == stats.facts

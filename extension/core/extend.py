@@ -77,10 +77,6 @@ class RuleAttempt(BaseModel):
     outcome: str
 
 
-READ_AHEAD_BINDINGS = 32
-"""Solutions of the original query whose nodes are read ahead (:meth:`kgstore.Store.
-read_ahead`) before the rules run: way 2 reads around a few answers, way 1 around the
-subjects; a query with thousands of answers gets no more than this."""
 UNION_NO_SAME_NAME = "no_same_name_entities"
 """Outcome code of a union attempt when no other entity of the store has the subject's
 name (counted in ``stats.json``'s ``rule_availability``)."""
@@ -180,9 +176,6 @@ def extend_query(store: Store, grounder: Grounder, graph: QueryGraph, shape: str
         return ExtensionFailure(stage="ground_original",
                                 reason=f"{base.outcome}: {base.detail or 'no answers'}")
     original_answers = set(base.answers)
-    # What the rules read around next: the nodes the query binds (answers, hops).
-    store.read_ahead(v for b in base.bindings[:READ_AHEAD_BINDINGS] for v in b.values()
-                     if isinstance(v, str))
     attempts: list[RuleAttempt] = []
     for rule in rule_order(shape, rng):
         def refusal(disjuncts: tuple[QueryGraph, ...], new_subjects: tuple[str, ...],
@@ -298,9 +291,7 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
         for subject in order:
             hops = cand.hop_candidates(store, subject, exclude_entities=excluded,
                                        exclude_predicates=predicates, limit=limits.facts_per_node)
-            sampled = seeded_sample(hops, config.candidates_per_rule, rng)
-            store.read_ahead((h.entity for h in sampled if isinstance(h, Hop)), names=True)
-            for hop in sampled:
+            for hop in seeded_sample(hops, config.candidates_per_rule, rng):
                 assert isinstance(hop, Hop)
                 extended = prepend_hop(graph, subject, hop)
                 new_subjects = tuple(hop.entity if s == subject else s for s in subjects)
@@ -327,9 +318,7 @@ def _try_rule(store: Store, grounder: Grounder, graph: QueryGraph, shape: str,
         assert isinstance(answer, str)
         hops = cand.hop_candidates(store, answer, exclude_entities=excluded,
                                    exclude_predicates=predicates, limit=limits.facts_per_node)
-        sampled = seeded_sample(hops, config.candidates_per_rule, rng)
-        store.read_ahead((h.entity for h in sampled if isinstance(h, Hop)), names=True)
-        for hop in sampled:
+        for hop in seeded_sample(hops, config.candidates_per_rule, rng):
             assert isinstance(hop, Hop)
             tried += 1
             extended = add_branch(graph, hop)

@@ -191,7 +191,7 @@ def in_facts(id: str, predicate: str | None, cols: str, limit: int, *, hub: bool
 
 def neighbourhoods(kind: str, ids: list[str], limit: int) -> Query:
     """``[id, predicate, *columns]`` of every entity of ``ids``: its facts of ``kind``
-    ("out": entity objects, "in": subjects, lean records; "literal": value, datatype,
+    ("out": entity objects, "in": subjects, brief records; "literal": value, datatype,
     lang), at most ``limit`` per id, each id's in :func:`out_facts` / :func:`in_facts`
     order (a window of each is a prefix of the one-id read)."""
     if kind == "literal":
@@ -200,7 +200,7 @@ def neighbourhoods(kind: str, ids: list[str], limit: int) -> Query:
     else:
         pattern = "-[f:Fact]->(e:Entity)" if kind == "out" else "<-[f:Fact]-(e:Entity)"
         order = "p, e.id" if kind == "out" else "e.id, p"
-        cols = DETAIL_COLS["lean"]
+        cols = DETAIL_COLS["brief"]
     return ("UNWIND $ids AS i MATCH (c:Entity {id: i}) "
             f"CALL (c) {{ MATCH (c){pattern} RETURN f.predicate AS p, e "
             f"ORDER BY {order} LIMIT $n }} RETURN i, p, {cols}", {"ids": ids, "n": limit})

@@ -66,11 +66,11 @@ def content(uri: str | None = None) -> dict[str, list[tuple[object, ...]]]:
     """Everything a kgbench store holds in the database, sorted, for comparing two
     imports: every node's labels and properties and every relationship with its ends
     and properties, except what differs between two runs of the same load
-    (``Meta.created_at``, the time and counts of a ``Source``)."""
+    (``Meta.created_at`` and ``import_token``, the time and counts of a ``Source``)."""
     nodes = []
     for labels, props in run_query("MATCH (n) RETURN labels(n), properties(n)", uri=uri):
         assert isinstance(props, dict) and isinstance(labels, list)
-        if "Meta" in labels and props.get("key") == "created_at":
+        if "Meta" in labels and props.get("key") in ("created_at", "import_token"):
             continue
         if "Source" in labels:
             props = {k: v for k, v in props.items() if k not in ("loaded_at", "counts")}

@@ -66,12 +66,12 @@ def content(uri: str | None = None) -> dict[str, list[tuple[object, ...]]]:
     """Everything a kgbench store holds in the database, sorted, for comparing two
     imports: every node's labels and properties and every relationship with its ends
     and properties, except what differs between two runs of the same load
-    (``Meta.created_at`` and ``generation``, a token each import draws anew; the time
+    (``Meta.created_at``, ``generation`` and ``import_token``, tokens each import draws anew; the time
     and counts of a ``Source``)."""
     nodes = []
     for labels, props in run_query("MATCH (n) RETURN labels(n), properties(n)", uri=uri):
         assert isinstance(props, dict) and isinstance(labels, list)
-        if "Meta" in labels and props.get("key") in ("created_at", "generation"):
+        if "Meta" in labels and props.get("key") in ("created_at", "generation", "import_token"):
             continue
         if "Source" in labels:
             props = {k: v for k, v in props.items() if k not in ("loaded_at", "counts")}

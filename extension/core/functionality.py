@@ -10,11 +10,12 @@ is measured here rather than listed by hand (a list would not cover every KG).
 
 The **functionality** of a predicate is the share of its subjects that have exactly one
 object over it; its **inverse functionality** the share of its (entity) objects that
-have exactly one subject. Both are counted exactly, for every predicate at once, by
+have exactly one subject. Both are counted exactly by every import and kept in the
+store (:meth:`~kgstore.Store.predicate_stats`, :mod:`kgstore.predicate_stats`), so a
+run reads them in one lookup; a store without them (loaded before they were kept, and
+not refreshed since: ``kgbench store predicate-stats``) is measured on first use by
 :meth:`~kgstore.Store.predicate_ends` (two grouped scans of the facts: 8 s on a 5M-fact
-store, against 0.47 s per predicate for a sampled estimate, which made a 5M-fact run
-with 300 predicates spend most of its time measuring), and cached per store object, so
-a store gives the same table in every run and in every worker process.
+store, in every process), with the same numbers.
 """
 
 from __future__ import annotations
@@ -33,9 +34,6 @@ the FB15k-237 dev+test slice (38,001 facts): ``people.person.gender`` 1.00,
 ``film.film.genre`` 0.69 do not. A sparse slice makes some many-valued relations look
 functional (``film.director.film`` 0.91, ``people.person.nationality`` 0.98): the
 measure can only know the store it is given."""
-SAMPLE_FACTS = 200
-"""Facts sampled per predicate for same-role replacements (:func:`predicate_sample`)."""
-SAMPLE_SEED = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,26 +57,29 @@ _SAMPLES: weakref.WeakKeyDictionary[Store, dict[str, list[Fact]]] = weakref.Weak
 
 
 def predicate_sample(store: Store, predicate: str) -> list[Fact]:
-    """A fixed sample of ``predicate``'s facts (:data:`SAMPLE_FACTS`, seed
-    :data:`SAMPLE_SEED`), read once per store: the measure below and the contradictory
-    edit's same-role replacements (:func:`extension.core.candidates.role_replacements`) both
-    draw from it. Sampling one predicate scans the store's facts (0.47 s on a 5M-fact
-    store), and a run comes back to the same predicates question after question."""
+    """The store's fixed sample of ``predicate``'s facts
+    (:meth:`~kgstore.Store.predicate_sample`: kept by the imports, else sampled once),
+    read once per store: the contradictory edit's same-role replacements
+    (:func:`extension.core.candidates.role_replacements`) draw from it, and a run comes
+    back to the same predicates question after question."""
     table = _SAMPLES.setdefault(store, {})
     found = table.get(predicate)
     if found is None:
-        found = table[predicate] = store.sample_facts(SAMPLE_FACTS, seed=SAMPLE_SEED,
-                                                      predicate=predicate)
+        found = table[predicate] = store.predicate_sample(predicate)
     return found
 
 
 def functionality(store: Store, predicate: str) -> Functionality:
     """The measured :class:`Functionality` of ``predicate`` in ``store`` (every
-    predicate's, read in one pass on first use and cached per store)."""
+    predicate's, read on first use and cached per store: the kept statistics, else
+    one pass over the facts)."""
     table = _CACHE.get(store)
     if table is None:
+        kept = store.predicate_stats()
+        ends = ({p: s.ends() for p, s in kept.items()} if kept is not None
+                else store.predicate_ends())
         table = _CACHE[store] = {
             p: Functionality(forward=single / subjects if subjects else 0.0,
                              inverse=single_o / objects if objects else 0.0)
-            for p, (subjects, single, objects, single_o) in store.predicate_ends().items()}
+            for p, (subjects, single, objects, single_o) in ends.items()}
     return table.get(predicate, Functionality(forward=0.0, inverse=0.0))

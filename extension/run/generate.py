@@ -74,6 +74,8 @@ from extension.verbalize.verbalizer import TemplateVerbalizer, UnreadableFact, V
 from kgstore import open_store
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
+from kgstore.predicate_stats import ensure as ensure_predicate_stats
+from kgstore.store import ProgressCallback as StoreProgressCallback
 from kgstore.store import Store
 from loaders.kgqa import KGQAQuestion
 
@@ -344,7 +346,8 @@ ProgressCallback = Callable[[int, int, int], None]
 def generate(store: str, questions: Sequence[Question], out_dir: Path,
              config: GenerateConfig, *, source: dict[str, Any],
              progress: ProgressCallback | None = None, force: bool = False,
-             report: bool = True) -> GenerateResult:
+             report: bool = True,
+             store_progress: StoreProgressCallback | None = None) -> GenerateResult:
     """Run the pipeline over ``questions`` (this shard's block of them) into
     ``out_dir`` and return the counts. ``store`` is the store's location (see
     :func:`kgstore.open_store`). ``source`` describes the input (file and checksum, or
@@ -355,12 +358,18 @@ def generate(store: str, questions: Sequence[Question], out_dir: Path,
     (:class:`GenerateError`). A
     full disk under ``out_dir`` is :class:`~kgstore.errors.DiskFullError` (one line:
     the file, what to do) rather than the ``OSError`` of whichever write met it; the
-    chunks written so far are kept."""
+    chunks written so far are kept.
+
+    A store without predicate statistics (:mod:`kgstore.predicate_stats`: loaded by an
+    older kgbench), or without type samples for the seed (:mod:`kgstore.type_samples`),
+    gets them first, once, reporting to ``store_progress``; where it cannot be
+    written, every worker measures them itself (``timings.json`` says which)."""
     check_output_dir(out_dir, option="--out")   # a file or a device there: one line
     try:
         with DirectoryLock(out_dir):
             return _generate(store, questions, out_dir, config, source=source,
-                             progress=progress, force=force, report=report)
+                             progress=progress, force=force, report=report,
+                             store_progress=store_progress)
     except GrammarGateError as exc:
         raise GenerateError(f"grammar gate: {exc}; the chunks done so far are kept: rerun the "
                             "same command to resume, or leave out --grammar-gate") from None
@@ -382,7 +391,8 @@ OUT_DIR_REMEDY = ("free space on that device or choose another --out, then rerun
 
 def _generate(store: str, questions: Sequence[Question], out_dir: Path,
               config: GenerateConfig, *, source: dict[str, Any],
-              progress: ProgressCallback | None, force: bool, report: bool) -> GenerateResult:
+              progress: ProgressCallback | None, force: bool, report: bool,
+              store_progress: StoreProgressCallback | None) -> GenerateResult:
     block = config.shard.block(len(questions))
     mine = [questions[i] for i in block]
     chunks = [mine[i:i + config.chunk_size] for i in range(0, len(mine), config.chunk_size)]
@@ -400,8 +410,10 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     resumed_samples = sum(total.samples.values())
     if progress:
         progress(questions_done, len(mine), resumed_samples)
-    started = time.perf_counter()
     pending = [i for i in range(len(chunks)) if i not in done]
+    statistics = (ensure_predicate_stats(store, store_progress, seed=config.seed)
+                  if pending else "not read")
+    started = time.perf_counter()
     processes = worker_processes(config.workers, len(pending))
     for result in _run_chunks(store, config, [(i, chunks[i]) for i in pending], processes):
         _write_chunk(work, result)
@@ -415,7 +427,8 @@ def _generate(store: str, questions: Sequence[Question], out_dir: Path,
     made = sum(total.samples.values()) - resumed_samples
     rate = round(made / elapsed, 1) if pending and elapsed > 0 else None
     return _finish(out_dir, work, len(chunks), total, config, source, elapsed, rate,
-                   resumed=len(done), processes=processes, report=report, store=store)
+                   resumed=len(done), processes=processes, report=report, store=store,
+                   predicate_stats=statistics)
 
 
 def worker_processes(requested: int, chunks: int) -> int:
@@ -575,7 +588,8 @@ def rule_availability(union: Counter[str]) -> dict[str, int]:
 def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
             config: GenerateConfig, source: dict[str, Any], elapsed: float,
             samples_per_s: float | None, *,
-            resumed: int, processes: int, report: bool, store: str) -> GenerateResult:
+            resumed: int, processes: int, report: bool, store: str,
+            predicate_stats: str) -> GenerateResult:
     """Concatenate the chunks in order and validate the result, write stats, timings
     and the report, all inside ``.work``; then rename each into ``out_dir`` (``run.json``
     last) and drop ``.work``. A crash anywhere here leaves ``.work`` with every chunk,
@@ -595,7 +609,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
     stats = stats_doc(total, config, source, verbalizer, kinds)
     timings = {"seconds": round(elapsed, 3), "resumed_chunks": resumed,
                "workers": processes, "workers_requested": config.workers,
-               "samples_per_s": samples_per_s,
+               "samples_per_s": samples_per_s, "predicate_stats": predicate_stats,
                "stage_seconds": {k: round(v, 3) for k, v in sorted(total.seconds.items())}}
     _write_atomic(work / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     _write_atomic(work / "timings.json", json.dumps(timings, indent=2) + "\n")

@@ -32,6 +32,7 @@ from extension.run.generate_inputs import (
     domain_questions,
 )
 from kgstore import open_store
+from kgstore.store import ProgressCallback as StoreProgressCallback
 from loaders.kgqa import ReadIssue
 
 __all__ = ["GenerateInputs", "GenerateRequest", "read_generate_inputs", "require_questions",
@@ -115,13 +116,15 @@ def require_questions(request: GenerateRequest, inputs: GenerateInputs) -> None:
 
 
 def run_generate_on(request: GenerateRequest, inputs: GenerateInputs, *,
-                    progress: ProgressCallback | None = None) -> GenerateResult:
+                    progress: ProgressCallback | None = None,
+                    store_progress: StoreProgressCallback | None = None) -> GenerateResult:
     """Run the pipeline on inputs read by :func:`read_generate_inputs`; a domain run
-    also writes ``seed_questions.jsonl`` beside the benchmark."""
+    also writes ``seed_questions.jsonl`` beside the benchmark. ``store_progress`` hears
+    of the store's one-time preparation (see :func:`~extension.run.generate.generate`)."""
     require_questions(request, inputs)
     result = generate(request.store, inputs.items, request.out_dir, request.config,
                       source=inputs.source, progress=progress, force=request.force,
-                      report=request.report)
+                      report=request.report, store_progress=store_progress)
     if inputs.seed_lines is not None:
         write_atomic(request.out_dir / SEED_QUESTIONS_FILE, inputs.seed_lines)
     return result

@@ -36,7 +36,7 @@ from kgbench.cli.options import (
     readable_input,
     store_location,
 )
-from kgbench.cli.output import emit_json, err, field, note, out, progress
+from kgbench.cli.output import ProgressReporter, emit_json, err, field, note, out, progress
 from kgbench.cli.render import caqa_shares, table5
 from loaders.kgqa import FORMATS
 
@@ -221,7 +221,8 @@ def generate_cmd(
                            description=f"generating ({samples:,} samples)")
 
         try:
-            result = run_generate_on(request, inputs, progress=advance)
+            result = run_generate_on(request, inputs, progress=advance,
+                                     store_progress=ProgressReporter(display))
         except GenerateError as exc:
             raise CliError(str(exc)) from exc
     _print_result(result, as_json)

@@ -68,3 +68,10 @@ def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
     assert where["transactions_per_question"] >= 1
     assert 0 < where["engine_ms_per_question"] <= where["neo4j_read_ms_per_question"]
     assert where["neo4j_read_ms_per_question"] <= where["ms_per_question"]
+    # round trips per question, recorded one by one (issue 35)
+    trips = neo["round_trips_per_question"]
+    assert trips["mean"] == where["transactions_per_question"]
+    assert 1 <= trips["p50"] <= trips["p90"] <= trips["max"]
+    assert neo["ratio_neo4j_over_embedded_questions_per_s"] > 0
+    # the statistics were kept by the load, the seed's type samples computed first
+    assert record["store_preparation"] == neo["store_preparation"] == "computed"

@@ -34,6 +34,12 @@ def test_quick_benchmark(bench, tmp_path, capsys):
         assert run["samples_per_s"] > 0
         assert {"extend", "verbalize", "parse"} <= set(run["stage_seconds"])
     assert record["meets_target"] == (record["best_samples_per_s"] >= 500)
+    # the store keeps its predicate statistics from the load; the seed's type samples
+    # are kept before the baseline runs (issue 35)
+    assert record["store_preparation"]["outcome"] == "computed"
+    fixed = record["fixed_cost"]
+    assert 0 < fixed["open_seconds"] <= fixed["store_open_to_first_sample_seconds"]
+    assert fixed["generate_one_question_seconds"] > 0
     assert not (tmp_path / "work").exists()   # scratch removed without --keep
     # the label and complexity shares beside CAQA Table 5, recorded and printed
     shares = record["caqa_table5"]

@@ -137,6 +137,37 @@ def test_same_seed_is_byte_identical_with_and_without_workers(
     assert outputs(other)["samples.jsonl"] != outputs(one)["samples.jsonl"]
 
 
+def test_a_store_without_statistics_gets_them_once(
+        demo_store: Path, questions: list[Any], tmp_path: Path) -> None:
+    """A store loaded before the predicate statistics were kept (issue 35): the run
+    computes them and the seed's type samples first, reporting progress, then reads
+    them; the next run finds them kept; the samples are those of a store that had them
+    all along."""
+    import shutil
+
+    from kgstore import open_store
+
+    old = tmp_path / "old-store"
+    shutil.copytree(demo_store, old)
+    with open_store(str(old)) as s:
+        s._write_meta({"predicate_stats": ""})
+    steps: list[str] = []
+    first = generate(old, questions, tmp_path / "a", GenerateConfig(seed=11, chunk_size=3),
+                     source=SOURCE, report=False,
+                     store_progress=lambda step, done, total: steps.append(step))
+    assert first.timings["predicate_stats"] == "computed"
+    assert any(step.startswith("predicate statistics") for step in steps)
+    assert any(step.startswith("type samples: seed 11") for step in steps)
+    again = generate(old, questions, tmp_path / "b",
+                     GenerateConfig(seed=11, chunk_size=3, workers=2), source=SOURCE,
+                     report=False)
+    assert again.timings["predicate_stats"] == "kept"
+    reference = tmp_path / "reference"
+    generate(demo_store, questions, reference, GenerateConfig(seed=11, chunk_size=3),
+             source=SOURCE, report=False)
+    assert outputs(tmp_path / "a") == outputs(tmp_path / "b") == outputs(reference)
+
+
 def test_shards_concatenate_to_the_unsharded_run(demo_store: Path, questions: list[Any],
                                                  tmp_path: Path) -> None:
     generate(demo_store, questions, tmp_path / "all", GenerateConfig(seed=5, chunk_size=4),

@@ -106,3 +106,24 @@ def test_copy_progress_shows_rows_per_second() -> None:
     assert RateColumn().render(display.tasks[0]).plain == "250 rows/s"
     reporter("import: entities", 1, 7)   # the import's steps: no rate
     assert RateColumn().render(display.tasks[1]).plain == ""
+
+
+def test_predicate_stats_command_keeps_what_a_load_keeps(source: Path, tmp_path: Path) -> None:
+    """`kgbench store predicate-stats` on a store whose statistics are gone (as an
+    older kgbench left it) computes the same ones the load kept; on a location with no
+    store it is one line and exit 1."""
+    with open_store(str(source)) as s:
+        loaded = s.predicate_stats()
+        samples = {p: s.predicate_sample(p) for p in loaded or {}}
+        s._write_meta({"predicate_stats": ""})
+        assert loaded and s.predicate_stats() is None
+    doc = run_json("store", "predicate-stats", source)
+    assert doc["predicates"] == len(loaded) and doc["seconds"] >= 0
+    with open_store(str(source), read_only=True) as s:
+        assert s.predicate_stats() == loaded
+        assert {p: s.predicate_sample(p) for p in loaded} == samples
+    proc = run("store", "predicate-stats", tmp_path / "nowhere")
+    assert_clean_error(proc)
+    assert "no kgbench store there" in proc.stderr
+    help_text = run("store", "predicate-stats", "--help").stdout
+    assert "Example: kgbench store predicate-stats" in help_text

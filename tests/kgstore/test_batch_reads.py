@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kgstore import Entity, Fact, Store, open_store
-from kgstore.backends.ladybug import sampling as ladybug_sampling
+from kgstore import Entity, Fact, Store, open_store, type_samples
 from kgstore.backends.ladybug.store import _BATCH, _MANY_MIN
 from tests.kgstore.kgdata import KG, NATIONALITY, RELEASE, STARRING
 
@@ -292,7 +291,7 @@ def test_read_only_typed_samples_match_the_per_type_scan(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 800 entities of five types (some with two, some nameless, some CVTs), and a cut
     # that keeps about 100 of them: groups shorter than k send the read to the scan.
-    monkeypatch.setattr(ladybug_sampling, "TYPE_SAMPLE_ENTITIES", 100)
+    monkeypatch.setattr(type_samples, "HEAD_ENTITIES", 100)
     rng = random.Random(5)
     types = [f"t.type{i}" for i in range(5)]
     entities = [Entity(f"m.e{i}", None if i % 9 == 0 else f"E{i}",

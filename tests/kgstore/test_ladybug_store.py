@@ -414,7 +414,7 @@ def test_import_reports_progress(tmp_path: Path) -> None:
         report = s.import_stage(w.dir, progress=lambda *a: calls.append(a))
     assert [c[1] for c in calls] == list(range(1, len(IMPORT_STEPS) + 1))
     assert {c[2] for c in calls} == {len(IMPORT_STEPS)}
-    assert all(c[0].startswith("import: ") for c in calls)
+    assert [c[0] for c in calls] == [f"import: {step}" for step in IMPORT_STEPS]
     assert list(report.steps) == [c[0].removeprefix("import: ") for c in calls]
     assert report.facts_new == 1 and report.entities_new == 2
 
@@ -541,6 +541,9 @@ def _dump(store: LadybugStore) -> dict[str, object]:
         "hubs": table("MATCH (h:Hub) RETURN h.id AS id"),
         "slot_keys": table("MATCH (k:InSlot) RETURN k.key AS k, k.predicate AS p"),
         "slots": table("MATCH (k:InSlot)-[:IN_SLOT]->(e:Entity) RETURN k.key AS k, e.id AS s"),
+        # kept by the import (kgstore.predicate_stats), however it was interrupted
+        "predicate_stats": store.predicate_stats(),
+        "samples": {p.id: store.predicate_sample(p.id) for p in store.predicates()},
     }
 
 
@@ -570,10 +573,11 @@ store.close()
 # (kill after this line, seed for the delay into the next step); "ready" = before import.
 KILL_POINTS = [("ready", 0), ("import: read stage", 1), ("import: entities", 2),
                ("import: literals", 3), ("import: facts", 4), ("import: hubs", 6),
-               ("import: names", 5)]
+               ("import: names", 5), ("import: predicates", 7)]
 NEXT_STEP = {"ready": "read stage", "import: read stage": "entities",
              "import: entities": "literals", "import: literals": "facts",
-             "import: facts": "hubs", "import: hubs": "names", "import: names": "predicates"}
+             "import: facts": "hubs", "import: hubs": "names", "import: names": "predicates",
+             "import: predicates": "statistics"}
 
 
 def _interrupt(store_path: Path, stage: Path, after: str, delay: float) -> list[str]:

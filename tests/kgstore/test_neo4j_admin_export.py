@@ -25,6 +25,7 @@ import pytest
 from kgstore import Entity, Fact, Literal, normalize_name, open_store
 from kgstore.backends.neo4j.admin_export import source_kind
 from kgstore.neo4j_admin import Neo4jExportError, export_for_neo4j_admin
+from kgstore.predicate_stats import PENDING_KEY, STATS_KEY, decode_sample, decode_stats, sample_key
 from kgstore.staging import StageWriter
 from tests.kgstore.kgdata import FILM_ENTITIES, FILM_FACTS, FILM_PREDICATES
 
@@ -157,10 +158,13 @@ def test_import_tool_loads_every_node_and_relationship(
     driver, export = imported
     with open_store(hostile_store, read_only=True) as s:
         stats = s.stats()
+        with_facts = len(s.predicate_stats() or {})
     labels = dict(_rows(driver, "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*)"))
     assert labels == export["nodes"]
     assert labels["Entity"] == stats.entities and labels["Literal"] == stats.literals
-    assert labels["Predicate"] == stats.predicates and labels["Meta"] == 3
+    # schema version, created_at, CVT types; the predicate statistics, their marker and
+    # one sample per predicate with facts
+    assert labels["Predicate"] == stats.predicates and labels["Meta"] == 5 + with_facts
     types = dict(_rows(driver, "MATCH ()-[r]->() RETURN type(r), count(*)"))
     assert types == export["relationships"]
     assert types["Fact"] == stats.facts
@@ -251,6 +255,12 @@ def test_names_hubs_and_meta(imported: tuple[neo4j.Driver, dict[str, Any]],
     meta = dict(_rows(driver, "MATCH (m:Meta) RETURN m.key, m.value"))
     assert meta["schema_version"] == "1" and json.loads(meta["cvt_types"]) == cvt_types
     assert meta["created_at"].endswith("+00:00")
+    # The predicate statistics the store's own import kept, computed by the export.
+    with open_store(hostile_store, read_only=True) as s:
+        kept = s.predicate_stats()
+        assert kept and decode_stats(meta[STATS_KEY]) == kept and meta[PENDING_KEY] == "0"
+        for p in kept:
+            assert decode_sample(p, meta[sample_key(p)]) == s.predicate_sample(p)
 
 
 # -- the files, without the tool ---------------------------------------------------------

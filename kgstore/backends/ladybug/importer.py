@@ -25,6 +25,7 @@ from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
 from kgstore.backends.ladybug.hub_index import index_hubs
 from kgstore.enginepaths import cypher_path, duckdb_read_path
+from kgstore.predicate_stats import StatsUpkeep
 from kgstore.staging.diff import (
     RENAMED_PREDICATES_SQL,
     WANTED_NAMES_SQL,
@@ -216,6 +217,9 @@ class StageMerger:
         done = False
         try:
             self._stage_tables()
+            # Directly, before the first write is queued (see StatsUpkeep).
+            self.stats = StatsUpkeep(self.store, self.diff.db, had_facts=not self.empty["Fact"])
+            self.stats.begin()
             self._step("read stage")
             self._merge_entities(nameless_is_cvt)
             self._step("entities")
@@ -230,6 +234,8 @@ class StageMerger:
             self._import_predicates()
             self.writes.drain()  # the step's time includes waiting for the writes
             self._step("predicates")
+            self.stats.finish(self.progress)
+            self._step("statistics")
             self.store._rebuild_search_index(self._new_store_degrees())
             self._step("search index")
             done = True
@@ -344,6 +350,9 @@ class StageMerger:
                     # interleaved on a 2-core VM: 5M-line Freebase import 7.0-7.9 s ->
                     # 7.8-9.8 s (3 each); 20M-line import, median of 4, 44.1 -> 48.8 s.
                     order='"from", predicate, "to"', threads=1)
+        # DuckDB's side of the statistics runs while the store copies the facts (the
+        # hubs step drops the new facts).
+        self.stats.prepare()
 
     def _new_store_degrees(self) -> pa.Table | None:
         """Facts per entity (``id``, ``n_sum``) when the store had none before this

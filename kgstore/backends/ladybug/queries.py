@@ -59,6 +59,12 @@ def set_meta(key: str, value: str) -> Query:
     return "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value}
 
 
+def set_metas(values: dict[str, str]) -> Query:
+    """Several ``Meta`` rows in one statement (one transaction)."""
+    return ("UNWIND $rows AS r MERGE (m:Meta {key: r.k}) SET m.value = r.v",
+            {"rows": [{"k": k, "v": v} for k, v in values.items()]})
+
+
 def entity_count() -> Query:
     return "MATCH (e:Entity) RETURN count(e)", {}
 
@@ -148,6 +154,23 @@ def type_counts() -> Query:
     return "MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*)", {}
 
 
+def predicate_degrees(ids: list[str], outgoing: bool) -> Query:
+    """``(id, predicate, facts)`` of each entity of ``ids``: its facts out, or in from
+    entities, per predicate (the UNWIND + primary-key MATCH form, see :func:`expansions`)."""
+    pattern = "-[f:Fact]->()" if outgoing else "<-[f:Fact]-(:Entity)"
+    return ("UNWIND $ids AS i MATCH (c:Entity {id: i}) "
+            f"MATCH (c){pattern} RETURN c.id, f.predicate, count(*)", {"ids": ids})
+
+
+def fact_rows_to(path: str) -> Query:
+    """Every fact as :data:`kgstore.predicate_stats.FACT_SCHEMA` rows, written to the
+    Parquet file ``path`` (a Cypher string literal)."""
+    return ("COPY (MATCH (s:Entity)-[f:Fact]->(o) RETURN s.id AS subject, "
+            "f.predicate AS predicate, o.id AS object, "
+            "CASE WHEN label(o) = 'Literal' THEN 'L' ELSE 'E' END AS object_kind, "
+            f"o.value AS value, o.datatype AS datatype, o.lang AS lang) TO {path}", {})
+
+
 # -- facts -----------------------------------------------------------------------------
 
 def expansion(id: str, kind: str, predicate: str | None, cap: int) -> Query:
@@ -221,6 +244,21 @@ def typed_sample_heads(salt: str, cut: str, named_only: bool, include_cvt: bool)
     return ("MATCH (e:Entity) WITH e, md5(concat(e.id, $salt)) AS h "
             f"WHERE {' AND '.join(conditions)} "
             "UNWIND e.types AS t RETURN t, e.id, h ORDER BY h", {"salt": salt, "cut": cut})
+
+
+def named_type_counts() -> Query:
+    """Named, non-CVT members per type (the entities a typed sample draws from)."""
+    return ("MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+            "UNWIND e.types AS t RETURN t, count(*)", {})
+
+
+def type_sample_rows(salt: str, cut: str, small: list[str]) -> Query:
+    """``(type, id)`` of every named, non-CVT entity, once per type it has, whose
+    salted hash is below ``cut`` or whose type is one of ``small``, in hash order."""
+    return ("MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt "
+            "WITH e, md5(concat(e.id, $salt)) AS h UNWIND e.types AS t "
+            "WITH t, e, h WHERE h < $cut OR list_contains($small, t) "
+            "RETURN t, e.id ORDER BY h", {"salt": salt, "cut": cut, "small": small})
 
 
 def sample_facts(k: int, salt: str, predicate: str | None) -> Query:

@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.rows import entity_from_row, object_from_cols
 from kgstore.models import Entity, Fact
+from kgstore.type_samples import group, head_cut
 
 if TYPE_CHECKING:
     from kgstore.backends.ladybug.store import LadybugStore
 
-# Entities a read-only store keeps per seed to serve typed samples (ids and types:
-# about 2 MB; a type of 1% of the entities gets about 160 of them).
-TYPE_SAMPLE_ENTITIES = 16_384
 # Seeds (with the two flags) whose typed samples a read-only store keeps: a run uses
 # one; a long-lived service asked for many keeps the last few.
 TYPE_SAMPLE_KEYS = 4
@@ -28,6 +26,10 @@ def sample_entities(store: LadybugStore, k: int, *, seed: int, type_id: str | No
     """:meth:`~kgstore.store.Store.sample_entities` of the embedded store."""
     # A read-only store keeps samples: each scans every entity of the type (0.2 s on
     # 1M entities), and a sample of k is the first k of a longer one.
+    ids = store._kept_type_sample(k, seed, type_id, named_only, include_cvt)
+    if ids is not None:
+        records = store.entities(ids)
+        return [records[i] for i in ids if i in records]
     key = ("sample", seed, type_id, named_only, include_cvt)
     kept = store._expansion_cache.get(key) if store.read_only else None
     if kept is not None and (kept[1] or len(kept[0]) >= k):
@@ -45,6 +47,7 @@ def sample_entities(store: LadybugStore, k: int, *, seed: int, type_id: str | No
         return [dataclasses.replace(e) for e in sample]
     return sample
 
+
 def _type_sample_prefix(store: LadybugStore, seed: int, type_id: str, named_only: bool,
                         include_cvt: bool) -> list[str] | None:
     """The ids that start ``type_id``'s seeded sample (the order of
@@ -54,11 +57,13 @@ def _type_sample_prefix(store: LadybugStore, seed: int, type_id: str, named_only
     A per-type sample scans the whole entity table (0.2 s on 1M entities), and the
     contradictory edit asks for dozens of types. This scan (0.5 s) keeps the
     entities whose salted hash falls below a cut that leaves about
-    ``TYPE_SAMPLE_ENTITIES`` of them, grouped by type in hash order. Every entity
-    of a type that comes before the cut is in it, so each group is exactly the first
-    entities of that type's sample; a group shorter than a caller's ``k`` sends the
-    caller to the per-type scan. The first type asked for takes the per-type scan:
-    a run that samples one type never pays for all of them."""
+    :data:`~kgstore.type_samples.HEAD_ENTITIES` of them, grouped by type in hash
+    order. Every entity of a type that comes before the cut is in it, so each group
+    is exactly the first entities of that type's sample; a group shorter than a
+    caller's ``k`` sends the caller to the per-type scan. The first type asked for
+    takes the per-type scan: a run that samples one type never pays for all of
+    them. (A store that keeps type samples for the seed,
+    :meth:`~kgstore.store.Store.keep_type_samples`, answers from them first.)"""
     key = (seed, named_only, include_cvt)
     prefixes: dict[str, list[str]] | None = store._type_prefixes.get(key)
     if prefixes is None:
@@ -69,19 +74,13 @@ def _type_sample_prefix(store: LadybugStore, seed: int, type_id: str, named_only
         seen.add(type_id)
         if len(seen) < 2:
             return None
-        entities = store._count(*q.entity_count())
-        fraction = min(1.0, TYPE_SAMPLE_ENTITIES / max(entities, 1))
-        # md5 is 32 hex digits: comparing with an 8-digit prefix keeps that fraction.
-        cut = "g" if fraction >= 1.0 else f"{int(fraction * 16 ** 8):08x}"
+        cut = head_cut(store._count(*q.entity_count()))
         rows = store._rows(*q.typed_sample_heads(f":{seed}", cut, named_only, include_cvt),
                           scan=True)
-        prefixes = {}
-        for t, id, _ in rows:
-            group = prefixes.setdefault(t, [])
-            if not group or group[-1] != id:   # a type listed twice on one entity
-                group.append(id)
+        prefixes = group((t, id) for t, id, _ in rows)
         store._type_prefixes.put(key, prefixes, 1)
     return prefixes.get(type_id, [])
+
 
 def sample_facts(store: LadybugStore, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
     rows = store._rows(*q.sample_facts(k, f":{seed}", predicate), scan=True)

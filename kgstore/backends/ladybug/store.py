@@ -27,6 +27,7 @@ from typing import Any
 
 import ladybug as lb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug import sampling
@@ -65,6 +66,7 @@ from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_ladybug
 from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, link_graph_values
 from kgstore.diskspace import disk_full_error
+from kgstore.enginepaths import cypher_path
 from kgstore.errors import (
     DamagedStoreError,
     IncompatibleStoreError,
@@ -90,6 +92,7 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import MATCH_KINDS, EntitySearchIndex, SearchHit, fold, read_index
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+from kgstore.type_samples import SMALL_TYPE, group, head_cut
 
 __all__ = ["LadybugStore"]
 
@@ -399,6 +402,10 @@ class LadybugStore(Store):
     def _set_meta(self, key: str, value: str) -> None:
         self._rows(*q.set_meta(key, value))
 
+    def _write_meta(self, values: dict[str, str]) -> None:
+        if values:
+            self._rows(*q.set_metas(values))
+
     def _count(self, query: str, params: dict[str, Any] | None = None) -> int:
         return int(self._rows(query, params, scan=True)[0][0])
 
@@ -477,7 +484,7 @@ class LadybugStore(Store):
         assert self._search is not None
         return self._search
 
-    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
+    def _read_predicates(self, limit: int | None) -> list[Predicate]:
         query, params = q.predicates(limit, aliases=self._has_predicate_aliases())
         return [Predicate(r[0], r[1], int(r[2] or 0), tuple(r[3] or ()))
                 for r in self._rows(query, params)]
@@ -505,6 +512,21 @@ class LadybugStore(Store):
     def type_counts(self) -> dict[str, int]:
         rows = self._rows(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
+
+    def _predicate_degrees(self, ids: Sequence[str], *, outgoing: bool
+                           ) -> list[tuple[str, str, int]]:
+        return [(r[0], r[1], int(r[2])) for start in range(0, len(ids), _BATCH)
+                for r in self._rows(*q.predicate_degrees(list(ids[start:start + _BATCH]),
+                                                         outgoing), scan=True)]
+
+    def _fact_rows(self) -> Iterator[pa.Table]:
+        # The engine writes them to Parquet and the batches are read back from it: the
+        # whole fact table never sits in Python's memory.
+        with tempfile.TemporaryDirectory(prefix="kgbench-facts-") as tmp:
+            path = Path(tmp) / "facts.parquet"
+            self._rows(*q.fact_rows_to(cypher_path(path)), scan=True)
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=200_000):
+                yield pa.Table.from_batches([batch])
 
     # -- facts ----------------------------------------------------------------------
     # Each direction/target table is its own labelled query: LadybugDB answers a
@@ -650,6 +672,13 @@ class LadybugStore(Store):
     ) -> list[Entity]:
         return sampling.sample_entities(self, k, seed=seed, type_id=type_id,
                                         named_only=named_only, include_cvt=include_cvt)
+
+    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+        small = sorted(str(t) for t, n in self._rows(*q.named_type_counts(), scan=True)
+                       if int(n) <= SMALL_TYPE)
+        cut = head_cut(self._count(*q.entity_count()))
+        rows = self._rows(*q.type_sample_rows(f":{seed}", cut, small), scan=True)
+        return group((str(t), str(id)) for t, id in rows), set(small)
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         return sampling.sample_facts(self, k, seed=seed, predicate=predicate)

@@ -58,6 +58,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from kgstore import predicate_stats
 from kgstore.backends.neo4j.schema import CONSTRAINTS, INDEXES
 from kgstore.errors import StagingError
 from kgstore.hubs import SLOT_SEPARATOR, hub_min_in_degree
@@ -344,6 +345,9 @@ class _CsvExport:
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         meta = [("schema_version", str(SCHEMA_VERSION)), ("created_at", now),
                 ("cvt_types", json.dumps(sorted(cvt_types)))]
+        # The predicate statistics an import into an empty store keeps, from the same facts.
+        meta += list(predicate_stats.meta_rows(
+            *predicate_stats.compute(self.diff.db, "stage_facts", "stage_literals")).items())
         self.diff.sql("CREATE TABLE meta (key VARCHAR, value VARCHAR)")
         self.diff.db.executemany("INSERT INTO meta VALUES (?, ?)", meta)
         self._copy("meta", "nodes", "Meta", "key,:LABEL,value",

@@ -34,6 +34,7 @@ import pyarrow as pa
 from kgstore.backends.neo4j import queries as q
 from kgstore.backends.neo4j.search import complete_search_keys, with_folds
 from kgstore.hubs import hub_min_in_degree
+from kgstore.predicate_stats import StatsUpkeep
 from kgstore.staging.diff import (
     MERGED_PREDICATE_NAMES,
     WANTED_NAMES_SQL,
@@ -125,12 +126,16 @@ class OnlineImport:
                 self.report.facts_duplicate = (int(self.manifest["counts"].get("facts", 0))
                                                - self.diff.fact_rows)
                 self._cvt_types()
+                self.stats = StatsUpkeep(self.store, self.diff.db,
+                                         had_facts=bool(self.store._read(*q.any_fact())))
+                self.stats.begin()
                 self._step("read stage")
                 self._entities(nameless_is_cvt)
                 self._step("entities")
                 self._literals()
                 self._step("literals")
                 self._facts()
+                self.stats.prepare()
                 self._step("facts")
                 self._hubs()
                 self._step("hubs")
@@ -138,6 +143,8 @@ class OnlineImport:
                 self._step("names")
                 self._predicates()
                 self._step("predicates")
+                self.stats.finish(self.progress)
+                self._step("statistics")
                 complete_search_keys(self.store, self.progress)   # a store loaded before
                 self._step("search index")
             finally:

@@ -114,6 +114,17 @@ def names_without_fold(after: str, limit: int) -> Query:
 
 def set_folds(rows: list[dict[str, Any]]) -> Query:
     return "UNWIND $rows AS r MATCH (n:Name {key: r.k}) SET n.fold = r.f", {"rows": rows}
+def names_of(ids: list[str], limit: int) -> Query:
+    """``[key, *record]``: for every name and alias key of the entities ``ids``, the
+    entities it names, :func:`by_name`'s first ``limit`` of each."""
+    return ("UNWIND $ids AS i MATCH (:Entity {id: i})<-[:NAMES]-(n:Name) WITH DISTINCT n "
+            "CALL (n) { MATCH (n)-[:NAMES]->(e:Entity) RETURN e ORDER BY e.id LIMIT $n } "
+            f"RETURN n.key, {ENTITY_COLS}", {"ids": ids, "n": limit})
+
+
+def metas(keys: list[str]) -> Query:
+    return "UNWIND $keys AS k MATCH (m:Meta {key: k}) RETURN m.key, m.value", {"keys": keys}
+
 
 
 def predicates(limit: int | None) -> Query:
@@ -134,6 +145,18 @@ def predicate_ends() -> list[Query]:
 
 def type_counts() -> Query:
     return "MATCH (e:Entity) UNWIND e.types AS t RETURN t, count(*) ORDER BY t", {}
+
+
+def any_fact() -> Query:
+    return "MATCH ()-[f:Fact]->() RETURN 1 LIMIT 1", {}
+
+
+def predicate_degrees(ids: list[str], outgoing: bool) -> Query:
+    """``(id, predicate, facts)`` of each entity of ``ids``: its facts out, or in from
+    entities, per predicate."""
+    pattern = "-[f:Fact]->()" if outgoing else "<-[f:Fact]-(:Entity)"
+    return (f"UNWIND $ids AS i MATCH (c:Entity {{id: i}}){pattern} "
+            "RETURN i, f.predicate, count(*)", {"ids": ids})
 
 
 def hubs() -> Query:
@@ -163,10 +186,34 @@ def in_facts(id: str, predicate: str | None, cols: str, limit: int, *, hub: bool
         return (f"MATCH (:InSlot {{key: $k}})-[:IN_SLOT]->(e:Entity) "
                 f"RETURN $p, {cols} ORDER BY e.id LIMIT $n",
                 {"k": slot_key(id, predicate), "p": predicate, "n": limit})
+    if hub:
+        # The first of each of the hub's slots, merged: the same window as the filter
+        # below, which sorts every incoming fact (400k facts: 200 ms, against 5 ms).
+        return ("MATCH (k:InSlot) WHERE k.key STARTS WITH $prefix "
+                "CALL (k) { MATCH (k)-[:IN_SLOT]->(e:Entity) RETURN e ORDER BY e.id LIMIT $n } "
+                f"RETURN k.predicate AS p, {cols} ORDER BY e.id, p LIMIT $n",
+                {"prefix": id + SLOT_SEPARATOR, "n": limit})
     where = " WHERE f.predicate = $p" if predicate is not None else ""
     return (f"MATCH (:Entity {{id: $id}})<-[f:Fact]-(e:Entity){where} "
             f"RETURN f.predicate, {cols} ORDER BY e.id, f.predicate LIMIT $n",
             {"id": id, "p": predicate, "n": limit})
+
+
+def neighbourhoods(kind: str, ids: list[str], limit: int) -> Query:
+    """``[id, predicate, *columns]`` of every entity of ``ids``: its facts of ``kind``
+    ("out": entity objects, "in": subjects, brief records; "literal": value, datatype,
+    lang), at most ``limit`` per id, each id's in :func:`out_facts` / :func:`in_facts`
+    order (a window of each is a prefix of the one-id read)."""
+    if kind == "literal":
+        pattern, order, cols = ("-[f:Fact]->(e:Literal)", "p, e.id",
+                                "e.value, e.datatype, e.lang")
+    else:
+        pattern = "-[f:Fact]->(e:Entity)" if kind == "out" else "<-[f:Fact]-(e:Entity)"
+        order = "p, e.id" if kind == "out" else "e.id, p"
+        cols = DETAIL_COLS["brief"]
+    return ("UNWIND $ids AS i MATCH (c:Entity {id: i}) "
+            f"CALL (c) {{ MATCH (c){pattern} RETURN f.predicate AS p, e "
+            f"ORDER BY {order} LIMIT $n }} RETURN i, p, {cols}", {"ids": ids, "n": limit})
 
 
 def facts_of_many(kind: str, ids: list[str], predicate: str, limit: int) -> Query:
@@ -198,6 +245,15 @@ def sample_entity_ids(type_id: str | None, named_only: bool, include_cvt: bool) 
         conditions.append("NOT e.is_cvt")
     where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
     return f"MATCH (e:Entity) {where} RETURN e.id", {"t": type_id}
+
+
+def entity_count() -> Query:
+    return "MATCH (e:Entity) RETURN count(e)", {}
+
+
+def named_entity_types() -> Query:
+    """Id and types of every named, non-CVT entity (what a typed sample draws from)."""
+    return "MATCH (e:Entity) WHERE e.name IS NOT NULL AND NOT e.is_cvt RETURN e.id, e.types", {}
 
 
 def sample_fact_keys(predicate: str | None) -> Query:

@@ -21,12 +21,13 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +77,25 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import SearchHit
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
+from kgstore.type_samples import SMALL_TYPE, group, head_cut, salted
 
-__all__ = ["Neo4jStore"]
+__all__ = ["READ_AHEAD_FACTS", "Neo4jStore"]
 
 # Ids per UNWIND query of a batch lookup.
 _BATCH = 2_000
+# Facts of each kind (out, in, literal) that read_ahead reads per node: all of them for
+# 99% of the nodes of the 1M-fact benchmark KG (degree p99 62), while a node with
+# thousands costs no more than a window. Reading 200 (the engine's window,
+# extension.core.candidates.Limits) doubled the client's CPU per question.
+READ_AHEAD_FACTS = 64
+# The detail of the neighbours' records read ahead (what the extension engine's
+# neighbourhood reads ask for; types lists would be most of the bytes), and the
+# expansion cache's key for a node's facts of all predicates (only read_ahead keeps those).
+_AHEAD: EntityDetail = "brief"
+# Entities per name that read_ahead(names=True) reads (find_by_name's default limit),
+# and the records of such lookups a read-only store keeps.
+_NAMES_AHEAD = 50
+_NAME_CACHE_RECORDS = 20_000
 # Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
 _NAME_MATCH_CAP = 100_000
@@ -94,6 +109,12 @@ _META_BEFORE_VERSION = ("created_at", "cvt_types", "backend")
 def _entity(row: Sequence[Any]) -> Entity:
     return Entity(id=row[0], name=row[1], aliases=tuple(row[2] or ()),
                   types=tuple(row[3] or ()), is_cvt=bool(row[4]), description=row[5])
+
+
+def _at_detail(kind: str, row: list[Any], detail: EntityDetail | None) -> list[Any]:
+    """A row read ahead (``[predicate, *brief record]``, or a literal's) at ``detail``
+    (``None``: the neighbour's id only; else "brief")."""
+    return row[:2] if kind != "literal" and detail is None else list(row)
 
 
 def _schema_version(value: Any) -> int | None:
@@ -159,6 +180,7 @@ class Neo4jStore(Store):
 
     backend = "neo4j"
     dialect = "neo4j"
+    round_trip_reads = True
 
     def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
                  pool_size: int = 4) -> None:
@@ -168,10 +190,10 @@ class Neo4jStore(Store):
         self._session: neo4j.Session | None = None
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
+        # find_by_name results read ahead (read_ahead): key -> (entities, all of them)
+        self._names = Lru(_NAME_CACHE_RECORDS)
         self._hubs: frozenset[str] | None = None
         self._search_ready = False   # every Name has its search key (search.ready)
-        # All predicates, as predicates() orders them; kept by a read-only store.
-        self._predicate_list: list[Predicate] | None = None
         try:
             self._open(create)
         except BaseException:
@@ -244,6 +266,7 @@ class Neo4jStore(Store):
             self._driver.close()
             self._driver = None
         self._clear_read_caches()
+        self._names.clear()
 
     # -- low-level execution --------------------------------------------------------
     def _sess(self) -> neo4j.Session:
@@ -296,6 +319,9 @@ class Neo4jStore(Store):
     def _write_meta(self, values: dict[str, str]) -> None:
         self._write(*q.set_meta(values))
 
+    def _meta_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._read(*q.metas(list(keys))) if r[1] is not None}
+
     # -- metadata -------------------------------------------------------------------
     def stats(self) -> StoreStats:
         counts = self._read_many(q.stats())
@@ -324,8 +350,11 @@ class Neo4jStore(Store):
         return {r[0]: _entity(r) for rows in results for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
-        rows = self._read(*q.by_name(normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)))
-        return [_entity(r) for r in rows]
+        key, limit = normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)
+        kept = self._names.get(key) if self.read_only else None
+        if kept is not None and (kept[1] or len(kept[0]) >= limit):
+            return [dataclasses.replace(e) for e in kept[0][:limit]]
+        return [_entity(r) for r in self._read(*q.by_name(key, limit))]
 
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
         return search_entities(self, text, limit, _entity)
@@ -351,16 +380,8 @@ class Neo4jStore(Store):
         """Tell holders of read-only handles (a server) that the store changed."""
         self._write_meta({GENERATION_META: uuid.uuid4().hex})
 
-    def predicates(self, *, limit: int | None = None) -> list[Predicate]:
-        # Extension asks once per question: a read-only store reads them once (a
-        # round trip and 300 rows, 13 ms a question on the 1M-fact benchmark KG).
-        if self.read_only:
-            if self._predicate_list is None:
-                self._predicate_list = [_predicate_from_row(r)
-                                        for r in self._read(*q.predicates(None))]
-            return self._predicate_list[:None if limit is None else max(limit, 0)]
-        query = q.predicates(None if limit is None else max(limit, 0))
-        return [_predicate_from_row(r) for r in self._read(*query)]
+    def _read_predicates(self, limit: int | None) -> list[Predicate]:
+        return [_predicate_from_row(r) for r in self._read(*q.predicates(limit))]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         ends: dict[str, list[int]] = {}
@@ -374,6 +395,12 @@ class Neo4jStore(Store):
     def type_counts(self) -> dict[str, int]:
         rows = self._read(*q.type_counts())
         return {str(t): int(n) for t, n in rows}
+
+    def _predicate_degrees(self, ids: Sequence[str], *, outgoing: bool
+                           ) -> list[tuple[str, str, int]]:
+        batches = [list(ids[i:i + _BATCH]) for i in range(0, len(ids), _BATCH)]
+        results = self._read_many([q.predicate_degrees(b, outgoing) for b in batches])
+        return [(r[0], r[1], int(r[2])) for rows in results for r in rows]
 
     # -- facts ----------------------------------------------------------------------
     def _hub_ids(self) -> frozenset[str]:
@@ -392,13 +419,25 @@ class Neo4jStore(Store):
     def _kept(self, id: str, kind: str, predicate: str | None, limit: int,
               detail: EntityDetail | None) -> list[list[Any]] | None:
         """The first ``limit`` rows of an expansion this store keeps, if it keeps
-        enough of it."""
-        if not self.read_only or predicate is None:
+        enough of it: read before, or part of a neighbourhood read ahead
+        (:meth:`read_ahead`) that holds all of the node's facts of that kind."""
+        if not self.read_only:
             return None
-        kept = self._expansion_cache.get((id, kind, predicate, detail))
-        if kept is not None and (kept[1] or len(kept[0]) >= limit):
-            return list(kept[0][:limit])
-        return None
+        if predicate is not None:
+            kept = self._expansion_cache.get((id, kind, predicate, detail))
+            if kept is not None and (kept[1] or len(kept[0]) >= limit):
+                return list(kept[0][:limit])
+        ahead = self._expansion_cache.get((id, kind, None, _AHEAD))
+        if ahead is None or detail in ("lean", "full"):
+            return None
+        rows, complete = ahead
+        if predicate is not None:
+            if not complete:
+                return None
+            rows = [r for r in rows if r[0] == predicate]
+        elif not complete and len(rows) < limit:
+            return None
+        return [_at_detail(kind, r, detail) for r in rows[:limit]]
 
     def _expand_many(self, id: str, kinds: Sequence[str], predicate: str | None, limit: int,
                      detail: EntityDetail | None = None) -> list[list[list[Any]]]:
@@ -448,9 +487,7 @@ class Neo4jStore(Store):
         for kind in kinds:
             batch = []
             for id in wanted:
-                kept = self._expansion_cache.get((id, kind, predicate, None)) \
-                    if self.read_only else None
-                if (kept is not None and kept[1]) or (kind == "in" and id in self._hub_ids()):
+                if self._complete(id, kind, predicate) or (kind == "in" and id in self._hub_ids()):
                     rows = self._expand(id, kind, predicate, left + 1)
                     found[id] += [self._fact(kind, id, predicate, r[1:]) for r in rows]
                     left -= len(rows)
@@ -475,6 +512,16 @@ class Neo4jStore(Store):
                                                   (kept_rows, True), len(kept_rows) + 1)
         return found, False
 
+    def _complete(self, id: str, kind: str, predicate: str) -> bool:
+        """Whether this store keeps all of ``id``'s ``predicate`` facts of ``kind``."""
+        if not self.read_only:
+            return False
+        for key in ((id, kind, predicate, None), (id, kind, None, _AHEAD)):
+            kept = self._expansion_cache.get(key)
+            if kept is not None and kept[1]:
+                return True
+        return False
+
     @staticmethod
     def _fact(kind: str, id: str, predicate: str, columns: Sequence[Any]) -> Fact:
         if kind == "out":
@@ -490,13 +537,78 @@ class Neo4jStore(Store):
 
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         # Out, in, literal (the embedded store's window order), each cut to limit + 1
-        # (the +1 tells truncation), in one transaction.
+        # (the +1 tells truncation), in one transaction; or from a read ahead that holds
+        # that much of each (all of a kind, or more than the window).
+        if self.read_only and detail == _AHEAD:
+            ahead = [self._expansion_cache.get((id, kind, None, _AHEAD))
+                     for kind in ("out", "in", "literal")]
+            if all(a is not None and (a[1] or len(a[0]) > limit) for a in ahead):
+                out, into, literal = (a[0][:limit + 1] for a in ahead if a is not None)
+                return self._adjacency(id, out, into, literal, limit)
         cols = q.DETAIL_COLS[detail]
         out_rows, in_rows, literal_rows = self._read_many([
             q.out_facts(id, None, cols, False, limit + 1),
-            q.in_facts(id, None, cols, limit + 1, hub=False),
+            q.in_facts(id, None, cols, limit + 1, hub=id in self._hub_ids()),
             q.out_facts(id, None, cols, True, limit + 1),
         ])
+        return self._adjacency(id, out_rows, in_rows, literal_rows, limit)
+
+    def read_ahead(self, ids: Iterable[str], *, names: bool = False,
+                   limit: int = READ_AHEAD_FACTS) -> None:
+        """Reads the records and neighbourhoods (at most ``limit`` facts of each kind,
+        neighbours' records "brief") of those of ``ids`` not kept yet, with ``names``
+        also the entities sharing one of their names or aliases (:meth:`find_by_name`),
+        in one transaction, and keeps them: a store opened read-only then answers the
+        caller's next reads around these nodes (their records, :meth:`adjacency`,
+        single-predicate facts of a node whose facts of that kind were all read, and
+        those name lookups) without a round trip each."""
+        if not self.read_only:
+            return
+        wanted = [i for i in dict.fromkeys(ids)
+                  if self._expansion_cache.get((i, "out", None, _AHEAD)) is None]
+        if not wanted:
+            return
+        records = [i for i in wanted if self._entity_cache.get(i) is None]
+        kinds = ("out", "in", "literal")
+        # A hub's incoming facts are not read ahead: a window of them sorts all of
+        # them (400k facts: 200 ms), and they are never all read, so a single
+        # predicate of them is read through the hub index anyway.
+        hubs = self._hub_ids()
+        queries = [q.neighbourhoods(kind, [i for i in wanted if i not in hubs]
+                                    if kind == "in" else wanted, limit + 1) for kind in kinds]
+        if names:
+            queries.append(q.names_of(wanted, _NAMES_AHEAD + 1))
+        queries += [q.entities(records[i:i + _BATCH]) for i in range(0, len(records), _BATCH)]
+        results = self._read_many(queries)
+        if names:
+            named: dict[str, list[Entity]] = {}
+            for r in results[len(kinds)]:
+                named.setdefault(r[0], []).append(_entity(r[1:]))
+            for key, found_by_name in named.items():
+                self._names.put(key, (found_by_name, len(found_by_name) <= _NAMES_AHEAD),
+                                len(found_by_name))
+            kinds_read = len(kinds) + 1
+        else:
+            kinds_read = len(kinds)
+        found = {r[0]: _entity(r) for rows in results[kinds_read:] for r in rows}
+        for id in records:
+            self._entity_cache.put(id, (found.get(id),), 1)
+        by_id: dict[str, dict[str, list[list[Any]]]] = {i: {k: [] for k in kinds} for i in wanted}
+        for kind, rows in zip(kinds, results, strict=False):
+            for r in rows:
+                by_id[r[0]][kind].append(r[1:])
+        # Rows only: records are made when a read asks (_kept, _read_adjacency).
+        for id, rows_of in by_id.items():
+            for kind, rows in rows_of.items():
+                if kind != "in" or id not in hubs:
+                    self._expansion_cache.put((id, kind, None, _AHEAD),
+                                              (rows, len(rows) <= limit), len(rows) + 1)
+
+    @staticmethod
+    def _adjacency(id: str, out_rows: list[list[Any]], in_rows: list[list[Any]],
+                   literal_rows: list[list[Any]], limit: int) -> Adjacency:
+        """:meth:`adjacency` of ``id`` from the rows of its three reads (each of at
+        most ``limit + 1``)."""
         result = Adjacency()
         for rows, outgoing in ((out_rows, True), (in_rows, False)):
             for r in rows:
@@ -527,12 +639,37 @@ class Neo4jStore(Store):
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
+        kept = self._kept_type_sample(k, seed, type_id, named_only, include_cvt)
+        if kept is not None:
+            records = self.entities(kept)
+            return [records[i] for i in kept if i in records]
         ordered = self._sample_order(
             ("entities", seed, type_id, named_only, include_cvt),
             q.sample_entity_ids(type_id, named_only, include_cvt), f":{seed}")
         ids = [r[0] for r in ordered[:max(k, 0)]]
         records = self.entities(ids)
         return [records[i] for i in ids if i in records]
+
+    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+        # One pass over the named entities, hashed here (Cypher has no md5): the head
+        # rows, and every member of each type while it has no more than SMALL_TYPE.
+        cut = head_cut(int(self._read(*q.entity_count())[0][0]))
+        head_rows: list[tuple[str, str, str]] = []
+        members: dict[str, list[tuple[str, str]] | None] = {}
+        for batch in self._stream(q.named_entity_types()[0], 10_000, list):
+            for id, types in batch:
+                h = salted(id, seed)
+                for t in types or ():
+                    if h < cut:
+                        head_rows.append((h, t, id))
+                    kept = members.setdefault(t, [])
+                    if kept is not None:
+                        kept.append((h, id))
+                        if len(kept) > SMALL_TYPE:
+                            members[t] = None
+        small = {t for t, m in members.items() if m is not None}
+        rows = set(head_rows) | {(h, t, id) for t in small for h, id in members[t] or ()}
+        return group((t, id) for _, t, id in sorted(rows)), small
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         ordered = self._sample_order(("facts", seed, predicate), q.sample_fact_keys(predicate),

@@ -77,6 +77,10 @@ class OnlineImport:
         self.report = ImportReport()
         self._started = time.perf_counter()
         self._step = ImportSteps(self.report, progress).done
+        self.empty = False
+        """Whether the store held no entity or literal when this import began: then it
+        holds nothing of the stage, and no step reads what it holds (an interrupted
+        import leaves some, so its rerun reads)."""
 
     # -- plumbing -----------------------------------------------------------------------
     def _batches(self, sql: str, size: int | None = None) -> Iterator[q.Columns]:
@@ -117,7 +121,7 @@ class OnlineImport:
         ``ids_sql`` (``read(ids)`` returns ``columns`` in order)."""
         schema = pa.schema(list(columns.items()))
         parts: list[pa.Table] = []
-        for batch in self._batches(ids_sql, size=IDS_PER_READ):
+        for batch in ([] if self.empty else self._batches(ids_sql, size=IDS_PER_READ)):
             rows = self.store._read(*read(next(iter(batch.values()))))
             if rows:
                 parts.append(pa.Table.from_pylist(
@@ -178,6 +182,8 @@ class OnlineImport:
             self.store._write_meta({"cvt_types": json.dumps(self.cvt_types)})
 
     def _entities(self, nameless_is_cvt: bool) -> None:
+        self.empty = not any(rows[0][0] for rows in
+                             self.store._read_many(q.entities_and_literals()))
         self._existing(
             "old_entities",
             {"id": pa.string(), "name": pa.string(), "aliases": pa.list_(pa.string()),
@@ -231,9 +237,10 @@ class OnlineImport:
         self.report.facts_duplicate += self.diff.fact_rows - new
         self.report.facts_new = new
         # A hub's index stops being read before facts into it arrive (see the module doc).
-        self._write_all(None, "SELECT DISTINCT object AS id FROM new_facts "
+        if not self.empty:
+            self._write_all(None, "SELECT DISTINCT object AS id FROM new_facts "
                         "WHERE object_kind = 'E' ORDER BY id",
-                        lambda cols: q.unmark_hubs(cols["id"]), 0)
+                            lambda cols: q.unmark_hubs(cols["id"]), 0)
         written = 0
 
         def count(result: list[list[list[Any]]]) -> None:
@@ -265,6 +272,9 @@ class OnlineImport:
                                "indexed": pa.bool_()},
             "SELECT DISTINCT object FROM stage_facts WHERE object_kind = 'E' ORDER BY object",
             q.in_degrees)
+        if self.empty:   # every fact into an object is one of this import's
+            self.diff.sql("INSERT INTO object_degrees SELECT object, count(*), false "
+                          "FROM new_facts WHERE object_kind = 'E' GROUP BY object")
         hubs = [r[0] for r in self.diff.sql(
             "SELECT id FROM object_degrees WHERE degree >= ? AND NOT indexed ORDER BY id",
             [hub_min_in_degree()])]

@@ -242,6 +242,12 @@ _ENTITY_PROPS = ("name: $name[i], aliases: $aliases[i], types: $types[i], "
                  "is_cvt: $is_cvt[i], description: $description[i]")
 
 
+def entities_and_literals() -> list[Query]:
+    """How many entity nodes, and literal nodes, there are (Neo4j's count store: no
+    scan)."""
+    return [("MATCH (e:Entity) RETURN count(e)", {}), ("MATCH (l:Literal) RETURN count(l)", {})]
+
+
 def stored_entities(ids: list[str]) -> Query:
     """The records of the stored entities among ``ids``, and their element ids."""
     return ("UNWIND $ids AS i MATCH (e:Entity {id: i}) "

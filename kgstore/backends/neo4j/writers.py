@@ -4,8 +4,8 @@ own, from a small pool of threads, while the importing thread prepares the next 
 Why several: a batch's time is nearly all the server's (creating the records, updating
 the indexes, writing the transaction log: about 25 µs of server CPU per relationship,
 measured with JFR on Neo4j 5.26), one transaction runs on one server thread, and the
-client's share is a tenth of it. Two writers keep two server threads busy and overlap the
-client's work with the server's. Batches of one step touch disjoint rows and Neo4j takes a
+client's share is a fifth of it. Several writers keep several server threads busy and
+overlap the client's work with the server's. Batches of one step touch disjoint rows and Neo4j takes a
 relationship's locks at commit in a sorted order, so they do not deadlock; a transient
 error (a deadlock, a leader switch) is retried (the driver's managed transactions, or the
 whole task for an implicit transaction). Batches commit in no fixed order, so a kill
@@ -33,9 +33,11 @@ if TYPE_CHECKING:
 __all__ = ["WRITERS_ENV", "WritePool", "Writer", "import_writers"]
 
 WRITERS_ENV = "KGBENCH_NEO4J_WRITERS"
-DEFAULT_WRITERS = 2
-"""Write transactions at once. On the 2-core test machine two beat one (1M facts); a
-server with more cores takes more (``KGBENCH_NEO4J_WRITERS``)."""
+DEFAULT_WRITERS = 4
+"""Write transactions at once. 200k facts on the 2-core test machine (shared, load
+12-15): 1, 2, 3, 4 writers gave 3.1-4.3k, 4.1k, 5.4-5.5k, 5.5-6.0k facts/s for the same
+server and client CPU; a server with more cores takes more (``KGBENCH_NEO4J_WRITERS``).
+At most the store's Bolt connections (``open_store(pool_size=4)``)."""
 MAX_WRITERS = 32
 # Tries of a task whose implicit transaction hit a transient error.
 _TASK_TRIES = 3

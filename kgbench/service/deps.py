@@ -36,42 +36,56 @@ WALL_CLOCK_GRACE_S = 2.0
 (the engine's own timeout usually stops a Cypher query first)."""
 
 
-def settings(request: Request) -> ServiceSettings:
-    """The server's settings."""
+# The dependencies are coroutines although none waits for anything: FastAPI runs a
+# plain function dependency in its thread pool, a thread hop per request (on a busy
+# machine each hop waits for a core; the 1-client entity page spent a fifth of its time
+# so).
+
+def _settings(request: Request) -> ServiceSettings:
     found: ServiceSettings = request.app.state.settings
     return found
 
 
-def store_pool(request: Request) -> StorePool:
-    """The server's pool of read-only store handles."""
+def _pool(request: Request) -> StorePool:
     pool: StorePool = request.app.state.stores
     return pool
 
 
-def cypher_workers(request: Request) -> CypherWorkers:
+async def settings(request: Request) -> ServiceSettings:
+    """The server's settings."""
+    return _settings(request)
+
+
+async def store_pool(request: Request) -> StorePool:
+    """The server's pool of read-only store handles."""
+    return _pool(request)
+
+
+async def cypher_workers(request: Request) -> CypherWorkers:
     """The server's Cypher worker processes (Cypher runs there, not on the pool)."""
     workers: CypherWorkers = request.app.state.cypher
     return workers
 
 
 def store(request: Request) -> Iterator[Store]:
-    """One read-only handle for this request (returned when it ends)."""
-    with store_pool(request).checkout() as handle:
+    """One read-only handle for this request (returned when it ends; the wait for it
+    may block, so this one runs in the thread pool)."""
+    with _pool(request).checkout() as handle:
         yield handle
 
 
-def data_root(request: Request) -> Path:
+async def data_root(request: Request) -> Path:
     """The data directory (resolved); every request path goes through
     :func:`kgbench.service.paths.resolve_under` with it."""
-    return settings(request).data_dir
+    return _settings(request).data_dir
 
 
-def require_write_token(request: Request) -> None:
+async def require_write_token(request: Request) -> None:
     """401 unless the request carries the token, when one is set: put it on every
     route that starts or cancels a job or writes anything. (The security middleware
     checks the same rule for every non-read request already; this makes it explicit
     where the route is declared, and holds if a route is mounted elsewhere.)"""
-    conf = settings(request)
+    conf = _settings(request)
     if conf.auth and not token_presented_ok(conf, request.headers):
         raise ApiError(401, "this needs the server's token",
                        "send Authorization: Bearer TOKEN, or log in at /login")
@@ -115,9 +129,9 @@ class Reader:
                            "narrow it (fewer hops, lower caps, a LIMIT)") from None
 
 
-def reader(request: Request) -> Reader:
+async def reader(request: Request) -> Reader:
     """The :class:`Reader` of this request."""
-    return Reader(store_pool(request), settings(request).query_timeout_s)
+    return Reader(_pool(request), _settings(request).query_timeout_s)
 
 
 # Parameter types for routes: ``def route(conf: SettingsDep, reader: ReaderDep)``;

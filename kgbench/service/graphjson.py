@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Any
 
-from kgbench.service.models import GraphEdge, GraphJson, GraphNode
+from kgbench.service.models import GraphJson
 from kgstore import Entity, Fact, Literal, Subgraph
 
-__all__ = ["edge_id", "literal_node_id", "subgraph_graph"]
+__all__ = ["edge_id", "graph_doc", "literal_node_id", "subgraph_graph"]
 
 Triple = tuple[str, str, str]
 
@@ -58,41 +59,53 @@ def _highlighted(fact: Fact, wanted: set[Triple]) -> bool:
     return any((fact.subject, fact.predicate, third) in wanted for third in thirds)
 
 
-def subgraph_graph(sub: Subgraph, *, center: str | None = None,
-                   highlight: Iterable[Triple] = ()) -> GraphJson:
-    """``sub`` as nodes and edges; ``center`` is flagged, and facts named in
-    ``highlight`` (``(subject, predicate, object)``, a literal object by its value)
-    are flagged as edited."""
+def graph_doc(sub: Subgraph, *, center: str | None = None,
+              highlight: Iterable[Triple] = ()) -> dict[str, Any]:
+    """``sub`` as nodes and edges, as plain JSON values in the shape of
+    :class:`~kgbench.service.models.GraphJson` (every field given); ``center`` is
+    flagged, and facts named in ``highlight`` (``(subject, predicate, object)``, a
+    literal object by its value) are flagged as edited. Plain values, not models: a
+    2-hop neighbourhood has thousands of nodes and edges, and a model per node cost a
+    fifth of its answer."""
     wanted = set(highlight)
-    nodes: dict[str, GraphNode] = {}
+    nodes: dict[str, dict[str, Any]] = {}
 
     def entity_node(id: str) -> None:
         if id in nodes:
             return
         entity = sub.entities.get(id)
-        nodes[id] = GraphNode(
-            id=id, label=_entity_label(entity, id),
-            kind="cvt" if entity is not None and entity.is_cvt else "entity",
-            types=list(entity.types) if entity is not None else [], center=id == center)
+        nodes[id] = {"id": id, "label": _entity_label(entity, id),
+                     "kind": "cvt" if entity is not None and entity.is_cvt else "entity",
+                     "types": list(entity.types) if entity is not None else [],
+                     "center": id == center}
 
     if center is not None:
         entity_node(center)
     for id in sub.entities:
         entity_node(id)
-    edges: dict[str, GraphEdge] = {}
+    edges: dict[str, dict[str, Any]] = {}
     for fact in sub.facts:
         entity_node(fact.subject)
         if isinstance(fact.object, Literal):
             target = literal_node_id(fact.subject, fact.predicate, fact.object)
-            nodes.setdefault(target, GraphNode(
-                id=target, label=fact.object.value, kind="literal",
-                types=[fact.object.datatype] if fact.object.datatype else []))
+            if target not in nodes:
+                nodes[target] = {"id": target, "label": fact.object.value, "kind": "literal",
+                                 "types": [fact.object.datatype] if fact.object.datatype else [],
+                                 "center": False}
         else:
             target = fact.object
             entity_node(target)
         key = edge_id(fact)
-        edges.setdefault(key, GraphEdge(
-            id=key, source=fact.subject, target=target, predicate=fact.predicate,
-            label=fact.predicate.rsplit(".", 1)[-1], highlight=_highlighted(fact, wanted)))
-    return GraphJson(nodes=list(nodes.values()), edges=list(edges.values()),
-                     truncated=sub.truncated)
+        if key not in edges:
+            edges[key] = {"id": key, "source": fact.subject, "target": target,
+                          "predicate": fact.predicate,
+                          "label": fact.predicate.rsplit(".", 1)[-1],
+                          "highlight": _highlighted(fact, wanted)}
+    return {"nodes": list(nodes.values()), "edges": list(edges.values()),
+            "truncated": sub.truncated}
+
+
+def subgraph_graph(sub: Subgraph, *, center: str | None = None,
+                   highlight: Iterable[Triple] = ()) -> GraphJson:
+    """:func:`graph_doc` as the model (a sample's subgraph, checked on the way)."""
+    return GraphJson.model_validate(graph_doc(sub, center=center, highlight=highlight))

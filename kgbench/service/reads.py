@@ -22,7 +22,8 @@ from pydantic import BaseModel, Field
 
 from kgbench.service.deps import CypherWorkersDep, ReaderDep, SettingsDep, StorePoolDep
 from kgbench.service.errors import ERROR_RESPONSES, ApiError
-from kgbench.service.graphjson import subgraph_graph
+from kgbench.service.graphjson import graph_doc
+from kgbench.service.jsonbody import JsonBody, json_body, record_fields
 from kgbench.service.models import (
     CypherRequest,
     CypherResultModel,
@@ -76,7 +77,8 @@ class Health(BaseModel):
 
 SAME_AS_CLI: dict[str, Any] = {"response_model_exclude_unset": True}
 """Answers hold the fields the records give, as ``--json`` prints them (a literal
-without a language has no ``lang``), not every optional field of the model."""
+without a language has no ``lang``), not every optional field of the model. The routes
+that return a :class:`~kgbench.service.jsonbody.JsonBody` built it so themselves."""
 
 IdParam = Annotated[str, Query(min_length=1, max_length=2048,
                                description="An entity id (or an unambiguous name).")]
@@ -98,25 +100,23 @@ def health(conf: SettingsDep, pool: StorePoolDep) -> dict[str, Any]:
     return {"status": "ok", "backend": pool.backend, "version": VERSION, "auth": conf.auth}
 
 
-def _stats(store: Store, top: int) -> dict[str, Any]:
-    doc: dict[str, Any] = json_ready(store.stats())
-    doc["top_predicates"] = json_ready(store.predicates(limit=top)) if top else []
-    return doc
+def _stats(store: Store, top: int) -> JsonBody:
+    return json_body({**record_fields(store.stats()),
+                      "top_predicates": store.predicates(limit=top) if top else []})
 
 
 @router.get("/stats", response_model=StatsModel, **SAME_AS_CLI)
 async def stats(reader: ReaderDep,
-                top: Annotated[int, Query(ge=0, le=1000)] = 10) -> dict[str, Any]:
+                top: Annotated[int, Query(ge=0, le=1000)] = 10) -> JsonBody:
     """What the store holds: counts, loaded sources, the ``top`` predicates."""
     return await reader.run(_stats, top)
 
 
 @router.get("/predicates", response_model=PredicateList, **SAME_AS_CLI)
 async def predicates(reader: ReaderDep,
-                     limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> dict[str, Any]:
+                     limit: Annotated[int, Query(ge=1, le=10_000)] = 50) -> JsonBody:
     """Predicates with their fact counts, most frequent first."""
-    found = await reader.run(lambda s: s.predicates(limit=limit))
-    return {"predicates": json_ready(found)}
+    return await reader.run(lambda s: json_body({"predicates": s.predicates(limit=limit)}))
 
 
 @router.get("/search", response_model=SearchResult, **SAME_AS_CLI)
@@ -126,39 +126,37 @@ async def search(reader: ReaderDep,
                  prefix: Annotated[str | None, Query(min_length=1, max_length=256,
                                                      description="The former name of `q`.")
                                    ] = None,
-                 limit: Annotated[int, Query(ge=1, le=100)] = 20) -> dict[str, Any]:
+                 limit: Annotated[int, Query(ge=1, le=100)] = 20) -> JsonBody:
     """Named entities (no CVTs) whose name or alias matches ``q`` exactly, by the start
     of a word or as a substring, accents and case ignored; ranked by that, then by
     degree (``kgbench search``): autocomplete."""
     text = q if q is not None else prefix
     if text is None:
         raise ApiError(422, "q: a search needs some text", "pass ?q=NAME, e.g. ?q=obama")
-    found = await reader.run(lambda s: s.search(text, limit=limit))
-    return json_ready(search_document(text, found))
+    return await reader.run(lambda s: json_body(search_document(text, s.search(text, limit=limit))))
 
 
-def _entity_page(store: Store, id: str, limit: int) -> dict[str, Any]:
+def _entity_page(store: Store, id: str, limit: int) -> JsonBody:
     entity = store.entity(id)
     if entity is None:
         raise ApiError(404, f"no entity with id {ascii(id[:200])}",
                        "find ids with /api/search?q=NAME or /api/lookup?q=NAME")
     doc = entity_facts(store, entity, limit)
-    page: dict[str, Any] = json_ready(doc)
-    page.update(_labels(store, fact_entity_ids(doc.facts_out + doc.facts_in)))
-    return page
+    return json_body({**record_fields(doc),
+                      **_labels(store, fact_entity_ids(doc.facts_out + doc.facts_in))})
 
 
 @router.get("/entity", response_model=EntityPage, **SAME_AS_CLI)
 async def entity(reader: ReaderDep, id: IdParam,
                  limit: Annotated[int, Query(ge=1, le=1000,
                                              description="Facts per direction.")] = 20
-                 ) -> dict[str, Any]:
+                 ) -> JsonBody:
     """An entity by exact id with its first facts out and in (sorted by predicate)
     and the names of the entities they reach; 404 when no entity has that id."""
     return await reader.run(_entity_page, id, limit)
 
 
-def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
+def _lookup(store: Store, q: str, limit: int) -> JsonBody:
     found = lookup_entity(store, q)
     if not found.found:
         raise ApiError(404, f"no entity with id or name, and none whose name holds "
@@ -166,8 +164,8 @@ def _lookup(store: Store, q: str, limit: int) -> dict[str, Any]:
     docs = [entity_facts(store, e, limit) for e in found.entities]
     ids = [i for d in docs for i in fact_entity_ids(d.facts_out + d.facts_in)]
     ids += [e.id for e in found.entities]
-    return {"query": q, "matched_by": found.matched_by, "results": json_ready(docs),
-            "candidates": json_ready(found.candidates), **_labels(store, ids)}
+    return json_body({"query": q, "matched_by": found.matched_by, "results": docs,
+                      "candidates": found.candidates, **_labels(store, ids)})
 
 
 @router.get("/lookup", response_model=LookupResult, **SAME_AS_CLI)
@@ -176,7 +174,7 @@ async def lookup(reader: ReaderDep,
                                          description="An id, a name, or words of a name.")],
                  limit: Annotated[int, Query(ge=1, le=1000,
                                              description="Facts per direction.")] = 20
-                 ) -> dict[str, Any]:
+                 ) -> JsonBody:
     """What ``kgbench entity Q --json`` shows: an exact id wins, else every entity
     with that name or alias, else what a search finds (one match, or candidates)."""
     return await reader.run(_lookup, q, limit)
@@ -209,7 +207,7 @@ def _matching_predicates(store: Store, text: str) -> list[str]:
 
 
 def _facts(store: Store, id: str, direction: str, predicate: str | None, match: str,
-           offset: int, limit: int) -> dict[str, Any]:
+           offset: int, limit: int) -> JsonBody:
     if store.entity(id) is None:
         raise ApiError(404, f"no entity with id {ascii(id[:200])}",
                        "find ids with /api/search?q=NAME")
@@ -224,9 +222,9 @@ def _facts(store: Store, id: str, direction: str, predicate: str | None, match: 
             if len(window) >= wanted:
                 break
     page = window[offset:offset + limit]
-    return {"id": id, "direction": direction, "predicate": predicate, "offset": offset,
-            "limit": limit, "more": len(window) > offset + limit, "facts": json_ready(page),
-            **_labels(store, fact_entity_ids(page))}
+    return json_body({"id": id, "direction": direction, "predicate": predicate,
+                      "offset": offset, "limit": limit, "more": len(window) > offset + limit,
+                      "facts": page, **_labels(store, fact_entity_ids(page))})
 
 
 @router.get("/facts", response_model=FactPage, **SAME_AS_CLI)
@@ -239,7 +237,7 @@ async def facts(reader: ReaderDep,
                     "case ignored (`directed` finds film.film.directed_by); exact: that "
                     "id only.")] = "contains",
                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
-                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> JsonBody:
     """One page of an entity's facts in one direction, optionally of the predicates
     ``predicate`` matches, in the store's order per predicate (predicates by id; pages
     are windows of it); ``more`` says later pages exist."""
@@ -247,16 +245,15 @@ async def facts(reader: ReaderDep,
 
 
 def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,
-                  max_facts: int) -> dict[str, Any]:
+                  max_facts: int) -> JsonBody:
     center = _resolve(store, id, "centre")
     sub = store.neighborhood(center.id, hops=hops, max_per_node=max_per_node,
                              max_facts=max_facts)
     missing = [i for i in fact_entity_ids(sub.facts) if i not in sub.entities]
     sub.entities.update(store.entities(missing))
-    return {"center": center.id, "hops": hops,
-            "graph": subgraph_graph(sub, center=center.id).model_dump(),
-            "entities": json_ready(sub.entities), "facts": json_ready(sub.facts),
-            "distance": sub.hops, "truncated": sub.truncated}
+    return json_body({"center": center.id, "hops": hops,
+                      "graph": graph_doc(sub, center=center.id), "entities": sub.entities,
+                      "facts": sub.facts, "distance": sub.hops, "truncated": sub.truncated})
 
 
 @router.get("/neighborhood", response_model=NeighborhoodResult, **SAME_AS_CLI)
@@ -265,22 +262,22 @@ async def neighborhood(
         hops: Annotated[int, Query(ge=0, le=3, description="A hop through a CVT counts once.")
                         ] = 1,
         max_per_node: Annotated[int, Query(ge=1, le=MAX_PER_NODE)] = 50,
-        max_facts: Annotated[int, Query(ge=1, le=MAX_FACTS)] = 2000) -> dict[str, Any]:
+        max_facts: Annotated[int, Query(ge=1, le=MAX_FACTS)] = 2000) -> JsonBody:
     """The ``hops``-hop neighbourhood of an entity (``kgbench neighbors --json``) and
     the same as graph JSON; fan-out caps keep hubs cheap (``truncated`` says they cut)."""
     return await reader.run(_neighborhood, id, hops, max_per_node, max_facts)
 
 
 def _paths(store: Store, source: str, target: str, max_length: int, limit: int,
-           exclude: list[str]) -> dict[str, Any]:
+           exclude: list[str]) -> JsonBody:
     src = _resolve(store, source, "source")
     dst = _resolve(store, target, "target")
     found = store.paths(src.id, dst.id, max_length=max_length, limit=limit,
                         exclude_predicates=exclude)
-    return {"source": src.id, "target": dst.id, "max_length": max_length,
-            "exclude_predicates": exclude,
-            "paths": [json_ready(path_document(p)) for p in found],
-            **_labels(store, [n for p in found for n in p.nodes])}
+    return json_body({"source": src.id, "target": dst.id, "max_length": max_length,
+                      "exclude_predicates": exclude,
+                      "paths": [path_document(p) for p in found],
+                      **_labels(store, [n for p in found for n in p.nodes])})
 
 
 @router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)
@@ -291,7 +288,7 @@ async def paths(reader: ReaderDep, source: IdParam, target: IdParam,
                 exclude_predicate: Annotated[list[str], Query(
                     max_length=2048, description="Predicates (globs: `common.*`) whose facts "
                     "are not walked; repeat for more.")] = [],   # noqa: B006 (FastAPI copies it)
-                ) -> dict[str, Any]:
+                ) -> JsonBody:
     """Short paths between two entities (``kgbench paths --json``), each once: facts
     walked either way, literals not used, a hop through a CVT counted once; paths
     through a hub last, then shorter first."""

@@ -75,3 +75,27 @@ def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
     assert neo["ratio_neo4j_over_embedded_questions_per_s"] > 0
     # the statistics were kept by the load, the seed's type samples computed first
     assert record["store_preparation"] == neo["store_preparation"] == "computed"
+
+
+@requires_neo4j
+@pytest.mark.neo4j
+def test_neo4j_import_bench_compares_two_revisions_that_leave_the_same_store(tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.setenv("KGBENCH_HUB_MIN_DEGREE", "50")
+    monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
+    wipe()
+    bench = load_bench("neo4j_import_bench")
+    out = tmp_path / "out"
+    record = bench.main(["--store", URI, "--entities", "1500", "--facts", "6000",
+                         "--baseline-ref", "HEAD", "--work", str(tmp_path / "work"),
+                         "--out", str(out)])
+    assert json.loads((out / "neo4j_import_bench.jsonl").read_text()) == \
+        json.loads(json.dumps(record, sort_keys=True))
+    assert set(record["runs"]) == {"baseline", "this"}
+    facts = record["left"]["this"]["facts"]
+    assert facts > 5_000 and record["left"]["this"]["slot_links"] > 0
+    assert record["same_content"]
+    for run in (*record["runs"]["baseline"], *record["runs"]["this"]):
+        assert run["facts_new"] == facts and run["facts_per_s"] > 0
+    assert record["ratio_this_over_baseline"] > 0 and record["embedded"]["facts_per_s"] > 0
+    assert not (tmp_path / "work" / "baseline-tree").exists()

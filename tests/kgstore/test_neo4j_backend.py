@@ -23,6 +23,7 @@ from kgstore import (
 )
 from kgstore.backends.neo4j import importer
 from kgstore.staging import StageWriter
+from kgstore.store import IMPORT_STEPS
 from tests import neo4j_server
 from tests.neo4j_server import content, requires_neo4j, run_query
 
@@ -200,4 +201,62 @@ def test_an_import_stopped_at_any_step_then_rerun_equals_a_clean_import(
     with open_store(uri) as store:
         store.import_stage(second)
     assert _hub_reads(uri) == clean_reads
+    assert content() == clean
+
+
+# -- several writers, and nodes found by element id ----------------------------------------
+
+@pytest.mark.usefixtures("small_batches")
+def test_one_writer_and_four_writers_import_the_same_store(
+        uri: str, stages: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = stages
+    contents = []
+    for writers in ("1", "4"):
+        neo4j_server.wipe()
+        monkeypatch.setenv("KGBENCH_NEO4J_WRITERS", writers)
+        with open_store(uri, create=True) as store:
+            store.import_stage(first)
+            report = store.import_stage(second)
+        assert report.facts_new == 170 + 100   # entity facts, literal facts
+        contents.append((content(), _hub_reads(uri)))
+    assert contents[0] == contents[1]
+
+
+@pytest.mark.parametrize("value", ["0", "33", "two", "-1"])
+def test_a_wrong_number_of_writers_is_one_clear_error(
+        uri: str, stages: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+        value: str) -> None:
+    monkeypatch.setenv("KGBENCH_NEO4J_WRITERS", value)
+    with open_store(uri, create=True) as store, pytest.raises(StoreError) as raised:
+        store.import_stage(stages[0])
+    assert str(raised.value) == (f"KGBENCH_NEO4J_WRITERS={value!r}: give the number of "
+                                 "write transactions at once, 1 to 32 (default 4)")
+    assert run_query("MATCH (e:Entity) RETURN count(e)") == [[0]]
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_an_entity_deleted_under_an_import_is_an_error_and_a_rerun_repairs_it(
+        uri: str, stages: tuple[Path, Path]) -> None:
+    """Facts find their ends by the element ids the import read or created: one that
+    went away before the facts were written leaves them out, which the import says
+    (it never reports a store complete that lacks them)."""
+    first, second = stages
+    with open_store(uri, create=True) as store:
+        store.import_stage(first)
+        store.import_stage(second)
+    clean = content()
+    neo4j_server.wipe()
+
+    def delete_a_subject(what: str, done: int, total: int | None) -> None:
+        if what == "import: literals" and total == len(IMPORT_STEPS):
+            run_query("MATCH (e:Entity {id: 's250'}) DETACH DELETE e")
+
+    with open_store(uri, create=True) as store:
+        store.import_stage(first)
+        with pytest.raises(StoreError) as raised:
+            store.import_stage(second, progress=delete_a_subject)
+    assert "2 of 270 facts found no end node: entities or literals were deleted while " \
+        "this import ran" in str(raised.value)
+    with open_store(uri) as store:
+        store.import_stage(second)
     assert content() == clean

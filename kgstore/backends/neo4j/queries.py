@@ -294,30 +294,56 @@ def delete_nodes(label: str) -> Query:
             "IN TRANSACTIONS OF 10000 ROWS", {})
 
 
-# -- online import: what the store holds of a batch of ``ids``, and batches of ``rows``,
-# one write transaction each ----------------------------------------------------------
+# -- online import: what the store holds of a batch of ``ids``, and batches of rows, one
+# write transaction each. A batch travels as columns (one list per property, ``UNWIND
+# range(...)`` over them): no key names repeated per row, a third of the client's
+# packing time of a list of maps. Nodes the import has met are then found by their
+# ``elementId`` (a direct seek) rather than by their key (an index seek): a fact costs
+# the server ~25 µs instead of ~40. ----------------------------------------------------
+
+Columns = dict[str, list[Any]]
+"""A batch of rows as one list per column, all of one length."""
+
+_EACH = "UNWIND range(0, size($id) - 1) AS i "
+_ENTITY_PROPS = ("name: $name[i], aliases: $aliases[i], types: $types[i], "
+                 "is_cvt: $is_cvt[i], description: $description[i]")
+
+
+def entities_and_literals() -> list[Query]:
+    """How many entity nodes, and literal nodes, there are (Neo4j's count store: no
+    scan)."""
+    return [("MATCH (e:Entity) RETURN count(e)", {}), ("MATCH (l:Literal) RETURN count(l)", {})]
+
 
 def stored_entities(ids: list[str]) -> Query:
+    """The records of the stored entities among ``ids``, and their element ids."""
     return ("UNWIND $ids AS i MATCH (e:Entity {id: i}) "
-            "RETURN e.id, e.name, e.aliases, e.types, e.is_cvt, e.description",
+            "RETURN e.id, e.name, e.aliases, e.types, e.is_cvt, e.description, elementId(e)",
             {"ids": ids})
 
 
-def write_entities(rows: list[dict[str, Any]]) -> Query:
-    return ("UNWIND $rows AS r MERGE (e:Entity {id: r.id}) SET e.name = r.name, "
-            "e.aliases = r.aliases, e.types = r.types, e.is_cvt = r.is_cvt, "
-            "e.description = r.description",
-            {"rows": rows})
+def create_entities(cols: Columns) -> Query:
+    """New entities (the import found none of these ids); their element ids."""
+    return (_EACH + f"CREATE (e:Entity {{id: $id[i], {_ENTITY_PROPS}}}) "
+            "RETURN $id[i], elementId(e)", cols)
+
+
+def update_entities(cols: Columns) -> Query:
+    """Stored entities (``ref``: element id) with their merged records."""
+    return (_EACH + "MATCH (e) WHERE elementId(e) = $ref[i] SET e.name = $name[i], "
+            "e.aliases = $aliases[i], e.types = $types[i], e.is_cvt = $is_cvt[i], "
+            "e.description = $description[i]", cols)
 
 
 def stored_literal_ids(ids: list[str]) -> Query:
-    return "UNWIND $ids AS i MATCH (l:Literal {id: i}) RETURN l.id", {"ids": ids}
+    return ("UNWIND $ids AS i MATCH (l:Literal {id: i}) RETURN l.id, elementId(l)",
+            {"ids": ids})
 
 
-def write_literals(rows: list[dict[str, Any]]) -> Query:
-    return ("UNWIND $rows AS r MERGE (l:Literal {id: r.id}) SET l.value = r.value, "
-            "l.datatype = r.datatype, l.lang = r.lang, l.num = r.num, l.date = r.date",
-            {"rows": rows})
+def create_literals(cols: Columns) -> Query:
+    """New literals; their element ids."""
+    return (_EACH + "CREATE (l:Literal {id: $id[i], value: $value[i], datatype: $datatype[i], "
+            "lang: $lang[i], num: $num[i], date: $date[i]}) RETURN $id[i], elementId(l)", cols)
 
 
 def stored_facts(ids: list[str]) -> Query:
@@ -326,15 +352,17 @@ def stored_facts(ids: list[str]) -> Query:
             {"ids": ids})
 
 
-def unmark_hubs(rows: list[dict[str, Any]]) -> Query:
-    return "UNWIND $rows AS r MATCH (h:Hub {id: r.id}) DELETE h", {"rows": rows}
+def unmark_hubs(ids: list[str]) -> Query:
+    return "UNWIND $ids AS i MATCH (h:Hub {id: i}) DELETE h", {"ids": ids}
 
 
-def write_facts(label: str, rows: list[dict[str, Any]]) -> Query:
-    """Facts to objects of ``label`` (``Entity`` or ``Literal``)."""
-    return ("UNWIND $rows AS r MATCH (s:Entity {id: r.s}) "
-            f"MATCH (o:{label} {{id: r.o}}) CREATE (s)-[:Fact {{predicate: r.p}}]->(o)",
-            {"rows": rows})
+def create_facts(cols: Columns) -> Query:
+    """Facts from subject ``s`` to object ``o`` (element ids of an entity, and of an
+    entity or a literal) with predicate ``p``; how many were written (fewer only
+    when a node went away during the import)."""
+    return ("UNWIND range(0, size($s) - 1) AS i MATCH (s) WHERE elementId(s) = $s[i] "
+            "MATCH (o) WHERE elementId(o) = $o[i] CREATE (s)-[:Fact {predicate: $p[i]}]->(o) "
+            "RETURN count(*)", cols)
 
 
 def in_degrees(ids: list[str]) -> Query:
@@ -365,17 +393,19 @@ def stored_names(ids: list[str]) -> Query:
             {"ids": ids})
 
 
-def write_names(rows: list[dict[str, Any]]) -> Query:
-    """Name links; ``r.f`` is the key's search key (:func:`kgstore.search_index.fold`)."""
-    return ("UNWIND $rows AS r MERGE (n:Name {key: r.k}) SET n.fold = r.f WITH n, r "
-            "MATCH (e:Entity {id: r.id}) MERGE (n)-[:NAMES]->(e)",
-            {"rows": rows})
+def create_names(cols: Columns) -> Query:
+    """Links from each name ``k`` (made where missing, with ``f`` its search key:
+    :func:`kgstore.search_index.fold`) to the entities of element ids ``e`` (a list per
+    name) that it does not name yet."""
+    return ("UNWIND range(0, size($k) - 1) AS i MERGE (n:Name {key: $k[i]}) "
+            "SET n.fold = $f[i] WITH n, i "
+            "UNWIND $e[i] AS ref MATCH (e) WHERE elementId(e) = ref CREATE (n)-[:NAMES]->(e)",
+            cols)
 
 
-def delete_names(rows: list[dict[str, Any]]) -> Query:
-    return ("UNWIND $rows AS r MATCH (:Name {key: r.k})-[l:NAMES]->(:Entity {id: r.id}) "
-            "DELETE l",
-            {"rows": rows})
+def delete_names(cols: Columns) -> Query:
+    return ("UNWIND range(0, size($k) - 1) AS i "
+            "MATCH (:Name {key: $k[i]})-[l:NAMES]->(:Entity {id: $id[i]}) DELETE l", cols)
 
 
 def stored_predicates(ids: list[str]) -> Query:
@@ -383,11 +413,10 @@ def stored_predicates(ids: list[str]) -> Query:
             {"ids": ids})
 
 
-def write_predicates(rows: list[dict[str, Any]]) -> Query:
+def write_predicates(cols: Columns) -> Query:
     """Predicates with their counts from the store's facts (right even after an
     interrupted import that stored facts but not counts): one index seek each."""
-    return ("UNWIND $rows AS r MERGE (p:Predicate {id: r.id}) "
-            "SET p.label = r.label, p.aliases = r.aliases "
-            "WITH p, r CALL (p, r) { MATCH ()-[f:Fact]->() WHERE f.predicate = r.id "
-            "RETURN count(f) AS n } SET p.count = n",
-            {"rows": rows})
+    return (_EACH + "MERGE (p:Predicate {id: $id[i]}) "
+            "SET p.label = $label[i], p.aliases = $aliases[i] "
+            "WITH p CALL (p) { MATCH ()-[f:Fact]->() WHERE f.predicate = p.id "
+            "RETURN count(f) AS n } SET p.count = n", cols)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from kgstore.backends.neo4j.store import Neo4jStore
     from kgstore.store import ProgressCallback
 
-__all__ = ["SEARCH_KEYS_META", "complete_search_keys", "search", "with_folds"]
+__all__ = ["SEARCH_KEYS_META", "complete_search_keys", "search", "with_fold_column", "with_folds"]
 
 SEARCH_KEYS_META = "search_keys"
 _KEYS_PER_WRITE = 10_000
@@ -34,6 +34,11 @@ def with_folds(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` of Name keys (``k``) with their search keys (``f``)."""
     folds = fold_texts(pa.array([r["k"] for r in rows], pa.string())).to_pylist()
     return [{**r, "f": f} for r, f in zip(rows, folds, strict=True)]
+
+
+def with_fold_column(cols: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Columns of Name keys (``k``) with their search keys added (``f``)."""
+    return {**cols, "f": fold_texts(pa.array(cols["k"], pa.string())).to_pylist()}
 
 
 def search(store: Neo4jStore, text: str, limit: int,

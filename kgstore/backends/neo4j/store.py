@@ -186,6 +186,8 @@ class Neo4jStore(Store):
                  pool_size: int = 4) -> None:
         self._location = parse_location(location)
         self.read_only = read_only
+        self.pool_size = max(pool_size, 1)
+        """Bolt connections at most (an import's writers share them)."""
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
         self._open_read_caches()
@@ -270,13 +272,18 @@ class Neo4jStore(Store):
 
     # -- low-level execution --------------------------------------------------------
     def _sess(self) -> neo4j.Session:
+        if self._session is None:
+            self._session = self._new_session()
+        return self._session
+
+    def _new_session(self) -> neo4j.Session:
+        """A session of its own (the store's is for one thread; an import's writers
+        each take one)."""
         if self._driver is None:
             raise StoreError("store is closed")
-        if self._session is None:
-            self._session = self._driver.session(
-                database=self._location.database,
-                default_access_mode=neo4j.READ_ACCESS if self.read_only else neo4j.WRITE_ACCESS)
-        return self._session
+        return self._driver.session(
+            database=self._location.database,
+            default_access_mode=neo4j.READ_ACCESS if self.read_only else neo4j.WRITE_ACCESS)
 
     def _read_many(self, queries: Sequence[tuple[str, dict[str, Any]]]
                    ) -> list[list[list[Any]]]:

@@ -163,7 +163,15 @@ class Store(ABC):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        if exc is None:
+            self.close()
+            return
+        # Closing after a failure (a full disk, an interrupt) must not replace that
+        # error with one of its own (the same full disk meeting close's last write).
+        try:
+            self.close()
+        except Exception:   # noqa: BLE001 - the error in flight is the one to report
+            pass
 
     def _open_read_caches(self) -> None:
         """Empty caches of the reads a store opened read-only keeps (entity records,

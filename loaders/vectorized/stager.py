@@ -521,7 +521,8 @@ class _Run:
                 FROM m WHERE kind IN {_ENTITY_KINDS}""")
         if "N" in present:
             n = self._copy("predicates", """
-                SELECT sid AS id, obj AS label FROM m WHERE kind = 'N' AND (
+                SELECT sid AS id, obj AS label, []::VARCHAR[] AS aliases
+                FROM m WHERE kind = 'N' AND (
                     (length(sid) - length(replace(sid, '.', '')) >= 2
                      AND NOT starts_with(sid, 'm.') AND NOT starts_with(sid, 'g.'))
                     OR regexp_full_match(sid, 'P[1-9][0-9]*')

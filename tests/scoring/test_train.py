@@ -299,8 +299,11 @@ def test_bad_settings_are_refused_before_any_work(small_bench: Path, checkpoint:
 
 
 def test_the_cli_error_is_one_line_in_a_subprocess(tmp_path: Path) -> None:
-    proc = run("model", "train", tmp_path, "--from", tmp_path, "--out", tmp_path / "o",
-               "--epochs", "0")
+    # inputs apart from the output (an output inside an input is refused first)
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "hf").mkdir()
+    proc = run("model", "train", tmp_path / "bench", "--from", tmp_path / "hf",
+               "--out", tmp_path / "o", "--epochs", "0")
     assert_clean_error(proc)
     assert "--epochs must be at least 1" in proc.stderr
 
@@ -308,8 +311,10 @@ def test_the_cli_error_is_one_line_in_a_subprocess(tmp_path: Path) -> None:
 def test_without_the_export_extra(tmp_path: Path) -> None:
     """torch not importable (a module named torch that fails to import, first on the
     path): one line naming the extra to install."""
-    proc = run("model", "train", tmp_path, "--from", tmp_path, "--out", tmp_path / "out",
-               env={"PYTHONPATH": python_path_without_torch(tmp_path)})
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "hf").mkdir()
+    proc = run("model", "train", tmp_path / "bench", "--from", tmp_path / "hf",
+               "--out", tmp_path / "out", env={"PYTHONPATH": python_path_without_torch(tmp_path)})
     assert_clean_error(proc)
     assert "fine-tuning a model needs torch" in proc.stderr
     assert "pip install 'kgbench[export]'" in proc.stderr

@@ -15,6 +15,8 @@ import os
 import uuid
 from pathlib import Path
 
+from kgstore.diskspace import disk_full_error
+
 __all__ = ["GENERATION_FILE", "new_generation", "read_generation", "write_generation"]
 
 GENERATION_FILE = "generation"
@@ -37,5 +39,9 @@ def write_generation(store_dir: Path, token: str) -> None:
     """Make ``token`` the store's generation (an atomic rename: a reader sees the old
     token or the new one)."""
     part = store_dir / f".{GENERATION_FILE}.{uuid.uuid4().hex}"
-    part.write_text(token, encoding="ascii")
-    os.replace(part, store_dir / GENERATION_FILE)
+    try:
+        part.write_text(token, encoding="ascii")
+        os.replace(part, store_dir / GENERATION_FILE)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise disk_full_error(exc, store_dir / GENERATION_FILE) or exc from None

@@ -26,7 +26,7 @@ from typing import Literal as TypingLiteral
 
 from extension.core.functionality import predicate_sample
 from extension.core.rules import Hop
-from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.core.vocabulary import is_answerable_literal, is_bookkeeping_predicate
 from kgstore.models import Adjacency, Entity, Fact, Literal, Object, normalize_name
 from kgstore.patterns import Binding, PatternQuery, TriplePattern, Var
 from kgstore.store import Store
@@ -547,6 +547,8 @@ def _options(adj: Adjacency, here: str, want_literal: bool, end_is_cvt: bool, en
                 continue
         elif not want_literal and not (relaxed and end_is_leaf):
             continue
+        elif not is_answerable_literal(other):
+            continue   # an identifier or URL: "Algeria has the Quora topic ID Algeria"
         options.append(f)
     return sorted(options, key=lambda f: (f.subject, f.predicate, f.object_key))
 

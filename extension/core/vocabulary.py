@@ -10,6 +10,7 @@ statements, a generic RDF load, a filter override).
 
 from __future__ import annotations
 
+from kgstore.models import Literal
 from loaders.pipeline import FREEBASE_NS
 from loaders.triples import ROLE_PREDICATES
 
@@ -39,3 +40,13 @@ def is_bookkeeping_predicate(predicate: str) -> bool:
     bookkeeping (:data:`BOOKKEEPING_PREDICATES`, :data:`BOOKKEEPING_PREFIXES`): such
     facts make no question."""
     return predicate in BOOKKEEPING_PREDICATES or predicate.startswith(BOOKKEEPING_PREFIXES)
+
+
+def is_answerable_literal(value: Literal) -> bool:
+    """Whether a literal makes a question's answer: typed XSD values (dates, numbers,
+    booleans) and language-tagged text do; plain strings (identifiers, URLs, file
+    names), ``xsd:string``/``xsd:anyURI`` and other datatypes (coordinates) do not."""
+    if value.lang:
+        return True
+    return bool(value.datatype and value.datatype.startswith("xsd:")
+                and value.datatype not in ("xsd:string", "xsd:anyURI"))

@@ -27,7 +27,7 @@ from extension.core.query_graph import (
 )
 from extension.core.rules import weighted_order
 from extension.core.shapes import classify
-from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.core.vocabulary import is_answerable_literal, is_bookkeeping_predicate
 from extension.inputs.domain_spec import DomainSpec
 from extension.inputs.questions import Answer, ParsedQuestion
 from extension.verbalize import english
@@ -73,16 +73,6 @@ def predicate_specificity(store: Store) -> dict[str, float]:
     total = sum(p.count for p in predicates if p.count > 0)
     return {p.id: math.log(total / p.count) for p in predicates
             if p.count > 0 and not is_bookkeeping_predicate(p.id)}
-
-
-def is_answerable_literal(value: Literal) -> bool:
-    """Whether a literal makes a question's answer: typed XSD values (dates, numbers,
-    booleans) and language-tagged text do; plain strings (identifiers, URLs, file
-    names), ``xsd:string``/``xsd:anyURI`` and other datatypes (coordinates) do not."""
-    if value.lang:
-        return True
-    return bool(value.datatype and value.datatype.startswith("xsd:")
-                and value.datatype not in ("xsd:string", "xsd:anyURI"))
 
 
 @dataclass(frozen=True, slots=True)

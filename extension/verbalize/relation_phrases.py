@@ -401,12 +401,15 @@ def has_noun(phrase: str) -> str | None:
 @cache
 def type_noun(predicate: str) -> str | None:
     """The subject's type named by a Freebase id: ``film.film.sequel`` -> "film",
-    ``film.film_character.portrayed_in_films`` -> "film character"; None for other ids
+    ``film.film_character.portrayed_in_films`` -> "film character",
+    ``film.film_film_distributor_relationship.film`` -> "film distributor relationship"
+    (a repeated word once); None for other ids
     and for the catch-all types ``common.topic`` and ``type.object``."""
     parts = _local_name(predicate).partition("..")[0].split(".")
     if len(parts) < 3:
         return None
-    noun = parts[-2].replace("_", " ").strip()
+    # "film_film_distributor_relationship": Freebase repeats its domain word; read once
+    noun = re.sub(r"\b(\w+) \1\b", r"\1", parts[-2].replace("_", " ").strip())
     return None if not noun or noun in ("topic", "object") else english.type_word(noun)
 
 

@@ -63,6 +63,9 @@ def test_words_of_ids_read_as_english() -> None:
     assert type_noun("olympics.olympic_sport.athletes") == "Olympic sport"
     assert type_noun("sports.pro_athlete.teams") == "professional athlete"
     assert type_noun("sports.pro_sports_team.roster") == "team"
+    # Freebase repeats its domain word in some mediator types: read once
+    assert type_noun("film.film_film_distributor_relationship.film") == \
+        "film distributor relationship"
     assert type_noun("award.award_winning_work.awards_won") == "work"
     assert "crew member" in relation_phrase("film.film_crew_gig.crewmember")
 

@@ -81,6 +81,21 @@ def test_irrelevant_takes_an_entity_leaf_when_the_subject_has_no_other_literal(
     assert irrelevant.edit.subject == "m.pat"   # check_all (in samples_of) verified the rest
 
 
+def test_irrelevant_never_cites_an_identifier_literal(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A plain-string literal (an identifier, a URL) reads as "Pat Lone has the code
+    nm0001": the irrelevant walk takes the typed literal instead, as the seed sampler
+    only asks about typed ones (extension.core.vocabulary.is_answerable_literal)."""
+    code, height = "people.person.code", "people.person.height_meters"
+    facts = [Fact("m.pat", DOB, Literal("1950-01-01", "xsd:date")),
+             Fact("m.pat", code, Literal("nm0001")),
+             Fact("m.pat", height, Literal("1.8", "xsd:float"))]
+    for kg in read_only_store(tmp_path_factory, "ids", [ENTITIES[0]], facts):
+        samples, _ = samples_of(kg, Grounder(kg), "born", Q_BORN, "none")
+        irrelevant = next(s for s in samples if s.label == "irrelevant")
+        assert [t.fact() for t in irrelevant.subgraph] == [facts[2]]
+
+
 # -- union ---------------------------------------------------------------------------------
 
 

@@ -28,11 +28,11 @@ from extension.core.grounding import Grounder
 from extension.core.query_graph import QueryEdge
 from extension.core.samples import structured_samples
 from extension.core.shapes import classify
-from extension.core.vocabulary import is_bookkeeping_predicate
+from extension.core.vocabulary import is_answerable_literal, is_bookkeeping_predicate
 from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
 from extension.inputs.questions import ParsedQuestion
 from extension.inputs.seed_sampler import FAILURE_REASONS, SeedSample, sample_seed_questions
-from extension.inputs.seed_walk import is_answerable_literal, predicate_specificity
+from extension.inputs.seed_walk import predicate_specificity
 from extension.verbalize.extended_question import Unphrasable
 from extension.verbalize.seed_questions import template_question
 from kgstore import Entity, Fact, Literal, Store, open_store

@@ -354,13 +354,13 @@ class StatsUpkeep:
         self.added: dict[str, int] = {}
 
     def begin(self) -> None:
-        """Read the statistics the store has now, mark them pending if it has facts,
-        and give the store a new import token."""
-        marks = {IMPORT_TOKEN_KEY: uuid.uuid4().hex}
+        """Read the statistics the store has now, mark them pending and give the
+        store a new import token. Pending even for a store without facts yet: one
+        killed after writing some facts is no longer empty, and its next import must
+        recompute from all of them, not add its own to the (empty) statistics."""
         if self.had_facts:
             self.old = stored(self.store)
-            marks[PENDING_KEY] = "1"
-        self.store._write_meta(marks)
+        self.store._write_meta({IMPORT_TOKEN_KEY: uuid.uuid4().hex, PENDING_KEY: "1"})
 
     def prepare(self) -> None:
         """What the statistics need of the new facts: all of them, into a store that

@@ -182,6 +182,16 @@ class _Fold:
         if main is not None:
             clause = f"{_subject_text(anchor)} {phrase} {_object_text(main, self.table)}"
             return f"{clause}, with {english.join(roles)}" if roles else clause
+        others = [t for t in self.triples if t.s == cvt and id(t) != id(anchor)
+                  and (t.literal or t.o not in self.cvts)]
+        if len(others) == 1 and len(roles) == 1:
+            # One role: the hop reads as the folded relation FB15k-237 names it, when
+            # a table has its frame ("The Grudge was released in New Zealand", not "…
+            # has a film regional release date with film release region New Zealand").
+            key = f"{_local_name(anchor.p)}..{_local_name(others[0].p)}"
+            if self.table.curated(key):
+                return (f"{_subject_text(anchor)} {self.table[key]} "
+                        f"{_object_text(others[0], self.table)}")
         verb = "has" if phrase.startswith("has ") else phrase
         clause = f"{_subject_text(anchor)} {verb} {english.article(self.noun(cvt))}"
         return f"{clause} with {english.join(roles)}" if roles else clause

@@ -369,15 +369,16 @@ def test_a_cvt_whose_facts_were_deleted_keeps_its_type() -> None:
     text = TemplateVerbalizer().verbalize(s)
     assert [c.text for c in text.citations] == ["Alfred Hitchcock had a marriage."]
     assert text.sub_fact_texts == ("Alfred Hitchcock had a marriage.",
-                                   "Alfred Hitchcock had a marriage with spouse Alma Reville.")
+                                   # one role: the folded relation's frame
+                                   "Alfred Hitchcock was married to Alma Reville.")
 
 
 def test_sub_facts_of_a_cvt_are_read_with_its_anchor() -> None:
     s = sample(PERFORMANCE, cvts=["m.perf"], answers=[answer("m.pacino")])
     assert TemplateVerbalizer().verbalize(s).sub_fact_texts == (
         "The Godfather features a performance.",
-        "The Godfather features a performance with actor Al Pacino.",
-        "The Godfather features a performance with character Michael Corleone.")
+        "The Godfather stars Al Pacino.",   # one role: the folded relation's frame
+        "The Godfather features the character Michael Corleone.")
 
 
 # -- citation parts ----------------------------------------------------------------------------
@@ -1090,3 +1091,19 @@ def test_a_bookkeeping_mediator_reads_through_the_outer_property(predicate: str,
     id is curated now (issue 34) and reads better still."""
     assert _mediated_phrase(predicate) == phrase
     assert relation_phrase(predicate) != phrase
+
+
+def test_a_mediator_hop_with_one_role_reads_as_its_folded_frame() -> None:
+    """A CVT the citation reaches with one role reads as the relation FB15k-237 folds it
+    into, when a table has that frame; with two roles it stays a mediator record."""
+    release = [Triple(s="m.grudge", p="film.film.release_date_s", o="c1", s_name="The Grudge"),
+               Triple(s="c1", p="film.film_regional_release_date.film_release_region", o="m.nz",
+                      o_name="New Zealand")]
+    assert hop_sentence(release, {"c1"}) == "The Grudge was released in New Zealand."
+    party = [Triple(s="m.obama", p="government.politician.party", o="c2", s_name="Barack Obama"),
+             Triple(s="c2", p="government.political_party_tenure.party", o="m.dem",
+                    o_name="Democratic Party")]
+    assert "is a member of" in hop_sentence(party, {"c2"})
+    dated = [*release, Triple(s="c1", p="film.film_regional_release_date.release_date",
+                              o="2004-10-22", literal=True, datatype="xsd:date")]
+    assert "was released in" not in hop_sentence(dated, {"c1"})

@@ -100,14 +100,23 @@ def _role(the: str, role: str, value: str) -> str:
     return f"{the}{role} {value}"
 
 
-def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable) -> str:
+def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
+                        inverse: bool = False) -> str:
     """One sentence stating ``triples`` (one subject, one predicate) as all the values
     the subject has for the predicate: "Egypt's only form of government is Monarchy.",
     "Jamaica's only spoken languages are Spanish and French." for a "has the X" phrase,
     else "German is spoken in Chile only." The citation of an exhaustive contradiction
     (:func:`extension.core.contradiction.exhaustive_slot`): without "only", "Spanish is
-    spoken in Jamaica" would sit beside the answer's language instead of denying it."""
+    spoken in Jamaica" would sit beside the answer's language instead of denying it.
+    ``inverse``: the facts are read from their object, by the relation's inverse
+    phrase ("Rob Minkoff directed The Shawshank Redemption" as "The Shawshank
+    Redemption was directed by Rob Minkoff only")."""
     first = triples[0]
+    phrase = table.inverse(first.p) if inverse else None
+    if phrase:
+        subjects = english.join([_subject_text(t) for t in triples])
+        return english.sentence(english.sentence_start(
+            f"{_object_text(first, table)} {phrase} {subjects} only"))
     subject = _subject_text(first)
     objects = english.join([_object_text(t, table) for t in triples])
     noun = has_noun(table[first.p])

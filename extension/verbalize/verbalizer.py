@@ -157,7 +157,8 @@ class TemplateVerbalizer:
             return hop_text(hop, cvts, table, hints)
 
         triples = sample.subgraph
-        exhaustive = exhaustive_triples(sample)
+        exhaustive = exhaustive_triples(sample, table)
+        replaced = {r.replacement.id for r in sample.edit.replacements}
         citations = []
         for part in part_hops(sample):
             part_triples = [[triples[i] for i in hop] for hop in part]
@@ -168,6 +169,9 @@ class TemplateVerbalizer:
             for hop in part_triples:
                 if hop[0] not in exhaustive:
                     texts.append(text_of(hop))
+                elif sample.edit.contradicts == "constraint":   # each fact on its own
+                    texts.append(exhaustive_sentence([hop[0]], table,
+                                                     inverse=hop[0].s in replaced))
                 elif hop[0] is stated[0]:
                     texts.append(exhaustive_sentence(stated, table))
             citations.append(Citation(text=" ".join(texts),
@@ -182,15 +186,33 @@ class TemplateVerbalizer:
                              backend=self.name)
 
 
-def exhaustive_triples(sample: StructuredSample) -> frozenset[Triple]:
-    """The facts of an exhaustive contradiction (``edit.contradicts == "exhaustive"``):
-    the subgraph's facts holding a replacement, which the citation states as all the
-    values of their slot (:func:`exhaustive_sentence`); empty for other samples."""
+def exhaustive_triples(sample: StructuredSample,
+                       table: PhraseTable | None = None) -> frozenset[Triple]:
+    """The facts of a contradiction that the citation states as all the values of
+    their slot (:func:`exhaustive_sentence`); empty for other samples.
+
+    An exhaustive contradiction (``edit.contradicts == "exhaustive"``): the subgraph's
+    facts holding a replacement. A constraint's (``"constraint"``, with ``table``): the
+    fact holding the replacement entity where its relation names a person or thing
+    (a director, a composer, a genre), read from the entity that keeps its value
+    ("The Green Mile was directed by Wim Wenders only"): without "only" two blind
+    readers took "The Green Mile was directed by Wim Wenders" for a second director of
+    the answer, not a contradiction (3 of 55 samples). A place or date reads as one
+    value already ("was born in Paris")."""
     edit = sample.edit
-    if sample.label != "contradictory" or edit.contradicts != "exhaustive":
+    if sample.label != "contradictory":
         return frozenset()
     replacements = {r.replacement.id for r in edit.replacements}
     cvts = set(sample.cvt_nodes)
+    if edit.contradicts == "constraint" and table is not None:
+        return frozenset(
+            t for t in sample.subgraph if not t.literal and t.s not in cvts
+            and t.o not in cvts and (
+                (t.o in replacements and table.kind(t.p) in _MANY_VALUED_KINDS)
+                or (t.s in replacements and table.inverse(t.p)
+                    and table.kind(t.p) in _MANY_VALUED_KINDS)))
+    if edit.contradicts != "exhaustive":
+        return frozenset()
     slots: dict[tuple[str, str], list[Triple]] = {}
     for t in sample.subgraph:
         if not t.literal and t.o in replacements and t.s not in cvts:
@@ -198,6 +220,10 @@ def exhaustive_triples(sample: StructuredSample) -> frozenset[Triple]:
     # The replaced slot holds every replacement (other facts of G may hold some too).
     return next((frozenset(group) for _, group in sorted(slots.items())
                  if {t.o for t in group} == replacements), frozenset())
+
+
+_MANY_VALUED_KINDS = ("person", "thing")
+"""Frame kinds whose values a reader takes as possibly many (see :func:`exhaustive_triples`)."""
 
 
 __all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",

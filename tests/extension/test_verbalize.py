@@ -1107,3 +1107,29 @@ def test_a_mediator_hop_with_one_role_reads_as_its_folded_frame() -> None:
     dated = [*release, Triple(s="c1", p="film.film_regional_release_date.release_date",
                               o="2004-10-22", literal=True, datatype="xsd:date")]
     assert "was released in" not in hop_sentence(dated, {"c1"})
+
+
+def test_a_contradicted_constraint_on_a_many_valued_relation_says_only(
+        demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
+    """A replaced director or composer reads as the film's only one ("Heat was directed
+    by Stanley Kubrick only"): without "only", blind readers took it for a second
+    director, not a contradiction. A place keeps the plain sentence."""
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    seen = 0
+    for s, text in demo_texts:
+        if s.label != "contradictory" or s.edit.contradicts != "constraint":
+            continue
+        replaced = {r.replacement.id for r in s.edit.replacements}
+        for t in s.subgraph:
+            if t.literal or not ({t.s, t.o} & replaced):
+                continue
+            kind = table.kind(t.p)
+            cited = next(c.text for c in text.citations if t in c.triples)
+            if kind in ("person", "thing"):
+                seen += 1
+                assert " only" in cited, (s.id, cited)
+            elif kind in ("place", "date"):
+                assert " only" not in cited, (s.id, cited)
+    assert seen > 0

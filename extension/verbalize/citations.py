@@ -121,11 +121,13 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     objects = english.join([_object_text(t, table) for t in triples])
     noun = has_noun(table[first.p])
     if noun is None:
-        return english.sentence(f"{subject} {table[first.p]} {objects} only")
+        return english.sentence(english.sentence_start(
+            f"{subject} {table[first.p]} {objects} only"))
     many = len(triples) > 1
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
-    return english.sentence(f"{owner} only {noun} {'are' if many else 'is'} {objects}")
+    return english.sentence(english.sentence_start(
+        f"{owner} only {noun} {'are' if many else 'is'} {objects}"))
 
 
 class _Fold:
@@ -142,7 +144,7 @@ class _Fold:
     def noun(self, cvt: str) -> str:
         hint = self.type_hints.get(cvt)
         if hint:
-            return hint
+            return english.id_words(hint)   # "regular tv appearance": "regular TV …"
         found = (type_noun(t.p) for t in self.triples if t.s == cvt)
         noun = next((n for n in found if n), None)
         if noun is None:   # only facts into it: the property that points at it names it

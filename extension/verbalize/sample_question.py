@@ -9,6 +9,7 @@ extension engine asks while it builds samples (through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from extension.core.samples import StructuredSample
@@ -87,9 +88,21 @@ def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None)
     old = _old_subject(query.original, query.extended)
     edges = _json_edges(query.original)
     nouns = question_nouns(edges, [dict(e) for e in query.added], old)
-    return extended_question(sample.source.question, query.added, names, phrases, query.rule,
+    return extended_question(cased_question(sample), query.added, names, phrases, query.rule,
                              subjects=query.subjects, union_subjects=query.union_subjects,
                              nouns=nouns)
+
+
+def cased_question(sample: StructuredSample) -> str:
+    """The source question as a sentence: its first letter upper-case and the names
+    of its constants as the KG writes them (WebQSP lower-cases everything: "where do
+    the appalachian mountains run through?" reads "Where do the Appalachian Mountains
+    run through?")."""
+    text = sample.source.question.strip()
+    for name in sorted(set(constant_names(sample).values()), key=len, reverse=True):
+        if len(name) > 2 and name != name.lower():
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", name, text, flags=re.IGNORECASE)
+    return english.capitalized(text)
 
 
 def realised_question(sample: StructuredSample, table: PhraseTable) -> str | None:

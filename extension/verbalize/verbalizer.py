@@ -39,6 +39,7 @@ from extension.verbalize.citations import (
     part_hops,
     sub_fact_hop,
 )
+from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import (
     FrameColumns,
     PhraseTable,
@@ -160,11 +161,13 @@ class TemplateVerbalizer:
         exhaustive = exhaustive_triples(sample, table)
         replaced = {r.replacement.id for r in sample.edit.replacements}
         citations = []
-        for part in part_hops(sample):
+        # The replaced slot (one-fact hops) is stated as all its values, once, where its
+        # first fact is; its facts in later citations (a concatenation cites each
+        # answer's hop apart) read plainly: two "only" sentences would deny each other.
+        stated = [t for t in triples if t in exhaustive]
+        said_in: int | None = None   # the citation that states the slot
+        for number, part in enumerate(part_hops(sample)):
             part_triples = [[triples[i] for i in hop] for hop in part]
-            # The replaced slot (one-fact hops) is stated as all its values, once,
-            # where its first fact was.
-            stated = [hop[0] for hop in part_triples if hop[0] in exhaustive]
             texts = []
             for hop in part_triples:
                 if hop[0] not in exhaustive:
@@ -172,16 +175,27 @@ class TemplateVerbalizer:
                 elif sample.edit.contradicts == "constraint":   # each fact on its own
                     texts.append(exhaustive_sentence([hop[0]], table,
                                                      inverse=hop[0].s in replaced))
-                elif hop[0] is stated[0]:
+                elif said_in is None:
                     texts.append(exhaustive_sentence(stated, table))
+                    said_in = number
+                elif said_in != number:
+                    texts.append(text_of(hop))
             citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
                                for s in sample.sub_facts)
         question = sample_question(sample, table)
+        statement = answer_statement(sample, table)
+        names = [n for t in context for n in (t.s_name, t.o_name) if n] + \
+            [a.name for a in sample.answer_entities if a.name]
+        for which, text in (("question", question), ("answer statement", statement)):
+            if found := placeholder_words(text, names):
+                # no type names one of its variables: "the one that …" is no English
+                raise UnreadableFact(f"unreadable_text: the {which} would say {found[0]!r} "
+                                     f"({text!r}); no type of the store names its entity")
         return Verbalization(question_extended=question,
-                             answer=answer_statement(sample, table),
+                             answer=statement,
                              citations=tuple(citations), sub_fact_texts=sub_fact_texts,
                              backend=self.name)
 

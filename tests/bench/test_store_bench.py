@@ -78,7 +78,8 @@ def test_benchmark_smoke(bench, tmp_path):
     assert agree["1hop_untruncated_equal"] == agree["1hop_untruncated"] > 0
     assert agree["2hop_untruncated_equal"] == agree["2hop_untruncated"]
 
-    assert set(rec["targets"]) == {"ingest_facts_per_s", "ingest_peak_rss_mb", "2hop_p50_ms"}
+    assert set(rec["targets"]) == {"ingest_facts_per_s", "ingest_peak_rss_mb", "2hop_p50_ms",
+                                   "search_p50_ms"}
     assert all(isinstance(t["pass"], bool) for t in rec["targets"].values())
     assert rec["machine"]["cores"] and rec["machine"]["ladybug"] and rec["machine"]["duckdb"]
     assert (out / "store_bench_latency.png").stat().st_size > 0

@@ -807,7 +807,7 @@ def test_verbalize_names_the_old_subject_of_way_1_from_the_subgraph() -> None:
                                     {"id": "?x", "kind": "answer"},
                                     {"id": "m.gf2", "kind": "entity"}]}])
     text = TemplateVerbalizer().verbalize(s)
-    assert text.question_extended == "who directed the film whose sequel is The Godfather Part II?"
+    assert text.question_extended == "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in text.citations] == [
         "The Godfather has the sequel The Godfather Part II.",
         "The Godfather was directed by Francis Ford Coppola."]
@@ -1133,3 +1133,34 @@ def test_a_contradicted_constraint_on_a_many_valued_relation_says_only(
             elif kind in ("place", "date"):
                 assert " only" not in cited, (s.id, cited)
     assert seen > 0
+
+
+
+def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
+    """A concatenation cites each answer's fact apart; the replaced slot is stated as
+    all its values once ("Isaac Newton's only professions are Film Director and
+    Teacher"), its other fact plainly: two "only" sentences would deny each other."""
+    NAMES.update({"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
+                  "m.ast": "Astronomer", "m.dir": "Film Director", "m.teach": "Teacher"})
+    inf, prof = "influence.influence_node.influenced", "people.person.profession"
+    orig = [tr("m.newton", inf, "m.voltaire"), tr("m.newton", prof, "m.sci"),
+            tr("m.newton", prof, "m.ast")]
+    sub = [orig[0], tr("m.newton", prof, "m.dir"), tr("m.newton", prof, "m.teach")]
+    node = {"kind": "variable", "is_cvt": False}
+    query = {"nodes": [{"id": "m.voltaire", "kind": "entity", "value": "m.voltaire",
+                        "is_cvt": False}, {"id": "?p", **node},
+                       {"id": "?a", **node, "kind": "answer"}],
+             "edges": [{"source": "?p", "predicate": inf, "target": "m.voltaire"},
+                       {"source": "?p", "predicate": prof, "target": "?a"}],
+             "answer": "?a", "function": "none"}
+    reps = tuple(Replacement(replaced=answer(a), replacement=answer(b), basis="same_role")
+                 for a, b in (("m.sci", "m.dir"), ("m.ast", "m.teach")))
+    edit = Edit(kind="replace_answer", replaced=reps[0].replaced,
+                replacement=reps[0].replacement, replacement_basis="same_role",
+                replacements=reps, contradicts="exhaustive")
+    s = sample(sub, complexity="concatenation", subjects=["m.voltaire"],
+               answers=[answer("m.sci"), answer("m.ast")], label="contradictory", edit=edit,
+               original=orig, query_original=query)
+    texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
+    assert len(texts) == 3 and sum(" only " in t for t in texts) == 1, texts
+    assert "Isaac Newton's only professions are Film Director and Teacher." in texts

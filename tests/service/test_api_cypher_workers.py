@@ -26,8 +26,11 @@ CRASH = "WITH 4294967296 AS n RETURN size(range(1, n))"
 GREEDY = ("WITH lpad('a', 1000000, 'b') AS s "
           + "WITH s + s AS s " * 11 + "RETURN size(s) AS n")
 # A triple product of the entities: runs until the query timeout stops it.
-SLOW = ("MATCH (a:Entity), (b:Entity), (c:Entity) WHERE a.id < b.id AND b.id < c.id "
-        "RETURN count(*)")
+# Four entities in order: ~10^11 rows on the demo store, far past any --query-timeout
+# here (three, 4*10^8 rows, finished within 12 s on a quiet machine: the test lost its
+# slow query).
+SLOW = ("MATCH (a:Entity), (b:Entity), (c:Entity), (d:Entity) "
+        "WHERE a.id < b.id AND b.id < c.id AND c.id < d.id RETURN count(*)")
 
 
 def error(reply: httpx.Response, status: int) -> str:
@@ -145,8 +148,10 @@ def test_page_reads_beyond_the_handles_get_their_503_within_5_s(
     (tmp_path / "data").mkdir()
     server = start_server(demo_store_path, tmp_path / "data",
                           extra_args=("--readers", "1", "--query-timeout", "9"))
+    # four unbound patterns: their product outlasts --query-timeout (three ended in
+    # about 4 s on a quiet machine, and the reads behind it got the handle)
     product = {"patterns": [{"subject": f"?s{i}", "predicate": f"?p{i}", "object": f"?o{i}"}
-                            for i in range(3)], "limit": 10}
+                            for i in range(4)], "limit": 10}
     slow: dict[str, httpx.Response] = {}
     slow_ended: list[float] = []
 

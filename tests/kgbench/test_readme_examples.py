@@ -87,25 +87,38 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True)
 class Piece:
-    """A run of shown words with no ``…`` inside, and the README line it starts on."""
+    """A run of shown words with no ``…`` inside, each with the README line it is on;
+    ``bounded_*``: whether it starts and ends at a word's edge."""
 
-    line: str
-    pattern: re.Pattern[str]
+    words: tuple[tuple[str, str], ...]
+    bounded_left: bool
+    bounded_right: bool
+
+    def pattern(self, upto: int | None = None) -> re.Pattern[str]:
+        """The regular expression of the piece's first ``upto`` words (all by default)."""
+        words = [word for word, _ in self.words[:upto]]
+        right = self.bounded_right or (upto is not None and upto < len(self.words))
+        return re.compile((r"(?<!\S)" if self.bounded_left else "")
+                          + r"\s+".join(map(re.escape, words))
+                          + (r"(?!\S)" if right else ""))
+
+    def first_missing_line(self, text: str, at: int) -> str:
+        """The README line of the first word from which the piece is not in ``text``."""
+        for upto in range(1, len(self.words) + 1):
+            if self.pattern(upto).search(text, at) is None:
+                return self.words[upto - 1][1]
+        return self.words[-1][1]
 
 
 def shown_pieces(shown: str) -> list[Piece]:
     """The pieces of a shown output, in order (see the module's docstring)."""
     pieces: list[Piece] = []
-    words: list[str] = []
-    start = ""
+    words: list[tuple[str, str]] = []
     bounded_left = True
 
     def flush(bounded_right: bool) -> None:
         if words:
-            pattern = ((r"(?<!\S)" if bounded_left else "")
-                       + r"\s+".join(map(re.escape, words))
-                       + (r"(?!\S)" if bounded_right else ""))
-            pieces.append(Piece(start, re.compile(pattern)))
+            pieces.append(Piece(tuple(words), bounded_left, bounded_right))
         words.clear()
 
     for line in normalise(shown).splitlines():
@@ -115,9 +128,7 @@ def shown_pieces(shown: str) -> list[Piece]:
                 before = parts[k - 1]
                 flush(bounded_right=not before or before[-1].isspace())
                 bounded_left = not part or part[0].isspace()
-            if part.split() and not words:
-                start = line
-            words.extend(part.split())
+            words.extend((word, line) for word in part.split())
     flush(bounded_right=True)
     return pieces
 
@@ -127,10 +138,11 @@ def assert_shown(shown: str, output: str, what: str) -> None:
     text = normalise(output)
     at = 0
     for piece in shown_pieces(shown):
-        found = piece.pattern.search(text, at)
+        found = piece.pattern().search(text, at)
         if found is None:
-            pytest.fail(f"README ({what}): the line {piece.line.strip()!r} is not (or not in "
-                        f"this order) in what the program prints:\n{output}")
+            line = piece.first_missing_line(text, at).strip()
+            pytest.fail(f"README ({what}): the line {line!r} is not (or not in this order) "
+                        f"in what the program prints:\n{output}")
         at = found.end()
 
 

@@ -33,6 +33,11 @@ class QueryError(StoreError):
     """The backend rejected a query (syntax, unknown property, ...)."""
 
 
+class QueryCrashedError(QueryError):
+    """A query ended the process that ran it (the embedded engine's segfault on a value
+    past its limits): it ran in a worker process, so only the worker died."""
+
+
 class QueryParameterError(QueryError):
     """A query parameter is missing, or is a value the backend cannot take (see
     :mod:`kgstore.cypher.params`)."""

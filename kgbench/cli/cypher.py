@@ -31,7 +31,9 @@ from kgbench.cli.output import emit_json, note, out
 from kgbench.cli.render import cell
 from kgstore.cypher.guard import Dialect, assert_read_only, parameter_names
 from kgstore.cypher.params import MAX_PARAMETER_DEPTH, check_parameters, json_nesting
+from kgstore.cypher.worker_client import run_query_in_worker
 from kgstore.errors import QueryParameterError, QueryTimeoutError, QueryTooLargeError
+from kgstore.store import CypherResult
 
 DEFAULT_LIMIT_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -186,9 +188,19 @@ def cypher(
         except QueryTooLargeError as exc:
             raise CliError(str(exc)) from None  # not a write: the read-only hint would mislead
         params = used_params(query, given, s.dialect)
+        deadline = timeout + min(timeout, WATCHDOG_GRACE_S)
         try:
-            with _hard_deadline(timeout + min(timeout, WATCHDOG_GRACE_S), stopped):
-                result = s.cypher(query, params, max_rows=limit_rows, timeout_s=timeout)
+            if s.dialect == "ladybug":
+                # The embedded engine runs in-process, and a query the check lets through
+                # can still end it (a list past 2^32 built from a variable: a segfault);
+                # in a worker process that costs the worker and says so in one line.
+                doc = run_query_in_worker(s.location, query, params, max_rows=limit_rows,
+                                          timeout_s=timeout, deadline_s=deadline)
+                result = CypherResult(columns=doc["columns"], rows=doc["rows"],
+                                      truncated=bool(doc["truncated"]))
+            else:
+                with _hard_deadline(deadline, stopped):
+                    result = s.cypher(query, params, max_rows=limit_rows, timeout_s=timeout)
         except QueryTimeoutError:
             raise CliError(stopped) from None
     if as_json:

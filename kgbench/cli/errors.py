@@ -36,6 +36,7 @@ from kgstore import (
     StoreLockedError,
     StoreNotFoundError,
 )
+from kgstore.errors import QueryCrashedError
 from loaders.errors import InputFileError, LoaderError, MalformedInputError
 
 __all__ = ["INTERRUPTED_EXIT", "NOTHING_WRITTEN", "RESUMES", "CliError", "Interrupted",
@@ -139,6 +140,7 @@ _HINTS: list[tuple[type[BaseException], str | None]] = [
     (IncompatibleStoreError, None),
     (ReadOnlyQueryError,
      "`kgbench cypher` only reads; change a store by loading data with `kgbench load`"),
+    (QueryCrashedError, None),   # the message says what to do
     (QueryError,
      "check the query syntax; `kgbench cypher --help` shows the graph schema"),
     (StoreError, None),

@@ -32,7 +32,6 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -43,6 +42,7 @@ import kgstore
 from kgbench.service.errors import ApiError
 from kgstore import errors as store_errors
 from kgstore.cypher.worker import MAX_ANSWER_ENV, MEMORY_ENV
+from kgstore.cypher.worker_client import error_from_answer, signal_name
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_WORKERS", "MAX_ANSWER_BYTES", "CypherWorkers"]
 
@@ -72,27 +72,14 @@ def _resident_bytes(pid: int) -> int | None:
         return None
 
 
-def _signal_name(returncode: int | None) -> str:
-    if returncode is not None and returncode < 0:
-        with contextlib.suppress(ValueError):
-            return signal.Signals(-returncode).name
-        return f"signal {-returncode}"
-    return f"exit status {returncode}"
-
-
 def _store_error(doc: Mapping[str, Any]) -> Exception:
-    """The exception a worker's ``{"type", "message"}`` stands for."""
-    kind, message = str(doc.get("type", "")), str(doc.get("message", ""))
-    if kind == "QueryTimeoutError":
-        return store_errors.QueryTimeoutError(float(doc.get("timeout_s") or 0))
-    cls = getattr(store_errors, kind, None)
-    if isinstance(cls, type) and issubclass(cls, store_errors.StoreError):
-        try:
-            return cls(message)
-        except TypeError:   # a class with other arguments: the message still says it
-            return store_errors.StoreError(message)
-    log.error("internal error in a Cypher worker: %s: %s", kind, message)
-    return RuntimeError("internal error in a Cypher worker")
+    """The exception a worker's ``{"type", "message"}`` stands for; an internal error is
+    logged (:func:`kgstore.cypher.worker_client.error_from_answer`)."""
+    exc = error_from_answer(doc)
+    if type(exc) is RuntimeError:
+        log.error("%s", exc)
+        return RuntimeError("internal error in a Cypher worker")
+    return exc
 
 
 class _Worker:
@@ -171,7 +158,7 @@ class CypherWorkers:
         try:
             line = await asyncio.wait_for(proc.stdout.readline(), START_TIMEOUT_S)
             doc = json.loads(line) if line else {"error": {
-                "message": f"the worker process ended ({_signal_name(await proc.wait())})"}}
+                "message": f"the worker process ended ({signal_name(await proc.wait())})"}}
         except (TimeoutError, ValueError) as exc:
             doc = {"error": {"message": f"the worker process did not start ({exc!r})"}}
         if doc.get("ready") is not True:
@@ -303,7 +290,7 @@ class CypherWorkers:
         if not line:
             code = await proc.wait()
             raise ApiError(400, f"the engine crashed on this query (its worker process ended "
-                           f"with {_signal_name(code)}); the server and other queries are "
+                           f"with {signal_name(code)}); the server and other queries are "
                            "not affected", "narrow the query: the engine crashes when it "
                            "builds strings or lists of billions of items")
         doc: dict[str, Any] = json.loads(line)

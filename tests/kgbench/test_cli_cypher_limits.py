@@ -83,6 +83,21 @@ def test_queries_the_engine_crashed_on_are_one_line(store: Path, query: str,
     assert time.perf_counter() - started < 60
 
 
+@pytest.mark.parametrize("query", [
+    "WITH 4294967296 AS n RETURN size(range(1, n))",   # past 2^32 from a variable
+    "WITH 5000000000 AS n RETURN size(range(1, n)) AS s",
+])
+def test_a_query_that_ends_the_embedded_engine_costs_only_its_worker(store: Path,
+                                                                    query: str) -> None:
+    """Issue 32: values the read-only check cannot see (a variable) still segfaulted the
+    CLI (rc 139). The embedded store's queries run in a worker process: one line."""
+    line = one_error(run("cypher", query, "--store", store), 1)
+    assert "ended the database engine's process (SIGSEGV)" in line, line
+    assert "narrow it" in line
+    proc = run("cypher", "RETURN 1 AS x", "--store", store, "--json")   # the store is fine
+    assert proc.returncode == 0 and strict_json(proc.stdout)["rows"] == [[1]], proc.stderr
+
+
 # -- C5, U5: parameter values the engine could not take -------------------------------------
 
 @pytest.mark.parametrize(("value", "fragment"), [

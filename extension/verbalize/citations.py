@@ -150,7 +150,7 @@ class _Fold:
         if noun is None:   # only facts into it: the property that points at it names it
             into = [t.p for t in self.triples if not t.literal and t.o == cvt]
             words = [_property_words(_local_name(p).rpartition(".")[2]) for p in into]
-            noun = next((english.singular(w) for w in words if w), None)
+            noun = next((english.id_words(english.singular(w)) for w in words if w), None)
         return noun or "record"
 
     def roles(self, cvt: str, skip: Collection[int], the: str = "") -> list[str]:

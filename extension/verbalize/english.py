@@ -92,14 +92,35 @@ def sentence_start(text: str) -> str:
     return f"T{text[1:]}" if text.startswith("the ") else text
 
 
+_PARTICIPLES = frozenset({"won", "held", "given", "shown", "written", "made", "done", "sung",
+                          "drawn", "grown", "led", "sold", "built", "taught", "read"})
+
+
+def _participle_tail(noun: str) -> tuple[str, str] | None:
+    """``("medals", " won")`` for a noun phrase a past participle ends ("medals won",
+    "films executive produced", "awards presented": a Freebase property's words),
+    whose head is its first word; None for others."""
+    first, space, rest = noun.partition(" ")
+    last = rest.rpartition(" ")[2]
+    participle = last in _PARTICIPLES or (
+        last.endswith("ed") and len(last) > 4 and not last.endswith("eed")   # a breed
+        and last not in ("hundred", "kindred"))
+    if space and participle:
+        return first, f" {rest}"
+    return None
+
+
 def plural(noun: str) -> str:
     """The plural of a noun phrase's head: its last word ("film" -> "films", "country"
-    -> "countries", "actress" -> "actresses"; "one" -> "ones"), or the word before an
-    "of" ("form of government" -> "forms of government"). Regular forms only: a head
-    that already ends in "s" is left as it is."""
+    -> "countries", "actress" -> "actresses"; "one" -> "ones"), the word before an
+    "of" ("form of government" -> "forms of government"), or the first word before a
+    past participle ("film executive produced" -> "films executive produced"). Regular
+    forms only: a head that already ends in "s" is left as it is."""
     before, of, after = noun.partition(" of ")
     if of and before:
         return f"{plural(before)}{of}{after}"
+    if tail := _participle_tail(noun):
+        return plural(tail[0]) + tail[1]
     head, space, last = noun.rpartition(" ")
     if last in _IRREGULAR_PLURALS:
         last = _IRREGULAR_PLURALS[last]
@@ -124,6 +145,8 @@ def singular(noun: str) -> str:
     before, of, after = noun.partition(" of ")
     if of and before:
         return f"{singular(before)}{of}{after}"
+    if tail := _participle_tail(noun):   # "medals won" -> "medal won"
+        return singular(tail[0]) + tail[1]
     head, space, last = noun.rpartition(" ")
     if last in _IRREGULAR_SINGULARS:
         last = _IRREGULAR_SINGULARS[last]

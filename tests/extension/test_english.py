@@ -98,3 +98,13 @@ def test_a_number_reads_with_the_unit_its_relation_stores_it_in() -> None:
     assert with_unit("1,234.5", "minutes") == "1,234.5 minutes"
     assert with_unit("116", None) == "116"
     assert with_unit("March 1952", "minutes") == "March 1952"
+
+
+def test_a_noun_phrase_ending_in_a_participle_inflects_its_first_word() -> None:
+    """Freebase property words ("medals won", "films executive produced") head on their
+    first word: "a medal won", "the films executive produced", not "a medals won" or
+    "executive produceds" (the grammar gate's A_NNS and spelling findings)."""
+    assert english.singular("medals won") == "medal won"
+    assert english.singular("awards presented") == "award presented"
+    assert english.plural("film executive produced") == "films executive produced"
+    assert english.plural("dog breed") == "dog breeds"   # a noun in -eed stays the head

@@ -183,7 +183,7 @@ class _Fold:
                        and t.s not in self.cvts), None)
         if anchor is None:   # "A film cut has the film X and the runtime 201 minutes."
             roles = self.roles(cvt, (), the="the ")
-            head = english.article(self.noun(cvt)).capitalize()
+            head = english.capitalized(english.article(self.noun(cvt)))
             return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
         # A Wikidata statement node repeats the statement's property for its main value.
         main = next((t for t in self.triples if t.s == cvt and t.p == anchor.p

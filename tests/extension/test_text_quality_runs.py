@@ -40,9 +40,7 @@ text_quality = load_bench("text_quality")
 KGS = tuple(text_quality.RUNS)
 SAMPLES = 1000
 
-UNFOLD = "issue 34 item 3 (folded relations unfolded, h/nl-data)"
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("samples", "fb15k237-webqsp"): f"{UNFOLD}: 515 samples from WebQSP train + test today",
     # A data limit, not the generator's: the sample store holds the dump's first 50
     # entities (4 humans), so no --n gives 1,000 questions about people.
     ("samples", "wikidata-domain"): "the Wikidata sample store (the dump's first 50 "

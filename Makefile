@@ -8,7 +8,7 @@ EXPORT_STAMP := $(VENV)/.installed-export
 GRAMMAR_GATE := tools/grammar-gate
 GRAMMAR_CLASSPATH := $(GRAMMAR_GATE)/target/classpath.txt
 
-.PHONY: demo test bench lint clean venv neo4j-up neo4j-down chromium grammar-gate readme-screenshot
+.PHONY: demo test test-fast bench lint clean venv neo4j-up neo4j-down chromium grammar-gate readme-screenshot
 
 venv: $(STAMP)
 
@@ -52,6 +52,11 @@ test: $(STAMP) $(EXPORT_STAMP) $(REAL_MODELS_STAMP) chromium $(GRAMMAR_CLASSPATH
 	wait $$neo4j; b=$$?; \
 	echo "== Neo4j tests (-m neo4j, one process)"; cat "$$work/neo4j.log"; rm -rf "$$work"; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)
+
+# The edit loop: everything but the tests marked slow (whole-KG runs, kill/resume,
+# 1,000-sample text runs) and those that need the Neo4j server.
+test-fast: $(STAMP) $(EXPORT_STAMP)
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider -m "not slow and not neo4j" tests
 
 # The web UI's browser tests drive Debian's Chromium through Playwright (Playwright's own
 # browser download cannot reach its CDN here); installed once when missing.

@@ -182,6 +182,12 @@ def run_merged(args: list[str], cwd: Path, store: Path | None = None
                 "PYTHONUNBUFFERED": "1"})
     if store is not None:
         env["KGBENCH_STORE"] = str(store)
+    # The README's commands name kgbench/demo/data/... from the checkout's root, which
+    # the working folder copies: this checkout first on the path, so that folder's
+    # `kgbench/` (data only) is not imported as a namespace package in its place (an
+    # editable install is found after the working folder).
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     return subprocess.run([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, encoding="utf-8", cwd=cwd, env=env, timeout=TIMEOUT,
                           check=False)

@@ -62,14 +62,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from extension.defaults import DEFAULT_MAX_ANSWERS
 from extension.inputs.domain_spec import DomainSpec, parse_domain_spec
 from extension.inputs.questions import ParsedQuestion
 from extension.inputs.seed_walk import SeedShape, SeedWalk
 from kgstore.store import Store
 
 SEED_SHAPES: tuple[SeedShape, ...] = ("single", "path", "tree")
-DEFAULT_MAX_ANSWERS = 50
-"""Largest answer set a seed question may have (the extension engine's cap)."""
 
 FAILURE_REASONS: dict[str, str] = {
     "no_relations": "no usable relation (names, types, identifiers and bookkeeping left out)",

@@ -34,8 +34,7 @@ from extension.verbalize import english
 from extension.verbalize.extended_question import reads_as_mediator
 from extension.verbalize.planner import HUB_MAX_LINKS, HUB_SHARE, is_hub
 from extension.verbalize.quality import placeholder_words
-from extension.verbalize.realise import folded_key
-from extension.verbalize.relation_phrases import PhraseTable
+from extension.verbalize.relation_phrases import PhraseTable, folded_key
 from extension.verbalize.seed_questions import PERSON_NOUNS, Unphrasable, template_question
 from kgstore.models import Entity, Literal, Object
 from kgstore.store import Store

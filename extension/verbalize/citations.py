@@ -20,6 +20,7 @@ from extension.verbalize.relation_phrases import (
     _local_name,
     _property_words,
     as_table,
+    folded_key,
     has_noun,
     type_noun,
 )
@@ -83,12 +84,23 @@ def _object_text(t: Triple, table: PhraseTable) -> str:
 
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:
+    reverse = None if t.literal else table.partner(t.p)
+    if reverse is not None:
+        # Said from the other end, by the frame of its reverse property: "Newton is in
+        # the time zone Eastern Time Zone", not "Eastern Time Zone is the time zone of
+        # Newton" (both true; the first is how a person states it).
+        t = Triple(s=t.o, p=reverse, o=t.s, s_name=t.o_name, o_name=t.s_name)
+    other = _object_text(t, table)
+    return f"{_subject_text(t)} {english.phrase_before(_dated_phrase(t, table), other)} {other}"
+
+
+def _dated_phrase(t: Triple, table: PhraseTable) -> str:
+    """``t``'s phrase, "on" made "in" before a year or a month ("was born in 1952")."""
     phrase = table[t.p]
     if t.literal and phrase.endswith(" on") and t.datatype and \
             t.datatype.endswith(("gYear", "gYearMonth")):
-        phrase = phrase[:-3] + " in"   # "was born on 1952" -> "was born in 1952"
-    other = _object_text(t, table)
-    return f"{_subject_text(t)} {english.phrase_before(phrase, other)} {other}"
+        phrase = phrase[:-3] + " in"
+    return phrase
 
 
 def _role(the: str, role: str, value: str) -> str:
@@ -122,7 +134,7 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     noun = has_noun(table[first.p])
     if noun is None:
         return english.sentence(english.sentence_start(
-            f"{subject} {table[first.p]} {objects} only"))
+            f"{subject} {_dated_phrase(first, table)} {objects} only"))
     many = len(triples) > 1
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
@@ -177,6 +189,34 @@ class _Fold:
         noun = english.article(self.noun(cvt))
         return f"{noun} with {english.join(roles)}" if roles else noun
 
+    def folded(self, cvt: str) -> str | None:
+        """A hop of one role read as the folded relation FB15k-237 names it, when a
+        table has its frame ("The Grudge was released in New Zealand", not "… has a
+        film regional release date with film release region New Zealand"), or None.
+        The role may point into the mediator, as a store with Freebase's reverse facts
+        keeps it (an award's ``nominees`` beside the nominee's ``award_nominations``):
+        it is then read from the mediator by its reverse property ("James Franco was
+        nominated for the MTV Movie Award for Best Comedic Performance", not "… has an
+        award nomination with award …")."""
+        outgoing = [t for t in self.triples if t.s == cvt and (t.literal or t.o not in self.cvts)]
+        incoming = [t for t in self.triples if not t.literal and t.o == cvt
+                    and t.s not in self.cvts]
+        pairs: list[tuple[Triple, Triple]] = []
+        if len(outgoing) == 1 and len(incoming) == 1:
+            pairs.append((incoming[0], outgoing[0]))
+        elif not outgoing and len(incoming) == 2:
+            for anchor, other in (incoming, incoming[::-1]):
+                back = self.table.reverse(other.p)
+                if back is not None:
+                    pairs.append((anchor, Triple(s=cvt, p=back, o=other.s,
+                                                 o_name=other.s_name)))
+        for anchor, role in pairs:
+            key = folded_key(anchor.p, role.p)
+            if self.table.curated(key):
+                return fact_clause(role.model_copy(update={
+                    "s": anchor.s, "p": key, "s_name": anchor.s_name}), self.table)
+        return None
+
     def clause(self, cvt: str) -> str:
         self.done.add(cvt)
         anchor = next((t for t in self.triples if not t.literal and t.o == cvt
@@ -193,16 +233,8 @@ class _Fold:
         if main is not None:
             clause = f"{_subject_text(anchor)} {phrase} {_object_text(main, self.table)}"
             return f"{clause}, with {english.join(roles)}" if roles else clause
-        others = [t for t in self.triples if t.s == cvt and id(t) != id(anchor)
-                  and (t.literal or t.o not in self.cvts)]
-        if len(others) == 1 and len(roles) == 1:
-            # One role: the hop reads as the folded relation FB15k-237 names it, when
-            # a table has its frame ("The Grudge was released in New Zealand", not "…
-            # has a film regional release date with film release region New Zealand").
-            key = f"{_local_name(anchor.p)}..{_local_name(others[0].p)}"
-            if self.table.curated(key):
-                return (f"{_subject_text(anchor)} {self.table[key]} "
-                        f"{_object_text(others[0], self.table)}")
+        if len(roles) == 1 and (folded := self.folded(cvt)) is not None:
+            return folded
         verb = "has" if phrase.startswith("has ") else phrase
         clause = f"{_subject_text(anchor)} {verb} {english.article(self.noun(cvt))}"
         return f"{clause} with {english.join(roles)}" if roles else clause

@@ -25,6 +25,12 @@ _MONTH_DAY = re.compile(r"--(\d{2})-(\d{2})" + _ZONE)
 _TIME = re.compile(r"(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?" + _ZONE)
 
 
+def is_number_datatype(datatype: str | None) -> bool:
+    """Whether ``datatype`` (short ``xsd:integer`` or a full IRI) is an XSD number."""
+    kind = (datatype or "").rpartition("#")[2].removeprefix("xsd:")
+    return kind in _INTEGER_TYPES or kind in _DECIMAL_TYPES
+
+
 def render_literal(value: str, datatype: str | None, lang: str | None = None) -> str:
     """A literal as a person writes it. ``datatype`` is an XSD type, short
     (``xsd:date``) or full IRI; ``lang`` tags plain text, which is returned as is.

@@ -35,7 +35,7 @@ from typing import Any
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
 from extension.verbalize.literals import render_literal, with_unit
-from extension.verbalize.relation_phrases import PhraseTable, _local_name
+from extension.verbalize.relation_phrases import PhraseTable, _local_name, folded_key
 
 Edge = tuple[str, str, str]
 
@@ -561,11 +561,6 @@ def graph_names(graph: Mapping[str, Any]) -> dict[str, str]:
     """Constant id -> name from the graph's own nodes."""
     return {str(n["id"]): str(n["name"]) for n in graph.get("nodes", [])
             if isinstance(n, Mapping) and n.get("name")}
-
-
-def folded_key(outer: str, role: str) -> str:
-    """The FB15k-237 id of a hop through a mediator: ``outer..role`` (local names)."""
-    return f"{_local_name(outer)}..{_local_name(role)}"
 
 
 __all__ = ["Constraint", "Form", "Realiser", "agree", "logical_form", "ordered_constraints",

@@ -22,7 +22,8 @@ phrase of each predicate, so a sample costs tens of microseconds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -39,10 +40,12 @@ from extension.verbalize.citations import (
     part_hops,
     sub_fact_hop,
 )
+from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import (
     FrameColumns,
     PhraseTable,
+    folded_key,
     is_readable,
     load_relation_frames,
     load_relation_phrases,
@@ -143,6 +146,7 @@ class TemplateVerbalizer:
         cvts = frozenset(sample.cvt_nodes)
         table = self.phrases
         check_readable(sample, table)
+        check_answer_numbers(sample)
         context = (*sample.original_subgraph, *sample.subgraph)
         hints = cvt_type_hints(context, cvts)
         # A plain fact reads the same in a citation and as a sub-fact: render it once.
@@ -158,27 +162,25 @@ class TemplateVerbalizer:
             return hop_text(hop, cvts, table, hints)
 
         triples = sample.subgraph
-        exhaustive = exhaustive_triples(sample, table)
-        replaced = {r.replacement.id for r in sample.edit.replacements}
+        slots = exhaustive_slots(sample, table)
+        slot_of = {t: i for i, slot in enumerate(slots) for t in slot.covered}
         citations = []
-        # The replaced slot (one-fact hops) is stated as all its values, once, where its
-        # first fact is; its facts in later citations (a concatenation cites each
-        # answer's hop apart) read plainly: two "only" sentences would deny each other.
-        stated = [t for t in triples if t in exhaustive]
-        said_in: int | None = None   # the citation that states the slot
+        # Each replaced slot is stated as all its values, once, where its first fact
+        # is; its facts in later citations (a concatenation cites each answer's hop
+        # apart) read plainly: two "only" sentences would deny each other.
+        said_in: dict[int, int] = {}   # slot -> the citation that states it
         for number, part in enumerate(part_hops(sample)):
             part_triples = [[triples[i] for i in hop] for hop in part]
             texts = []
             for hop in part_triples:
-                if hop[0] not in exhaustive:
+                at = slot_of.get(hop[0])
+                if at is None:
                     texts.append(text_of(hop))
-                elif sample.edit.contradicts == "constraint":   # each fact on its own
-                    texts.append(exhaustive_sentence([hop[0]], table,
-                                                     inverse=hop[0].s in replaced))
-                elif said_in is None:
-                    texts.append(exhaustive_sentence(stated, table))
-                    said_in = number
-                elif said_in != number:
+                elif at not in said_in:
+                    texts.append(exhaustive_sentence(slots[at].facts, table,
+                                                     inverse=slots[at].inverse))
+                    said_in[at] = number
+                elif said_in[at] != number:
                     texts.append(text_of(hop))
             citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
@@ -200,45 +202,133 @@ class TemplateVerbalizer:
                              backend=self.name)
 
 
-def exhaustive_triples(sample: StructuredSample,
-                       table: PhraseTable | None = None) -> frozenset[Triple]:
-    """The facts of a contradiction that the citation states as all the values of
-    their slot (:func:`exhaustive_sentence`); empty for other samples.
+@dataclass(frozen=True)
+class ExhaustiveSlot:
+    """Facts of one slot that a contradictory citation states as all its values
+    (:func:`exhaustive_sentence`); ``inverse``: read from their object ("The Green Mile
+    was directed by Wim Wenders only")."""
 
-    An exhaustive contradiction (``edit.contradicts == "exhaustive"``): the subgraph's
-    facts holding a replacement. A constraint's (``"constraint"``, with ``table``): the
-    fact holding the replacement entity where its relation names a person or thing
-    (a director, a composer, a genre), read from the entity that keeps its value
-    ("The Green Mile was directed by Wim Wenders only"): without "only" two blind
-    readers took "The Green Mile was directed by Wim Wenders" for a second director of
-    the answer, not a contradiction (3 of 55 samples). A place or date reads as one
-    value already ("was born in Paris")."""
+    facts: tuple[Triple, ...]
+    inverse: bool = False
+    members: tuple[Triple, ...] = ()
+    """The subgraph's facts the sentence stands for, when not ``facts`` themselves: a
+    hop through a mediator read as its folded relation ("Abraham Lincoln is a member of
+    the Whig Party only" for the party tenure and its party)."""
+
+    @property
+    def covered(self) -> tuple[Triple, ...]:
+        return self.members or self.facts
+
+
+def check_answer_numbers(sample: StructuredSample) -> None:
+    """Refuse answers that are several numbers of one attribute ("Kazakhstan has the
+    human Development Indexes 0.679, 0.772, … and 0.766"; "… the number of speakers
+    153,299,770 and 75,917,870"): values measured in different years or by different
+    sources, which the store keeps without saying which is which. No question asks for
+    all of them, and no citation can tell a reader why a number differs; both blind
+    readers rated such items 2 of 5. Raises :class:`UnreadableFact`."""
+    numbers = [a for a in sample.answer_entities
+               if a.value is not None and is_number_datatype(a.datatype)]
+    if len(numbers) > 1:
+        raise UnreadableFact(f"unreadable_text: the answer would list {len(numbers)} numbers "
+                             "of one attribute (values of different dates or sources, "
+                             "which no text can tell apart)")
+
+
+def exhaustive_slots(sample: StructuredSample,
+                     table: PhraseTable | None = None) -> list[ExhaustiveSlot]:
+    """The slots of a contradictory sample's citation said with "only", in the
+    subgraph's order; empty for other samples.
+
+    An exhaustive contradiction (``edit.contradicts == "exhaustive"``): the slot holding
+    every replacement. A replaced answer or constraint (``"answer"``, ``"constraint"``,
+    with ``table``): each slot holding a replacement entity whose relation a reader may
+    take as having several values (:func:`reads_as_many`), grouped by subject and
+    relation, or one fact at a time when read from the entity that keeps its value.
+    Without "only", blind readers took "The Green Mile was directed by Wim Wenders" for
+    a second director (3 of 55 samples) and "Robin Wright is a citizen of the United
+    Kingdom" or "Syriana was produced in Luxembourg" for a second value that does not
+    exclude the answer (5 of 55): the store's measure that such a slot holds one value
+    (:mod:`extension.core.functionality`) is not something the reader knows."""
     edit = sample.edit
     if sample.label != "contradictory":
-        return frozenset()
+        return []
     replacements = {r.replacement.id for r in edit.replacements}
     cvts = set(sample.cvt_nodes)
-    if edit.contradicts == "constraint" and table is not None:
-        return frozenset(
-            t for t in sample.subgraph if not t.literal and t.s not in cvts
-            and t.o not in cvts and (
-                (t.o in replacements and table.kind(t.p) in _MANY_VALUED_KINDS)
-                or (t.s in replacements and table.inverse(t.p)
-                    and table.kind(t.p) in _MANY_VALUED_KINDS)))
+    if edit.contradicts in ("constraint", "answer") and table is not None:
+        # One slot per (subject, relation) read from the subject, in order of first
+        # fact; one per fact read from its object (by the relation's inverse phrase).
+        slots: dict[tuple[str, str, str], list[tuple[Triple, tuple[Triple, ...]]]] = {}
+        values = {r.replacement.value for r in edit.replacements
+                  if r.replacement.value is not None}
+        for t in sample.subgraph:
+            if t.s in cvts:
+                # A mediator's role read as its folded relation: one of the subject's
+                # mediators ("got married in 1997"), so a date reads as one of many too.
+                if (t.o in values) if t.literal else (t.o in replacements and t.o not in cvts):
+                    folded = _folded_fact(t, sample.subgraph, cvts, table)
+                    if folded is not None and (t.literal or reads_as_many(folded[0].p, table)):
+                        slots.setdefault((folded[0].s, folded[0].p, ""), []).append(folded)
+                continue
+            if t.literal or t.o in cvts:
+                continue
+            if not reads_as_many(t.p, table):
+                continue
+            if t.o in replacements:
+                slots.setdefault((t.s, t.p, ""), []).append((t, ()))
+            elif t.s in replacements and table.inverse(t.p):
+                slots.setdefault((t.o, t.p, t.s), []).append((t, ()))
+        return [ExhaustiveSlot(facts=tuple(f for f, _ in held), inverse=bool(key[2]),
+                               members=tuple(m for _, ms in held for m in ms))
+                for key, held in slots.items()]
     if edit.contradicts != "exhaustive":
-        return frozenset()
-    slots: dict[tuple[str, str], list[Triple]] = {}
+        return []
+    found: dict[tuple[str, str], list[Triple]] = {}
     for t in sample.subgraph:
         if not t.literal and t.o in replacements and t.s not in cvts:
-            slots.setdefault((t.s, t.p), []).append(t)
+            found.setdefault((t.s, t.p), []).append(t)
     # The replaced slot holds every replacement (other facts of G may hold some too).
-    return next((frozenset(group) for _, group in sorted(slots.items())
-                 if {t.o for t in group} == replacements), frozenset())
+    return next(([ExhaustiveSlot(facts=tuple(group))] for _, group in sorted(found.items())
+                 if {t.o for t in group} == replacements), [])
 
 
-_MANY_VALUED_KINDS = ("person", "thing")
-"""Frame kinds whose values a reader takes as possibly many (see :func:`exhaustive_triples`)."""
+def exhaustive_triples(sample: StructuredSample,
+                       table: PhraseTable | None = None) -> frozenset[Triple]:
+    """The subgraph facts of :func:`exhaustive_slots`, all slots together."""
+    return frozenset(t for slot in exhaustive_slots(sample, table) for t in slot.covered)
+
+
+def _folded_fact(role: Triple, subgraph: Sequence[Triple], cvts: Collection[str],
+                 table: PhraseTable) -> tuple[Triple, tuple[Triple, ...]] | None:
+    """``role`` (a mediator's fact) and the one fact into its mediator, as the folded
+    relation a table has a frame for (:func:`folded_key`), with the two facts; None
+    when the mediator has other facts in ``subgraph`` or no such frame: the hop then
+    reads by its roles (:func:`~extension.verbalize.citations.hop_text`)."""
+    around = [t for t in subgraph if t.s == role.s or (not t.literal and t.o == role.s)]
+    anchor = next((t for t in around if not t.literal and t.o == role.s), None)
+    if anchor is None or len(around) != 2 or anchor.s in cvts:
+        return None
+    key = folded_key(anchor.p, role.p)
+    if not table.curated(key):
+        return None
+    return (role.model_copy(update={"s": anchor.s, "p": key, "s_name": anchor.s_name}),
+            (anchor, role))
+
+
+def reads_as_many(predicate: str, table: PhraseTable) -> bool:
+    """Whether a reader may take ``predicate`` as having several values for one
+    subject: a person, thing or place (a director, a genre, a citizenship, a country of
+    production), unless its words say one value by meaning (born, died, buried, a
+    capital, a location). Dates and numbers read as one value already."""
+    if table.kind(predicate) not in ("person", "thing", "place"):
+        return False
+    return not _ONE_VALUE_WORDS.search(table[predicate])
+
+
+_ONE_VALUE_WORDS = re.compile(r"\b(born|died|buried|capital|located|headquarters)\b")
+"""Words of a relation phrase that say its subject has one value ("was born in")."""
 
 
 __all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",
-           "check_readable", "exhaustive_triples"]
+           "check_answer_numbers", "check_readable", "exhaustive_slots", "exhaustive_triples",
+           "reads_as_many"]

@@ -697,9 +697,17 @@ def test_capped_answers_are_flagged(kg: Store) -> None:
 
 
 def test_hub_answer_sets_within_the_cap(kg: Store, grounder: Grounder) -> None:
-    samples, _ = samples_of(kg, grounder, "nationals", Q_NATIONALS, "none")
+    wide = SampleConfig(extension=ExtensionConfig(max_answers=50))
+    samples, _ = samples_of(kg, grounder, "nationals", Q_NATIONALS, "none", wide)
     assert not samples[0].answers_capped
     assert len(samples[0].answer_entities) == HUB_SIZE + 1
+
+
+def test_the_default_cap_keeps_ten_answers(kg: Store, grounder: Grounder) -> None:
+    """A sample lists at most 10 answers by default (readers rated lists of 15-40
+    items 2 of 5): the hub's 31 nationals are cut to 10, flagged as capped."""
+    samples, _ = samples_of(kg, grounder, "nationals", Q_NATIONALS, "none")
+    assert samples[0].answers_capped and len(samples[0].answer_entities) == 10
 
 
 def test_no_rule_applicable_is_a_recorded_failure(kg: Store, grounder: Grounder) -> None:

@@ -2,7 +2,7 @@
 neighbourhood is small, the union rule over same-name entities whose relations
 differ by domain, and the union rule's availability in ``stats.json``.
 
-* Pat has one date and one gender: "When was Pat born?" has no other literal around
+* Pat has one date and one profession: "When was Pat born?" has no other literal around
   Pat, so a walk that maps the date only to a literal found no irrelevant subgraph;
 * two "Titanic"s, a film (``film.film.directed_by``) and a TV episode
   (``tv.tv_episode.directed_by``): the union rule wanted the exact predicate;
@@ -33,13 +33,14 @@ from tests.extension.test_extend import (
     seed_drawing,
 )
 
-DOB, GENDER = "people.person.date_of_birth", "people.person.gender"
+DOB, PROFESSION = "people.person.date_of_birth", "people.person.profession"
+GENDER = "people.person.gender"
 FILM_DIRECTED, EPISODE_DIRECTED = "film.film.directed_by", "tv.tv_episode.directed_by"
 SERIES, GENRE = "tv.tv_episode.series", "film.film.genre"
 
 ENTITIES = [
     Entity("m.pat", "Pat Lone", types=("people.person",)),
-    Entity("m.male", "Male", types=("people.gender",)),
+    Entity("m.actor", "Actor", types=("people.profession",)),
     Entity("m.t_film", "Titanic", types=("film.film",)),
     Entity("m.t_episode", "Titanic", types=("tv.tv_episode",)),
     Entity("m.cameron", "James Cameron", types=("people.person",)),
@@ -49,7 +50,7 @@ ENTITIES = [
 ]
 FACTS = [
     Fact("m.pat", DOB, Literal("1950-01-01", "xsd:date")),
-    Fact("m.pat", GENDER, "m.male"),
+    Fact("m.pat", PROFESSION, "m.actor"),
     Fact("m.t_film", FILM_DIRECTED, "m.cameron"),
     Fact("m.t_film", GENRE, "m.romance"),
     Fact("m.t_episode", EPISODE_DIRECTED, "m.ep_director"),
@@ -77,8 +78,22 @@ def test_irrelevant_takes_an_entity_leaf_when_the_subject_has_no_other_literal(
     samples, failures = samples_of(kg, grounder, "born", Q_BORN, "none")
     assert "irrelevant" not in [f.stage for f in failures]
     irrelevant = next(s for s in samples if s.label == "irrelevant")
-    assert [t.fact() for t in irrelevant.subgraph] == [Fact("m.pat", GENDER, "m.male")]
+    assert [t.fact() for t in irrelevant.subgraph] == [Fact("m.pat", PROFESSION, "m.actor")]
     assert irrelevant.edit.subject == "m.pat"   # check_all (in samples_of) verified the rest
+
+
+def test_irrelevant_never_cites_a_bookkeeping_value(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """"Pat Lone has the gender Male" is filler to every reader: the irrelevant walk
+    leaves out relations whose value is bookkeeping (a gender, a currency, a colour),
+    and with nothing else around Pat no irrelevant sample is made."""
+    entities = [ENTITIES[0], Entity("m.male", "Male", types=("people.gender",))]
+    facts = [Fact("m.pat", DOB, Literal("1950-01-01", "xsd:date")),
+             Fact("m.pat", GENDER, "m.male")]
+    for kg in read_only_store(tmp_path_factory, "gender", entities, facts):
+        samples, failures = samples_of(kg, Grounder(kg), "born", Q_BORN, "none")
+        assert "irrelevant" not in [s.label for s in samples]
+        assert "irrelevant" in [f.stage for f in failures]
 
 
 def test_irrelevant_never_cites_an_identifier_literal(

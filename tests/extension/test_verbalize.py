@@ -1111,29 +1111,71 @@ def test_a_mediator_hop_with_one_role_reads_as_its_folded_frame() -> None:
 
 def test_a_contradicted_constraint_on_a_many_valued_relation_says_only(
         demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
-    """A replaced director or composer reads as the film's only one ("Heat was directed
-    by Stanley Kubrick only"): without "only", blind readers took it for a second
-    director, not a contradiction. A place keeps the plain sentence."""
+    """A replaced director, composer or citizenship reads as the only one ("Heat was
+    directed by Stanley Kubrick only", "Takashi Shimura is a citizen of Italy only"):
+    without "only", blind readers took it for a second value, not a contradiction. A
+    birthplace or a date keeps the plain sentence: it has one value by meaning."""
     from extension.verbalize.relation_phrases import PhraseTable
+    from extension.verbalize.verbalizer import reads_as_many
 
     table = PhraseTable()
-    seen = 0
+    seen = {"only": 0, "plain": 0}
     for s, text in demo_texts:
-        if s.label != "contradictory" or s.edit.contradicts != "constraint":
+        if s.label != "contradictory" or s.edit.contradicts not in ("constraint", "answer"):
             continue
         replaced = {r.replacement.id for r in s.edit.replacements}
+        cvts = set(s.cvt_nodes)
         for t in s.subgraph:
-            if t.literal or not ({t.s, t.o} & replaced):
+            if t.literal or not ({t.s, t.o} & replaced) or {t.s, t.o} & cvts:
                 continue
-            kind = table.kind(t.p)
+            if t.s in replaced and not table.inverse(t.p):
+                continue
             cited = next(c.text for c in text.citations if t in c.triples)
-            if kind in ("person", "thing"):
-                seen += 1
+            if reads_as_many(t.p, table):
+                seen["only"] += 1
                 assert " only" in cited, (s.id, cited)
-            elif kind in ("place", "date"):
+            else:
+                seen["plain"] += 1
                 assert " only" not in cited, (s.id, cited)
-    assert seen > 0
+    assert seen["only"] > 0 and seen["plain"] > 0, seen
 
+
+def test_reads_as_many_by_kind_and_meaning() -> None:
+    from extension.verbalize.relation_phrases import PhraseTable
+    from extension.verbalize.verbalizer import reads_as_many
+
+    table = PhraseTable()
+    for many in ("people.person.nationality", "film.film.country", "film.film.directed_by",
+                 "film.film.genre"):
+        assert reads_as_many(many, table), many
+    for one in ("people.person.place_of_birth", "people.person.date_of_birth",
+                "location.country.capital", "film.film.runtime",
+                "location.location.containedby"):
+        assert not reads_as_many(one, table), one
+
+
+def test_a_replaced_answer_on_a_place_relation_says_only() -> None:
+    """The store may measure citizenship as single-valued (0.98 on FB15k-237), so the
+    answer itself is replaced ("answer" contradiction); a reader does not know that
+    measure: "Robin Wright is a citizen of the United Kingdom" left two blind readers
+    free to think of a second citizenship."""
+    NAMES.update({"m.robin": "Robin Wright", "m.usa": "the United States of America",
+                  "m.uk": "the United Kingdom"})
+    nat = "people.person.nationality"
+    orig = [tr("m.robin", nat, "m.usa")]
+    sub = [tr("m.robin", nat, "m.uk")]
+    query = {"nodes": [{"id": "m.robin", "kind": "entity", "value": "m.robin",
+                        "is_cvt": False},
+                       {"id": "?a", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": "m.robin", "predicate": nat, "target": "?a"}],
+             "answer": "?a", "function": "none"}
+    rep = Replacement(replaced=answer("m.usa"), replacement=answer("m.uk"), basis="same_role")
+    edit = Edit(kind="replace_answer", replaced=rep.replaced, replacement=rep.replacement,
+                replacement_basis="same_role", replacements=(rep,), contradicts="answer")
+    s = sample(sub, complexity="single", subjects=["m.robin"], answers=[answer("m.usa")],
+               label="contradictory", edit=edit, original=orig, query_original=query)
+    texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
+    assert texts == ["Robin Wright is a citizen of the United Kingdom only."], texts
 
 
 def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
@@ -1164,3 +1206,23 @@ def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
     assert len(texts) == 3 and sum(" only " in t for t in texts) == 1, texts
     assert "Isaac Newton's only professions are Film Director and Teacher." in texts
+
+
+def test_a_reverse_property_reads_by_its_partners_frame() -> None:
+    """A fact Freebase names from the other end ("Eastern Time Zone has the locations in
+    this time zone Newton", rated 2 of 5 by blind readers) is said by the curated frame
+    of its reverse property; a predicate with a phrase of its own keeps it."""
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    p = "time.time_zone.locations_in_this_time_zone"
+    assert table.partner(p) == "location.location.time_zones"
+    assert table.curated(p) and table[p] == "is the time zone of"
+    assert table.inverse(p) == "is in the time zone"
+    fact = Triple(s="m.est", p=p, o="m.newton", s_name="Eastern Time Zone", o_name="Newton")
+    assert hop_sentence([fact], set()) == "Newton is in the time zone Eastern Time Zone."
+    countries = Triple(s="m.rep", p="government.form_of_government.countries", o="m.gm",
+                       s_name="Republic", o_name="the Gambia")
+    assert hop_sentence([countries], set()) == "The Gambia has the form of government Republic."
+    assert table.partner("film.film.directed_by") is None
+    assert table.partner("people.person.gender") is None

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from tests.service import test_ui_jobs_page, ui_support
 from tests.service.test_ui_browser import CHROMIUM, Page, artifacts, browser  # noqa: F401
 from tests.service.test_ui_jobs_page import page_fits
-from tests.service.ui_support import COPPOLA
+from tests.service.ui_support import COPPOLA, HOSTILE_ID, HOSTILE_NAME
 
 ui_server = ui_support.ui_server
 ui = test_ui_jobs_page.ui   # a fresh page at 1024 and at 1366 px
@@ -138,3 +138,12 @@ def test_paths_from_an_entity_page_by_name_and_nothing_found(ui: Page) -> None:
     expect(alert).to_contain_text("pick an entity from the suggestions")
     assert "/api/" not in alert.inner_text()   # no API route shown to a UI user
     ui.shot(f"52-paths-not-found-{ui.width}.png")
+
+
+def test_a_name_like_html_on_a_path_is_text(ui: Page) -> None:
+    page = ui.open(f"#/paths?source={AL_PACINO}&target={HOSTILE_ID}&max=2")
+    items = page.locator("#paths-list > li")
+    expect(items.first.get_by_role("link", name=HOSTILE_NAME)).to_be_visible()
+    expect(page.get_by_role("combobox", name="To")).to_have_value(HOSTILE_NAME)
+    assert page.evaluate("document.body.dataset.pwned") is None
+    assert page.locator("#paths-list img").count() == 0

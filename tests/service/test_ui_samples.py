@@ -7,8 +7,10 @@ inline script, no HTML insertion of data in the scripts)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,6 +195,19 @@ def test_export_downloads_what_kgbench_export_writes(api: httpx.Client, demo_dat
     proc = run("export", demo_data_dir / BENCH, "--to", fmt, "--split", split, "--out", cli_out)
     assert proc.returncode == 0, proc.stderr
     assert response.content == cli_out.read_bytes()
+
+
+def test_export_of_a_gzipped_benchmark(api: httpx.Client, ui_server: Server) -> None:
+    packed = ui_server.data_dir / "gzipped-export"
+    packed.mkdir(exist_ok=True)
+    plain = ui_server.data_dir / BENCH
+    shutil.copy(plain / "stats.json", packed / "stats.json")
+    (packed / "samples.jsonl.gz").write_bytes(gzip.compress((plain / "samples.jsonl").read_bytes()))
+    exported = [api.get("/api/benchmarks/export", params={"bench": bench, "to": "jsonl"})
+                for bench in (BENCH, packed.name)]
+    assert [r.status_code for r in exported] == [200, 200]
+    assert exported[0].content == exported[1].content
+    assert not list(packed.glob("*.jsonl"))   # unpacked elsewhere, not beside it
 
 
 def test_export_refuses_what_it_cannot_read(api: httpx.Client) -> None:

@@ -25,7 +25,9 @@ then be in its output, in that order (:func:`assert_shown`), where
 
 Everything else must be there, so a changed number, name or word fails. A ``text``
 block (one generated sample's text, one KaLMA entry) is compared exactly with the file
-the run above it wrote.
+the run above it wrote. One table row is checked too: the demo row of "What a shortcut
+gets" (marked ``<!-- checked row: shortcut-demo -->``), rerun with ``kgbench evaluate
+--baseline`` on the demo's benchmark.
 """
 
 from __future__ import annotations

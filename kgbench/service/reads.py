@@ -277,7 +277,8 @@ def _paths(store: Store, source: str, target: str, max_length: int, limit: int,
     return json_body({"source": src.id, "target": dst.id, "max_length": max_length,
                       "exclude_predicates": exclude,
                       "paths": [path_document(p) for p in found],
-                      **_labels(store, [n for p in found for n in p.nodes])})
+                      # both ends named even when no path joins them
+                      **_labels(store, [src.id, dst.id, *(n for p in found for n in p.nodes)])})
 
 
 @router.get("/paths", response_model=PathsResult, **SAME_AS_CLI)

@@ -9,6 +9,9 @@ through :func:`kgbench.service.paths.resolve_under`, so no request reads outside
 
 from __future__ import annotations
 
+import gzip
+import shutil
+import tempfile
 import zlib
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,8 +19,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
+from starlette.background import BackgroundTask
 
-from extension.core.labels import Complexity, Label, Split
+from extension.core.labels import Complexity, ExportFormat, Label, Split, SplitChoice
 from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.service.deps import data_root, store
 from kgbench.service.errors import ERROR_RESPONSES, ApiError, ErrorBody
@@ -198,6 +202,54 @@ def report(root: Annotated[Path, Depends(data_root)], bench: BenchName) -> FileR
         raise ApiError(404, f"{name} has no {REPORT_FILE}",
                        "generate it again without --no-report")
     return file_response(page)
+
+
+EXPORT_FILES: dict[str, tuple[str, str]] = {
+    "caqa": (".csv", "text/csv; charset=utf-8"),
+    "attrscore": (".csv", "text/csv; charset=utf-8"),
+    "alce": (".json", "application/json"),
+    "jsonl": (".jsonl", "application/x-ndjson"),
+}
+"""Each export format's file suffix and media type."""
+
+
+@router.get("/benchmarks/export", response_class=FileResponse, responses={200: {
+    "content": {media: {} for _, media in EXPORT_FILES.values()},
+    "description": "The exported file, as a download"}})
+def export(root: Annotated[Path, Depends(data_root)], bench: BenchName,
+           to: Annotated[ExportFormat, Query(description="caqa, attrscore, alce or jsonl "
+                                             "(`kgbench export --to`).")],
+           split: SplitChoice = "all") -> FileResponse:
+    """The benchmark in a format people already use, as ``kgbench export DIR --to
+    FORMAT --split SPLIT`` writes it with the format's default label map (a download
+    named ``<benchmark>-<format>[-<split>].<suffix>``). The CSVs end with the sample
+    ids, so an evaluator's labels join back for an evaluate job's predictions."""
+    from extension.outputs.export import ExportError, SamplesFileError, export_benchmark
+
+    name, samples = _benchmark_dir(root, bench)
+    suffix, media = EXPORT_FILES[to]
+    download = "-".join([name.replace("/", "-"), to, *([split] if split != "all" else [])])
+    work = Path(tempfile.mkdtemp(prefix="kgbench-export-"))
+    target = work / f"{download}{suffix}"
+    try:
+        if samples.name.endswith(".gz"):   # the export reads plain JSONL
+            plain = work / "samples.jsonl"
+            with gzip.open(samples, "rb") as packed, plain.open("wb") as unpacked:
+                shutil.copyfileobj(packed, unpacked)
+            samples = plain
+        export_benchmark(samples, target, to, split=split)
+    except SamplesFileError as exc:   # its message names the server's path: say the name
+        shutil.rmtree(work, ignore_errors=True)
+        raise ApiError(409, f"{name}: line {exc.line}: not a benchmark sample ({exc.reason})",
+                       exc.hint) from None
+    except ExportError as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        raise ApiError(409, f"{name}: {exc}", exc.hint) from None
+    except UNREADABLE as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        raise _unreadable(name, exc) from None
+    return FileResponse(target, media_type=media, filename=target.name,
+                        background=BackgroundTask(shutil.rmtree, work, ignore_errors=True))
 
 
 @router.get("/benchmarks/table", response_model=BenchmarkTable)

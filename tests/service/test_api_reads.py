@@ -266,6 +266,10 @@ def test_paths_by_name(client: httpx.Client) -> None:
         assert len(path["facts"]) == len(path["nodes"]) - 1
         assert path["length"] <= 2
     assert doc["names"][doc["source"]] == "Al Pacino"
+    none = client.get("/api/paths", params={"source": "Al Pacino", "target": "Sofia Coppola",
+                                            "max_length": 1}).json()
+    assert none["paths"] == []   # the ends are named all the same, for "no path between …"
+    assert none["names"] == {none["source"]: "Al Pacino", none["target"]: "Sofia Coppola"}
 
 
 def test_paths_each_once_cvt_one_hop_hubs_last(client: httpx.Client) -> None:

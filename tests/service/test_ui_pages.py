@@ -7,6 +7,7 @@ Screenshots go to ``$KGBENCH_TEST_ARTIFACTS/ui`` (see :mod:`tests.service.test_u
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -110,6 +111,26 @@ def test_a_report_opens_from_the_benchmarks_page_and_fits_the_window(ui: Page) -
     example.scroll_into_view_if_needed()
     report.screenshot(path=str(ui.artifacts / f"32-report-long-reasons-{ui.width}.png"))
     report.close()
+
+
+def test_a_benchmark_downloads_in_an_export_format(ui: Page) -> None:
+    # Issue 38's journey, generate then export then evaluate, had no export in the UI.
+    page = ui.open(f"#/bench?name={BENCH}")
+    page.get_by_label("Export as").select_option("caqa")
+    page.get_by_label("Export split").select_option("test")
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Download").click()
+    download = got.value
+    assert download.suggested_filename == "benchmarks-demo-caqa-test.csv"
+    with open(download.path(), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    test_split = page.request.get(f"{ui.server.url}/api/samples",
+                                  params={"bench": BENCH, "split": "test"}).json()["total"]
+    assert len(rows) == test_split > 0
+    assert list(rows[0]) == ["query", "answer", "reference", "label", "id"]   # ids to join by
+    assert {r["label"] for r in rows} <= {"Support", "Missing", "Contradictory", "Irrelevant"}
+    page_fits(page)
+    ui.shot(f"35-bench-export-{ui.width}.png")
 
 
 def test_log_in_is_not_offered_without_a_token(ui: Page) -> None:

@@ -7,8 +7,10 @@ inline script, no HTML insertion of data in the scripts)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from kgbench.service.graphjson import edge_id
 from kgbench.service.samples import CONTEXT_MAX
 from kgbench.service.security import CONTENT_SECURITY_POLICY
 from kgbench.service.ui import STATIC_DIR
+from tests.kgbench.test_cli import run
 from tests.service import ui_support
 from tests.service.conftest import Server
 from tests.service.ui_support import BENCH, BROKEN, LINKED_DIR, LINKED_FILE
@@ -170,18 +173,60 @@ ESCAPES = ["../", "..", "../../etc", "/etc", "/tmp", "%2e%2e", "%2e%2e/%2e%2e/et
 
 @pytest.mark.parametrize("bench", ESCAPES)
 def test_bench_names_cannot_leave_data(api: httpx.Client, bench: str) -> None:
-    for path in ("/api/samples", "/api/benchmarks/table", "/api/sample"):
-        response = api.get(path, params={"bench": bench, "id": "x"})
+    for path in ("/api/samples", "/api/benchmarks/table", "/api/sample", "/api/benchmarks/export"):
+        response = api.get(path, params={"bench": bench, "id": "x", "to": "caqa"})
         assert 400 <= response.status_code < 500, (path, bench, response.text)
         assert_error(response, response.status_code)
+
+
+@pytest.mark.parametrize("fmt,split", [("caqa", "all"), ("attrscore", "test"),
+                                       ("alce", "train"), ("jsonl", "all")])
+def test_export_downloads_what_kgbench_export_writes(api: httpx.Client, demo_data_dir: Path,
+                                                     tmp_path: Path, fmt: str, split: str) -> None:
+    # Issue 38's journey (generate in the UI, then export, then evaluate) had no export
+    # in the UI: the download is the CLI's file, byte for byte.
+    response = api.get("/api/benchmarks/export", params={"bench": BENCH, "to": fmt,
+                                                         "split": split})
+    assert response.status_code == 200, response.text
+    suffix = {"caqa": "csv", "attrscore": "csv", "alce": "json", "jsonl": "jsonl"}[fmt]
+    name = f"benchmarks-demo-{fmt}{'' if split == 'all' else f'-{split}'}.{suffix}"
+    assert response.headers["content-disposition"] == f'attachment; filename="{name}"'
+    cli_out = tmp_path / f"cli.{suffix}"
+    proc = run("export", demo_data_dir / BENCH, "--to", fmt, "--split", split, "--out", cli_out)
+    assert proc.returncode == 0, proc.stderr
+    assert response.content == cli_out.read_bytes()
+
+
+def test_export_of_a_gzipped_benchmark(api: httpx.Client, ui_server: Server) -> None:
+    packed = ui_server.data_dir / "gzipped-export"
+    packed.mkdir(exist_ok=True)
+    plain = ui_server.data_dir / BENCH
+    shutil.copy(plain / "stats.json", packed / "stats.json")
+    (packed / "samples.jsonl.gz").write_bytes(gzip.compress((plain / "samples.jsonl").read_bytes()))
+    exported = [api.get("/api/benchmarks/export", params={"bench": bench, "to": "jsonl"})
+                for bench in (BENCH, packed.name)]
+    assert [r.status_code for r in exported] == [200, 200]
+    assert exported[0].content == exported[1].content
+    assert not list(packed.glob("*.jsonl"))   # unpacked elsewhere, not beside it
+
+
+def test_export_refuses_what_it_cannot_read(api: httpx.Client) -> None:
+    message = assert_error(api.get("/api/benchmarks/export", params={"bench": BROKEN,
+                                                                     "to": "caqa"}), 409)
+    assert message.startswith(f"{BROKEN}: cannot read its samples")
+    assert_error(api.get("/api/benchmarks/export", params={"bench": BENCH, "to": "html"}), 422)
+    assert_error(api.get("/api/benchmarks/export", params={"bench": BENCH, "to": "caqa",
+                                                           "split": "dev"}), 422)
 
 
 def test_symlinks_out_of_data_are_not_listed_or_read(api: httpx.Client) -> None:
     names = [b["name"] for b in api.get("/api/benchmarks").json()["benchmarks"]]
     assert BENCH in names and LINKED_DIR not in names and LINKED_FILE not in names
     for bench in (LINKED_DIR, LINKED_FILE, f"{LINKED_DIR}/../{BENCH}"):
-        for path in ("/api/samples", "/api/benchmarks/table", "/api/sample"):
-            message = assert_error(api.get(path, params={"bench": bench, "id": "x"}), 400)
+        for path in ("/api/samples", "/api/benchmarks/table", "/api/sample",
+                     "/api/benchmarks/export"):
+            message = assert_error(api.get(path, params={"bench": bench, "id": "x",
+                                                         "to": "caqa"}), 400)
             assert "outside" in message or ".." in message
 
 

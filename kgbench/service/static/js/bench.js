@@ -40,6 +40,25 @@ function reportLink(name) {
     class: "report-link"}, "report.html");
 }
 
+const EXPORTS = [["caqa", "CAQA CSV"], ["attrscore", "AttrScore CSV"], ["alce", "ALCE JSON"], ["jsonl", "flat JSONL"]];
+
+/** Download the benchmark in a format people already use (GET /api/benchmarks/export,
+ *  as `kgbench export`): a format, a split, and a link that follows them. */
+function exportForm(name) {
+  const to = el("select", {id: "export-to"}, ...EXPORTS.map(([value, text]) => el("option", {value}, text)));
+  const split = el("select", {id: "export-split"}, ...["all", ...SPLITS].map((v) => el("option", {value: v}, v)));
+  const link = el("a", {id: "export-link", class: "button-link", download: ""}, "Download");
+  const follow = () => link.setAttribute("href",
+    `/api/benchmarks/export?${qs({bench: name, to: to.value, split: split.value})}`);
+  to.addEventListener("change", follow);
+  split.addEventListener("change", follow);
+  follow();
+  return el("div", {class: "inline", id: "bench-export"},
+    el("label", {for: to.id}, "Export as"), to, el("label", {for: split.id}, "Export split"), split, link,
+    el("span", {class: "muted small"}, "The CSVs end with each sample's id: an evaluator's labels join back " +
+      "by it for an evaluate job's predictions."));
+}
+
 function pct(x) {
   return `${Number(x).toFixed(1)}%`;
 }
@@ -132,7 +151,7 @@ export function render(main, params) {
     }
   }).catch(() => {});
   replace(main, el("p", {}, el("a", {href: route("bench")}, "← all benchmarks")),
-    el("h1", {}, `Benchmark ${name}`), reportNote, el("div", {class: "two-col"},
+    el("h1", {}, `Benchmark ${name}`), reportNote, exportForm(name), el("div", {class: "two-col"},
       el("div", {class: "col-left"}, el("h2", {}, "Samples"), browser),
       el("div", {class: "col-right"}, el("h2", {}, "Label × complexity"), tables)));
   sampleBrowser(browser, name, params);

@@ -76,7 +76,9 @@ export async function render(main, params) {
       el("dt", {}, "types"), el("dd", {}, (e.types || []).join(", ") || "—"),
       e.aliases && e.aliases.length ? [el("dt", {}, "aliases"), el("dd", {}, e.aliases.join(", "))] : "",
       el("dt", {}, "CVT"), el("dd", {}, e.is_cvt ? "yes (mediator node)" : "no"),
-      e.description ? [el("dt", {}, "description"), el("dd", {}, e.description)] : ""));
+      e.description ? [el("dt", {}, "description"), el("dd", {}, e.description)] : ""),
+    el("p", {}, el("a", {href: route("paths", {source: e.id}), id: "entity-paths"},
+      "Paths from here to another entity")));
   const graphHost = el("div", {class: "graph-host"});
   const graphNote = el("div", {"aria-live": "polite"});
   replace(main, el("div", {class: "two-col"},

@@ -3,6 +3,7 @@
 import {el, errorBox, replace} from "./dom.js";
 import * as search from "./search.js";
 import * as entity from "./entity.js";
+import * as paths from "./paths.js";
 import * as cypher from "./cypher.js";
 import * as jobs from "./jobs.js";
 import * as bench from "./bench.js";
@@ -10,6 +11,7 @@ import * as bench from "./bench.js";
 const PAGES = {
   search: {render: search.render, title: "Search", nav: "search"},
   entity: {render: entity.render, title: "Entity", nav: "search"},
+  paths: {render: paths.render, title: "Paths", nav: "paths"},
   cypher: {render: cypher.render, title: "Cypher", nav: "cypher"},
   jobs: {render: jobs.render, leave: jobs.leave, title: "Jobs", nav: "jobs"},
   bench: {render: bench.render, title: "Benchmarks", nav: "bench"},
@@ -44,7 +46,8 @@ async function show() {
   } catch (err) {
     replace(main, errorBox(err));
   }
-  main.focus({preventScroll: true});
+  // Focus the page for screen readers, unless it focused a control of its own (a search box).
+  if (!main.contains(document.activeElement)) main.focus({preventScroll: true});
 }
 
 async function health() {

@@ -260,7 +260,10 @@ _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
                "administrative division": "region", "tv network": "TV network",
                "location": "place", "deceased person": "person",
                "award winning work": "work", "award nominated work": "work",
-               "award nominee": "nominee", "award winner": "winner"}
+               "award nominee": "nominee", "award winner": "winner",
+               "netflix title": "title", "film location": "place",
+               "sports team location": "place", "human language": "language",
+               "film subject": "subject", "film film distributor relationship": "distribution"}
 """Freebase type names that are no English noun, and the noun a reader would use."""
 
 _ID_WORDS = {"citytown": "city", "crewmember": "crew member", "tv": "TV", "gdp": "GDP",

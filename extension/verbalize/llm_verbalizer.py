@@ -122,7 +122,7 @@ class LLMVerbalizer:
             return text
 
         citations = []
-        exhaustive = exhaustive_triples(sample, phrases)
+        exhaustive = exhaustive_triples(sample, phrases, getattr(self.fallback, "slot_size", None))
         for i, citation in enumerate(template.citations, 1):
             triples = citation.triples
             if exhaustive.intersection(triples):

@@ -23,7 +23,7 @@ phrase of each predicate, so a sample costs tens of microseconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -126,8 +126,10 @@ class TemplateVerbalizer:
 
     def __init__(self, predicate_labels: Mapping[str, str] | None = None,
                  overrides: Mapping[str, str] | None = None,
-                 frames: Mapping[str, FrameColumns] | None = None) -> None:
+                 frames: Mapping[str, FrameColumns] | None = None,
+                 slot_size: SlotSize | None = None) -> None:
         self.phrases = PhraseTable(predicate_labels, overrides, frames)
+        self.slot_size = slot_size
 
     @classmethod
     def from_store(cls, store: Store, overrides_file: Path | None = None) -> TemplateVerbalizer:
@@ -135,10 +137,14 @@ class TemplateVerbalizer:
         e.g. Wikidata ``P57`` -> "director") and, if given, the user phrase file
         ``overrides_file`` (format of :func:`load_relation_phrases`)."""
         labels = {p.id: p.label for p in store.predicates() if p.label}
+
+        def slot_size(subject: str, predicate: str) -> int | None:
+            return store_slot_size(store, subject, predicate)
+
         if overrides_file is None:
-            return cls(labels)
+            return cls(labels, slot_size=slot_size)
         return cls(labels, load_relation_phrases(overrides_file),
-                   load_relation_frames(overrides_file))
+                   load_relation_frames(overrides_file), slot_size=slot_size)
 
     def verbalize(self, sample: StructuredSample) -> Verbalization:
         """The text of ``sample`` (see :class:`Verbalization`). Raises
@@ -162,7 +168,7 @@ class TemplateVerbalizer:
             return hop_text(hop, cvts, table, hints)
 
         triples = sample.subgraph
-        slots = exhaustive_slots(sample, table)
+        slots = exhaustive_slots(sample, table, self.slot_size)
         slot_of = {t: i for i, slot in enumerate(slots) for t in slot.covered}
         citations = []
         # Each replaced slot is stated as all its values, once, where its first fact
@@ -235,8 +241,37 @@ def check_answer_numbers(sample: StructuredSample) -> None:
                              "which no text can tell apart)")
 
 
+SlotSize = Callable[[str, str], "int | None"]
+"""``(subject, predicate)`` -> how many objects the store holds for that slot (None:
+not known, a neighbourhood too large to read whole)."""
+
+SLOT_READ_LIMIT = 500
+"""Facts read around a subject to count a slot (:func:`store_slot_size`)."""
+MOSTLY_ONE_VALUE = 0.5
+"""Share of a predicate's subjects with one value above which a whole slot may say
+"only" (:func:`store_slot_size`)."""
+
+
+def store_slot_size(store: Store, subject: str, predicate: str) -> int | None:
+    """How many ``predicate`` objects ``subject`` has in ``store``, from its kept
+    neighbourhood (:meth:`~kgstore.Store.adjacency`: read once, shared with the edits'
+    reads); None when the neighbourhood is larger than :data:`SLOT_READ_LIMIT`, or
+    when most subjects of ``predicate`` have several values (a place's contents, a
+    film's cast: "Egypt contains Cairo University only" states the store's gaps, not
+    the world; :data:`MOSTLY_ONE_VALUE` of the measured functionality)."""
+    from extension.core.functionality import functionality
+
+    if functionality(store, predicate).forward < MOSTLY_ONE_VALUE:
+        return None
+    around = store.adjacency(subject, limit=SLOT_READ_LIMIT, detail="brief")
+    if around.truncated:
+        return None
+    return sum(1 for f in around.facts if f.subject == subject and f.predicate == predicate)
+
+
 def exhaustive_slots(sample: StructuredSample,
-                     table: PhraseTable | None = None) -> list[ExhaustiveSlot]:
+                     table: PhraseTable | None = None,
+                     slot_size: SlotSize | None = None) -> list[ExhaustiveSlot]:
     """The slots of a contradictory sample's citation said with "only", in the
     subgraph's order; empty for other samples.
 
@@ -249,7 +284,40 @@ def exhaustive_slots(sample: StructuredSample,
     a second director (3 of 55 samples) and "Robin Wright is a citizen of the United
     Kingdom" or "Syriana was produced in Luxembourg" for a second value that does not
     exclude the answer (5 of 55): the store's measure that such a slot holds one value
-    (:mod:`extension.core.functionality`) is not something the reader knows."""
+    (:mod:`extension.core.functionality`) is not something the reader knows.
+
+    With ``slot_size`` (the store's count of a slot), every other slot a citation
+    states whole in any sample says "only" too, when the store holds no other value
+    ("Heat was directed by Michael Mann only"): were "only" said in contradictory
+    citations alone, it would tell an evaluator the label by one word (86% of the
+    contradictory citations of the blind-draw runs had it, no other label)."""
+    slots = _replaced_slots(sample, table)
+    if slot_size is not None and table is not None:
+        slots += _complete_slots(sample, table, slot_size,
+                                 frozenset(t for slot in slots for t in slot.covered))
+    return slots
+
+
+def _complete_slots(sample: StructuredSample, table: PhraseTable, slot_size: SlotSize,
+                    taken: frozenset[Triple]) -> list[ExhaustiveSlot]:
+    """Slots of ``sample``'s plain facts (outside ``taken``) on relations read as many-
+    valued, whose facts in the subgraph are all the store holds for the slot; a
+    contradictory sample's edited facts are not the store's and are left out."""
+    cvts = set(sample.cvt_nodes)
+    edited = {r.replacement.id for r in sample.edit.replacements} \
+        if sample.label == "contradictory" else set()
+    groups: dict[tuple[str, str], list[Triple]] = {}
+    for t in sample.subgraph:
+        if t in taken or t.literal or t.s in cvts or t.o in cvts or t.s in edited \
+                or t.o in edited or not reads_as_many(t.p, table):
+            continue
+        groups.setdefault((t.s, t.p), []).append(t)
+    return [ExhaustiveSlot(facts=tuple(facts)) for (subject, predicate), facts in groups.items()
+            if slot_size(subject, predicate) == len({t.o for t in facts})]
+
+
+def _replaced_slots(sample: StructuredSample, table: PhraseTable | None) -> list[ExhaustiveSlot]:
+    """The slots of a contradictory sample's edit (see :func:`exhaustive_slots`)."""
     edit = sample.edit
     if sample.label != "contradictory":
         return []
@@ -292,10 +360,11 @@ def exhaustive_slots(sample: StructuredSample,
                  if {t.o for t in group} == replacements), [])
 
 
-def exhaustive_triples(sample: StructuredSample,
-                       table: PhraseTable | None = None) -> frozenset[Triple]:
+def exhaustive_triples(sample: StructuredSample, table: PhraseTable | None = None,
+                       slot_size: SlotSize | None = None) -> frozenset[Triple]:
     """The subgraph facts of :func:`exhaustive_slots`, all slots together."""
-    return frozenset(t for slot in exhaustive_slots(sample, table) for t in slot.covered)
+    return frozenset(t for slot in exhaustive_slots(sample, table, slot_size)
+                     for t in slot.covered)
 
 
 def _folded_fact(role: Triple, subgraph: Sequence[Triple], cvts: Collection[str],

@@ -306,8 +306,8 @@ def test_known_demo_texts(demo_texts: list[tuple[StructuredSample, Verbalization
     assert godfather.question_extended == \
         "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in godfather.citations] == [
-        "The Godfather has the sequel The Godfather Part II.",
-        "The Godfather was directed by Francis Ford Coppola."]
+        "The Godfather's only sequel is The Godfather Part II.",
+        "The Godfather was directed by Francis Ford Coppola only."]
     assert godfather.answer == \
         "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
     inception = by_id[("demo-008:supportive", 0)]
@@ -711,15 +711,18 @@ def test_from_store_names_wikidata_predicates_by_their_labels(tmp_path: Path) ->
             predicates=[Predicate("P57", "director"), Predicate("P915", "filming location"),
                         Predicate("P2047", "duration")])
         verbalizer = TemplateVerbalizer.from_store(store)
-    triples = [Triple(s="Q1", p="P57", o="Q2", s_name="Jaws", o_name="Steven Spielberg"),
-               Triple(s="Q1", p="P915", o="Q3", s_name="Jaws", o_name="Martha's Vineyard"),
-               Triple(s="Q1", p="P2047", o="124.0", s_name="Jaws", datatype="xsd:decimal",
-                      literal=True)]
-    s = sample(triples, subjects=["Q1"], answers=[AnswerEntity(id="Q2", name="Steven Spielberg")])
-    text = verbalizer.verbalize(s)
+        triples = [Triple(s="Q1", p="P57", o="Q2", s_name="Jaws", o_name="Steven Spielberg"),
+                   Triple(s="Q1", p="P915", o="Q3", s_name="Jaws", o_name="Martha's Vineyard"),
+                   Triple(s="Q1", p="P2047", o="124.0", s_name="Jaws", datatype="xsd:decimal",
+                          literal=True)]
+        s = sample(triples, subjects=["Q1"],
+                   answers=[AnswerEntity(id="Q2", name="Steven Spielberg")])
+        text = verbalizer.verbalize(s)
+    # the store holds no other director or filming location of Jaws: "only" (no slot
+    # of a number says it)
     assert [c.text for c in text.citations] == [
-        "Jaws was directed by Steven Spielberg. Jaws has the filming location Martha's Vineyard. "
-        "Jaws has the duration 124."]
+        "Jaws was directed by Steven Spielberg only. Jaws' only filming location is Martha's "
+        "Vineyard. Jaws has the duration 124."]
 
 
 def test_from_store_reads_the_user_phrase_file(tmp_path: Path, demo_store: Store) -> None:
@@ -1116,7 +1119,7 @@ def test_a_contradicted_constraint_on_a_many_valued_relation_says_only(
     without "only", blind readers took it for a second value, not a contradiction. A
     birthplace or a date keeps the plain sentence: it has one value by meaning."""
     from extension.verbalize.relation_phrases import PhraseTable
-    from extension.verbalize.verbalizer import reads_as_many
+    from extension.verbalize.verbalizer import exhaustive_triples, reads_as_many
 
     table = PhraseTable()
     seen = {"only": 0, "plain": 0}
@@ -1125,18 +1128,20 @@ def test_a_contradicted_constraint_on_a_many_valued_relation_says_only(
             continue
         replaced = {r.replacement.id for r in s.edit.replacements}
         cvts = set(s.cvt_nodes)
+        stated = exhaustive_triples(s, table)
         for t in s.subgraph:
             if t.literal or not ({t.s, t.o} & replaced) or {t.s, t.o} & cvts:
                 continue
             if t.s in replaced and not table.inverse(t.p):
                 continue
-            cited = next(c.text for c in text.citations if t in c.triples)
             if reads_as_many(t.p, table):
                 seen["only"] += 1
+                assert t in stated, (s.id, t)
+                cited = next(c.text for c in text.citations if t in c.triples)
                 assert " only" in cited, (s.id, cited)
             else:
                 seen["plain"] += 1
-                assert " only" not in cited, (s.id, cited)
+                assert t not in stated, (s.id, t)
     assert seen["only"] > 0 and seen["plain"] > 0, seen
 
 
@@ -1226,3 +1231,44 @@ def test_a_reverse_property_reads_by_its_partners_frame() -> None:
     assert hop_sentence([countries], set()) == "The Gambia has the form of government Republic."
     assert table.partner("film.film.directed_by") is None
     assert table.partner("people.person.gender") is None
+
+
+def test_only_is_said_in_every_label_where_the_store_holds_no_other_value(
+        demo_store: Store, demo_texts: list[tuple[StructuredSample, Verbalization]]) -> None:
+    """"Only" in contradictory citations alone would give the label away by one word
+    (86% of them had it in the blind-draw runs, no other label). A slot a citation
+    states whole says it in any sample when the store holds no other value for it, and
+    only then."""
+    from extension.verbalize.relation_phrases import PhraseTable
+    from extension.verbalize.verbalizer import exhaustive_slots, store_slot_size
+
+    table = PhraseTable()
+    with_only: dict[str, int] = {}
+    for s, text in demo_texts:
+        if any(" only" in c.text for c in text.citations):
+            with_only[s.label] = with_only.get(s.label, 0) + 1
+        if s.label == "contradictory":
+            continue
+        for slot in exhaustive_slots(s, table, lambda a, p: store_slot_size(demo_store, a, p)):
+            subject, predicate = slot.facts[0].s, slot.facts[0].p
+            held = {f.object_key for f in demo_store.facts_out(subject, predicate=predicate)}
+            assert held == {t.o for t in slot.facts}, (s.id, slot)
+    assert set(with_only) == {"supportive", "partially_supportive", "contradictory",
+                              "irrelevant"}, with_only
+
+
+def test_a_slot_the_store_holds_more_of_says_no_only() -> None:
+    NAMES.update({"m.heat": "Heat", "m.mann": "Michael Mann"})
+    fact = tr("m.heat", "film.film.directed_by", "m.mann")
+    s = sample([fact], complexity="single", subjects=["m.heat"], answers=[answer("m.mann")],
+               label="supportive")
+    def one(subject: str, predicate: str) -> int:
+        return 1
+    def two(subject: str, predicate: str) -> int:
+        return 2
+    assert TemplateVerbalizer(slot_size=one).verbalize(s).citations[0].text == \
+        "Heat was directed by Michael Mann only."
+    assert TemplateVerbalizer(slot_size=two).verbalize(s).citations[0].text == \
+        "Heat was directed by Michael Mann."
+    assert TemplateVerbalizer().verbalize(s).citations[0].text == \
+        "Heat was directed by Michael Mann."

@@ -485,9 +485,23 @@ class Realiser:
             phrase = self.phrase(c.predicate)
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
-            if many and re.fullmatch(r"has the [\w ]+", phrase):   # "has the colors A and B"
-                phrase = f"has the {english.plural(phrase[8:])}"   # "the forms of government"
-            text = f"{self.ref(c.other, c)} {phrase} {listed}{self.qualifiers(c)}"
+            qualifiers = self.qualifiers(c)
+            attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
+            if attribute and not qualifiers:
+                # "The capital of the country of origin of Pulp Fiction is Washington,
+                # D.C.", not "… has the capital Washington, D.C.": blind readers rated
+                # the "has the <noun>" statements 3 of 5, "like database fields".
+                noun = attribute.group(1)
+                noun = english.plural(noun) if many else noun
+                verb = "include" if capped else ("are" if many else "is")
+                return english.sentence(english.capitalized(
+                    f"the {noun} of {self.ref(c.other, c)} {verb} {listed}"))
+            tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", phrase)
+            if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
+                # "features the characters A and B", "is in the genres …" (not "composed
+                # the music fors")
+                phrase = f"{tail.group(1)} {english.plural(tail.group(2))}"
+            text = f"{self.ref(c.other, c)} {phrase} {listed}{qualifiers}"
             if capped:
                 text += ", among others"
             return english.sentence(english.capitalized(text))
@@ -495,6 +509,9 @@ class Realiser:
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
 
+
+_PREPOSITIONS = frozenset({"for", "of", "in", "by", "at", "on", "to", "with", "from", "as"})
+"""Words a phrase may end in before its object ("composed the music for")."""
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""

@@ -214,12 +214,12 @@ def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
     names = {"m.gf": "The Godfather"}
     g = graph([("m.gf", "film.film.runtime", "?x")], names)
     assert realise_statement(g, [], names, TABLE, ["175"], rule="none") \
-        == "The Godfather has the runtime 175 minutes."
+        == "The runtime of The Godfather is 175 minutes."
     assert "with the from" not in relation_phrase("people.person.spouse_s..people.marriage.from")
     names = {"m.au": "Australia"}
     g = graph([("m.au", "location.country.form_of_government", "?x")], names)
     assert realise_statement(g, [], names, TABLE, ["Parliamentary system", "Monarchy"],
-                             rule="none") == ("Australia has the forms of government "
+                             rule="none") == ("The forms of government of Australia are "
                                               "Parliamentary system and Monarchy.")
 
 
@@ -266,3 +266,21 @@ def test_a_union_statement_starts_with_a_capital() -> None:
     text = realise_statement(g, [], names, TABLE, ["Someone"], rule="union",
                              union_subjects=rows)
     assert text is not None and text.startswith("The Psycho that"), text
+
+
+def test_an_attribute_answer_reads_as_the_attribute_of_its_subject() -> None:
+    """"The capital of the country of origin of Pulp Fiction is Washington, D.C.", not
+    "… has the capital Washington, D.C." (blind readers: 3 of 5, "like database
+    fields"); several answers take the plural noun, a verb phrase its plural object."""
+    names = {"m.eg": "Egypt", "m.ar": "Arabic", "m.fc": "Fight Club"}
+    g = graph([("m.eg", "location.country.languages_spoken", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Arabic"], rule="none") \
+        == "The spoken language of Egypt is Arabic."
+    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none") \
+        == "The spoken languages of Egypt are Arabic and French."
+    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none",
+                             capped=True) == "The spoken languages of Egypt include Arabic and French."
+    music = graph([("?x", "film.film.music", "m.jp")], {"m.jp": "John Powell"})
+    text = realise_statement(music, [], {"m.jp": "John Powell"}, TABLE, ["Hancock", "Be Cool"],
+                             rule="none")
+    assert text is not None and "fors" not in text

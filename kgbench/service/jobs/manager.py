@@ -24,6 +24,7 @@ log says so once a minute, not at every pass of the dispatcher.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -64,6 +65,7 @@ from kgbench.service.paths import resolve_under
 from kgbench.service.quiet_log import RateLimitedLog
 from kgbench.service.settings import ServiceSettings
 from kgstore import store_directory
+from kgstore.confined import WriteOutsideError, remove_tree
 from kgstore.diskspace import is_disk_full
 from scoring.score.workdir import FINISHED_FILES
 
@@ -483,7 +485,9 @@ class JobManager:
                     job.pid = None
                     self._save(job)
                 if not job.resumable and job.owns_out:
-                    shutil.rmtree(self._data_dir / job.out, ignore_errors=True)
+                    # Never through a symlink put under --data since: not outside it.
+                    with contextlib.suppress(OSError, WriteOutsideError):
+                        remove_tree(self._data_dir / job.out, roots=[self._data_dir])
                 self._requeue(job)
 
 

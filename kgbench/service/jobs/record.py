@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgstore.confined import open_write, replace
+
 __all__ = ["JOB_FILE", "PROGRESS_FILE", "RESULT_FILE", "Job", "JobFile", "JobProgress",
            "JobState", "LOG_FILE", "PARENT_ENV", "TERMINAL", "now_iso", "read_json", "write_json_atomic"]
 
@@ -84,9 +86,9 @@ def now_iso() -> str:
 def write_json_atomic(path: Path, doc: Any) -> None:
     """Write ``doc`` to ``path`` whole or not at all (a temporary file, then a rename)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    with open_write(temporary) as out:   # in a job's process: confined (kgstore.confined)
+        out.write(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n")
+    replace(temporary, path)
 
 
 def read_json(path: Path) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.llm.chat_server import FakeChatServer
+from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401  (fixtures)
 from tests.service.conftest import Server, _launch
 from tests.service.jobs_support import DEMO_JOB, LONG_JOB, finished, job_data_dir, submit, wait_for
 
@@ -162,3 +163,20 @@ def test_the_confinement_reaches_worker_processes(tmp_path: Path) -> None:
     assert "is a symlink" in proc.stdout
     assert not (tmp_path / "stolen").exists()
 
+
+
+@pytest.mark.slow
+def test_the_assembly_of_scores_is_not_written_through_a_link(
+        server: Server, tmp_path: Path, exported: Exported) -> None:  # noqa: F811
+    outside = tmp_path / "outside"
+    shutil.copytree(exported("bert", "nli"), server.data_dir / "models" / "nli")
+
+    def place(data: Path, _job_dir: Path) -> None:
+        work = data / "benchmarks" / "demo" / ".work-score"
+        work.mkdir()
+        (work / "scores.jsonl").symlink_to(outside / "scores.jsonl")
+
+    job = run_after_links(server, "score", {"bench": "benchmarks/demo", "nli": "models/nli",
+                                            "device": "cpu", "chunk_size": 16}, place)
+    nothing_outside(outside)
+    assert_refused(job)

@@ -189,7 +189,10 @@ def replace(source: Path | str, target: Path | str, *,
     a rename never follows a symlink in place of either name)."""
     with _folder(source, roots=roots) as (from_dir, from_name), \
             _folder(target, roots=roots) as (to_dir, to_name):
-        os.replace(from_name, to_name, src_dir_fd=from_dir, dst_dir_fd=to_dir)
+        if from_dir is None or to_dir is None:
+            os.replace(from_name, to_name)
+        else:
+            os.replace(from_name, to_name, src_dir_fd=from_dir, dst_dir_fd=to_dir)
 
 
 def make_dirs(path: Path | str, *, roots: Sequence[Path | str] | None = None) -> None:
@@ -232,7 +235,10 @@ def remove_tree(path: Path | str, *, missing_ok: bool = False,
     ``roots`` (the server's ``--data``) the same for a process that is not confined."""
     try:
         with _folder(path, roots=roots) as (folder, name):
-            shutil.rmtree(name, dir_fd=folder)
+            if folder is None:
+                shutil.rmtree(name)
+            else:
+                shutil.rmtree(name, dir_fd=folder)
     except FileNotFoundError:
         if not missing_ok:
             raise

@@ -168,13 +168,14 @@ def open_fd(path: Path | str, flags: int, mode: int = 0o666, *,
             raise
 
 
-def open_write(path: Path | str, mode: str = "w", **kwargs: Any) -> IO[Any]:
+def open_write(path: Path | str, mode: str = "w", *,
+               roots: Sequence[Path | str] | None = None, **kwargs: Any) -> IO[Any]:
     """``open(path, mode)`` for writing (``"w"``, ``"wb"``, ``"a"``, ``"ab"``; text is
     UTF-8 unless ``encoding`` says otherwise), confined as :func:`open_fd`."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
     if "b" not in mode:
         kwargs.setdefault("encoding", "utf-8")
-    return os.fdopen(open_fd(path, flags), mode, **kwargs)
+    return os.fdopen(open_fd(path, flags, roots=roots), mode, **kwargs)
 
 
 def copy_file(source: Path | str, target: Path | str) -> None:

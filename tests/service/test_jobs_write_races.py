@@ -7,7 +7,8 @@ The job's output folder itself is checked when the job starts (see
 where the writes that do not go through ``atomic_output`` met them and followed them
 out of ``--data``: the directory lock (``.kgbench.lock``, created with ``O_CREAT``), the
 assembly of a resumable run's chunks (``.work/samples.jsonl``, ``.work/run.json.final``,
-``.work-kalma/entries.jsonl``) and the LLM reply cache (``jobs/ID/llm-cache``). Now every
+``.work-kalma/entries.jsonl``, ``.work-score/scores.jsonl``), the LLM reply cache
+(``jobs/ID/llm-cache``), and the server's own log of the job (``jobs/ID/log``). Now every
 such write walks down from ``--data`` without following a symlink
 (:mod:`kgstore.confined`): the job fails saying so, and nothing appears outside.
 """
@@ -130,6 +131,19 @@ def test_the_llm_cache_is_not_written_through_a_link(server: Server, tmp_path: P
     finally:
         chat.stop()
     assert chat.received, "the job asked the LLM nothing: the cache was never written"
+    nothing_outside(outside)
+    assert_refused(job)
+
+
+def test_the_server_appends_no_log_line_through_a_link(server: Server, tmp_path: Path) -> None:
+    """The server's own write for a job (its log, opened when the job starts) walks
+    down from ``--data`` the same way."""
+    outside = tmp_path / "outside"
+
+    def place(_data: Path, job_dir: Path) -> None:
+        (job_dir / "log").symlink_to(outside / "log")
+
+    job = run_after_links(server, "parse", {"file": "questions/demo.jsonl"}, place)
     nothing_outside(outside)
     assert_refused(job)
 

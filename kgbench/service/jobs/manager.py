@@ -65,7 +65,7 @@ from kgbench.service.paths import resolve_under
 from kgbench.service.quiet_log import RateLimitedLog
 from kgbench.service.settings import ServiceSettings
 from kgstore import store_directory
-from kgstore.confined import WriteOutsideError, remove_tree
+from kgstore.confined import WriteOutsideError, open_write, remove_tree
 from kgstore.diskspace import is_disk_full
 from scoring.score.workdir import FINISHED_FILES
 
@@ -352,9 +352,11 @@ class JobManager:
         """Write ``job.json``; a full disk is :class:`ApiError` 507 (one line)."""
         path = self._jobs_dir / job.id / JOB_FILE
         try:
-            write_json_atomic(path, job.model_dump(mode="json"))
+            write_json_atomic(path, job.model_dump(mode="json"), roots=[self._data_dir])
         except OSError as exc:
             raise _no_space(exc, path.relative_to(self._data_dir)) from None
+        except WriteOutsideError as exc:
+            raise ApiError(500, str(exc), SYMLINK_HINT) from None
 
     def _finish(self, job: JobFile, state: str, error: str | None = None) -> None:
         job.state = state  # type: ignore[assignment]
@@ -409,7 +411,7 @@ class JobManager:
                "PYTHONPATH": os.pathsep.join(
                    p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
         try:
-            with open(job_dir / LOG_FILE, "ab") as log_file:
+            with open_write(job_dir / LOG_FILE, "ab", roots=[self._data_dir]) as log_file:
                 log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
                 log_file.flush()
                 proc = subprocess.Popen(
@@ -418,6 +420,8 @@ class JobManager:
                     cwd=job_dir, env=env, start_new_session=True)
         except OSError as exc:
             raise _no_space(exc, (job_dir / LOG_FILE).relative_to(self._data_dir)) from None
+        except WriteOutsideError as exc:   # the job fails saying so; nothing written
+            raise ApiError(400, str(exc), SYMLINK_HINT) from None
         self._procs[job.id] = proc
         job.state = "running"
         job.started = now_iso()
@@ -489,6 +493,9 @@ class JobManager:
                     with contextlib.suppress(OSError, WriteOutsideError):
                         remove_tree(self._data_dir / job.out, roots=[self._data_dir])
                 self._requeue(job)
+
+
+SYMLINK_HINT = "remove the symlink under --data; the server writes only real files there"
 
 
 def _no_space(exc: OSError, where: Path) -> Exception:

@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import orjson
 
@@ -439,7 +439,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     variants: dict[str, dict[str, int]] = {str(k): {"entries": 0, "left_out": 0}
                                            for k in levels}
     with contextlib.ExitStack() as stack:
-        sinks: dict[int, TextIO] = {
+        sinks: dict[int, IO[str]] = {
             k: stack.enter_context(open_write(work / incompetence_file(k)))
             for k in levels}
         for doc in docs if levels else []:

@@ -8,7 +8,8 @@ where the writes that do not go through ``atomic_output`` met them and followed 
 out of ``--data``: the directory lock (``.kgbench.lock``, created with ``O_CREAT``), the
 assembly of a resumable run's chunks (``.work/samples.jsonl``, ``.work/run.json.final``,
 ``.work-kalma/entries.jsonl``, ``.work-score/scores.jsonl``), the LLM reply cache
-(``jobs/ID/llm-cache``), and the server's own log of the job (``jobs/ID/log``). Now every
+(``jobs/ID/llm-cache``), and the server's own writes for the job (its log, its records,
+the clean-up of its last result in ``jobs/ID``). Now every
 such write walks down from ``--data`` without following a symlink
 (:mod:`kgstore.confined`): the job fails saying so, and nothing appears outside.
 """
@@ -145,6 +146,24 @@ def test_the_server_appends_no_log_line_through_a_link(server: Server, tmp_path:
 
     job = run_after_links(server, "parse", {"file": "questions/demo.jsonl"}, place)
     nothing_outside(outside)
+    assert_refused(job)
+
+
+def test_the_job_folder_swapped_for_a_link_is_not_written_nor_cleaned_through(
+        server: Server, tmp_path: Path) -> None:
+    """The job's own folder moved out and replaced by a link to it: the server neither
+    removes the old result there, nor appends to the log there, nor starts the job."""
+    outside = tmp_path / "outside"
+
+    def place(_data: Path, job_dir: Path) -> None:
+        moved = outside / "job"
+        shutil.move(job_dir, moved)
+        (moved / "result.json").write_text("precious\n")
+        job_dir.symlink_to(moved)
+
+    job = run_after_links(server, "parse", {"file": "questions/demo.jsonl"}, place)
+    assert sorted(p.name for p in (outside / "job").iterdir()) == ["job.json", "result.json"]
+    assert (outside / "job" / "result.json").read_text() == "precious\n"
     assert_refused(job)
 
 

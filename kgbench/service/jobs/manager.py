@@ -65,7 +65,7 @@ from kgbench.service.paths import resolve_under
 from kgbench.service.quiet_log import RateLimitedLog
 from kgbench.service.settings import ServiceSettings
 from kgstore import store_directory
-from kgstore.confined import WriteOutsideError, open_write, remove_tree
+from kgstore.confined import WriteOutsideError, open_write, remove_file, remove_tree
 from kgstore.diskspace import is_disk_full
 from scoring.score.workdir import FINISHED_FILES
 
@@ -404,13 +404,13 @@ class JobManager:
 
     def _launch(self, job: JobFile) -> None:
         job_dir = self._jobs_dir / job.id
-        for name in (RESULT_FILE, PROGRESS_FILE):
-            (job_dir / name).unlink(missing_ok=True)
         package_root = str(Path(kgbench.__file__).resolve().parent.parent)
         env = {**os.environ, PARENT_ENV: str(os.getpid()),
                "PYTHONPATH": os.pathsep.join(
                    p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
         try:
+            for name in (RESULT_FILE, PROGRESS_FILE):
+                remove_file(job_dir / name, roots=[self._data_dir])
             with open_write(job_dir / LOG_FILE, "ab", roots=[self._data_dir]) as log_file:
                 log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
                 log_file.flush()

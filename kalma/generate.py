@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import shutil
 import time
@@ -42,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import orjson
 
@@ -55,6 +54,7 @@ from kalma.prompts import GenerationPrompts, kgbench_generation_prompts
 from kalma.schema import SCHEMA_FILE, entry_schema_text, iter_entry_violations
 from kalma.templates import qualifier_anchor
 from kgstore import open_store
+from kgstore.confined import open_write, remove_tree, replace
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
 from llm.endpoint import ChatEndpoint
@@ -306,7 +306,7 @@ def _generate(store_location: str, config: BuildConfig, out_dir: Path, *, levels
                 progress(made, config.n)
         elapsed = time.perf_counter() - started
         if made == 0:
-            shutil.rmtree(work)   # nothing built: nothing to resume
+            remove_tree(work)   # nothing built: nothing to resume
             reasons = ", ".join(f"{reason} ({n:,})" for reason, n in skips.most_common(3))
             raise KalmaError(f"no entry could be built: all {used:,} starts of {config.domain} "
                              f"were skipped ({reasons})",
@@ -418,7 +418,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     ``out_dir`` (``run.json`` last) and drop the work folder. A crash here leaves every
     chunk, so the rerun only repeats this step."""
     entries_path = work / ENTRIES_FILE
-    with entries_path.open("wb") as sink:
+    with open_write(entries_path, "wb") as sink:
         for c in range(n_chunks):
             with (work / chunk_name(c, "entries.jsonl")).open("rb") as chunk:
                 shutil.copyfileobj(chunk, sink)
@@ -439,8 +439,8 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     variants: dict[str, dict[str, int]] = {str(k): {"entries": 0, "left_out": 0}
                                            for k in levels}
     with contextlib.ExitStack() as stack:
-        sinks: dict[int, TextIO] = {
-            k: stack.enter_context((work / incompetence_file(k)).open("w", encoding="utf-8"))
+        sinks: dict[int, IO[str]] = {
+            k: stack.enter_context(open_write(work / incompetence_file(k)))
             for k in levels}
         for doc in docs if levels else []:
             # One entry's pool read once for all levels, then let go.
@@ -460,7 +460,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, run: dict[str, Any], level
     _write(work / "run.json.final", json.dumps(run, indent=2, ensure_ascii=False) + "\n")
     for name in (ENTRIES_FILE, *(incompetence_file(k) for k in levels), SCHEMA_FILE,
                  REPORT_FILE):
-        os.replace(work / name, out_dir / name)
-    os.replace(work / "run.json.final", out_dir / RUN_FILE)
-    shutil.rmtree(work)
+        replace(work / name, out_dir / name)
+    replace(work / "run.json.final", out_dir / RUN_FILE)
+    remove_tree(work)
     return _result(out_dir, run, resumed=0)

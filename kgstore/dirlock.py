@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from kgstore.confined import make_dirs, open_fd, remove_file
 from kgstore.errors import StoreError
 
 LOCK_FILE = ".kgbench.lock"
@@ -47,7 +48,7 @@ class DirectoryLock:
 
     def acquire(self) -> None:
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.directory)
             fd = self._lock_file()
         except OSError as exc:
             raise StoreError(f"cannot lock {self.directory}: {exc.strerror or exc}; check that "
@@ -62,7 +63,7 @@ class DirectoryLock:
     def _lock_file(self) -> int:
         """A descriptor of the lock file, locked by this process."""
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_fd(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -82,8 +83,7 @@ class DirectoryLock:
             return
         # Removed while still locked, so that no other process can lock this file after
         # us and believe it holds the lock that a newcomer takes on a new file.
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        remove_file(self.path)
         os.close(self._fd)
         self._fd = None
 

@@ -8,12 +8,13 @@ import contextlib
 import json
 import os
 import re
-import tempfile
+import secrets
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kgstore.confined import WriteOutsideError, make_dirs, open_fd, remove_file, replace
 from llm.chat import ChatReply
 
 
@@ -60,18 +61,19 @@ class ResponseCache:
     def put(self, key: str, request: Mapping[str, Any], reply: ChatReply) -> None:
         """Store ``reply`` for ``key`` (atomically: temporary file, then rename)."""
         target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(target.parent)
         doc = {"format": self.FORMAT, "key": key, "request": request,
                "content": reply.content, "finish_reason": reply.finish_reason,
                "created": datetime.now(UTC).isoformat(timespec="seconds")}
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{key[:12]}-", suffix=".tmp")
+        tmp = target.with_name(f".{key[:12]}-{secrets.token_hex(8)}.tmp")
+        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(doc, out, ensure_ascii=False)
-            os.replace(tmp, target)
+            replace(tmp, target)
         except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            with contextlib.suppress(OSError, WriteOutsideError):
+                remove_file(tmp)
             raise
 
     def keys(self) -> list[str]:

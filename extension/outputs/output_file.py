@@ -14,6 +14,10 @@ Every command that writes a file (``questions parse`` and ``ground``, ``extend``
   no output replaces or changes what the command reads;
 * a symlink is written *through*: the file it points to is replaced, the link stays
   (renaming onto the link itself would turn it into a regular file);
+* in a process confined to some folders (a service job:
+  :func:`kgstore.confined.confine_writes`), the target is checked against them before
+  and after writing, and the ``.part`` file, its folders and the rename are made
+  through :mod:`kgstore.confined` (no symlink followed below ``--data``);
 * the text goes to ``TARGET.part`` beside the target and is renamed onto it only when
   complete, and on any error (an interrupt, a bad input record, a full disk) the
   ``.part`` file is removed: an output is either the previous file or the new one.
@@ -33,12 +37,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from kgstore.confined import (
+    WriteOutsideError,
+    confined_roots,
+    is_inside,
+    make_dirs,
+    open_fd,
+    remove_dir,
+    remove_file,
+    replace,
+)
 from kgstore.diskspace import disk_full_error
 from kgstore.location import store_directory
 from loaders.input_file import file_kind
 
 __all__ = ["PART_SUFFIX", "OutputPathError", "atomic_output", "check_apart_from_inputs",
-           "check_output_dir", "confine_outputs", "output_target", "write_atomic"]
+           "check_output_dir", "output_target", "write_atomic"]
 
 PART_SUFFIX = ".part"
 """Appended to a target's name while it is being written."""
@@ -56,27 +70,14 @@ class OutputPathError(ValueError):
     hint: str | None = None
 
 
-_CONFINED_TO: list[str] = []
-"""Real paths of the only folders this process may write outputs into (none: any)."""
-
-
-def confine_outputs(*roots: Path) -> None:
-    """From now on, this process writes outputs only inside ``roots`` (real paths,
-    resolved by the caller without following symlinks): :func:`atomic_output` checks
-    the real path of its target when it creates the ``.part`` file and again right
-    before it renames it into place, and refuses one that now leads elsewhere
-    (:class:`OutputPathError`). The service's job process calls it once, with its
-    output directory and its own, so that a symlink placed there while the job runs
-    (in place of a folder, or of the output directory itself) does not redirect a
-    write outside ``--data``."""
-    _CONFINED_TO[:] = [os.path.realpath(root) for root in roots]
-
-
 def _check_confined(path: Path, shown: str) -> None:
-    if not _CONFINED_TO:
+    """Refuse, with one line, a path whose real path now leaves the folders this
+    process was confined to (:func:`kgstore.confined.confine_writes`: a service job)."""
+    roots = confined_roots()
+    if not roots:
         return
     real = os.path.realpath(path)
-    if not any(real == root or real.startswith(root + os.sep) for root in _CONFINED_TO):
+    if not is_inside(real, roots):
         raise OutputPathError(f"{shown}: {path} now leads to {real}, outside this job's "
                               "output directory (a symlink put there?): nothing was written")
 
@@ -208,7 +209,7 @@ def _make_parent(target: Path, shown: str) -> list[Path]:
             break
         made.append(folder)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(target.parent)
     except (FileExistsError, NotADirectoryError):
         raise OutputPathError(f"{shown}: {_file_above(target)} is a file, not a directory: "
                               "give a path inside a directory") from None
@@ -222,8 +223,8 @@ def _remove_empty(folders: list[Path]) -> None:
     """Remove the folders :func:`_make_parent` made, deepest first, while empty."""
     for folder in folders:
         try:
-            folder.rmdir()
-        except OSError:
+            remove_dir(folder)
+        except (OSError, WriteOutsideError):
             return
 
 
@@ -234,9 +235,8 @@ def _create_part(part: Path, target: Path, shown: str, remedy: str) -> int:
     It takes the mode of the file it will replace, if any."""
     try:
         if part.is_symlink() or part.is_file():
-            part.unlink()
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o666)
+            remove_file(part)
+        fd = open_fd(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.EISDIR):
             raise OutputPathError(f"{shown}: {part} is in the way (not a file): remove it "
@@ -278,9 +278,10 @@ def atomic_output(path: Path, *, option: str | None = None, newline: str | None 
             yield stream
         _check_confined(part, shown)   # the moment of writing: no link swapped in since
         _check_confined(target, shown)
-        os.replace(part, target)
+        replace(part, target)
     except BaseException as exc:
-        part.unlink(missing_ok=True)
+        with contextlib.suppress(WriteOutsideError):
+            remove_file(part)
         _remove_empty(made)
         if isinstance(exc, OSError):
             full = disk_full_error(exc, target, remedy)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 import shutil
 import signal
 import threading
@@ -72,6 +71,7 @@ from extension.verbalize.grammar_gate import (
 )
 from extension.verbalize.verbalizer import TemplateVerbalizer, UnreadableFact, Verbalizer
 from kgstore import open_store
+from kgstore.confined import copy_file, open_write, remove_tree, replace
 from kgstore.dirlock import DirectoryLock, DirectoryLockedError
 from kgstore.diskspace import disk_full_error
 from kgstore.predicate_stats import ensure as ensure_predicate_stats
@@ -595,7 +595,7 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
     last) and drop ``.work``. A crash anywhere here leaves ``.work`` with every chunk,
     so the rerun only repeats this step."""
     for name in ("samples.jsonl", "failures.jsonl"):
-        with (work / name).open("wb") as sink:
+        with open_write(work / name, "wb") as sink:
             for i in range(n_chunks):
                 with (work / chunk_name(i, name)).open("rb") as chunk:
                     shutil.copyfileobj(chunk, sink)
@@ -622,11 +622,11 @@ def _finish(out_dir: Path, work: Path, n_chunks: int, total: ChunkStats,
         write_report(work, work / "samples.jsonl", {**stats, **timings},
                      examples_seed=config.seed, predicate_labels=predicate_labels(store))
         names.append("report.html")
-    shutil.copyfile(work / "run.json", work / "run.json.final")
+    copy_file(work / "run.json", work / "run.json.final")
     for name in names:
-        os.replace(work / name, out_dir / name)
-    os.replace(work / "run.json.final", out_dir / "run.json")
-    shutil.rmtree(work)
+        replace(work / name, out_dir / name)
+    replace(work / "run.json.final", out_dir / "run.json")
+    remove_tree(work)
     return GenerateResult(out_dir, stats, timings, resumed, violations)
 
 

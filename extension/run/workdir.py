@@ -14,12 +14,12 @@ refuses (saying what differs) when it is another run's, unless forced.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from extension.outputs.output_file import write_atomic
+from kgstore.confined import make_dirs, remove_file, remove_tree
 
 __all__ = ["MANIFEST", "chunk_name", "differences", "manifest_text", "prepare_work_dir",
            "read_json"]
@@ -78,9 +78,9 @@ def prepare_work_dir(out_dir: Path, work_name: str, fingerprint: Mapping[str, An
     wanted = manifest_text(fingerprint)
     if force:
         if work.exists():
-            shutil.rmtree(work)
+            remove_tree(work)
         for path in outputs:
-            path.unlink(missing_ok=True)
+            remove_file(path)
     elif work.exists():
         previous = manifest.read_text("utf-8") if manifest.exists() else None
         if previous is not None and previous != wanted:
@@ -89,7 +89,7 @@ def prepare_work_dir(out_dir: Path, work_name: str, fingerprint: Mapping[str, An
         existing = [p for p in (outputs if finished is None else finished) if p.exists()]
         if existing:
             raise other_finished(existing)
-    work.mkdir(parents=True, exist_ok=True)
+    make_dirs(work)
     write_atomic(manifest, wanted, remedy=remedy)
     return work
 

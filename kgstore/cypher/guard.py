@@ -122,6 +122,9 @@ _WHY = {
     "BEGIN": "it controls transactions", "BEGIN TRANSACTION": "it controls transactions",
     "COMMIT": "it controls transactions", "ROLLBACK": "it controls transactions",
     "CHECKPOINT": "it writes the store",
+    "SHOW": "it lists the server's users, settings, databases or transactions "
+            "(administration)",
+    "TERMINATE": "it stops other sessions' transactions (administration)",
     "EXPLAIN": "plans are not part of the passthrough",
     "PROFILE": "profiles are not part of the passthrough",
 }

@@ -5,7 +5,6 @@ renamed into the benchmark directory (``score_run.json`` last)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ import orjson
 
 from extension.core.labels import LABELS
 from extension.outputs.output_file import write_atomic
+from kgstore.confined import open_write, remove_tree, replace
 from scoring.card import CARD_FILE
 from scoring.score.chunk import ChunkStats
 from scoring.score.consistency import ConsistencyTable, consistency_table
@@ -148,7 +148,7 @@ def finish_run(bench_dir: Path, work: Path, samples_file: Path, n_chunks: int,
     section and score_run.json inside the work folder; rename each into ``bench_dir``
     (``score_run.json`` last) and drop the folder. A crash here leaves every chunk, so
     the rerun repeats only this step."""
-    with (work / SCORES_FILE).open("wb") as sink:
+    with open_write(work / SCORES_FILE, "wb") as sink:
         for i in range(n_chunks):
             with chunk_path(work, i, "scores.jsonl").open("rb") as chunk:
                 shutil.copyfileobj(chunk, sink)
@@ -180,8 +180,8 @@ def finish_run(bench_dir: Path, work: Path, samples_file: Path, n_chunks: int,
     names.append(REPORT_FILE)
     write_work_file(work / RUN_FILE, json_text(run))
     for name in [*names, RUN_FILE]:
-        os.replace(work / name, bench_dir / name)
-    shutil.rmtree(work)
+        replace(work / name, bench_dir / name)
+    remove_tree(work)
     return ScoreResult(bench_dir, run, table, flagged, resumed_chunks, bench_dir / REPORT_FILE)
 
 

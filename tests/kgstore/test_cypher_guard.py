@@ -474,6 +474,15 @@ def test_neo4j_hostile_queries_are_refused(query: str, fragment: str) -> None:
     _assert_refused(query, "neo4j", fragment)
 
 
+def test_a_show_command_is_refused_for_what_it_does() -> None:
+    """``SHOW USERS`` changes nothing: the refusal says it is administration, not that
+    it would modify the store (as it did)."""
+    with pytest.raises(ReadOnlyQueryError) as caught:
+        assert_read_only("SHOW USERS", "neo4j")
+    assert "administration" in str(caught.value)
+    assert "modify the store" not in str(caught.value).split(". The cypher")[0]
+
+
 def test_neo4j_table_is_large_enough() -> None:
     assert len(NEO4J_HOSTILE) >= 60
 

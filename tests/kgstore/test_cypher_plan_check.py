@@ -187,3 +187,26 @@ def test_neo4j_plans_that_do_more_than_read_are_refused(
 @pytest.mark.neo4j
 def test_neo4j_reads_pass_the_plan_check(neo4j_location: str) -> None:
     assert refused_reads(neo4j_location, NEO4J_READS) == []
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("query", ["CREATE (n:Canary) RETURN n",
+                                   "MATCH (e:Entity) SET e.name = 'x'",
+                                   "CREATE USER canary SET PASSWORD 'canary-4711-pw'"])
+def test_a_neo4j_write_past_both_checks_is_a_refusal_not_a_503(
+        neo4j_location: str, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+    """The third layer, the read transaction: with the guard and the plan check both
+    switched off, the server's refusal of the write is the query's refusal (a 400
+    from the service), not "the store cannot answer" (a 503, as before)."""
+    from kgbench.service.errors import store_error_status
+    from kgstore.backends.neo4j import store as neo4j_store
+
+    monkeypatch.setattr(neo4j_store, "assert_read_only", lambda *a, **k: None)
+    monkeypatch.setattr(neo4j_store, "explain_neo4j", lambda *a, **k: None)
+    with open_store(neo4j_location, read_only=True) as s, \
+            pytest.raises(ReadOnlyQueryError) as caught:
+        s.cypher(query)
+    assert "modify the store" in str(caught.value) and "\n" not in str(caught.value)
+    assert store_error_status(caught.value) == 400
+    assert neo4j_server.run_query("MATCH (n:Canary) RETURN count(n)") == [[0]]
+    assert neo4j_server.run_query("MATCH (e:Entity) WHERE e.name = 'x' RETURN count(e)") == [[0]]

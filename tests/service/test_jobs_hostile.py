@@ -79,18 +79,14 @@ def test_a_symlink_placed_while_the_job_waits_is_not_written_through(
 def test_writes_stay_inside_the_confined_folders(tmp_path: Path) -> None:
     """Inside the job's process: a link inside its output folder, or a folder swapped
     for a link while a file is being written, does not take the write outside."""
-    from extension.outputs.output_file import (
-        OutputPathError,
-        atomic_output,
-        confine_outputs,
-        write_atomic,
-    )
+    from extension.outputs.output_file import OutputPathError, atomic_output, write_atomic
+    from kgstore.confined import confine_writes
 
     out, outside = tmp_path / "out", tmp_path / "outside"
     out.mkdir()
     outside.mkdir()
     (out / "link.json").symlink_to(outside / "stolen.json")
-    confine_outputs(out)
+    confine_writes(out)
     try:
         write_atomic(out / "fine.json", "{}\n")
         with pytest.raises(OutputPathError, match="outside this job's output directory"):
@@ -102,7 +98,7 @@ def test_writes_stay_inside_the_confined_folders(tmp_path: Path) -> None:
                 (out / "sub").rename(out / "sub-moved")
                 (out / "sub").symlink_to(outside)
     finally:
-        confine_outputs()
+        confine_writes()
     assert (out / "fine.json").read_text() == "{}\n"
     assert list(outside.iterdir()) == []
 

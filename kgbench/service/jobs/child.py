@@ -28,7 +28,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from extension.outputs.output_file import confine_outputs
 from kgbench.service.jobs.inputs import resolve_inputs
 from kgbench.service.jobs.kinds import RUNNERS, RunContext
 from kgbench.service.jobs.progress import ProgressWriter
@@ -42,6 +41,7 @@ from kgbench.service.jobs.record import (
 )
 from kgbench.service.jobs.specs import params_model
 from kgbench.service.paths import directory_under
+from kgstore.confined import confine_writes
 from kgstore.diskspace import is_disk_full
 
 __all__ = ["INTERRUPTED_EXIT", "NO_SPACE_EXIT", "main"]
@@ -91,7 +91,9 @@ def run_job(job_dir: Path) -> dict[str, Any]:
     try:
         # Now, not when the job was submitted; a score job's (its benchmark) is not made.
         out_dir = directory_under(data_dir, job.out, create=job.owns_out)
-        confine_outputs(out_dir, job_dir)
+        # Every write from here on (workers too) walks down from --data without
+        # following a symlink, and stays inside these two folders.
+        confine_writes(out_dir, job_dir, trusted=data_dir)
         inputs = resolve_inputs(params, data_dir)
         ctx = RunContext(store=job.store, out_dir=out_dir, job_dir=job_dir,
                          inputs=inputs, progress=progress)

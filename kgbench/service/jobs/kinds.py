@@ -19,6 +19,7 @@ from kgbench.service.jobs.specs import (
     ParseParams,
     ScoreParams,
 )
+from kgstore.confined import make_dirs
 
 __all__ = ["RUNNERS", "RunContext"]
 
@@ -94,7 +95,7 @@ def run_parse_job(params: ParseParams, ctx: RunContext) -> dict[str, Any]:
     if params.store_types:
         with open_store(ctx.store, read_only=True) as store:
             cvt_types = store.cvt_types()
-    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(ctx.out_dir)
     done = 0
 
     def advance() -> None:
@@ -160,7 +161,7 @@ def run_evaluate_job(params: EvaluateParams, ctx: RunContext) -> dict[str, Any]:
                                llm_retries=params.llm_retries, llm_rps=params.llm_rps,
                                llm_cache=ctx.job_dir / "llm-cache",
                                llm_parallel=params.llm_parallel, protocol=params.protocol)
-    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(ctx.out_dir)
     compare = [path for name, path in sorted(ctx.inputs.items()) if name.startswith("compare.")]
 
     def advance(done: int, total: int) -> None:

@@ -24,6 +24,7 @@ log says so once a minute, not at every pass of the dispatcher.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -64,6 +65,7 @@ from kgbench.service.paths import resolve_under
 from kgbench.service.quiet_log import RateLimitedLog
 from kgbench.service.settings import ServiceSettings
 from kgstore import store_directory
+from kgstore.confined import WriteOutsideError, open_write, remove_file, remove_tree
 from kgstore.diskspace import is_disk_full
 from scoring.score.workdir import FINISHED_FILES
 
@@ -350,9 +352,11 @@ class JobManager:
         """Write ``job.json``; a full disk is :class:`ApiError` 507 (one line)."""
         path = self._jobs_dir / job.id / JOB_FILE
         try:
-            write_json_atomic(path, job.model_dump(mode="json"))
+            write_json_atomic(path, job.model_dump(mode="json"), roots=[self._data_dir])
         except OSError as exc:
             raise _no_space(exc, path.relative_to(self._data_dir)) from None
+        except WriteOutsideError as exc:
+            raise ApiError(500, str(exc), SYMLINK_HINT) from None
 
     def _finish(self, job: JobFile, state: str, error: str | None = None) -> None:
         job.state = state  # type: ignore[assignment]
@@ -400,14 +404,14 @@ class JobManager:
 
     def _launch(self, job: JobFile) -> None:
         job_dir = self._jobs_dir / job.id
-        for name in (RESULT_FILE, PROGRESS_FILE):
-            (job_dir / name).unlink(missing_ok=True)
         package_root = str(Path(kgbench.__file__).resolve().parent.parent)
         env = {**os.environ, PARENT_ENV: str(os.getpid()),
                "PYTHONPATH": os.pathsep.join(
                    p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
         try:
-            with open(job_dir / LOG_FILE, "ab") as log_file:
+            for name in (RESULT_FILE, PROGRESS_FILE):
+                remove_file(job_dir / name, roots=[self._data_dir])
+            with open_write(job_dir / LOG_FILE, "ab", roots=[self._data_dir]) as log_file:
                 log_file.write(f"--- attempt {job.attempts + 1} at {now_iso()}\n".encode())
                 log_file.flush()
                 proc = subprocess.Popen(
@@ -416,6 +420,8 @@ class JobManager:
                     cwd=job_dir, env=env, start_new_session=True)
         except OSError as exc:
             raise _no_space(exc, (job_dir / LOG_FILE).relative_to(self._data_dir)) from None
+        except WriteOutsideError as exc:   # the job fails saying so; nothing written
+            raise ApiError(400, str(exc), SYMLINK_HINT) from None
         self._procs[job.id] = proc
         job.state = "running"
         job.started = now_iso()
@@ -483,8 +489,13 @@ class JobManager:
                     job.pid = None
                     self._save(job)
                 if not job.resumable and job.owns_out:
-                    shutil.rmtree(self._data_dir / job.out, ignore_errors=True)
+                    # Never through a symlink put under --data since: not outside it.
+                    with contextlib.suppress(OSError, WriteOutsideError):
+                        remove_tree(self._data_dir / job.out, roots=[self._data_dir])
                 self._requeue(job)
+
+
+SYMLINK_HINT = "remove the symlink under --data; the server writes only real files there"
 
 
 def _no_space(exc: OSError, where: Path) -> Exception:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from kgstore.confined import open_write, replace
 
 __all__ = ["JOB_FILE", "PROGRESS_FILE", "RESULT_FILE", "Job", "JobFile", "JobProgress",
            "JobState", "LOG_FILE", "PARENT_ENV", "TERMINAL", "now_iso", "read_json", "write_json_atomic"]
@@ -81,12 +84,14 @@ def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def write_json_atomic(path: Path, doc: Any) -> None:
-    """Write ``doc`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+def write_json_atomic(path: Path, doc: Any, *, roots: Sequence[Path] | None = None) -> None:
+    """Write ``doc`` to ``path`` whole or not at all (a temporary file, then a rename),
+    never through a symlink below ``roots`` (the server's ``--data``; in a job's
+    process, the folders it is confined to: :mod:`kgstore.confined`)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    with open_write(temporary, roots=roots) as out:
+        out.write(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n")
+    replace(temporary, path, roots=roots)
 
 
 def read_json(path: Path) -> Any:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import neo4j
 
-from kgstore.errors import QueryError, QueryTimeoutError, StoreError
+from kgstore.errors import QueryError, QueryTimeoutError, ReadOnlyQueryError, StoreError
 
 neo4j_errors = neo4j.exceptions
 
@@ -164,7 +164,13 @@ def translated_errors(location: Neo4jLocation, *, timeout_s: float | None = None
                 "leave the database out for the default one") from None
         if "TransactionTimedOut" in code or "TransactionTimedOutClientConfiguration" in code:
             raise QueryTimeoutError(timeout_s or 0) from None
-        if code.endswith("Forbidden") or code.endswith("AccessMode"):
+        if code.endswith("AccessMode"):
+            # A write in a read transaction: the last of the read-only layers refused
+            # the query, so it is the query's fault (a 400), not the store's (a 503).
+            raise ReadOnlyQueryError(
+                "the query tries to modify the store, and the server refused it in the "
+                f"read transaction ({_first_line(exc)}); only read queries run here") from None
+        if code.endswith("Forbidden"):
             raise StoreError(f"{location.text}: {_first_line(exc)}") from None
         raise QueryError(_first_line(exc)) from None
     except neo4j_errors.TransientError as exc:

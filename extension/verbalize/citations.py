@@ -210,6 +210,15 @@ class _Fold:
                 if back is not None:
                     pairs.append((anchor, Triple(s=cvt, p=back, o=other.s,
                                                  o_name=other.s_name)))
+        elif not incoming and len(outgoing) == 2:
+            # Nothing points into the mediator (a store with the facts of one direction
+            # only): one role read back by its reverse property anchors it ("Clark
+            # Gable was married to Carole Lombard", not "A marriage has the spouse Clark
+            # Gable and the spouse Carole Lombard").
+            for first, role in (outgoing, outgoing[::-1]):
+                back = None if first.literal else self.table.reverse(first.p)
+                if back is not None:
+                    pairs.append((Triple(s=first.o, p=back, o=cvt, s_name=first.o_name), role))
         for anchor, role in pairs:
             key = folded_key(anchor.p, role.p)
             if self.table.curated(key):
@@ -223,6 +232,8 @@ class _Fold:
                        and t.s not in self.cvts), None)
         if anchor is None:   # "A film cut has the film X and the runtime 201 minutes."
             roles = self.roles(cvt, (), the="the ")
+            if len(roles) == 2 and (folded := self.folded(cvt)) is not None:
+                return folded
             head = english.capitalized(english.article(self.noun(cvt)))
             return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
         # A Wikidata statement node repeats the statement's property for its main value.

@@ -1272,3 +1272,21 @@ def test_a_slot_the_store_holds_more_of_says_no_only() -> None:
         "Heat was directed by Michael Mann."
     assert TemplateVerbalizer().verbalize(s).citations[0].text == \
         "Heat was directed by Michael Mann."
+
+
+def test_a_mediator_no_fact_points_into_reads_by_a_role_turned_around() -> None:
+    """"A marriage has the spouse Clark Gable and the spouse Carole Lombard" (rated 2 of
+    5 by both blind readers of round 4) reads by the folded relation of one role's
+    reverse property."""
+    marriage = [Triple(s="c1", p="people.marriage.spouse", o="m.cg", o_name="Clark Gable"),
+                Triple(s="c1", p="people.marriage.spouse", o="m.cl", o_name="Carole Lombard")]
+    assert hop_sentence(marriage, {"c1"}) == "Clark Gable was married to Carole Lombard."
+    release = [Triple(s="c2", p="film.film_regional_release_date.film", o="m.fwb",
+                      o_name="Friends with Benefits"),
+               Triple(s="c2", p="film.film_regional_release_date.film_release_region",
+                      o="m.si", o_name="Slovenia")]
+    assert hop_sentence(release, {"c2"}) == "Friends with Benefits was released in Slovenia."
+    cut = [Triple(s="c3", p="film.film_cut.film", o="m.gf", o_name="The Godfather"),
+           Triple(s="c3", p="film.film_cut.runtime", o="175", literal=True,
+                  datatype="xsd:integer")]
+    assert hop_sentence(cut, {"c3"}) == "The Godfather has a runtime of 175 minutes."

@@ -35,8 +35,8 @@ from loaders.wikidata import (
     wikidata_format,
 )
 from tests.external import external_path as _external
-from tests.loaders import write_compressed
 from tests.kgbench.test_cli import run
+from tests.loaders import write_compressed
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"

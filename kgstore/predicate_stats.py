@@ -44,12 +44,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
 from kgstore.models import Fact, Literal, Object
 
 if TYPE_CHECKING:
+    import duckdb
+
     from kgstore.store import ProgressCallback, Store
 
 __all__ = ["FACT_SCHEMA", "IMPORT_TOKEN_KEY", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
@@ -289,6 +290,8 @@ def refresh(store: Store, progress: ProgressCallback | None = None) -> int:
     """Compute every predicate's statistics from all the store's facts and keep them;
     returns how many predicates have facts. Reads every fact once into a DuckDB table
     (spilling to a temporary folder past its memory limit), reporting the facts read."""
+    import duckdb  # here, not at the top: every CLI command imports this module, few refresh
+
     total = store.stats().facts
     with tempfile.TemporaryDirectory(prefix="kgbench-predicate-stats-") as tmp:
         db = duckdb.connect()

@@ -19,8 +19,8 @@ from extension.inputs.complexity_mix import (
 )
 from extension.run.generate import GenerateConfig
 from extension.run.generate_job import GenerateRequest, run_generate
-from kgbench.demo.tour import build_demo_store
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.shared_builds import copy_tree
 
 
 def test_parse_mixes() -> None:
@@ -60,10 +60,8 @@ def test_a_seed_rule_goes_first_and_none_fits_every_shape() -> None:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> str:
-    location = str(tmp_path_factory.mktemp("demo") / "store")
-    build_demo_store(location)
-    return location
+def demo(shared_demo_store: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(copy_tree(shared_demo_store, tmp_path_factory.mktemp("demo") / "store"))
 
 
 def _shares(demo: str, out: Path, mix: ComplexityMix | None) -> dict[str, float]:

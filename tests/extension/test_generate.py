@@ -26,7 +26,7 @@ from extension.run.generate import (
     split_of,
 )
 from loaders.kgqa import read_questions
-from tests.kgbench.test_cli import run
+from tests.shared_builds import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
@@ -34,12 +34,9 @@ SOURCE = {"kind": "questions", "file": "demo"}
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo store, shared by the module (read-only use)."""
-    directory = tmp_path_factory.mktemp("generate-demo")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
+def demo_store(shared_demo_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store (a copy of the run's), shared by the module (read-only use)."""
+    return copy_tree(shared_demo_store, tmp_path_factory.mktemp("generate-demo") / "demo")
 
 
 @pytest.fixture(scope="module")

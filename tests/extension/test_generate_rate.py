@@ -13,7 +13,7 @@ import pytest
 
 from extension.run.generate import GenerateConfig, generate
 from loaders.kgqa import read_questions
-from tests.kgbench.test_cli import run
+from tests.shared_builds import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
@@ -26,11 +26,8 @@ class Interrupt(Exception):
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> str:
-    directory = tmp_path_factory.mktemp("generate-rate")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return str(directory / "demo")
+def demo_store(shared_demo_store: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(copy_tree(shared_demo_store, tmp_path_factory.mktemp("generate-rate") / "demo"))
 
 
 @pytest.fixture(scope="module")

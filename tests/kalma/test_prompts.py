@@ -24,7 +24,8 @@ from kalma.prompts import (
 from llm.prompt_file import PromptFileError, PromptTemplate
 from tests.external import shared_path
 from tests.kalma.stores import demo_store  # noqa: F401
-from tests.kalma.test_cli_generate import kgbench, one_error
+from tests.kalma.test_cli_generate import one_error
+from tests.kgbench.test_cli import run
 from tests.llm.chat_server import FakeChatServer, endpoint
 
 PEOPLE = DomainSpec("type", "people.person")
@@ -102,20 +103,20 @@ def test_a_users_prompts_write_the_text_and_are_part_of_the_run(
 def test_the_cli_checks_the_prompts_before_it_starts(
         demo_store: str, tmp_path: Path) -> None:  # noqa: F811
     good = write(tmp_path / "mine.json", OWN)
-    proc = kgbench("kalma", "generate", "--store", demo_store, "--domain", "people.person",
-                   "--n", "1", "--out", tmp_path / "a", "--prompts", good)
+    proc = run("kalma", "generate", "--store", demo_store, "--domain", "people.person",
+               "--n", "1", "--out", tmp_path / "a", "--prompts", good)
     assert proc.returncode == 2 and "--prompts needs --llm-url" in proc.stderr
     bad = write(tmp_path / "bad.json", {**OWN, "extend": "no slots here"})
-    error = one_error(kgbench("kalma", "generate", "--store", demo_store, "--domain",
-                              "people.person", "--n", "1", "--out", tmp_path / "b",
-                              "--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
-                              "--prompts", bad))
+    error = one_error(run("kalma", "generate", "--store", demo_store, "--domain",
+                          "people.person", "--n", "1", "--out", tmp_path / "b",
+                          "--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+                          "--prompts", bad))
     assert f"{bad}: prompt 'extend' has no {{paragraph}} and {{knowledge}} slots" in error
     assert not (tmp_path / "b").exists()
-    error = one_error(kgbench("kalma", "generate", "--store", demo_store, "--domain",
-                              "people.person", "--n", "1", "--out", tmp_path / "c",
-                              "--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
-                              "--prompts", tmp_path / "missing.json"))
+    error = one_error(run("kalma", "generate", "--store", demo_store, "--domain",
+                          "people.person", "--n", "1", "--out", tmp_path / "c",
+                          "--llm-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+                          "--prompts", tmp_path / "missing.json"))
     assert "missing.json: no such prompt file" in error
 
 
@@ -142,10 +143,10 @@ def test_the_papers_prompts_through_the_prompts_file(
         demo_store: str, server: FakeChatServer, tmp_path: Path) -> None:  # noqa: F811
     path = paper_generation_prompts(tmp_path / "kalma-app-d.json")
     server.responder = lambda prompt: "Who?"
-    proc = kgbench("kalma", "generate", "--store", demo_store, "--domain", "people.person",
-                   "--n", "1", "--iterations", "2", "--seed", "1", "--out", tmp_path / "out",
-                   "--llm-url", server.url, "--llm-model", "m", "--llm-cache",
-                   tmp_path / "cache", "--prompts", path)
+    proc = run("kalma", "generate", "--store", demo_store, "--domain", "people.person",
+               "--n", "1", "--iterations", "2", "--seed", "1", "--out", tmp_path / "out",
+               "--llm-url", server.url, "--llm-model", "m", "--llm-cache",
+               tmp_path / "cache", "--prompts", path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(path.read_text("utf-8"))
     sent = [r.body["messages"][0]["content"] for r in server.received]

@@ -1,8 +1,9 @@
 """``kgbench cypher`` at the edges a hostile user probed (issue 18 review: C1, C2, C5,
 S3, W3, W4, U5).
 
-Each test runs the real CLI in a subprocess against a real store: queries the engine
-crashed on are refused with one line (exit 1, no segfault); ``--param`` values the
+Each test runs the real CLI against a real store (in this process, :func:`run`; in a child
+process where a failure would crash or hang the caller, :func:`run_process`): queries the
+engine crashed on are refused with one line (exit 1, no segfault); ``--param`` values the
 engine cannot take are usage errors (exit 2); the rows printed and the time taken are
 bounded; ``--json`` is JSON a strict parser reads.
 """
@@ -21,17 +22,10 @@ import pytest
 
 from kgbench.cli.cypher import DEFAULT_LIMIT_ROWS
 from kgstore.cypher.guard import MAX_CASE_NESTING, MAX_NESTING, MAX_TOKENS
+from tests.kgbench.test_cli import CLI, run, run_process
 
-CLI = [sys.executable, "-m", "kgbench.cli"]
 FACTS = "/m/01\t/film/film/directed_by\t/m/02\n/m/01\t/film/film/starring\t/m/03\n"
 NAMES = "/m/01\tAlpha Film\n/m/02\tDana Director\n/m/03\tSam Star\n"
-
-
-def run(*args: str | Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "KGBENCH_STORE"}
-    env.update({"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"})
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True,
-                          encoding="utf-8", env=env, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +72,7 @@ def test_queries_the_engine_crashed_on_are_one_line(store: Path, query: str,
                                                     fragment: str) -> None:
     """The old CLI passed these to the engine: rc 139 (segfault) or minutes of work."""
     started = time.perf_counter()
-    line = one_error(run("cypher", query, "--store", store), 1)
+    line = one_error(run_process("cypher", query, "--store", store), 1)
     assert fragment in line
     assert time.perf_counter() - started < 60
 
@@ -205,8 +199,8 @@ def test_a_slow_query_stops_at_the_timeout(store: Path) -> None:
     nodes = ", ".join(f"(a{i}:Entity)" for i in range(16))
     ids = " + ".join(f"a{i}.id" for i in range(16))
     started = time.perf_counter()
-    proc = run("cypher", f"MATCH {nodes} WHERE {ids} = 'none' RETURN count(*)",
-               "--timeout", "1", "--store", store)
+    proc = run_process("cypher", f"MATCH {nodes} WHERE {ids} = 'none' RETURN count(*)",
+                       "--timeout", "1", "--store", store)
     elapsed = time.perf_counter() - started
     line = one_error(proc, 1)
     assert line.startswith("Error: the query ran past --timeout 1 s; ")
@@ -221,7 +215,7 @@ def test_a_query_slow_to_compile_stops_at_the_timeout_too(store: Path) -> None:
     query = ("RETURN " + "CASE WHEN true THEN " * MAX_CASE_NESTING + level * depth + "1"
              + "}" * depth + " END" * MAX_CASE_NESTING + " AS x")
     started = time.perf_counter()
-    proc = run("cypher", query, "--timeout", "0.2", "--store", store)
+    proc = run_process("cypher", query, "--timeout", "0.2", "--store", store)
     elapsed = time.perf_counter() - started
     line = one_error(proc, 1)
     assert line.startswith("Error: the query ran past --timeout 0.2 s; ")

@@ -1,34 +1,27 @@
 """``kgbench cypher`` as a hostile user would run it (issue 18, findings 1-5).
 
-Each test runs the real CLI in a subprocess against a real store and checks what did
-NOT happen (no native code loaded, no file written or printed, no extension folder
-deleted) as well as the one-line refusal; valid reads keep working.
+Each test runs the real CLI (in this process: :func:`tests.kgbench.test_cli.run`) against
+a real store and checks what did NOT happen (no native code loaded, no file written or
+printed, no extension folder deleted) as well as the one-line refusal; valid reads keep
+working.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import ladybug
 import pytest
 
-CLI = [sys.executable, "-m", "kgbench.cli"]
+from tests.kgbench.test_cli import run
+
 FACTS = "/m/01\t/film/film/directed_by\t/m/02\n/m/01\t/film/film/starring\t/m/03\n"
 NAMES = "/m/01\tAlpha Film\n/m/02\tCREATE\n/m/03\tSam Star\n"
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "KGBENCH_STORE"}
-    env.update({"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"})
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True,
-                          encoding="utf-8", env=env, cwd=cwd, timeout=180, check=False)
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], clause: str) -> None:
@@ -151,9 +144,7 @@ def test_cypher_help_lists_what_the_guard_allows() -> None:
     user learns the allow-list before hitting a refusal."""
     from kgstore.cypher.guard import CATALOGUE, READ_CLAUSES
 
-    proc = subprocess.run([sys.executable, "-m", "kgbench.cli", "cypher", "--help"],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "200"})
+    proc = run("cypher", "--help")
     assert proc.returncode == 0
     text = " ".join(proc.stdout.split())
     for clause in READ_CLAUSES:

@@ -152,13 +152,6 @@ def test_load_on_a_full_disk(small_disk: Path, dumps: dict[int, Path], scenario:
     assert not (store / "staging").exists()
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("demo")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
 
 def test_generate_out_on_a_full_disk(small_disk: Path, demo_store: Path) -> None:
     filler = small_disk / "filler"

@@ -37,7 +37,9 @@ def samples() -> tuple[BenchmarkSample, ...]:
 
 
 @pytest.fixture(scope="module")
-def test_split(samples: tuple[BenchmarkSample, ...]) -> list[BenchmarkSample]:
+def in_test_split(samples: tuple[BenchmarkSample, ...]) -> list[BenchmarkSample]:
+    """The demo samples of the test split (named ``test_split`` before, it read as a test
+    that asserts nothing)."""
     return [s for s in samples if s.split == "test"]
 
 
@@ -66,25 +68,25 @@ def in_process(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[i
 
 
 def test_predictions_print_table_6_and_the_same_document_as_json(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample],
         capsys: pytest.CaptureFixture[str]) -> None:
     # Right everywhere but the first sample (unparsed) and the contradictory ones
     # (called Irrelevant).
     path = write_jsonl(tmp_path / "p.jsonl", [
         {"id": s.id, "label": None if i == 0 else
          "Irrelevant" if s.label == "contradictory" else CAQA_NAMES[s.label]}
-        for i, s in enumerate(test_split)])
+        for i, s in enumerate(in_test_split)])
     out = tmp_path / "doc.json"
     proc = run("evaluate", bench, "--predictions", path, "--out", out, "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert list(doc) == KEYS
     assert json.loads(out.read_text("utf-8")) == doc
-    n = len(test_split)
-    wrong = 1 + sum(s.label == "contradictory" for s in test_split[1:])
+    n = len(in_test_split)
+    wrong = 1 + sum(s.label == "contradictory" for s in in_test_split[1:])
     assert doc["n"] == n and doc["unparsed"] == 1
     assert doc["overall_micro_f1"] == pytest.approx((n - wrong) / n)
-    assert doc["confusion"][test_split[0].label]["unparsed"] == 1
+    assert doc["confusion"][in_test_split[0].label]["unparsed"] == 1
     assert doc["per_label"]["contradictory"]["precision"] == 0.0   # never predicted
 
     code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", path,
@@ -98,7 +100,7 @@ def test_predictions_print_table_6_and_the_same_document_as_json(
     assert row[0] == "p.jsonl" and len(row) == 10
     assert row[5] == f"{doc['overall_micro_f1']:.3f}"
     assert row[1] == f"{doc['per_label']['supportive']['f1']:.3f}"
-    unions = [s for s in test_split if s.complexity == "union"]
+    unions = [s for s in in_test_split if s.complexity == "union"]
     assert row[9] == (f"{doc['per_complexity']['union']['micro_f1']:.3f}" if unions else "–")
     assert "unparsed" in stdout and "macro-F1" in stdout
     assert "Missing" in stdout   # the caqa scheme's names
@@ -119,7 +121,7 @@ def caqa_layout_prompts(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def llm_server(test_split: list[BenchmarkSample]) -> Iterator[FakeChatServer]:
+def llm_server(in_test_split: list[BenchmarkSample]) -> Iterator[FakeChatServer]:
     """Answers each sample's prompt in its own words: the gold label, in a different form
     per label, except an ambiguous reply for the first sample and an empty one for the
     second (both unparsed)."""
@@ -128,21 +130,21 @@ def llm_server(test_split: list[BenchmarkSample]) -> Iterator[FakeChatServer]:
                "contradictory": "The claim is Contradictory to the reference.",
                "irrelevant": "Response: irrelevant"}
     server = FakeChatServer()
-    server.responder = sample_responder(test_split, lambda i, s: (
+    server.responder = sample_responder(in_test_split, lambda i, s: (
         "I hesitate between Support and Missing." if i == 0 else "" if i == 1
         else replies[s.label]))
     yield server
     server.stop()
 
 
-def sample_responder(test_split: list[BenchmarkSample],
+def sample_responder(in_test_split: list[BenchmarkSample],
                      reply: Callable[[int, BenchmarkSample], str]) -> Callable[[str], str]:
     """A server's answer to each sample's prompt: ``reply(index, sample)`` for the
     sample whose claim and citations the prompt's input holds (in any of the prompts'
     layouts ``Claim: …`` then ``Reference: …`` or ``Reference:\n…``)."""
     by_input = {(f"{s.question_extended} {s.answer}", "\n".join(c.text for c in s.citations)):
-                reply(i, s) for i, s in enumerate(test_split)}
-    assert len(by_input) == len(test_split)
+                reply(i, s) for i, s in enumerate(in_test_split)}
+    assert len(by_input) == len(in_test_split)
 
     def respond(prompt: str) -> str:
         # The last claim of the message: a few-shot prompt shows claims of its own first.
@@ -155,7 +157,7 @@ def sample_responder(test_split: list[BenchmarkSample],
 
 
 def test_llm_evaluator_against_a_local_server(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample],
         llm_server: FakeChatServer, caqa_layout_prompts: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     saved = tmp_path / "llm.jsonl"
@@ -165,11 +167,11 @@ def test_llm_evaluator_against_a_local_server(
     proc = run(*args)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    n = len(test_split)
+    n = len(in_test_split)
     assert list(doc) == KEYS and doc["n"] == n
     assert doc["unparsed"] == 2                      # the ambiguous and the empty reply
     assert doc["overall_micro_f1"] == pytest.approx((n - 2) / n)
-    for s in test_split[:2]:
+    for s in in_test_split[:2]:
         assert doc["confusion"][s.label]["unparsed"] >= 1
     assert sum(row["unparsed"] for row in doc["confusion"].values()) == 2
     # Every request: temperature 0, the model, our prompt layout with the instruction.
@@ -181,8 +183,8 @@ def test_llm_evaluator_against_a_local_server(
     assert prompt.endswith("### Response:")
     # The saved predictions keep the replies, and score to the same document.
     lines = [json.loads(line) for line in saved.read_text("utf-8").splitlines()]
-    assert [r["id"] for r in lines] == [s.id for s in test_split]
-    assert lines[0] == {"id": test_split[0].id, "label": None,
+    assert [r["id"] for r in lines] == [s.id for s in in_test_split]
+    assert lines[0] == {"id": in_test_split[0].id, "label": None,
                         "reply": "I hesitate between Support and Missing.",
                         "protocol": "kgbench"}
     code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", saved,
@@ -198,7 +200,7 @@ def test_llm_evaluator_against_a_local_server(
 
 
 def test_the_released_protocol_reads_replies_and_drops_the_unparsed(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample],
         llm_server: FakeChatServer, caqa_layout_prompts: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     saved = tmp_path / "llm.jsonl"
@@ -208,13 +210,13 @@ def test_the_released_protocol_reads_replies_and_drops_the_unparsed(
                "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    n = len(test_split)
+    n = len(in_test_split)
     assert list(doc) == KEYS and doc["protocol"] == "released" and doc["n"] == n
     # The released reading takes the first option named ("I hesitate between Support
     # and Missing." is Support); only the empty reply is unparsed, and it leaves the
     # matrix: micro-F1 = right / (n - 1).
     assert doc["unparsed"] == 1
-    right = (n - 2) + (test_split[0].label == "supportive")
+    right = (n - 2) + (in_test_split[0].label == "supportive")
     assert doc["overall_micro_f1"] == pytest.approx(right / (n - 1))
     first = json.loads(saved.read_text("utf-8").splitlines()[0])
     assert first["label"] == "Support" and first["protocol"] == "released"
@@ -233,12 +235,12 @@ def test_the_released_protocol_reads_replies_and_drops_the_unparsed(
 
 
 def test_kgbench_prompt_is_the_default_of_the_llm_evaluator(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample]) -> None:
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample]) -> None:
     ours = {"supportive": "Supportive.", "partially_supportive": "Partially supportive: one "
             "fact is not cited.", "contradictory": "contradictory",
             "irrelevant": "It is irrelevant."}
     server = FakeChatServer()
-    server.responder = sample_responder(test_split, lambda i, s: ours[s.label])
+    server.responder = sample_responder(in_test_split, lambda i, s: ours[s.label])
     try:
         proc = run("evaluate", bench, "--llm-url", server.url, "--llm-model", "judge-1",
                    "--llm-cache", tmp_path / "cache", "--json")
@@ -254,12 +256,12 @@ def test_kgbench_prompt_is_the_default_of_the_llm_evaluator(
 
 @pytest.mark.external
 def test_the_papers_own_prompt_file_end_to_end(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample]) -> None:
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample]) -> None:
     path = external_path("attribution", "caqa", "CAQA-Benchmark_prompts.json")
     few_shot = next(t for t in json.loads(path.read_text("utf-8"))
                     if t["task_name"] == "attribution-no-definition-w-examples")
     server = FakeChatServer()
-    server.responder = sample_responder(test_split, lambda i, s: CAQA_NAMES[s.label])
+    server.responder = sample_responder(in_test_split, lambda i, s: CAQA_NAMES[s.label])
     try:
         proc = run("evaluate", bench, "--llm-url", server.url, "--llm-model", "judge-1",
                    "--prompts", path, "--prompt", "caqa-few-shot", "--scheme", "caqa",
@@ -275,7 +277,7 @@ def test_the_papers_own_prompt_file_end_to_end(
 
 
 def test_an_llm_run_that_fails_midway_writes_nothing_and_resumes_from_the_cache(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample],
         llm_server: FakeChatServer, caqa_layout_prompts: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     answer = llm_server.responder
@@ -299,7 +301,7 @@ def test_an_llm_run_that_fails_midway_writes_nothing_and_resumes_from_the_cache(
     assert not saved.exists() and not list(tmp_path.glob("*.part"))
     code, stdout, stderr = in_process(capsys, *args)
     assert code == 0, stderr
-    n = len(test_split)
+    n = len(in_test_split)
     # The rerun asked only what the cache lacked: the first run's answers (and any in
     # flight when it stopped) were not asked again.
     assert len(set(asked)) == n and len(asked) < 2 * n
@@ -334,9 +336,9 @@ def _clean_error(code: int, stdout: str, stderr: str, expected: int = 1) -> str:
 
 
 def test_hostile_predictions_files(bench: Path, tmp_path: Path,
-                                   test_split: list[BenchmarkSample],
+                                   in_test_split: list[BenchmarkSample],
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    good = [json.dumps({"id": s.id, "label": s.label}) for s in test_split]
+    good = [json.dumps({"id": s.id, "label": s.label}) for s in in_test_split]
 
     def evaluate(lines: list[str] | bytes) -> str:
         path = tmp_path / "p.jsonl"
@@ -347,14 +349,14 @@ def test_hostile_predictions_files(bench: Path, tmp_path: Path,
         return _clean_error(*in_process(capsys, "evaluate", bench, "--predictions", path))
 
     message = evaluate(good[:-6])
-    assert re.search(rf"p\.jsonl: no prediction for 6 of {len(test_split)} samples of the test "
+    assert re.search(rf"p\.jsonl: no prediction for 6 of {len(in_test_split)} samples of the test "
                      r"split \(first: .*, …\)", message)
-    message = evaluate([*good[:3], json.dumps({"id": test_split[3].id, "label": "Yes"}),
+    message = evaluate([*good[:3], json.dumps({"id": in_test_split[3].id, "label": "Yes"}),
                         *good[4:]])
     assert "p.jsonl:4: 'Yes' is not a label of the ours scheme" in message
     assert "hint: use one of supportive, partially_supportive" in message
     assert "p.jsonl:2: 'Extrapolatory' is an AttrScore label" in evaluate(
-        [good[0], json.dumps({"id": test_split[1].id, "label": "Extrapolatory"})])
+        [good[0], json.dumps({"id": in_test_split[1].id, "label": "Extrapolatory"})])
     assert "p.jsonl:3: not JSON" in evaluate([*good[:2], '{"id": "x", "label": '])
     assert "p.jsonl:1: not UTF-8 text: not a predictions file" in evaluate(
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
@@ -364,7 +366,7 @@ def test_hostile_predictions_files(bench: Path, tmp_path: Path,
 
 def test_hostile_benchmarks_and_options(bench: Path, tmp_path: Path,
                                         samples: tuple[BenchmarkSample, ...],
-                                        test_split: list[BenchmarkSample],
+                                        in_test_split: list[BenchmarkSample],
                                         capsys: pytest.CaptureFixture[str]) -> None:
     preds = write_jsonl(tmp_path / "p.jsonl", [{"id": s.id, "label": s.label}
                                                for s in samples])
@@ -415,15 +417,15 @@ def test_hostile_benchmarks_and_options(bench: Path, tmp_path: Path,
 
 
 def test_blind_labels_and_sub_facts_on_the_command_line(
-        bench: Path, tmp_path: Path, test_split: list[BenchmarkSample],
+        bench: Path, tmp_path: Path, in_test_split: list[BenchmarkSample],
         capsys: pytest.CaptureFixture[str]) -> None:
     right = write_jsonl(tmp_path / "right.jsonl", [{"id": s.id, "label": s.label}
-                                                   for s in test_split])
+                                                   for s in in_test_split])
     lazy = write_jsonl(tmp_path / "lazy.jsonl", [{"id": s.id, "label": "supportive"}
-                                                 for s in test_split])
+                                                 for s in in_test_split])
     blind = write_jsonl(tmp_path / "blind.jsonl", [{"id": s.id, "label": s.label}
-                                                   for s in test_split])
-    partial = [s for s in test_split if s.label == "partially_supportive"]
+                                                   for s in in_test_split])
+    partial = [s for s in in_test_split if s.label == "partially_supportive"]
     sub = write_jsonl(tmp_path / "sub.jsonl", [
         {"id": s.id, "sub_facts": [f.supported for f in s.sub_facts]} for s in partial])
     code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", right,
@@ -433,7 +435,7 @@ def test_blind_labels_and_sub_facts_on_the_command_line(
     doc = json.loads(stdout)
     assert list(doc) == [*KEYS, "consistency", "fine_grained"]
     block = doc["consistency"]
-    assert block["label_agreement"] == 1.0 and block["samples"] == len(test_split)
+    assert block["label_agreement"] == 1.0 and block["samples"] == len(in_test_split)
     assert block["pearson"] == pytest.approx(1.0)   # two evaluators, identical references
     assert doc["fine_grained"]["error_rate"] == 0.0 and doc["fine_grained"]["agreement"] == 1.0
     code, stdout, stderr = in_process(capsys, "evaluate", bench, "--predictions", right,
@@ -442,13 +444,13 @@ def test_blind_labels_and_sub_facts_on_the_command_line(
     assert code == 0, stderr
     assert "Consistency with blind labels (CAQA §6.2)" in stdout
     assert "Sub-facts (CAQA §6.3, Table 7)" in stdout
-    counts = Counter(s.label for s in test_split)
-    assert f"{counts['supportive'] / len(test_split):.3f}" in stdout   # lazy's micro-F1
+    counts = Counter(s.label for s in in_test_split)
+    assert f"{counts['supportive'] / len(in_test_split):.3f}" in stdout   # lazy's micro-F1
 
 
 @pytest.mark.slow   # the first tiny model of a session imports torch (~7 s)
 def test_an_exported_model_end_to_end(bench: Path, tmp_path: Path,
-                                      test_split: list[BenchmarkSample],
+                                      in_test_split: list[BenchmarkSample],
                                       exported: Exported) -> None:  # noqa: F811
     # export (tiny BERT classifier) -> evaluate, in a real process: the runtime that ran
     # is in the document and said on stderr.
@@ -458,5 +460,5 @@ def test_an_exported_model_end_to_end(bench: Path, tmp_path: Path,
     doc = json.loads(proc.stdout)
     assert list(doc) == [*KEYS, "runtime"]
     assert doc["runtime"]["provider"] == "CPUExecutionProvider"
-    assert doc["n"] == len(test_split) and doc["unparsed"] == 0
+    assert doc["n"] == len(in_test_split) and doc["unparsed"] == 0
     assert "ran on CPUExecutionProvider" in " ".join(proc.stderr.split())

@@ -27,12 +27,9 @@ QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_store: Path) -> tuple[Path, Path]:
     """(demo store, parsed questions), shared by the module: do not modify."""
-    directory = tmp_path_factory.mktemp("extend-demo")
-    store, parsed = directory / "demo", directory / "parsed.jsonl"
-    proc = run("demo", "--store", store, cwd=directory)
-    assert proc.returncode == 0, proc.stderr
+    store, parsed = demo_store, tmp_path_factory.mktemp("extend-demo") / "parsed.jsonl"
     proc = run("questions", "parse", QUESTIONS, "--out", parsed)
     assert proc.returncode == 0, proc.stderr
     return store, parsed
@@ -89,7 +86,7 @@ def test_extend_the_demo(demo: tuple[Path, Path], tmp_path: Path) -> None:
     by_question: dict[str, list[StructuredSample]] = {}
     for s in samples:
         by_question.setdefault(s.source.qid, []).append(s)
-    with open_store(demo[0]) as store:
+    with open_store(demo[0], read_only=True) as store:
         for group in by_question.values():
             check_all(store, group)
 

@@ -26,13 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli-generate")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
 
 def generate(store: Path, out: Path, *args: str | Path, **kw: object
              ) -> subprocess.CompletedProcess[str]:

@@ -12,9 +12,7 @@ import pytest
 
 from tests.grammar import require_gate
 from tests.kgbench.test_cli import assert_clean_error, run
-from tests.kgbench.test_cli_generate import QUESTIONS, demo_store, generate, samples
-
-__all__ = ["demo_store"]   # the module-scoped fixture, shared with test_cli_generate
+from tests.kgbench.test_cli_generate import QUESTIONS, generate, samples
 
 
 @pytest.fixture(scope="module")

@@ -23,13 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli-generate-lock")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
 
 def test_a_second_run_into_the_same_out_is_refused_and_a_killed_run_resumes(
         demo_store: Path, tmp_path: Path) -> None:

@@ -16,11 +16,10 @@ from tests.kgbench.test_cli import run
 from tests.kgbench.test_cli_generate import QUESTIONS, samples
 
 
-def test_generate_prints_and_records_the_shares_beside_caqa(tmp_path: Path) -> None:
-    store = tmp_path / "demo"
-    assert run("demo", "--store", store, cwd=tmp_path).returncode == 0
+def test_generate_prints_and_records_the_shares_beside_caqa(demo_store: Path,
+                                                           tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    proc = run("generate", "--store", store, "--out", out, "--questions", QUESTIONS,
+    proc = run("generate", "--store", demo_store, "--out", out, "--questions", QUESTIONS,
                "--seed", "3")
     assert proc.returncode == 0, proc.stderr
     made = samples(out)

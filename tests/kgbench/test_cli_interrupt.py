@@ -30,13 +30,6 @@ RESUMES = "interrupted; rerun the same command to resume"
 NOTHING_WRITTEN = "interrupted; nothing was written"
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli-interrupt")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
 
 def interrupt(args: Sequence[str | Path], busy: Callable[[], bool], *,
               timeout: float = 120) -> subprocess.CompletedProcess[str]:

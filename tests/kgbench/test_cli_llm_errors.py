@@ -28,13 +28,6 @@ ERROR = {"error": {"message": f"prompt rejected\x1b[31m by policy (key {KEY})",
                    "type": "invalid_request_error"}}
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli-llm-errors")
-    proc = run("demo", "--store", directory / "demo", cwd=directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory / "demo"
-
 
 @pytest.fixture
 def refusing() -> Iterator[FakeChatServer]:

@@ -1,16 +1,13 @@
-"""End-to-end tests of ``kgbench load rdf`` (the real CLI in a subprocess)."""
+"""End-to-end tests of ``kgbench load rdf`` (the real CLI, run in this process by
+:func:`tests.kgbench.test_cli.run`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
-CLI = [sys.executable, "-m", "kgbench.cli"]
-TIMEOUT = 180
+from tests.kgbench.test_cli import run, run_json
+
 EX = "http://example.org/"
 
 TTL = f"""\
@@ -24,19 +21,6 @@ NT = f"""\
 not a triple
 """
 BAD_TTL = f"@prefix ex: <{EX}> .\nex:a ex:p ex:b .\nex:c ex:p .\n"
-
-
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "KGBENCH_STORE"}
-    env.update({"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"})
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True,
-                          encoding="utf-8", env=env, timeout=TIMEOUT, check=False)
-
-
-def run_json(*args: str | Path) -> Any:
-    proc = run(*args, "--json")
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def inputs(tmp_path: Path) -> tuple[Path, Path]:

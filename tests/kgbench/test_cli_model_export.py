@@ -18,7 +18,7 @@ import pytest
 
 from kgbench.cli import main
 from scoring.card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, read_card
-from tests.kgbench.test_cli import assert_clean_error, run
+from tests.kgbench.test_cli import assert_clean_error, run, run_process
 from tests.scoring.models import (  # noqa: F401  (fixtures)
     Exported,
     TinyHf,
@@ -127,8 +127,8 @@ def test_without_the_export_extra(tmp_path: Path) -> None:
     """torch not importable (a module named torch that fails to import, first on the
     path): one line naming the extra to install."""
     (tmp_path / "hf").mkdir()
-    proc = run("model", "export", tmp_path / "hf", "--task", "nli", "--out", tmp_path / "out",
-               env={"PYTHONPATH": python_path_without_torch(tmp_path)})
+    proc = run_process("model", "export", tmp_path / "hf", "--task", "nli", "--out", tmp_path / "out",
+                       env={"PYTHONPATH": python_path_without_torch(tmp_path)})
     assert_clean_error(proc)
     assert "exporting a model needs torch" in proc.stderr
     assert "pip install 'kgbench[export]'" in proc.stderr

@@ -36,11 +36,9 @@ ELF_HEAD = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x0
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli-output-files") / "store"
-    proc = run("load", "triples", DEMO_KG, "--store", directory)
-    assert proc.returncode == 0, proc.stderr
-    return directory
+def store(demo_store: Path) -> Path:
+    """The demo KG, as ``load triples films.nt.gz`` builds it (read-only use)."""
+    return demo_store
 
 
 @pytest.fixture(scope="module")

@@ -27,16 +27,13 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The demo questions parsed once and the demo store built once (do not modify)."""
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_store: Path) -> dict[str, Any]:
+    """The demo questions parsed once, and the demo store (do not modify either)."""
     root = tmp_path_factory.mktemp("questions")
     parsed = root / "parsed" / "parsed.jsonl"
     proc = run("questions", "parse", DEMO_QUESTIONS, "--out", parsed)
     assert proc.returncode == 0, proc.stderr
-    store = root / "store"
-    built = run("demo", "--store", store)
-    assert built.returncode == 0, built.stderr
-    return {"root": root, "parsed": parsed, "store": store, "parse_proc": proc}
+    return {"root": root, "parsed": parsed, "store": demo_store, "parse_proc": proc}
 
 
 def write_questions(path: Path, records: list[dict[str, Any] | str]) -> Path:

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -38,6 +35,7 @@ from loaders.wikidata import (
     wikidata_format,
 )
 from tests.external import external_path as _external
+from tests.kgbench.test_cli import run
 from tests.loaders import write_compressed
 
 WD = "http://www.wikidata.org/entity/"
@@ -683,19 +681,13 @@ def test_truthy_q42_agrees_with_load_rdf_of_the_turtle(tmp_path: Path) -> None:
         (p, utc_z(o)) for p, o in via_wd}
 
 # -- command line ------------------------------------------------------------------------
-def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "KGBENCH_STORE"}
-    env.update({"COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"})
-    return subprocess.run([sys.executable, "-m", "kgbench.cli", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", env=env,
-                          timeout=180, check=False)
 
 
 def test_cli_load_wikidata(tmp_path: Path) -> None:
     js = write(tmp_path / "dump.json.gz", dump_text([ADAMS, EDUCATED, LEXEME]))
     nt = write(tmp_path / "truthy.nt", TRUTHY)
     report_file = tmp_path / "load.json"
-    proc = _cli("--store", tmp_path / "s", "load", "wikidata", js, nt, "--qualifiers",
+    proc = run("--store", tmp_path / "s", "load", "wikidata", js, nt, "--qualifiers",
                 "--lang", "en", "--report", report_file, "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -703,16 +695,16 @@ def test_cli_load_wikidata(tmp_path: Path) -> None:
     assert doc["summary"]["malformed"] == 1 and doc["summary"]["dropped"]["lexeme"] == 1
     assert doc["store_totals"]["cvt_entities"] == 1
     assert json.loads(report_file.read_text())["summary"] == doc["summary"]
-    again = _cli("--store", tmp_path / "s", "load", "wikidata", js, nt, "--qualifiers", "--json")
+    again = run("--store", tmp_path / "s", "load", "wikidata", js, nt, "--qualifiers", "--json")
     assert json.loads(again.stdout)["summary"]["facts_new"] == 0  # idempotent
 
 
 def test_cli_wrong_format_and_strict(tmp_path: Path) -> None:
     tsv = write(tmp_path / "facts.tsv", "a\tp\tb\n")
-    proc = _cli("--store", tmp_path / "s", "load", "wikidata", tsv)
+    proc = run("--store", tmp_path / "s", "load", "wikidata", tsv)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "use `kgbench load triples`" in proc.stderr
     bad = write(tmp_path / "bad.json", dump_text([ADAMS], raw_lines={0: "{oops,"}))
-    proc = _cli("--store", tmp_path / "s", "load", "wikidata", "--strict", bad)
+    proc = run("--store", tmp_path / "s", "load", "wikidata", "--strict", bad)
     assert proc.returncode == 1 and f"{bad}:2: invalid JSON" in proc.stderr
     assert not (tmp_path / "s").exists()  # nothing left behind

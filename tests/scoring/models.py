@@ -29,17 +29,16 @@ a worker either builds a model or waits for the one building it and reuses it.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
-import shutil
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+
+from tests.shared_builds import build_once, locked, shared_root
 
 
 class TinyHf(Protocol):
@@ -51,38 +50,10 @@ class Exported(Protocol):
                  **options: Any) -> Path: ...
 
 
-def _shared_root(factory: pytest.TempPathFactory) -> Path:
-    base = factory.getbasetemp()
-    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "tiny-models"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.with_name(path.name + ".lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _key(*parts: Any) -> str:
     text = json.dumps(parts, sort_keys=True, default=str)
     readable = "-".join(str(p) for p in parts[:2])
     return f"{readable}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
-
-
-def _once(target: Path, build: Callable[[Path], None]) -> Path:
-    """``target``, built by ``build(tmp)`` then renamed, unless it exists."""
-    with _locked(target):
-        if not target.is_dir():
-            work = target.with_name(target.name + ".building")
-            shutil.rmtree(work, ignore_errors=True)
-            build(work)
-            os.replace(work, target)
-    return target
 
 
 def _labels(labels: Sequence[str] | None) -> list[str] | None:
@@ -96,11 +67,11 @@ def tiny_hf(tmp_path_factory: pytest.TempPathFactory) -> TinyHf:
     pytest.importorskip("transformers")
     from scoring.export.tiny import build_tiny_model
 
-    root = _shared_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory, "tiny-models")
 
     def tiny(kind: str, task: str, *, labels: Sequence[str] | None = None) -> Path:
         target = root / ("hf-" + _key(kind, task, _labels(labels)))
-        return _once(target, lambda work: build_tiny_model(
+        return build_once(target, lambda work: build_tiny_model(
             kind, task, work, labels=labels))  # type: ignore[arg-type]
 
     return tiny
@@ -110,13 +81,13 @@ def tiny_hf(tmp_path_factory: pytest.TempPathFactory) -> TinyHf:
 def exported(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> Exported:
     from scoring.export import export_model
 
-    root = _shared_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory, "tiny-models")
 
     def export(kind: str, task: str, *, labels: Sequence[str] | None = None,
                **options: Any) -> Path:
         source = tiny_hf(kind, task, labels=labels)
         target = root / ("onnx-" + _key(kind, task, _labels(labels), options))
-        return _once(target, lambda work: export_model(
+        return build_once(target, lambda work: export_model(
             source, task, work, **options))  # type: ignore[arg-type]
 
     return export
@@ -132,15 +103,15 @@ def minilm(tmp_path_factory: pytest.TempPathFactory, tiny_hf: TinyHf) -> MiniLM:
     from scoring.export import export_model
     from scoring.export.packaged import packaged_checkpoint
 
-    root = _shared_root(tmp_path_factory)
+    root = shared_root(tmp_path_factory, "tiny-models")
 
     def real() -> tuple[Path, Path]:
         try:
-            with _locked(root / "minilm"):
+            with locked(root / "minilm"):
                 source = packaged_checkpoint(root)
         except ScoringError as exc:
             pytest.skip(f"{exc} ({exc.hint})")
-        return source, _once(root / "onnx-minilm-embed",
+        return source, build_once(root / "onnx-minilm-embed",
                              lambda work: export_model(source, "embed", work))
 
     return real

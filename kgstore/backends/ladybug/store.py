@@ -44,7 +44,6 @@ from kgstore.backends.ladybug.directory import (
 from kgstore.backends.ladybug.engine import DatabaseUsers, buffer_pool_bytes
 from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
 from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
-from kgstore.backends.ladybug.importer import StageMerger
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.rows import (
     entity_from_row,
@@ -768,6 +767,9 @@ class LadybugStore(Store):
         for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
             self._rows(ddl)
         self._predicate_aliases = True
+        # Imported here: it brings DuckDB, which a store that only reads never needs.
+        from kgstore.backends.ladybug.importer import StageMerger
+
         try:
             with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
                 merger = StageMerger(self, stage, Path(work), manifest, progress)

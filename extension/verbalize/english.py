@@ -76,7 +76,11 @@ def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
     head, the, last = phrase.rpartition(" the ")
     if not the or last.rpartition(" ")[2] in _PREPOSITIONS:   # "is the home of" stays
         return phrase
-    if other.startswith(f"the {last} ") or (named and other.startswith("the ")):
+    if other.startswith(f"the {last} "):
+        return head
+    # After a bare "has" the noun is the whole relation: "France has the diplomatic
+    # relation the United Kingdom", never "France has the United Kingdom".
+    if named and other.startswith("the ") and head not in ("has", "have", "had"):
         return head
     return phrase
 

@@ -76,6 +76,15 @@ KINDS = frozenset({"person", "place", "date", "number", "thing", "bookkeeping"})
 question about it takes (who, where, when, how many, what), or ``bookkeeping``: a
 value nobody asks about, never a new constraint of a question."""
 
+BOOKKEEPING_ROLES = frozenset({
+    "measurement_unit.dated_money_value.currency", "measurement_unit.dated_integer.source",
+    "measurement_unit.dated_money_value.source", "measurement_unit.dated_float.source",
+    "measurement_unit.dated_percentage.source"})
+"""Roles of Freebase's measurement mediators that record how an amount is stored (its
+currency, its source), whatever amount they belong to: a question about them, "What
+is the currency of the rent50 2 of Boston?", is no question a person asks (a blind
+reader rated one 1 of 5), so a relation ending in one is bookkeeping."""
+
 FrameColumns = tuple["str | None", "str | None", "str | None"]
 """A table row's optional ``noun`` (None for ``-`` or absent), ``kind`` and ``unit`` (the
 unit a number of the relation is stored in, "minutes" for a film's runtime)."""
@@ -273,6 +282,8 @@ class PhraseTable(Mapping[str, str]):
         columns = self._frame_columns(predicate)
         if columns is not None and columns[1]:
             return columns[1]
+        if _local_name(predicate).rpartition("..")[2] in BOOKKEEPING_ROLES:
+            return "bookkeeping"
         phrase = self[predicate]
         if phrase.endswith(" on") and phrase.startswith(("was ", "were ", "died", "started",
                                                           "ended")):

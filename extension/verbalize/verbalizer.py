@@ -188,7 +188,9 @@ class TemplateVerbalizer:
                     said_in[at] = number
                 elif said_in[at] != number:
                     texts.append(text_of(hop))
-            citations.append(Citation(text=" ".join(texts),
+            # Hops that read alike (three performances of one role, their films not in
+            # G: "Elijah Wood played Frodo Baggins." three times) are said once.
+            citations.append(Citation(text=" ".join(dict.fromkeys(texts)),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))

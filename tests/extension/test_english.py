@@ -50,6 +50,9 @@ def test_a_phrase_does_not_say_the_twice_before_what_follows() -> None:
     assert english.phrase_before("has the capital", "the birthplace of X", named=False) \
         == "has the capital"            # a description keeps the noun it answers
     assert english.phrase_before("has the capital", "Vienna") == "has the capital"
+    assert english.phrase_before("has the diplomatic relation", "the United Kingdom") \
+        == "has the diplomatic relation"   # "France has the United Kingdom" says nothing
+    assert english.phrase_before("has the capital", "the capital of X") == "has"
     assert english.phrase_before("is the home of", "the Germany national football team") \
         == "is the home of"
 

@@ -1290,3 +1290,31 @@ def test_a_mediator_no_fact_points_into_reads_by_a_role_turned_around() -> None:
            Triple(s="c3", p="film.film_cut.runtime", o="175", literal=True,
                   datatype="xsd:integer")]
     assert hop_sentence(cut, {"c3"}) == "The Godfather has a runtime of 175 minutes."
+
+
+def test_the_currency_of_any_stored_amount_is_bookkeeping() -> None:
+    """"The filming location of The Town has a rent50 2 with the currency United States
+    Dollar" (rated 1 by a blind reader): no question asks for a stored amount's
+    currency, whichever amount it is."""
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    for predicate in ("location.statistical_region.rent50_2..measurement_unit.dated_money_value"
+                      ".currency", "measurement_unit.dated_money_value.currency"):
+        assert table.kind(predicate) == "bookkeeping" and not table.askable(predicate)
+    assert table.askable("film.film.directed_by")
+
+
+def test_hops_that_read_alike_are_said_once() -> None:
+    """Three performances of one role whose films are not in G read "Elijah Wood played
+    Frodo Baggins." three times in one citation (blind readers rated it 2)."""
+    NAMES.update({"m.ew": "Elijah Wood", "m.frodo": "Frodo Baggins"})
+    triples = []
+    for n in (1, 2, 3):
+        triples += [tr("m.ew", "film.actor.film", f"c{n}"),
+                    tr(f"c{n}", "film.performance.character", "m.frodo")]
+    s = sample(triples, complexity="single", subjects=["m.ew"], answers=[answer("m.frodo")],
+               label="supportive", cvts=("c1", "c2", "c3"))
+    (citation,) = TemplateVerbalizer().verbalize(s).citations
+    assert citation.text.count("Frodo Baggins") == 1, citation.text
+    assert len(citation.triples) == 6

@@ -246,10 +246,24 @@ def display_name(name: str | None) -> str | None:
     """An entity's name as the text shows it: FB15k-237's ``entity2text.txt`` marks some
     names with the locale of the label they came from ("Inventor-GB", "50th Annual
     Grammy Awards-US"); the suffix is no part of the name and is dropped here, in the
-    text layer, so the store keeps the names exactly as loaded."""
+    text layer, so the store keeps the names exactly as loaded. Its 53 two-word
+    language names ("English Language", "Croatian language") read as a person writes
+    them ("English", "Croatian"): readers of blind round 5 counted "Persian Language"
+    among the most common flaws."""
     if name is None:
         return None
-    return _LOCALE_SUFFIX.sub("", name) or name
+    name = _LOCALE_SUFFIX.sub("", name) or name
+    language = _LANGUAGE_NAME.fullmatch(name)
+    if language and language.group(1) not in _NOT_A_LANGUAGE_WORD:
+        return language.group(1)
+    return name
+
+
+_LANGUAGE_NAME = re.compile(r"([A-Z][a-z]+) [Ll]anguage")
+_NOT_A_LANGUAGE_WORD = frozenset({"Sign", "Programming", "Natural", "Body", "Official",
+                                  "Foreign", "First", "Second", "Native", "Written",
+                                  "Spoken", "Modern", "Old", "Middle", "Standard"})
+"""First words of "<word> language" names that are no language's own name."""
 
 
 _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",

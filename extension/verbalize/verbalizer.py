@@ -302,16 +302,20 @@ def exhaustive_slots(sample: StructuredSample,
 
 def _complete_slots(sample: StructuredSample, table: PhraseTable, slot_size: SlotSize,
                     taken: frozenset[Triple]) -> list[ExhaustiveSlot]:
-    """Slots of ``sample``'s plain facts (outside ``taken``) on relations read as many-
-    valued, whose facts in the subgraph are all the store holds for the slot; a
-    contradictory sample's edited facts are not the store's and are left out."""
+    """Slots of ``sample``'s plain facts (outside ``taken``) on attribute relations (a
+    frame noun) read as many-valued, whose facts in the subgraph are all the store holds
+    for the slot; a contradictory sample's edited facts are not the store's and are
+    left out."""
     cvts = set(sample.cvt_nodes)
     edited = {r.replacement.id for r in sample.edit.replacements} \
         if sample.label == "contradictory" else set()
     groups: dict[tuple[str, str], list[Triple]] = {}
     for t in sample.subgraph:
         if t in taken or t.literal or t.s in cvts or t.o in cvts or t.s in edited \
-                or t.o in edited or not reads_as_many(t.p, table):
+                or t.o in edited or not reads_as_many(t.p, table) or table.noun(t.p) is None:
+            # Only an attribute the subject has ("Heat's director", "Egypt's spoken
+            # language"): "Honolulu is the birthplace of Barack Obama only" or "Roman
+            # Polanski directed Chinatown only" state a sparse store's gaps as facts.
             continue
         groups.setdefault((t.s, t.p), []).append(t)
     return [ExhaustiveSlot(facts=tuple(facts)) for (subject, predicate), facts in groups.items()

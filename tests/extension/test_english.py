@@ -111,3 +111,13 @@ def test_a_noun_phrase_ending_in_a_participle_inflects_its_first_word() -> None:
     assert english.singular("awards presented") == "award presented"
     assert english.plural("film executive produced") == "films executive produced"
     assert english.plural("dog breed") == "dog breeds"   # a noun in -eed stays the head
+
+
+def test_language_names_read_without_their_suffix() -> None:
+    """FB15k-237 names languages "English Language", "Croatian language"; a person
+    writes "English" (readers of blind round 5 listed "Persian Language" as a flaw)."""
+    assert english.display_name("English Language") == "English"
+    assert english.display_name("Croatian language") == "Croatian"
+    assert english.display_name("Sign Language") == "Sign Language"
+    assert english.display_name("American Sign Language") == "American Sign Language"
+    assert english.display_name("Inventor-GB") == "Inventor"

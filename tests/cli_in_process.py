@@ -42,7 +42,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 class _Timeout(BaseException):
@@ -177,6 +177,25 @@ def _exit_status(code: object) -> int:
     return 1
 
 
+@contextmanager
+def _no_process_exit(command: Sequence[str]) -> Iterator[None]:
+    """``os._exit`` refused while a command runs in this process: a command that ends
+    its own process (``cypher``'s hard deadline) would end the whole test run, with no
+    report, as it ended the Neo4j half of a full run after 41 tests. Such a command
+    belongs in a child (``run_process``); here it raises in the thread that called it."""
+    real = os._exit
+
+    def refuse(status: int) -> NoReturn:
+        raise RuntimeError(f"{' '.join(command)} called os._exit({status}) in the test "
+                           "process: run it in a child process (run_process)")
+
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = real
+
+
 def run_in_process(args: Sequence[str], env: Mapping[str, str], *, cwd: str | Path | None = None,
                    timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """``kgbench ARGS`` through :func:`kgbench.cli.main` in this process, with ``env`` as
@@ -186,7 +205,7 @@ def run_in_process(args: Sequence[str], env: Mapping[str, str], *, cwd: str | Pa
     argv = [str(a) for a in args]
     command = ["kgbench", *argv]
     with _environment(env, cwd), _fresh_interpreter_hooks(), _console_widths(env), \
-            _captured_fds() as (out_file, err_file):
+            _no_process_exit(command), _captured_fds() as (out_file, err_file):
         try:
             with _deadline(timeout):
                 main(argv)

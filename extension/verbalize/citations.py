@@ -10,6 +10,7 @@ Michael Corleone.").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
@@ -85,13 +86,25 @@ def _object_text(t: Triple, table: PhraseTable) -> str:
 
 def fact_clause(t: Triple, table: PhraseTable) -> str:
     reverse = None if t.literal else table.partner(t.p)
-    if reverse is not None:
+    if reverse is not None and not _CONTAINER.match(table[reverse]):
         # Said from the other end, by the frame of its reverse property: "Newton is in
         # the time zone Eastern Time Zone", not "Eastern Time Zone is the time zone of
         # Newton" (both true; the first is how a person states it).
         t = Triple(s=t.o, p=reverse, o=t.s, s_name=t.o_name, o_name=t.s_name)
+    elif reverse is None and not t.literal and _CONTAINER.match(table[t.p]) \
+            and (inverse := table.inverse(t.p)):
+        # A container read from what it holds: "Minnesota is located in the United
+        # States of America", "Wanted is in the genre Action Film", not "… contains
+        # Minnesota", "Action Film includes the film Wanted" (template style to readers
+        # of blind round 6).
+        other = _object_text(t, table)
+        return f"{other} {english.phrase_before(inverse, _subject_text(t))} {_subject_text(t)}"
     other = _object_text(t, table)
     return f"{_subject_text(t)} {english.phrase_before(_dated_phrase(t, table), other)} {other}"
+
+
+_CONTAINER = re.compile(r"(?:partially )?contains$|includes\b")
+"""Phrases of a relation from a container to what it holds."""
 
 
 def _dated_phrase(t: Triple, table: PhraseTable) -> str:

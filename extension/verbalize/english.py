@@ -216,11 +216,16 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | Federated\ States\ of\ .+ | Soviet\ Union | European\ Union | Union\ of\ .+
   | (?:[A-Z][\w'-]*\ )*(?:Islands|Isles)             # Cayman Islands, British Isles
   | Netherlands | Philippines | Bahamas | Gambia | Maldives | Seychelles | Comoros
-  | Caribbean | Middle\ East | Far\ East | Himalayas | Alps | Andes
+  | Caribbean | Middle\ East | Far\ East | Himalayas | Alps | Andes | Americas
+  | (?:[A-Z][\w'-]*\ )+Party(?:\ of\ .+)?          # the Republican Party
+  | (?:[A-Z][\w'-]*\ )+Mountains                    # the Appalachian Mountains
+  | University\ of\ .+                              # the University of Oxford
   | .+\ national\ (?:[\w-]+\ )*team                 # the England national football team
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in
-the Philippines", "the Czech Republic"), as a rule on the name's shape. Measured on
+the Philippines", "the Czech Republic"; since blind round 6, "a member of the Republican
+Party", "the Appalachian Mountains", "the University of Oxford"), as a rule on the
+name's shape. Measured on
 FB15k-237's 14,951 names (``entity2text.txt``): it matches 171, each a country, former
 state, island group, region or national team that takes "the"; the one name of that
 shape that does not, the film "Kingdom of Heaven", is left out."""

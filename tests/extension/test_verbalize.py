@@ -1318,3 +1318,21 @@ def test_hops_that_read_alike_are_said_once() -> None:
     (citation,) = TemplateVerbalizer().verbalize(s).citations
     assert citation.text.count("Frodo Baggins") == 1, citation.text
     assert len(citation.triples) == 6
+
+
+def test_a_container_fact_reads_from_what_it_holds() -> None:
+    """"Action Film includes the film Wanted", "The United States of America contains
+    Minnesota" read as template style to the readers of blind round 6."""
+    genre = Triple(s="m.action", p="film.film_genre.films_in_this_genre", o="m.wanted",
+                   s_name="Action Film", o_name="Wanted")
+    assert hop_sentence([genre], set()) == "Wanted is in the genre Action Film."
+    place = Triple(s="m.usa", p="location.location.contains", o="m.mn",
+                   s_name="United States of America", o_name="Minnesota")
+    assert hop_sentence([place], set()) == "Minnesota is located in the United States of America."
+
+
+def test_a_fact_whose_partner_is_a_container_keeps_its_direction() -> None:
+    ethnicity = Triple(s="m.sh", p="people.person.ethnicity", o="m.irish",
+                       s_name="Seamus Heaney", o_name="Irish people")
+    assert hop_sentence([ethnicity], set()) == \
+        "Seamus Heaney belongs to the ethnic group Irish people."

@@ -169,7 +169,9 @@ def test_real_wikidata_sample_needs_single(tmp_path: Path) -> None:
     skipped = [b for b in built if isinstance(b, BuildSkip)]
     assert made and all(e.generation["single"] for e in made)
     douglas = next(e for e in made if e.entities[0].id == "Q42")
-    assert {k.object for k in douglas.minimum_knowledge_set} == {"11 March 1952", "11 May 2001"}
+    # his height (P2048) reads since it has a frame (29 Nov): a usable fact too
+    assert {k.object for k in douglas.minimum_knowledge_set} == {"11 March 1952", "11 May 2001",
+                                                                "1.96"}
     assert all("usable fact" in s.reason for s in skipped)
 
 

@@ -31,7 +31,7 @@ from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
 from scoring.errors import ScoringError
 from scoring.inputs import hypothesis, premise
-from tests.kgbench.test_cli import assert_clean_error, run
+from tests.kgbench.test_cli import assert_clean_error, run, run_process
 from tests.scoring.models import TinyHf, python_path_without_torch
 
 pytest.importorskip("torch", reason="fine-tuning needs the export extra (torch, transformers)")
@@ -162,8 +162,11 @@ def test_trained_and_exported_classifier_beats_the_majority_class(
 
     out = tmp_path / "clf"
     started = time.perf_counter()
-    proc = run("model", "train", bench, "--from", checkpoint, "--out", out, *TRAIN_ARGS,
-               "--json", env={"OMP_NUM_THREADS": "1"})
+    # A child: OMP_NUM_THREADS takes effect only when an interpreter starts (in this
+    # process torch's pool is already sized, and two xdist workers' pools fought over
+    # 2 cores until the 180 s limit); 600 s for a loaded machine.
+    proc = run_process("model", "train", bench, "--from", checkpoint, "--out", out,
+                       *TRAIN_ARGS, "--json", env={"OMP_NUM_THREADS": "1"}, timeout=600)
     seconds = time.perf_counter() - started
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)

@@ -3,6 +3,7 @@ objects, the facts of an expansion), for the embedded store and its sampling."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kgstore.models import Entity, Fact, Literal
@@ -43,3 +44,20 @@ def object_from_cols(kind: str, oid: str, value: Any, datatype: Any, lang: Any) 
     if kind == "Literal":
         return Literal(value, datatype, lang)
     return str(oid)
+
+
+def record_batches(result: Any, batch: int,
+                   record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:
+    """The rows of a LadybugDB query ``result`` made into records, ``batch`` at a time
+    (Python objects for one batch at a time); the result is closed at the end, or when
+    the caller stops early."""
+    try:
+        while True:
+            rows: list[Any] = []
+            while len(rows) < batch and result.has_next():
+                rows.append(record(list(result.get_next())))
+            if not rows:
+                return
+            yield rows
+    finally:
+        result.close()

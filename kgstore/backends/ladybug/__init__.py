@@ -2,7 +2,7 @@
 
 :mod:`~kgstore.backends.ladybug.store` (the :class:`LadybugStore` reads and writes),
 :mod:`~kgstore.backends.ladybug.queries` (every Cypher statement it runs),
-:mod:`~kgstore.backends.ladybug.rows` (result rows as records),
+:mod:`~kgstore.backends.ladybug.rows` (result rows as lists, fact objects, batches),
 :mod:`~kgstore.backends.ladybug.sampling` (seeded samples),
 :mod:`~kgstore.backends.ladybug.schema` (directory layout, marker, graph schema),
 :mod:`~kgstore.backends.ladybug.importer` (bulk import with ``COPY``),

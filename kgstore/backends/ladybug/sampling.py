@@ -9,7 +9,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from kgstore.backends.ladybug import queries as q
-from kgstore.backends.ladybug.rows import entity_from_row, object_from_cols
+from kgstore.backends.ladybug.rows import object_from_cols
+from kgstore.cypher.rows import entity_from_row
 from kgstore.models import Entity, Fact
 from kgstore.type_samples import SMALL_TYPE, group, head_cut
 

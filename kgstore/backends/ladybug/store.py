@@ -44,24 +44,14 @@ from kgstore.backends.ladybug.engine import DatabaseUsers
 from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
 from kgstore.backends.ladybug.opening import engine_open_errors, open_database
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
-from kgstore.backends.ladybug.rows import (
-    entity_from_row,
-    expansion_fact,
-    fetch_rows,
-    object_from_cols,
-    record_batches,
-)
-from kgstore.backends.ladybug.schema import (
-    DB_FILE,
-    MARKER,
-    SCHEMA_DDL,
-    STAGING_DIR,
-)
+from kgstore.backends.ladybug.rows import fetch_rows, object_from_cols, record_batches
+from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
 from kgstore.backends.ladybug.search import build_search_index
 from kgstore.backends.ladybug.user_query import run_read_only
 from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
+from kgstore.cypher.rows import entity_from_row, expansion_fact
 from kgstore.diskspace import disk_full_error
 from kgstore.enginepaths import cypher_path
 from kgstore.errors import (

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kgstore.backends.neo4j import queries as q
-from kgstore.backends.neo4j.rows import entity_from_row
+from kgstore.cypher.rows import entity_from_row
 from kgstore.models import Entity, EntityDetail
 
 if TYPE_CHECKING:

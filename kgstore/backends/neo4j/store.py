@@ -41,12 +41,7 @@ from kgstore.backends.neo4j.connection import (
     translated_errors,
 )
 from kgstore.backends.neo4j.read_ahead import AHEAD_DETAIL, READ_AHEAD_FACTS, read_around
-from kgstore.backends.neo4j.rows import (
-    entity_from_row,
-    fact_from_columns,
-    predicate_from_row,
-    row_at_detail,
-)
+from kgstore.backends.neo4j.rows import predicate_from_row, row_at_detail
 from kgstore.backends.neo4j.schema import CONSTRAINTS, INDEXES, LABELS
 from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
 from kgstore.backends.neo4j.search import ready as search_ready
@@ -57,6 +52,7 @@ from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_neo4j
+from kgstore.cypher.rows import entity_from_row, expansion_fact
 from kgstore.cypher.values import link_graph_values
 from kgstore.errors import (
     IncompatibleStoreError,
@@ -424,7 +420,7 @@ class Neo4jStore(Store):
             for id in wanted:
                 if self._complete(id, kind, predicate) or (kind == "in" and id in self._hub_ids()):
                     rows = self._expand(id, kind, predicate, left + 1)
-                    found[id] += [fact_from_columns(kind, id, predicate, r[1:]) for r in rows]
+                    found[id] += [expansion_fact(kind, id, predicate, r[1:]) for r in rows]
                     left -= len(rows)
                     if left < 0:
                         return found, True
@@ -434,7 +430,7 @@ class Neo4jStore(Store):
                 chunk = batch[start:start + _BATCH]
                 rows = self._read(*q.facts_of_many(kind, chunk, predicate, left + 1))
                 for r in rows:
-                    found[r[0]].append(fact_from_columns(kind, r[0], predicate, r[1:]))
+                    found[r[0]].append(expansion_fact(kind, r[0], predicate, r[1:]))
                 left -= len(rows)
                 if left < 0:
                     return found, True

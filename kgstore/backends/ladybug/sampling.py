@@ -88,7 +88,8 @@ def sample_facts(store: LadybugStore, k: int, *, seed: int, predicate: str | Non
     return [Fact(r[0], r[1], object_from_cols(*r[2:7])) for r in rows]
 
 
-def type_sample_heads(store: LadybugStore, seed: int) -> tuple[dict[str, list[str]], set[str]]:
+def type_sample_heads(store: LadybugStore, seed: int
+                      ) -> tuple[dict[str, list[str]], set[str]]:
     """:meth:`~kgstore.store.Store._type_sample_heads` of the embedded store: the head
     rows of every type and all members of the small types, from two scans."""
     small = sorted(str(t) for t, n in store._rows(*q.named_type_counts(), scan=True)

@@ -27,8 +27,7 @@ def sample_entities(store: Neo4jStore, k: int, *, seed: int, type_id: str | None
         records = store.entities(kept)
         return [records[i] for i in kept if i in records]
     ordered = _sample_order(
-        store,
-        ("entities", seed, type_id, named_only, include_cvt),
+        store, ("entities", seed, type_id, named_only, include_cvt),
         q.sample_entity_ids(type_id, named_only, include_cvt), f":{seed}")
     ids = [r[0] for r in ordered[:max(k, 0)]]
     records = store.entities(ids)
@@ -61,8 +60,8 @@ def type_sample_heads(store: Neo4jStore, seed: int) -> tuple[dict[str, list[str]
 def sample_facts(store: Neo4jStore, k: int, *, seed: int,
                  predicate: str | None = None) -> list[Fact]:
     """:meth:`~kgstore.store.Store.sample_facts` of the Neo4j store."""
-    ordered = _sample_order(store, ("facts", seed, predicate), q.sample_fact_keys(predicate),
-                                 f":{seed}")
+    ordered = _sample_order(store, ("facts", seed, predicate),
+                            q.sample_fact_keys(predicate), f":{seed}")
     chosen = ordered[:max(k, 0)]
     literal_ids = [r[3] for r in chosen if r[4]]
     literals: dict[str, Literal] = {}
@@ -72,7 +71,8 @@ def sample_facts(store: Neo4jStore, k: int, *, seed: int,
     return [Fact(r[1], r[2], literals[r[3]] if r[4] else r[3]) for r in chosen]
 
 
-def _sample_order(store: Neo4jStore, key: tuple[Any, ...], query: q.Query, salt: str) -> list[Any]:
+def _sample_order(store: Neo4jStore, key: tuple[Any, ...], query: q.Query,
+                  salt: str) -> list[Any]:
     """The rows of ``query`` (first column: the key that is hashed) sorted by the
     embedded store's salted md5 order; a read-only store keeps them."""
     kept = store._sample_ids.get(key) if store.read_only else None

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FACT_SCHEMA", "IMPORT_TOKEN_KEY", "PENDING_KEY", "SAMPLE_FACTS", "SAMPLE_SEED", "STATS_KEY",
            "PredicateStats", "StatsUpkeep", "compute", "decode_sample", "decode_stats",
-           "ensure", "meta_rows", "refresh", "sample_key"]
+           "ensure", "meta_rows", "refresh", "sample_key", "sample_of"]
 
 SAMPLE_FACTS = 200
 """Facts kept per predicate: the pool of same-role replacements
@@ -73,6 +73,9 @@ SAMPLE_PREFIX = "predicate_sample:"
 VERSION = 1
 REFRESH_DUCKDB_MEMORY = "1GB"
 """DuckDB's memory while :func:`refresh` computes (``KGBENCH_DUCKDB_MEMORY`` overrides)."""
+SAMPLES_READ_AT_ONCE = 2_000
+"""A store whose reads are round trips reads every predicate's kept sample at its first
+use when it has at most this many predicates (300 predicates: about 4 MB)."""
 IDS_PER_READ = 2_000
 """Ids per read of the counts of touched pairs (:meth:`Store._predicate_degrees`)."""
 
@@ -284,6 +287,35 @@ def stored(store: Store) -> dict[str, PredicateStats] | None:
     if store._meta(PENDING_KEY) == "1":
         return None
     return decode_stats(store._meta(STATS_KEY))
+
+
+def sample_of(store: Store, predicate: str) -> list[Fact]:
+    """:meth:`~kgstore.store.Store.predicate_sample`: ``predicate``'s kept sample, read
+    from the store's ``Meta`` rows when it keeps statistics (all of them in one read
+    where reads are round trips, :data:`SAMPLES_READ_AT_ONCE`), else sampled; a
+    read-only store keeps what it read."""
+    kept = store._kept_samples.get(predicate) if store.read_only else None
+    if kept is None:
+        stats = store.predicate_stats()
+        if stats is not None and predicate not in stats:
+            kept = []   # a predicate without facts has no sample
+        elif stats is not None:
+            key = sample_key(predicate)
+            if store.read_only and store.round_trip_reads and not store._kept_samples \
+                    and len(stats) <= SAMPLES_READ_AT_ONCE:
+                texts = store._meta_many([sample_key(p) for p in stats])
+                for p in stats:
+                    found = decode_sample(p, texts.get(sample_key(p)))
+                    if found is not None:
+                        store._kept_samples[p] = found
+                kept = store._kept_samples.get(predicate)
+            else:
+                kept = decode_sample(predicate, store._meta(key))
+        if kept is None:   # no statistics, or a damaged sample
+            kept = store.sample_facts(SAMPLE_FACTS, seed=SAMPLE_SEED, predicate=predicate)
+        if store.read_only:
+            store._kept_samples[predicate] = kept
+    return list(kept)
 
 
 def refresh(store: Store, progress: ProgressCallback | None = None) -> int:

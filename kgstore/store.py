@@ -24,7 +24,7 @@ import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -35,6 +35,11 @@ from kgstore.algorithms import subgraph as _subgraph
 from kgstore.algorithms.expansion import EXPANSION_LIMIT, match_by_expansion, match_with_fallback
 from kgstore.cypher.compile import DIALECTS, compile_match, match_result
 from kgstore.errors import QueryTimeoutError, StoreError
+
+# Re-exported: the importers and the loaders know the report as the Store's.
+from kgstore.import_report import IMPORT_STEPS as IMPORT_STEPS
+from kgstore.import_report import ImportReport as ImportReport
+from kgstore.import_report import ImportSteps as ImportSteps
 from kgstore.models import (
     ENTITY_DETAILS,
     Adjacency,
@@ -67,55 +72,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 """Bumped whenever the stored layout changes incompatibly; stores record theirs."""
 
-SAMPLES_READ_AT_ONCE = 2_000
-"""A store whose reads are round trips reads every predicate's kept sample at its first
-use when it has at most this many predicates (300 predicates: about 4 MB)."""
-
 ProgressCallback = Callable[[str, int, int | None], None]
 """``progress(step_description, done, total_or_None)`` — called by long operations."""
-
-
-@dataclass(slots=True)
-class ImportReport:
-    """What a bulk import changed. ``*_new`` rows were absent before; duplicates of
-    stored facts (or repeated within the input) are counted in ``facts_duplicate``;
-    ``names_replaced`` counts stored entities whose name changed (the old name is
-    kept as an alias, so it still finds the entity)."""
-
-    entities_new: int = 0
-    entities_updated: int = 0
-    names_replaced: int = 0
-    entities_placeholder: int = 0
-    literals_new: int = 0
-    facts_new: int = 0
-    facts_duplicate: int = 0
-    predicates_new: int = 0
-    seconds: float = 0.0
-    steps: dict[str, float] = field(default_factory=dict)
-
-
-IMPORT_STEPS = ("read stage", "entities", "literals", "facts", "hubs", "names", "predicates",
-                "statistics", "search index")
-"""The steps of every backend's bulk import, in order (its progress counts them)."""
-
-
-class ImportSteps:
-    """The clock of one bulk import: :meth:`done` records a step's seconds in
-    ``report.steps`` and reports it to ``progress`` as one of :data:`IMPORT_STEPS`."""
-
-    def __init__(self, report: ImportReport, progress: ProgressCallback | None) -> None:
-        self.report = report
-        self.progress = progress
-        self._started = time.perf_counter()
-        self._count = 0
-
-    def done(self, name: str) -> None:
-        now = time.perf_counter()
-        self.report.steps[name] = round(now - self._started, 3)
-        self._started = now
-        self._count += 1
-        if self.progress:
-            self.progress(f"import: {name}", self._count, len(IMPORT_STEPS))
 
 
 @dataclass(slots=True)
@@ -406,30 +364,7 @@ class Store(ABC):
         :data:`~kgstore.predicate_stats.SAMPLE_SEED` (which scans the facts: 0.47 s
         on 5M facts), read from the store when it keeps statistics, else sampled. A
         read-only store keeps what it read."""
-        kept = self._kept_samples.get(predicate) if self.read_only else None
-        if kept is None:
-            stats = self.predicate_stats()
-            if stats is not None and predicate not in stats:
-                kept = []   # a predicate without facts has no sample
-            elif stats is not None:
-                key = _predicate_stats.sample_key(predicate)
-                if self.read_only and self.round_trip_reads and not self._kept_samples \
-                        and len(stats) <= SAMPLES_READ_AT_ONCE:
-                    texts = self._meta_many([_predicate_stats.sample_key(p) for p in stats])
-                    for p in stats:
-                        found = _predicate_stats.decode_sample(
-                            p, texts.get(_predicate_stats.sample_key(p)))
-                        if found is not None:
-                            self._kept_samples[p] = found
-                    kept = self._kept_samples.get(predicate)
-                else:
-                    kept = _predicate_stats.decode_sample(predicate, self._meta(key))
-            if kept is None:   # no statistics, or a damaged sample
-                kept = self.sample_facts(_predicate_stats.SAMPLE_FACTS,
-                                         seed=_predicate_stats.SAMPLE_SEED, predicate=predicate)
-            if self.read_only:
-                self._kept_samples[predicate] = kept
-        return list(kept)
+        return _predicate_stats.sample_of(self, predicate)
 
     def refresh_predicate_stats(self, progress: ProgressCallback | None = None) -> int:
         """Compute every predicate's statistics from all the facts and keep them (for a

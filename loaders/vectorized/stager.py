@@ -31,7 +31,7 @@ mapping conventions:
    forbids goes to the Python parser, which reports it as malformed.
 3. **Map and filter** in SQL (:class:`VectorStager`): roles of predicates (name,
    alias, type, ``type.type.instance``, description, mediator hint), language
-   selection, the :class:`~loaders.pipeline.PredicateFilter` (dropped lines counted by
+   selection, the :class:`~loaders.predicate_filter.PredicateFilter` (dropped lines counted by
    reason) and literal keys (``sha1`` exactly as :attr:`kgstore.models.Literal.key`).
 4. **Write** the staged tables with ``COPY ... TO`` straight into Parquet parts of the
    :class:`~kgstore.staging.StageWriter` (one part per table and chunk; duplicates
@@ -129,7 +129,7 @@ class VectorStager:
     for :func:`loaders.pipeline.run_load`.
 
     ``syntax`` splits lines; ``default_filter`` are the format's predicate rules (see
-    :class:`~loaders.pipeline.PredicateFilter`); ``drop_foreign_literals`` drops
+    :class:`~loaders.predicate_filter.PredicateFilter`); ``drop_foreign_literals`` drops
     every literal in a language not in ``options.langs`` (reason ``lang``), not only
     names, aliases and descriptions. ``fallback_syntax`` is used instead of ``syntax``
     for a file whose first lines ``syntax`` does not fit (e.g. space-separated lines

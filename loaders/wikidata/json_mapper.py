@@ -178,7 +178,7 @@ class _JsonMapper:
 
     ``langs`` is the language priority list (``None``: every language, first label
     found wins); ``mul`` is appended unless present. ``rules`` are the
-    :class:`~loaders.pipeline.PredicateFilter` rules applied to statement and
+    :class:`~loaders.predicate_filter.PredicateFilter` rules applied to statement and
     qualifier properties (plain tuples, so they travel to worker processes).
     """
 

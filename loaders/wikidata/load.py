@@ -24,7 +24,7 @@ without an id or with an unexpected structure) are counted with their line numbe
 under ``strict`` raise :class:`~loaders.errors.MalformedInputError` (``file:line``).
 
 Both stagers apply ``options.keep_predicates``/``drop_predicates`` (see
-:class:`~loaders.pipeline.PredicateFilter`) to fact predicates (for JSON: statement and
+:class:`~loaders.predicate_filter.PredicateFilter`) to fact predicates (for JSON: statement and
 qualifier properties; a dropped ``P31`` gives no types either), counted as
 ``dropped_option``. ``report.triples`` counts the facts staged (JSON) or the valid
 N-Triples lines (truthy dump, as for every N-Triples stager).

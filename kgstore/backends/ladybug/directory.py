@@ -33,16 +33,19 @@ from typing import Any
 
 from kgstore.backends.ladybug.schema import MARKER
 from kgstore.errors import (
+    DamagedStoreError,
+    IncompatibleStoreError,
     StoreError,
     StoreLockedError,
     StoreNotADirectoryError,
     StorePermissionError,
 )
 from kgstore.location import local_store_path
+from kgstore.store import SCHEMA_VERSION
 
-__all__ = ["begin_creation", "clear_directory", "file_in_the_way", "finish_creation",
-           "has_marker", "holds_files", "interrupted_creation", "make_directory",
-           "permission_denied", "remove_store"]
+__all__ = ["begin_creation", "check_marker", "clear_directory", "file_in_the_way",
+           "finish_creation", "has_marker", "holds_files", "incompatible_version",
+           "interrupted_creation", "make_directory", "permission_denied", "remove_store"]
 
 CREATING = "creating"
 """The key of the marker of a store whose creation has not finished."""
@@ -198,3 +201,31 @@ def clear_directory(path: Path) -> None:
         else:
             with contextlib.suppress(FileNotFoundError):
                 entry.unlink()
+
+
+def incompatible_version(path: Path, version: int) -> IncompatibleStoreError:
+    """The error for the store at ``path`` written with schema ``version``."""
+    return IncompatibleStoreError(
+        f"store {path} has schema version {version}, this kgbench reads version "
+        f"{SCHEMA_VERSION}; reload the data into a new store (`kgbench load ... --store "
+        "NEW_DIR`) or use the kgbench release that wrote it"
+    )
+
+
+def check_marker(path: Path, marker: Path, backend: str) -> None:
+    """Refuse the store at ``path`` unless its ``marker`` file says it is a ``backend``
+    store of this kgbench's schema version, not marked damaged."""
+    try:
+        info = json.loads(marker.read_text())
+        version = int(info["schema_version"])
+        found = info["backend"]
+    except PermissionError:
+        raise permission_denied(path, "read") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IncompatibleStoreError(f"{marker} is damaged ({exc}); rebuild the store") from None
+    if info.get("damaged"):
+        raise DamagedStoreError(str(info["damaged"]))
+    if found != backend:
+        raise IncompatibleStoreError(f"{path} is a {found} store, not {backend}")
+    if version != SCHEMA_VERSION:
+        raise incompatible_version(path, version)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import queue
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +24,9 @@ import pyarrow as pa
 
 from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug.engine import copy_batch_rows
-from kgstore.backends.ladybug.hub_index import index_hubs
+from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL, index_hubs
+from kgstore.backends.ladybug.schema import PREDICATE_ALIASES_DDL
+from kgstore.diskspace import disk_full_error
 from kgstore.enginepaths import cypher_path, duckdb_read_path
 from kgstore.predicate_stats import StatsUpkeep
 from kgstore.staging.diff import (
@@ -37,7 +40,7 @@ from kgstore.store import ImportReport, ImportSteps, ProgressCallback
 if TYPE_CHECKING:
     from kgstore.backends.ladybug.store import LadybugStore
 
-__all__ = ["StageMerger", "StoreWrites"]
+__all__ = ["StageMerger", "StoreWrites", "import_stage"]
 
 # Up to this many batches are written by one filtered export each; more by a single
 # partitioned pass (7.2M facts in 2 batches: 7.6 s filtered, 14.6 s partitioned).
@@ -424,3 +427,29 @@ class StageMerger:
         self.write(q.set_predicate_counts(cypher_path(counts)))
 
 
+def import_stage(store: LadybugStore, stage: Path, manifest: dict[str, Any],
+                 nameless_is_cvt: bool, progress: ProgressCallback | None) -> ImportReport:
+    """:meth:`~kgstore.store.Store.import_stage` of the embedded store: the stage merged
+    in a work folder beside the database (a full disk there is reported as such)."""
+    # Work folders of imports that were killed; we hold the write lock, so no live
+    # import owns them.
+    for stale in store.path.glob("merge-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    store._wrote()
+    for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
+        store._rows(ddl)
+    store._predicate_aliases = True
+    try:
+        with tempfile.TemporaryDirectory(prefix="merge-", dir=store.path) as work:
+            merger = StageMerger(store, stage, Path(work), manifest, progress)
+            try:
+                return merger.run(nameless_is_cvt=nameless_is_cvt)
+            finally:
+                store._hubs = None   # the import may have indexed more hubs
+                store._search = None
+    except Exception as exc:
+        # DuckDB's work files (exports, spill) share the store's disk.
+        full = disk_full_error(exc, store.path)
+        if full is None or full is exc:
+            raise
+        raise full from exc

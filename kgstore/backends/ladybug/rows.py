@@ -1,11 +1,12 @@
-"""LadybugDB result rows as Python lists and as kgbench records (entities, fact
-objects, the facts of an expansion), for the embedded store and its sampling."""
+"""LadybugDB result rows as Python lists, fact objects and batches of records, for the
+embedded store and its sampling (entities and expansion facts: :mod:`kgstore.cypher.rows`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from kgstore.models import Entity, Fact, Literal
+from kgstore.models import Literal
 
 
 def fetch_rows(result: Any) -> list[list[Any]]:
@@ -23,23 +24,24 @@ def fetch_rows(result: Any) -> list[list[Any]]:
     return rows
 
 
-def expansion_fact(kind: str, id: str, predicate: str, columns: list[Any]) -> Fact:
-    """The fact of one expansion row of entity ``id`` (``kind`` "out", "in", "literal")."""
-    if kind == "out":
-        return Fact(id, predicate, columns[0])
-    if kind == "in":
-        return Fact(columns[0], predicate, id)
-    return Fact(id, predicate, Literal(columns[0], columns[1], columns[2]))
-
-
-def entity_from_row(row: list[Any]) -> Entity:
-    return Entity(
-        id=row[0], name=row[1], aliases=tuple(row[2] or ()), types=tuple(row[3] or ()),
-        is_cvt=bool(row[4]), description=row[5],
-    )
-
-
 def object_from_cols(kind: str, oid: str, value: Any, datatype: Any, lang: Any) -> str | Literal:
     if kind == "Literal":
         return Literal(value, datatype, lang)
     return str(oid)
+
+
+def record_batches(result: Any, batch: int,
+                   record: Callable[[list[Any]], Any]) -> Iterator[list[Any]]:
+    """The rows of a LadybugDB query ``result`` made into records, ``batch`` at a time
+    (Python objects for one batch at a time); the result is closed at the end, or when
+    the caller stops early."""
+    try:
+        while True:
+            rows: list[Any] = []
+            while len(rows) < batch and result.has_next():
+                rows.append(record(list(result.get_next())))
+            if not rows:
+                return
+            yield rows
+    finally:
+        result.close()

@@ -9,9 +9,10 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from kgstore.backends.ladybug import queries as q
-from kgstore.backends.ladybug.rows import entity_from_row, object_from_cols
+from kgstore.backends.ladybug.rows import object_from_cols
+from kgstore.cypher.rows import entity_from_row
 from kgstore.models import Entity, Fact
-from kgstore.type_samples import group, head_cut
+from kgstore.type_samples import SMALL_TYPE, group, head_cut
 
 if TYPE_CHECKING:
     from kgstore.backends.ladybug.store import LadybugStore
@@ -85,3 +86,14 @@ def _type_sample_prefix(store: LadybugStore, seed: int, type_id: str, named_only
 def sample_facts(store: LadybugStore, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
     rows = store._rows(*q.sample_facts(k, f":{seed}", predicate), scan=True)
     return [Fact(r[0], r[1], object_from_cols(*r[2:7])) for r in rows]
+
+
+def type_sample_heads(store: LadybugStore, seed: int
+                      ) -> tuple[dict[str, list[str]], set[str]]:
+    """:meth:`~kgstore.store.Store._type_sample_heads` of the embedded store: the head
+    rows of every type and all members of the small types, from two scans."""
+    small = sorted(str(t) for t, n in store._rows(*q.named_type_counts(), scan=True)
+                   if int(n) <= SMALL_TYPE)
+    cut = head_cut(store._count(*q.entity_count()))
+    rows = store._rows(*q.type_sample_rows(f":{seed}", cut, small), scan=True)
+    return group((str(t), str(id)) for t, id in rows), set(small)

@@ -17,8 +17,6 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import re
-import shutil
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -33,47 +31,34 @@ from kgstore.backends.ladybug import queries as q
 from kgstore.backends.ladybug import sampling
 from kgstore.backends.ladybug.directory import (
     begin_creation,
+    check_marker,
     clear_directory,
     finish_creation,
     has_marker,
     holds_files,
+    incompatible_version,
     interrupted_creation,
     make_directory,
-    permission_denied,
 )
-from kgstore.backends.ladybug.engine import DatabaseUsers, buffer_pool_bytes
+from kgstore.backends.ladybug.engine import DatabaseUsers
 from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
-from kgstore.backends.ladybug.hub_index import HUB_INDEX_DDL
+from kgstore.backends.ladybug.opening import engine_open_errors, open_database
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
-from kgstore.backends.ladybug.rows import (
-    entity_from_row,
-    expansion_fact,
-    fetch_rows,
-    object_from_cols,
-)
-from kgstore.backends.ladybug.schema import (
-    DB_FILE,
-    MARKER,
-    PREDICATE_ALIASES_DDL,
-    SCHEMA_DDL,
-    STAGING_DIR,
-)
+from kgstore.backends.ladybug.rows import fetch_rows, object_from_cols, record_batches
+from kgstore.backends.ladybug.schema import DB_FILE, MARKER, SCHEMA_DDL, STAGING_DIR
 from kgstore.backends.ladybug.search import build_search_index
+from kgstore.backends.ladybug.user_query import run_read_only
 from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
-from kgstore.cypher.plan_check import explain_ladybug
-from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, link_graph_values
+from kgstore.cypher.rows import entity_from_row, expansion_fact
 from kgstore.diskspace import disk_full_error
 from kgstore.enginepaths import cypher_path
 from kgstore.errors import (
     DamagedStoreError,
-    IncompatibleStoreError,
     QueryError,
     QueryTimeoutError,
-    ReadOnlyQueryError,
     StoreError,
-    StoreLockedError,
     StoreNotFoundError,
 )
 from kgstore.location import local_store_path
@@ -91,7 +76,6 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import MATCH_KINDS, EntitySearchIndex, SearchHit, fold, read_index
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
-from kgstore.type_samples import SMALL_TYPE, group, head_cut
 
 __all__ = ["LadybugStore"]
 
@@ -105,10 +89,6 @@ _MANY_MIN = 16
 _STATEMENT_CACHE = 256
 # Most entities sharing one name that find_by_name reads before sorting by id.
 _NAME_MATCH_CAP = 100_000
-_LOCK_RE = re.compile(r"Could not set lock|Lock is held", re.IGNORECASE)
-# A write committed but its checkpoint failed (a full disk): the engine opens the
-# database read-only again only after a read-write open has replayed the log.
-_RECOVERY_RE = re.compile(r"checkpoint recovery is pending", re.IGNORECASE)
 
 
 def _bucket(n: int) -> int:
@@ -151,7 +131,7 @@ class LadybugStore(Store):
                     "directory for --store"
                 )
         else:
-            self._check_marker(marker)
+            check_marker(self.path, marker, self.backend)
         make_directory(self.path)
         info = {"backend": self.backend, "schema_version": SCHEMA_VERSION}
         # Ours from the first byte: the marker (saying "creating") before the database.
@@ -181,29 +161,15 @@ class LadybugStore(Store):
             stored = self._meta("schema_version")
             if stored is not None and int(stored) != SCHEMA_VERSION:
                 self.close()
-                raise self._incompatible(int(stored))
+                raise incompatible_version(self.path, int(stored))
 
     def _open_database(self, read_only: bool) -> None:
         """Open the engine's database and this handle's connection; the engine's errors
-        as ours (locked, disk full, permission denied)."""
-        try:
-            self._db = self._database(read_only)
+        as ours (:func:`~kgstore.backends.ladybug.opening.engine_open_errors`)."""
+        with engine_open_errors(self.path, read_only):
+            self._db = open_database(self.path / DB_FILE, read_only)
             self._db_users = DatabaseUsers()
             self._connect()
-        except RuntimeError as exc:
-            if _LOCK_RE.search(str(exc)):
-                pid = re.search(r"PID (\d+)", str(exc))
-                who = f" (process {pid.group(1)})" if pid else ""
-                raise StoreLockedError(
-                    f"store {self.path} is in use by another process{who}; wait for it to "
-                    "finish or close it, then retry"
-                ) from None
-            full = disk_full_error(exc, self.path / DB_FILE)
-            if full is not None:
-                raise full from None
-            if "permission denied" in str(exc).lower():
-                raise permission_denied(self.path, "read" if read_only else "write") from None
-            raise StoreError(f"cannot open store {self.path}: {exc}") from None
 
     def _connect(self) -> None:
         """This handle's own connection to ``self._db`` and its read caches."""
@@ -241,24 +207,6 @@ class LadybugStore(Store):
         twin._connect()
         return twin
 
-    def _database(self, read_only: bool) -> lb.Database:
-        """The engine's database, opened read-only or not. A store whose last write
-        committed but could not checkpoint (its disk was full) is refused read-only
-        until a read-write open replays its log: that open is done here first, so a
-        read-only command works again once there is space (the store's contents do not
-        change; a writer holding the store makes it fail as StoreLockedError)."""
-        def open_db(read_only: bool) -> lb.Database:
-            return lb.Database(str(self.path / DB_FILE), read_only=read_only,
-                               buffer_pool_size=buffer_pool_bytes())
-
-        try:
-            return open_db(read_only)
-        except RuntimeError as exc:
-            if not (read_only and _RECOVERY_RE.search(str(exc))):
-                raise
-        open_db(False).close()
-        return open_db(True)
-
     # -- lifecycle ------------------------------------------------------------------
     @property
     def location(self) -> str:
@@ -281,29 +229,6 @@ class LadybugStore(Store):
                 self._db.close()
                 if self._writes_generation is not None:   # after the checkpoint
                     write_generation(self.path, self._writes_generation)
-
-    def _incompatible(self, version: int) -> IncompatibleStoreError:
-        return IncompatibleStoreError(
-            f"store {self.path} has schema version {version}, this kgbench reads version "
-            f"{SCHEMA_VERSION}; reload the data into a new store (`kgbench load ... --store "
-            "NEW_DIR`) or use the kgbench release that wrote it"
-        )
-
-    def _check_marker(self, marker: Path) -> None:
-        try:
-            info = json.loads(marker.read_text())
-            version = int(info["schema_version"])
-            backend = info["backend"]
-        except PermissionError:
-            raise permission_denied(self.path, "read") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise IncompatibleStoreError(f"{marker} is damaged ({exc}); rebuild the store") from None
-        if info.get("damaged"):
-            raise DamagedStoreError(str(info["damaged"]))
-        if backend != self.backend:
-            raise IncompatibleStoreError(f"{self.path} is a {backend} store, not {self.backend}")
-        if version != SCHEMA_VERSION:
-            raise self._incompatible(version)
 
     def generation(self) -> str:
         # A writer's own changes are its generation already (its search index is built
@@ -673,11 +598,7 @@ class LadybugStore(Store):
                                         named_only=named_only, include_cvt=include_cvt)
 
     def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
-        small = sorted(str(t) for t, n in self._rows(*q.named_type_counts(), scan=True)
-                       if int(n) <= SMALL_TYPE)
-        cut = head_cut(self._count(*q.entity_count()))
-        rows = self._rows(*q.type_sample_rows(f":{seed}", cut, small), scan=True)
-        return group((str(t), str(id)) for t, id in rows), set(small)
+        return sampling.type_sample_heads(self, seed)
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         return sampling.sample_facts(self, k, seed=seed, predicate=predicate)
@@ -699,16 +620,7 @@ class LadybugStore(Store):
         with self._threads(0):
             result = self._conn.execute(query)
         assert not isinstance(result, list)
-        try:
-            while True:
-                rows: list[Any] = []
-                while len(rows) < batch and result.has_next():
-                    rows.append(record(list(result.get_next())))
-                if not rows:
-                    return
-                yield rows
-        finally:
-            result.close()
+        yield from record_batches(result, batch, record)
 
     # -- power users ----------------------------------------------------------------
     def cypher(self, query: str, params: dict[str, Any] | None = None, *,
@@ -717,90 +629,15 @@ class LadybugStore(Store):
         params = parameters_for(query, params)
         if self._conn is None:
             raise StoreError("store is closed")
-        # Three layers: the allow-list check above is what stops files, native code and
-        # extensions (the engine runs COPY ... TO, LOAD and UNINSTALL inside a read-only
-        # transaction); the engine's own plan is checked to be reads only
-        # (kgstore.cypher.plan_check); the read-only transaction backs both up for writes.
         # A power user's query may scan whole tables: it gets every thread.
         with self._threads(0):
-            self._conn.execute("BEGIN TRANSACTION READ ONLY")
-            try:
-                if timeout_s is not None:   # applies from the next statement: the query
-                    self._conn.set_query_timeout(max(1, round(timeout_s * 1000)))
-                explain_ladybug(self._conn, query, params)   # its plan may only read
-                result = self._conn.execute(query, params)
-                assert not isinstance(result, list)   # explain_ladybug refuses several
-                columns = result.get_column_names()
-                # The engine holds the whole result; Python objects are made only for
-                # the rows returned (3M rows made 890 MB of them).
-                rows: list[Any] = []
-                while (max_rows is None or len(rows) < max_rows) and result.has_next():
-                    rows.append(result.get_next())
-                truncated = result.has_next()
-                result.close()
-            except RuntimeError as exc:
-                if "read-only" in str(exc).lower():
-                    raise ReadOnlyQueryError(
-                        "the query tries to modify the store; the cypher command runs read-only "
-                        "queries only"
-                    ) from None
-                if timeout_s is not None and "interrupted" in str(exc).lower():
-                    raise QueryTimeoutError(timeout_s) from None
-                raise QueryError(str(exc)) from None
-            finally:
-                if timeout_s is not None:
-                    self._conn.set_query_timeout(0)   # none for the store's own queries
-                # A failed statement already ended the transaction; only end a live one.
-                with contextlib.suppress(RuntimeError):
-                    self._conn.execute("ROLLBACK")
-        return CypherResult(columns=columns, rows=link_graph_values([_plain(r) for r in rows]),
-                            truncated=truncated)
+            return run_read_only(self._conn, query, params, max_rows=max_rows,
+                                 timeout_s=timeout_s)
 
     # -- bulk import ----------------------------------------------------------------
     def _import_stage(self, stage: Path, manifest: dict[str, Any], nameless_is_cvt: bool,
                       progress: ProgressCallback | None) -> ImportReport:
-        # Work folders of imports that were killed; we hold the write lock, so no live
-        # import owns them.
-        for stale in self.path.glob("merge-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        self._wrote()
-        for ddl in (*HUB_INDEX_DDL, PREDICATE_ALIASES_DDL):  # a store written before them
-            self._rows(ddl)
-        self._predicate_aliases = True
         # Imported here: it brings DuckDB, which a store that only reads never needs.
-        from kgstore.backends.ladybug.importer import StageMerger
+        from kgstore.backends.ladybug.importer import import_stage
 
-        try:
-            with tempfile.TemporaryDirectory(prefix="merge-", dir=self.path) as work:
-                merger = StageMerger(self, stage, Path(work), manifest, progress)
-                try:
-                    return merger.run(nameless_is_cvt=nameless_is_cvt)
-                finally:
-                    self._hubs = None   # the import may have indexed more hubs
-                    self._search = None
-        except Exception as exc:
-            # DuckDB's work files (exports, spill) share the store's disk.
-            full = disk_full_error(exc, self.path)
-            if full is None or full is exc:
-                raise
-            raise full from exc
-
-
-def _plain(value: Any) -> Any:
-    """Cypher result values -> JSON-friendly Python; a node's or relationship's
-    internal ids (``{"table", "offset"}``) become ``"table:offset"`` for
-    :func:`~kgstore.cypher.values.link_graph_values`, which drops them."""
-    if isinstance(value, dict):
-        return {k: (_engine_id(v) if k in (ENGINE_ID, ENGINE_SRC, ENGINE_DST) else _plain(v))
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, _dt.date | _dt.datetime):
-        return value.isoformat()
-    return value
-
-
-def _engine_id(value: Any) -> str | None:
-    if isinstance(value, dict) and "table" in value and "offset" in value:
-        return f"{value['table']}:{value['offset']}"
-    return None
+        return import_stage(self, stage, manifest, nameless_is_cvt, progress)

@@ -2,6 +2,10 @@
 
 :mod:`~kgstore.backends.neo4j.store` (the :class:`Neo4jStore` reads and writes),
 :mod:`~kgstore.backends.neo4j.queries` (every Cypher statement it runs),
+:mod:`~kgstore.backends.neo4j.rows` (predicate rows, read-ahead rows at a detail),
+:mod:`~kgstore.backends.neo4j.sampling` (seeded samples in the embedded store's order),
+:mod:`~kgstore.backends.neo4j.read_ahead` (neighbourhoods read in one round trip),
+:mod:`~kgstore.backends.neo4j.user_query` (a user's query: its values and unknown names),
 :mod:`~kgstore.backends.neo4j.admin_export` (the CSV files of ``neo4j-admin``, through
 :mod:`kgstore.neo4j_admin`),
 :mod:`~kgstore.backends.neo4j.schema` (graph schema, constraints, indexes),

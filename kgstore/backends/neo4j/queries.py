@@ -23,8 +23,11 @@ from kgstore.hubs import SLOT_SEPARATOR, slot_key
 Query = tuple[str, dict[str, Any]]
 """A statement and its parameters."""
 
+IDS_PER_QUERY = 2_000
+"""Ids per ``UNWIND`` query of a batch lookup (bounds one parameter list and one result)."""
+
 ENTITY_COLS = "e.id, e.name, e.aliases, e.types, e.is_cvt, e.description"
-"""An entity ``e``'s record, in the order :func:`~kgstore.backends.neo4j.store._entity` reads."""
+"""An entity ``e``'s record, in the order :func:`~kgstore.cypher.rows.entity_from_row` reads."""
 # Records of a neighbour at each detail (:data:`~kgstore.models.EntityDetail`); Neo4j
 # wants distinct column names.
 DETAIL_COLS = {

@@ -12,7 +12,8 @@ same bytes on both backends, so every read here orders explicitly, in the embedd
 store's order: a node's outgoing facts by (predicate, object id), entity objects before
 literals; its incoming facts by (subject id, predicate); windows (``LIMIT``) are
 prefixes of those orders. Samples are ordered by the same salted md5 of the id as on
-the embedded store, computed here (Cypher has no hash function).
+the embedded store, computed in Python (:mod:`~kgstore.backends.neo4j.sampling`;
+Cypher has no hash function).
 
 A store opened read-only keeps what it reads (:mod:`kgstore.readcache`), as the
 embedded store does: nothing it reads can change while generation runs read-only, by
@@ -23,9 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import hashlib
 import json
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -34,28 +33,27 @@ from typing import Any
 import neo4j
 
 from kgstore.backends.neo4j import queries as q
+from kgstore.backends.neo4j import sampling
 from kgstore.backends.neo4j.connection import (
     Neo4jLocation,
     connect,
     parse_location,
     translated_errors,
 )
-from kgstore.backends.neo4j.schema import (
-    CONSTRAINTS,
-    INDEXES,
-    LABELS,
-    PROPERTY_KEYS,
-    REL_TYPES,
-)
+from kgstore.backends.neo4j.read_ahead import AHEAD_DETAIL, READ_AHEAD_FACTS, read_around
+from kgstore.backends.neo4j.rows import predicate_from_row, row_at_detail
+from kgstore.backends.neo4j.schema import CONSTRAINTS, INDEXES, LABELS
 from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
 from kgstore.backends.neo4j.search import ready as search_ready
 from kgstore.backends.neo4j.search import search as search_entities
+from kgstore.backends.neo4j.user_query import plain_value, unknown_names
 from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher import bookkeeping
 from kgstore.cypher.guard import assert_read_only
 from kgstore.cypher.params import parameters_for
 from kgstore.cypher.plan_check import explain_neo4j
-from kgstore.cypher.values import ENGINE_DST, ENGINE_ID, ENGINE_SRC, LABEL, link_graph_values
+from kgstore.cypher.rows import entity_from_row, expansion_fact
+from kgstore.cypher.values import link_graph_values
 from kgstore.errors import (
     IncompatibleStoreError,
     QueryError,
@@ -77,24 +75,11 @@ from kgstore.models import (
 from kgstore.readcache import Lru, adjacency_prefix
 from kgstore.search_index import SearchHit
 from kgstore.store import SCHEMA_VERSION, CypherResult, ImportReport, ProgressCallback, Store
-from kgstore.type_samples import SMALL_TYPE, group, head_cut, salted
 
 __all__ = ["READ_AHEAD_FACTS", "Neo4jStore"]
 
-# Ids per UNWIND query of a batch lookup.
-_BATCH = 2_000
-# Facts of each kind (out, in, literal) that read_ahead reads per node: all of them for
-# 99% of the nodes of the 1M-fact benchmark KG (degree p99 62), while a node with
-# thousands costs no more than a window. Reading 200 (the engine's window,
-# extension.core.candidates.Limits) doubled the client's CPU per question.
-READ_AHEAD_FACTS = 64
-# The detail of the neighbours' records read ahead (what the extension engine's
-# neighbourhood reads ask for; types lists would be most of the bytes), and the
-# expansion cache's key for a node's facts of all predicates (only read_ahead keeps those).
-_AHEAD: EntityDetail = "brief"
-# Entities per name that read_ahead(names=True) reads (find_by_name's default limit),
-# and the records of such lookups a read-only store keeps.
-_NAMES_AHEAD = 50
+_BATCH = q.IDS_PER_QUERY
+# The records of find_by_name lookups read ahead that a read-only store keeps.
 _NAME_CACHE_RECORDS = 20_000
 # Salted sample orders a read-only store keeps.
 _SAMPLE_CACHE_KEYS = 8
@@ -106,73 +91,12 @@ GENERATION_META = "generation"
 _META_BEFORE_VERSION = ("created_at", "cvt_types", "backend")
 
 
-def _entity(row: Sequence[Any]) -> Entity:
-    return Entity(id=row[0], name=row[1], aliases=tuple(row[2] or ()),
-                  types=tuple(row[3] or ()), is_cvt=bool(row[4]), description=row[5])
-
-
-def _at_detail(kind: str, row: list[Any], detail: EntityDetail | None) -> list[Any]:
-    """A row read ahead (``[predicate, *brief record]``, or a literal's) at ``detail``
-    (``None``: the neighbour's id only; else "brief")."""
-    return row[:2] if kind != "literal" and detail is None else list(row)
-
-
 def _schema_version(value: Any) -> int | None:
     """The stored schema version as a number, ``None`` when it is not one."""
     try:
         return int(value)
     except (TypeError, ValueError):
         return None
-
-
-def _salted(key: str, salt: str) -> str:
-    """The embedded store's sample order key: ``md5(key || salt)`` in hex."""
-    return hashlib.md5((key + salt).encode("utf-8")).hexdigest()
-
-
-def _plain(value: Any) -> Any:
-    """Bolt values -> JSON-friendly Python, shaped as the embedded store's rows."""
-    if isinstance(value, neo4j.graph.Node):
-        return {LABEL: next(iter(sorted(value.labels)), None), ENGINE_ID: value.element_id,
-                **_plain(dict(value))}
-    if isinstance(value, neo4j.graph.Relationship):
-        ends = (value.start_node, value.end_node)
-        return {LABEL: value.type, ENGINE_SRC: getattr(ends[0], "element_id", None),
-                ENGINE_DST: getattr(ends[1], "element_id", None), **_plain(dict(value))}
-    if isinstance(value, neo4j.graph.Path):
-        return [_plain(r) for r in value.relationships]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if hasattr(value, "to_native"):
-        value = value.to_native()
-    if isinstance(value, _dt.date | _dt.datetime | _dt.time):
-        return value.isoformat()
-    if isinstance(value, _dt.timedelta):
-        return str(value)
-    return value
-
-
-# GQL status of Neo4j's warnings about a label, relationship type or property key that
-# the database does not know, and how each names it.
-_UNKNOWN = {"01N50": "label", "01N51": "relationship type", "01N52": "property"}
-_UNKNOWN_NAME = re.compile(r"`((?:[^`]|``)*)`")
-
-
-def _unknown_names(summary: neo4j.ResultSummary) -> str | None:
-    """"property 'x'" for the first name of a user query that is not in the kgbench
-    schema (:data:`~kgstore.backends.neo4j.schema.PROPERTY_KEYS`), else ``None``."""
-    known = {"label": set(LABELS), "relationship type": set(REL_TYPES),
-             "property": PROPERTY_KEYS}
-    for status in summary.gql_status_objects:
-        kind = _UNKNOWN.get(status.gql_status)
-        found = _UNKNOWN_NAME.search(status.status_description) if kind else None
-        if kind and found:
-            name = found.group(1).replace("``", "`")
-            if name not in known[kind]:
-                return f"{kind} {name!r}"
-    return None
 
 
 class Neo4jStore(Store):
@@ -354,17 +278,17 @@ class Neo4jStore(Store):
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
         batches = [ids[i:i + _BATCH] for i in range(0, len(ids), _BATCH)]
         results = self._read_many([q.entities(batch) for batch in batches])
-        return {r[0]: _entity(r) for rows in results for r in rows}
+        return {r[0]: entity_from_row(r) for rows in results for r in rows}
 
     def find_by_name(self, name: str, *, limit: int = 50) -> list[Entity]:
         key, limit = normalize_name(name), min(max(limit, 0), _NAME_MATCH_CAP)
         kept = self._names.get(key) if self.read_only else None
         if kept is not None and (kept[1] or len(kept[0]) >= limit):
             return [dataclasses.replace(e) for e in kept[0][:limit]]
-        return [_entity(r) for r in self._read(*q.by_name(key, limit))]
+        return [entity_from_row(r) for r in self._read(*q.by_name(key, limit))]
 
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
-        return search_entities(self, text, limit, _entity)
+        return search_entities(self, text, limit, entity_from_row)
 
     def prepare_search(self, progress: ProgressCallback | None = None) -> bool:
         if self.read_only:
@@ -388,7 +312,7 @@ class Neo4jStore(Store):
         self._write_meta({GENERATION_META: uuid.uuid4().hex})
 
     def _read_predicates(self, limit: int | None) -> list[Predicate]:
-        return [_predicate_from_row(r) for r in self._read(*q.predicates(limit))]
+        return [predicate_from_row(r) for r in self._read(*q.predicates(limit))]
 
     def predicate_ends(self) -> dict[str, tuple[int, int, int, int]]:
         ends: dict[str, list[int]] = {}
@@ -434,7 +358,7 @@ class Neo4jStore(Store):
             kept = self._expansion_cache.get((id, kind, predicate, detail))
             if kept is not None and (kept[1] or len(kept[0]) >= limit):
                 return list(kept[0][:limit])
-        ahead = self._expansion_cache.get((id, kind, None, _AHEAD))
+        ahead = self._expansion_cache.get((id, kind, None, AHEAD_DETAIL))
         if ahead is None or detail in ("lean", "full"):
             return None
         rows, complete = ahead
@@ -444,7 +368,7 @@ class Neo4jStore(Store):
             rows = [r for r in rows if r[0] == predicate]
         elif not complete and len(rows) < limit:
             return None
-        return [_at_detail(kind, r, detail) for r in rows[:limit]]
+        return [row_at_detail(kind, r, detail) for r in rows[:limit]]
 
     def _expand_many(self, id: str, kinds: Sequence[str], predicate: str | None, limit: int,
                      detail: EntityDetail | None = None) -> list[list[list[Any]]]:
@@ -496,7 +420,7 @@ class Neo4jStore(Store):
             for id in wanted:
                 if self._complete(id, kind, predicate) or (kind == "in" and id in self._hub_ids()):
                     rows = self._expand(id, kind, predicate, left + 1)
-                    found[id] += [self._fact(kind, id, predicate, r[1:]) for r in rows]
+                    found[id] += [expansion_fact(kind, id, predicate, r[1:]) for r in rows]
                     left -= len(rows)
                     if left < 0:
                         return found, True
@@ -506,7 +430,7 @@ class Neo4jStore(Store):
                 chunk = batch[start:start + _BATCH]
                 rows = self._read(*q.facts_of_many(kind, chunk, predicate, left + 1))
                 for r in rows:
-                    found[r[0]].append(self._fact(kind, r[0], predicate, r[1:]))
+                    found[r[0]].append(expansion_fact(kind, r[0], predicate, r[1:]))
                 left -= len(rows)
                 if left < 0:
                     return found, True
@@ -523,31 +447,23 @@ class Neo4jStore(Store):
         """Whether this store keeps all of ``id``'s ``predicate`` facts of ``kind``."""
         if not self.read_only:
             return False
-        for key in ((id, kind, predicate, None), (id, kind, None, _AHEAD)):
+        for key in ((id, kind, predicate, None), (id, kind, None, AHEAD_DETAIL)):
             kept = self._expansion_cache.get(key)
             if kept is not None and kept[1]:
                 return True
         return False
 
-    @staticmethod
-    def _fact(kind: str, id: str, predicate: str, columns: Sequence[Any]) -> Fact:
-        if kind == "out":
-            return Fact(id, predicate, columns[0])
-        if kind == "in":
-            return Fact(columns[0], predicate, id)
-        return Fact(id, predicate, Literal(columns[0], columns[1], columns[2]))
-
     def linked_entities(self, id: str, predicate: str, *, outgoing: bool,
                         limit: int) -> tuple[list[Entity], bool]:
         rows = self._expand(id, "out" if outgoing else "in", predicate, limit + 1, "lean")
-        return [_entity(r[1:]) for r in rows[:limit]], len(rows) > limit
+        return [entity_from_row(r[1:]) for r in rows[:limit]], len(rows) > limit
 
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:
         # Out, in, literal (the embedded store's window order), each cut to limit + 1
         # (the +1 tells truncation), in one transaction; or from a read ahead that holds
         # that much of each (all of a kind, or more than the window).
-        if self.read_only and detail == _AHEAD:
-            ahead = [self._expansion_cache.get((id, kind, None, _AHEAD))
+        if self.read_only and detail == AHEAD_DETAIL:
+            ahead = [self._expansion_cache.get((id, kind, None, AHEAD_DETAIL))
                      for kind in ("out", "in", "literal")]
             if all(a is not None and (a[1] or len(a[0]) > limit) for a in ahead):
                 out, into, literal = (a[0][:limit + 1] for a in ahead if a is not None)
@@ -569,47 +485,7 @@ class Neo4jStore(Store):
         caller's next reads around these nodes (their records, :meth:`adjacency`,
         single-predicate facts of a node whose facts of that kind were all read, and
         those name lookups) without a round trip each."""
-        if not self.read_only:
-            return
-        wanted = [i for i in dict.fromkeys(ids)
-                  if self._expansion_cache.get((i, "out", None, _AHEAD)) is None]
-        if not wanted:
-            return
-        records = [i for i in wanted if self._entity_cache.get(i) is None]
-        kinds = ("out", "in", "literal")
-        # A hub's incoming facts are not read ahead: a window of them sorts all of
-        # them (400k facts: 200 ms), and they are never all read, so a single
-        # predicate of them is read through the hub index anyway.
-        hubs = self._hub_ids()
-        queries = [q.neighbourhoods(kind, [i for i in wanted if i not in hubs]
-                                    if kind == "in" else wanted, limit + 1) for kind in kinds]
-        if names:
-            queries.append(q.names_of(wanted, _NAMES_AHEAD + 1))
-        queries += [q.entities(records[i:i + _BATCH]) for i in range(0, len(records), _BATCH)]
-        results = self._read_many(queries)
-        if names:
-            named: dict[str, list[Entity]] = {}
-            for r in results[len(kinds)]:
-                named.setdefault(r[0], []).append(_entity(r[1:]))
-            for key, found_by_name in named.items():
-                self._names.put(key, (found_by_name, len(found_by_name) <= _NAMES_AHEAD),
-                                len(found_by_name))
-            kinds_read = len(kinds) + 1
-        else:
-            kinds_read = len(kinds)
-        found = {r[0]: _entity(r) for rows in results[kinds_read:] for r in rows}
-        for id in records:
-            self._entity_cache.put(id, (found.get(id),), 1)
-        by_id: dict[str, dict[str, list[list[Any]]]] = {i: {k: [] for k in kinds} for i in wanted}
-        for kind, rows in zip(kinds, results, strict=False):
-            for r in rows:
-                by_id[r[0]][kind].append(r[1:])
-        # Rows only: records are made when a read asks (_kept, _read_adjacency).
-        for id, rows_of in by_id.items():
-            for kind, rows in rows_of.items():
-                if kind != "in" or id not in hubs:
-                    self._expansion_cache.put((id, kind, None, _AHEAD),
-                                              (rows, len(rows) <= limit), len(rows) + 1)
+        read_around(self, ids, names=names, limit=limit)
 
     @staticmethod
     def _adjacency(id: str, out_rows: list[list[Any]], in_rows: list[list[Any]],
@@ -619,7 +495,7 @@ class Neo4jStore(Store):
         result = Adjacency()
         for rows, outgoing in ((out_rows, True), (in_rows, False)):
             for r in rows:
-                entity = _entity(r[1:])
+                entity = entity_from_row(r[1:])
                 result.entities[entity.id] = entity
                 result.facts.append(Fact(id, r[0], entity.id) if outgoing
                                     else Fact(entity.id, r[0], id))
@@ -630,68 +506,23 @@ class Neo4jStore(Store):
     def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
         return self._read(query, params)
 
-    # -- sampling -------------------------------------------------------------------
-    def _sample_order(self, key: tuple[Any, ...], query: q.Query, salt: str) -> list[Any]:
-        """The rows of ``query`` (first column: the key that is hashed) sorted by the
-        embedded store's salted md5 order; a read-only store keeps them."""
-        kept = self._sample_ids.get(key) if self.read_only else None
-        if kept is None:
-            rows = self._read(*query)
-            kept = [r for _, r in sorted((_salted(r[0], salt), r) for r in rows)]
-            if self.read_only:
-                self._sample_ids.put(key, kept, 1)
-        return list(kept)
-
+    # -- sampling (the embedded store's seeded orders: kgstore.backends.neo4j.sampling) --
     def sample_entities(
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
-        kept = self._kept_type_sample(k, seed, type_id, named_only, include_cvt)
-        if kept is not None:
-            records = self.entities(kept)
-            return [records[i] for i in kept if i in records]
-        ordered = self._sample_order(
-            ("entities", seed, type_id, named_only, include_cvt),
-            q.sample_entity_ids(type_id, named_only, include_cvt), f":{seed}")
-        ids = [r[0] for r in ordered[:max(k, 0)]]
-        records = self.entities(ids)
-        return [records[i] for i in ids if i in records]
+        return sampling.sample_entities(self, k, seed=seed, type_id=type_id,
+                                        named_only=named_only, include_cvt=include_cvt)
 
     def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
-        # One pass over the named entities, hashed here (Cypher has no md5): the head
-        # rows, and every member of each type while it has no more than SMALL_TYPE.
-        cut = head_cut(int(self._read(*q.entity_count())[0][0]))
-        head_rows: list[tuple[str, str, str]] = []
-        members: dict[str, list[tuple[str, str]] | None] = {}
-        for batch in self._stream(q.named_entity_types()[0], 10_000, list):
-            for id, types in batch:
-                h = salted(id, seed)
-                for t in types or ():
-                    if h < cut:
-                        head_rows.append((h, t, id))
-                    kept = members.setdefault(t, [])
-                    if kept is not None:
-                        kept.append((h, id))
-                        if len(kept) > SMALL_TYPE:
-                            members[t] = None
-        small = {t for t, m in members.items() if m is not None}
-        rows = set(head_rows) | {(h, t, id) for t in small for h, id in members[t] or ()}
-        return group((t, id) for _, t, id in sorted(rows)), small
+        return sampling.type_sample_heads(self, seed)
 
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        ordered = self._sample_order(("facts", seed, predicate), q.sample_fact_keys(predicate),
-                                     f":{seed}")
-        chosen = ordered[:max(k, 0)]
-        literal_ids = [r[3] for r in chosen if r[4]]
-        literals: dict[str, Literal] = {}
-        if literal_ids:
-            literals = {r[0]: Literal(r[1], r[2], r[3])
-                        for r in self._read(*q.literals(literal_ids))}
-        return [Fact(r[1], r[2], literals[r[3]] if r[4] else r[3]) for r in chosen]
+        return sampling.sample_facts(self, k, seed=seed, predicate=predicate)
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:
-        yield from self._stream(q.all_entities()[0], batch, _entity)
+        yield from self._stream(q.all_entities()[0], batch, entity_from_row)
 
     def iter_facts(self, *, batch: int = 10_000) -> Iterator[list[Fact]]:
         yield from self._stream(
@@ -737,8 +568,8 @@ class Neo4jStore(Store):
                 if max_rows is not None and len(rows) >= max_rows:
                     truncated = True
                     break
-                rows.append([_plain(v) for v in record.values()])
-            unknown = _unknown_names(result.consume())   # consume discards the rest
+                rows.append([plain_value(v) for v in record.values()])
+            unknown = unknown_names(result.consume())   # consume discards the rest
             if unknown:
                 raise QueryError(
                     f"{unknown}: not in the kgbench schema (see `kgbench cypher --help`)")
@@ -787,8 +618,3 @@ class Neo4jStore(Store):
         for label in LABELS:
             self._autocommit(*q.delete_nodes(label))
 
-
-def _predicate_from_row(row: Sequence[Any]) -> Predicate:
-    """``p.id, p.label, p.count, p.aliases`` -> :class:`Predicate` (a predicate stored
-    before predicates had aliases has none)."""
-    return Predicate(row[0], row[1], int(row[2] or 0), tuple(row[3] or ()))

@@ -12,8 +12,8 @@ database), and an HTTP client for it.
   holds the demo benchmark at ``benchmarks/demo/``; read-only tests share it.
 * ``api``: an ``httpx.Client`` for ``demo_server``.
 * ``token_server`` (session): a loopback server with the token :data:`TOKEN`.
-* ``ui_server``, ``browser``, ``artifacts`` (session): the UI tests' server, Chromium
-  and screenshot folder (:mod:`tests.service.ui_support`).
+* ``ui_server``, ``artifacts`` (session), ``browser`` (module): the UI tests' server,
+  screenshot folder and Chromium (:mod:`tests.service.ui_support`).
 """
 
 from __future__ import annotations
@@ -278,10 +278,12 @@ def ui_server(tmp_path_factory: pytest.TempPathFactory, demo_data_dir: Path) -> 
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium, one for the worker's UI tests (each test opens a fresh
-    context: :class:`tests.service.test_ui_browser.Page`)."""
+    """Headless Chromium, one per UI test module (each test opens a fresh context:
+    :class:`tests.service.test_ui_browser.Page`). Not one per session: while Playwright's
+    synchronous API is open, its event loop counts as running, and a later test's
+    ``asyncio.run`` in the same process fails."""
     from playwright.sync_api import sync_playwright
 
     from tests.service.ui_support import CHROMIUM, CHROMIUM_ARGS

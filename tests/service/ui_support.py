@@ -2,11 +2,11 @@
 an entity named like an HTML tag, whose data directory holds the demo benchmark, the
 demo questions and two benchmarks that link out of it; and Chromium.
 
-The fixtures ``ui_server``, ``browser`` and ``artifacts`` are session-scoped in
-``tests/service/conftest.py``, built from what is here: one server and one browser per
-worker for every UI test module (a fixture imported into each module by name was one
-per module). Jobs write into the server's data directory, so it is not the shared
-``demo_server``.
+The fixtures ``ui_server``, ``artifacts`` and ``browser`` are in
+``tests/service/conftest.py``, built from what is here: one server per worker for every
+UI test module (a session fixture imported into each module by name was one per
+module), one browser per module. Jobs write into the server's data directory, so it is
+not the shared ``demo_server``.
 """
 
 from __future__ import annotations

@@ -5,13 +5,13 @@ actress, and the wife of William Shakespeare)."""
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
 
 import pytest
 
 from kgstore import open_store
 from kgstore.models import Entity, Fact, Literal, Predicate
+from tests.shared_builds import build_once, shared_root
 
 WD_PREDICATES = [Predicate("P19", "place of birth"), Predicate("P26", "spouse"),
                  Predicate("P106", "occupation"), Predicate("P569", "date of birth"),
@@ -50,27 +50,14 @@ def build_wikidata_store(path: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The demo KG, built once (behind a lock, so concurrent workers share it)."""
-    from kgbench.demo.tour import build_demo_store
-
-    root = tmp_path_factory.getbasetemp()
-    directory = root / "kalma-demo-store"
-    with (root / "kalma-demo-store.lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        if not (root / "kalma-demo-store.done").exists():
-            build_demo_store(str(directory))
-            (root / "kalma-demo-store.done").touch()
-    return str(directory)
+def demo_store(shared_demo_store: Path) -> str:
+    """The demo KG: the run's one store (``tests/conftest.py``), which the kbuild tests
+    only read (``kalma generate`` opens its store read-only)."""
+    return str(shared_demo_store)
 
 
 @pytest.fixture(scope="session")
 def wikidata_store(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.getbasetemp()
-    directory = root / "kalma-wd-store"
-    with (root / "kalma-wd-store.lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        if not (root / "kalma-wd-store.done").exists():
-            build_wikidata_store(directory)
-            (root / "kalma-wd-store.done").touch()
-    return str(directory)
+    """The small Wikidata-shaped store, built once per test run (read it only)."""
+    return str(build_once(shared_root(tmp_path_factory, "stores") / "kalma-wikidata",
+                          build_wikidata_store))

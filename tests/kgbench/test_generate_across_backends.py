@@ -24,6 +24,7 @@ from kgstore import open_store
 from kgstore.checksum import content_checksum
 from tests import neo4j_server
 from tests.kgbench.test_cli import run
+from tests.shared_builds import copy_tree
 
 pytestmark = [neo4j_server.requires_neo4j, pytest.mark.neo4j]
 
@@ -46,20 +47,21 @@ def _both(make_args: object, tmp_path: Path, embedded: str) -> tuple[bytes, byte
             _generate(make_args(neo4j_server.URI, str(tmp_path / "out-neo4j")), tmp_path))
 
 
-def _demo_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The demo KG loaded into an embedded store (returned) and the Neo4j test database."""
+def _demo_stores(shared_demo_store: Path, tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> str:
+    """The demo KG in an embedded store (returned: a copy of the run's one, as generate
+    writes into the store it reads) and loaded into the Neo4j test database."""
     assert neo4j_server.URI is not None
     monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
     neo4j_server.wipe()
-    embedded = str(tmp_path / "demo-store")
-    build_demo_store(embedded)
+    embedded = str(copy_tree(shared_demo_store, tmp_path / "demo-store"))
     build_demo_store(neo4j_server.URI)
     return embedded
 
 
 def test_demo_benchmarks_are_byte_identical_on_both_backends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    embedded = _demo_stores(tmp_path, monkeypatch)
+        shared_demo_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedded = _demo_stores(shared_demo_store, tmp_path, monkeypatch)
     assert neo4j_server.URI is not None
     with open_store(embedded, read_only=True) as a, \
             open_store(neo4j_server.URI, read_only=True) as b:
@@ -100,11 +102,11 @@ def test_a_100k_fact_synthetic_benchmark_is_byte_identical_on_both_backends(
 
 
 def test_kalma_entries_are_byte_identical_on_both_backends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        shared_demo_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``kalma generate`` (issue 22) reads pairs, pools and predicate counts through the
     Store interface only: the same seed gives the same entries and [NA] variants on
     Neo4j as on the embedded store."""
-    embedded = _demo_stores(tmp_path, monkeypatch)
+    embedded = _demo_stores(shared_demo_store, tmp_path, monkeypatch)
     assert neo4j_server.URI is not None
     outputs = []
     for store, name in ((embedded, "embedded"), (neo4j_server.URI, "neo4j")):
@@ -152,7 +154,7 @@ def _fb15k237_layout(demo: str, directory: Path) -> tuple[Path, Path, Path]:
 
 
 def test_an_unfolded_fb15k237_slice_is_byte_identical_on_both_backends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        shared_demo_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 34: FB15k-237's folded relations loaded as derived mediators (with
     predicate names from the data) give the same store and the same samples on both
     backends. (Not yet with --reverse-properties: the embedded store does not keep a
@@ -162,9 +164,7 @@ def test_an_unfolded_fb15k237_slice_is_byte_identical_on_both_backends(
     assert neo4j_server.URI is not None
     monkeypatch.setenv("KGBENCH_NEO4J_WORK", str(tmp_path / "neo4j-work"))
     neo4j_server.wipe()
-    demo = str(tmp_path / "demo-store")
-    build_demo_store(demo)
-    tsv, names, predicate_names = _fb15k237_layout(demo, tmp_path)
+    tsv, names, predicate_names = _fb15k237_layout(str(shared_demo_store), tmp_path)
     # one mediator per distinct folded fact (two CVTs may fold into the same line)
     folded = len({line for line in tsv.read_text().splitlines() if "./" in line})
     embedded = str(tmp_path / "fb-store")

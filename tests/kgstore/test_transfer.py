@@ -112,11 +112,10 @@ def test_copy_reproduces_every_record(film: str, tmp_path: Path) -> None:
         assert staging is None or not staging.exists()
 
 
-def test_copy_of_a_store_the_loaders_built(tmp_path: Path) -> None:
-    from kgbench.demo.tour import build_demo_store
-
-    source = str(tmp_path / "demo")
-    build_demo_store(source)
+def test_copy_of_a_store_the_loaders_built(shared_demo_store: Path, tmp_path: Path) -> None:
+    """The source is the run's demo store, which ``kgbench load triples`` built (copying
+    reads it only)."""
+    source = str(shared_demo_store)
     destination = str(tmp_path / "copy")
     report = copy_store(source, destination)
 

@@ -55,11 +55,11 @@ def test_round_trip_through_neo4j_keeps_every_record(film: str, neo4j: str,
     assert staging is None or not staging.exists()   # the stage went once verified
 
 
-def test_round_trip_of_a_store_the_loaders_built(neo4j: str, tmp_path: Path) -> None:
-    from kgbench.demo.tour import build_demo_store
-
-    source = str(tmp_path / "demo")
-    build_demo_store(source)
+def test_round_trip_of_a_store_the_loaders_built(shared_demo_store: Path, neo4j: str,
+                                                 tmp_path: Path) -> None:
+    """The source is the run's demo store, which ``kgbench load triples`` built (copying
+    reads it only)."""
+    source = str(shared_demo_store)
     copy_store(source, neo4j)
     back = str(tmp_path / "back")
     report = copy_store(neo4j, back)

@@ -2,7 +2,8 @@
 loopback port, over a real store (the demo KG, embedded or in the Neo4j test
 database), and an HTTP client for it.
 
-* ``demo_store_path`` (session): the demo KG in an embedded store, built once.
+* ``demo_store_path`` (session): the demo KG in an embedded store, this worker's copy of
+  one built once per run (with ``demo_data_dir``: ``service_demo``).
 * ``neo4j_demo_location`` (session): the demo KG in the Neo4j test database; only
   tests marked ``neo4j`` may use it (it empties that database first).
 * ``start_server(store, data_dir, *, token=None, host="127.0.0.1", extra_args=())``:
@@ -10,6 +11,9 @@ database), and an HTTP client for it.
 * ``demo_server`` (session): a server over ``demo_store_path`` whose data directory
   holds the demo benchmark at ``benchmarks/demo/``; read-only tests share it.
 * ``api``: an ``httpx.Client`` for ``demo_server``.
+* ``token_server`` (session): a loopback server with the token :data:`TOKEN`.
+* ``ui_server``, ``artifacts`` (session), ``browser`` (module): the UI tests' server,
+  screenshot folder and Chromium (:mod:`tests.service.ui_support`).
 """
 
 from __future__ import annotations
@@ -23,11 +27,16 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from tests import neo4j_server
+from tests.shared_builds import build_once, copy_tree, shared_root
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -168,13 +177,29 @@ def start_server() -> Iterator[StartServer]:
 
 
 @pytest.fixture(scope="session")
-def demo_store_path(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The demo KG in an embedded store (built once per session; do not modify)."""
-    from kgbench.demo.tour import build_demo_store
+def service_demo(shared_demo_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This worker's copy of the demo store (``store``) and of a data directory holding
+    the demo benchmark generated from it (``data/benchmarks/demo``): built once per test
+    run for every xdist worker (:mod:`tests.shared_builds`), then copied, as each worker
+    built its own before (a generate job writes its seed's type samples into the store,
+    and the server writes under its data directory: each worker has its own)."""
+    from kgbench.demo.tour import generate_demo_benchmark
 
-    path = tmp_path_factory.mktemp("service-store") / "demo-store"
-    build_demo_store(str(path))
-    return str(path)
+    def build(work: Path) -> None:
+        store = copy_tree(shared_demo_store, work / "store")
+        generate_demo_benchmark(str(store), work / "data" / "benchmarks" / "demo")
+
+    shared = build_once(shared_root(tmp_path_factory, "service") / "demo", build)
+    own = tmp_path_factory.mktemp("service-demo")
+    copy_tree(shared / "store", own / "store")
+    copy_tree(shared / "data", own / "data")
+    return own
+
+
+@pytest.fixture(scope="session")
+def demo_store_path(service_demo: Path) -> str:
+    """The demo KG in an embedded store (this worker's; do not modify)."""
+    return str(service_demo / "store")
 
 
 @pytest.fixture(scope="session")
@@ -198,14 +223,10 @@ def neo4j_demo_location(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
 
 
 @pytest.fixture(scope="session")
-def demo_data_dir(tmp_path_factory: pytest.TempPathFactory, demo_store_path: str) -> Path:
+def demo_data_dir(service_demo: Path) -> Path:
     """A data directory holding the demo benchmark at ``benchmarks/demo/`` (as
     ``kgbench generate`` writes it; do not modify)."""
-    from kgbench.demo.tour import generate_demo_benchmark
-
-    data = tmp_path_factory.mktemp("service-data")
-    generate_demo_benchmark(demo_store_path, data / "benchmarks" / "demo")
-    return data
+    return service_demo / "data"
 
 
 @pytest.fixture(scope="session")
@@ -216,8 +237,68 @@ def demo_server(demo_store_path: str, demo_data_dir: Path) -> Iterator[Server]:
     server.stop()
 
 
+TOKEN = "s3cret-token-for-tests"
+"""The token of ``token_server``."""
+
+
+@pytest.fixture(scope="session")
+def token_server(demo_store_path: str, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[Server]:
+    """A loopback server with the token :data:`TOKEN` over the demo store, its data
+    directory holding the demo questions; the token tests of the API, the jobs and the
+    login page share it (jobs may run in it: none of them reads another's)."""
+    from tests.service.jobs_support import job_data_dir
+
+    data = job_data_dir(tmp_path_factory.mktemp("token-server") / "data")
+    server = _launch(demo_store_path, data, TOKEN, "127.0.0.1", ())
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def api(demo_server: Server) -> Iterator[httpx.Client]:
     """An HTTP client for ``demo_server``."""
     with demo_server.client() as client:
         yield client
+
+
+# -- the UI tests' (tests.service.ui_support) ---------------------------------------------
+
+@pytest.fixture(scope="session")
+def ui_server(tmp_path_factory: pytest.TempPathFactory, demo_data_dir: Path) -> Iterator[Server]:
+    """The UI tests' server (:mod:`tests.service.ui_support`): its store built once per
+    test run and copied (its jobs write into it), its data directory this worker's."""
+    from tests.service.ui_support import build_ui_store, ui_data_dir
+
+    shared = build_once(shared_root(tmp_path_factory, "service") / "ui-store", build_ui_store)
+    root = tmp_path_factory.mktemp("ui-server")
+    store = copy_tree(shared / "store", root / "store")
+    server = _launch(str(store), ui_data_dir(root, demo_data_dir), None, "127.0.0.1", ())
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium, one per UI test module (each test opens a fresh context:
+    :class:`tests.service.test_ui_browser.Page`). Not one per session: while Playwright's
+    synchronous API is open, its event loop counts as running, and a later test's
+    ``asyncio.run`` in the same process fails."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.service.ui_support import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the UI tests' screenshots go: ``$KGBENCH_TEST_ARTIFACTS/ui``, else a
+    temporary folder."""
+    where = os.environ.get("KGBENCH_TEST_ARTIFACTS")
+    path = Path(where) / "ui" if where else tmp_path_factory.mktemp("ui-artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -10,14 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.service.test_ui_browser import (  # noqa: F401  (fixtures)
-    Page,
-    artifacts,
-    browser,
-    node_count,
-    ui,
-    ui_server,
-)
+from tests.service.test_ui_browser import Page, node_count, ui  # noqa: F401  (ui: a fixture)
 from tests.service.ui_support import SPIELBERG
 
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.service.conftest import Server, StartServer
+from tests.service.conftest import TOKEN, Server, StartServer
 
-TOKEN = "s3cret-token-for-tests"
 SECURITY_HEADERS = ("x-content-type-options", "x-frame-options", "content-security-policy",
                     "referrer-policy")
 
@@ -25,18 +24,6 @@ def error_of(reply: httpx.Response, status: int) -> str:
     assert body["error"]["status"] == status and "Traceback" not in reply.text
     message: str = body["error"]["message"]
     return message
-
-
-@pytest.fixture(scope="module")
-def token_server(demo_store_path: str, tmp_path_factory: pytest.TempPathFactory
-                 ) -> Iterator[Server]:
-    """A loopback server with a token."""
-    from tests.service.conftest import _launch
-
-    server = _launch(demo_store_path, tmp_path_factory.mktemp("token-data"), TOKEN,
-                     "127.0.0.1", ())
-    yield server
-    server.stop()
 
 
 def test_loopback_with_token_reads_open_writes_need_it(token_server: Server) -> None:

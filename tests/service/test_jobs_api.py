@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.conftest import Server, StartServer, _launch
+from tests.service.conftest import TOKEN, Server, _launch
 from tests.service.jobs_support import (
     DEMO_JOB,
     LONG_JOB,
@@ -225,12 +225,11 @@ def test_a_failing_job_says_why_in_one_line(client: httpx.Client, job_server: Se
     assert "broken.jsonl" in job["error"]
 
 
-def test_jobs_need_the_token_when_one_is_set(demo_store_path: str, tmp_path: Path,
-                                             start_server: StartServer) -> None:
-    server = start_server(demo_store_path, job_data_dir(tmp_path / "data"), token="s3cret-t0ken")
+def test_jobs_need_the_token_when_one_is_set(token_server: Server) -> None:
+    server = token_server
     body: dict[str, Any] = {"kind": "generate", "params": LONG_JOB}
     with server.client() as anonymous, server.client(token="wrong") as wrong, \
-            server.client(token="s3cret-t0ken") as owner:
+            server.client(token=TOKEN) as owner:
         for c in (anonymous, wrong):
             assert_one_line_error(c.post("/api/jobs", json=body), 401)
         job = submit(owner, "generate", LONG_JOB)

@@ -43,12 +43,14 @@ def running(job: dict[str, Any]) -> bool:
     return job.get("state") == "running"
 
 
-@pytest.fixture
-def server(demo_store_path: str, tmp_path: Path) -> Iterator[Server]:
-    """A server running one job at a time (a long job keeps the next one queued),
-    and a folder outside its data directory."""
-    (tmp_path / "outside").mkdir()
-    started = _launch(demo_store_path, job_data_dir(tmp_path / "data"), None, "127.0.0.1",
+@pytest.fixture(scope="module")
+def server(demo_store_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server running one job at a time (a long job keeps the next one queued), and a
+    folder ``outside`` beside its data directory; the module's symlink cases share it
+    (each links a name of its own, and each ends with no job running)."""
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "outside").mkdir()
+    started = _launch(demo_store_path, job_data_dir(root / "data"), None, "127.0.0.1",
                       ("--max-jobs", "1"))
     yield started
     started.stop()
@@ -58,9 +60,9 @@ def server(demo_store_path: str, tmp_path: Path) -> Iterator[Server]:
 
 @pytest.mark.parametrize("where", ["out", "folder above out"])
 def test_a_symlink_placed_while_the_job_waits_is_not_written_through(
-        server: Server, tmp_path: Path, where: str) -> None:
-    outside = tmp_path / "outside"
+        server: Server, where: str) -> None:
     data = server.data_dir
+    outside = data.parent / "outside"
     with server.client() as client:
         blocker = submit(client, "generate", LONG_JOB)
         wait_for(client, blocker["id"], running)
@@ -105,11 +107,13 @@ def test_writes_stay_inside_the_confined_folders(tmp_path: Path) -> None:
 
 # -- item 11: a job's files are its own ---------------------------------------------------------
 
-@pytest.fixture
-def store_inside(demo_store_path: str, demo_data_dir: Path, tmp_path: Path) -> Iterator[Server]:
+@pytest.fixture(scope="module")
+def store_inside(demo_store_path: str, demo_data_dir: Path,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server whose store lives inside its data directory, beside the demo benchmark
-    and an empty folder given as a model (so a score job fails fast)."""
-    data = job_data_dir(tmp_path / "data")
+    and an empty folder given as a model (so a score job fails fast); the module's
+    item 11 tests share it (a refused job writes nothing, the score job writes no file)."""
+    data = job_data_dir(tmp_path_factory.mktemp("store-inside") / "data")
     shutil.copytree(demo_store_path, data / "store")
     shutil.copytree(demo_data_dir / "benchmarks" / "demo", data / "benchmarks" / "demo")
     (data / "models" / "none").mkdir(parents=True)

@@ -31,17 +31,46 @@ from tests.service.conftest import Server, _launch
 from tests.service.jobs_support import DEMO_JOB, LONG_JOB, finished, job_data_dir, submit, wait_for
 
 
-@pytest.fixture
-def server(demo_store_path: str, demo_data_dir: Path, tmp_path: Path) -> Iterator[Server]:
+@pytest.fixture(scope="module")
+def module_server(demo_store_path: str, demo_data_dir: Path,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server running one job at a time, its data directory holding the demo
-    benchmark and a predictions file; a folder outside it."""
-    (tmp_path / "outside").mkdir()
-    data = job_data_dir(tmp_path / "data")
+    benchmark and an empty folder given as a model."""
+    data = job_data_dir(tmp_path_factory.mktemp("write-races") / "data")
     shutil.copytree(demo_data_dir / "benchmarks" / "demo", data / "benchmarks" / "demo")
     (data / "models" / "none").mkdir(parents=True)
     started = _launch(demo_store_path, data, None, "127.0.0.1", ("--max-jobs", "1"))
     yield started
     started.stop()
+
+
+def _entries(data: Path) -> set[Path]:
+    """Everything under ``data`` but the job records (``jobs/``), links not followed."""
+    found: set[Path] = set()
+    for folder, dirs, files in os.walk(data):
+        here = Path(folder)
+        if here == data and "jobs" in dirs:
+            dirs.remove("jobs")
+        found.update(here / name for name in (*dirs, *files))
+    return found
+
+
+@pytest.fixture
+def server(module_server: Server, tmp_path: Path) -> Iterator[Server]:
+    """The module's server (one start for the module's tests, not one each) with its
+    data directory as every test finds it: what a test placed there and what its jobs
+    wrote (outside their records under ``jobs/``) is removed after it; and a folder
+    ``tmp_path/outside``, outside the data directory."""
+    (tmp_path / "outside").mkdir()
+    data = module_server.data_dir
+    before = _entries(data)
+    yield module_server
+    for path in sorted(_entries(data) - before):
+        if path.parent in before or path.parent == data:   # the top of what is new
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
 
 
 def run_after_links(server: Server, kind: str, params: dict[str, Any],

@@ -14,47 +14,23 @@ test; each test gets a fresh page and fails on any script error or CSP violation
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, expect
 from playwright.sync_api import Page as BrowserPage
 
-from tests.service import ui_support
-from tests.service.conftest import Server, StartServer
-from tests.service.ui_support import COPPOLA, HOSTILE_NAME, QUESTIONS, SPIELBERG
+from tests.service.conftest import TOKEN, Server
+from tests.service.ui_support import CHROMIUM, COPPOLA, HOSTILE_NAME, QUESTIONS, SPIELBERG
 
 EDUCATION = "m.0kgb0zq"   # a CVT: Spielberg's people.person.education
 
-ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 STEP_TIMEOUT_MS = 15_000
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium "
                                 "(/usr/bin/chromium; `make test` installs it)")
-
-
-@pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = os.environ.get("KGBENCH_TEST_ARTIFACTS")
-    path = Path(where) / "ui" if where else tmp_path_factory.mktemp("ui-artifacts")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
 
 
 class Page:
@@ -237,13 +213,10 @@ def test_an_entity_named_like_html_is_shown_as_text(ui: Page) -> None:
 
 
 @pytest.mark.slow
-def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: StartServer,
-                                            demo_store_path: str, artifacts: Path,
-                                            tmp_path: Path) -> None:
+def test_login_page_sets_the_token_for_jobs(browser: Browser, token_server: Server,
+                                            artifacts: Path) -> None:
     # A server with a token: reads are open on loopback, jobs are not.
-    (tmp_path / "data").mkdir()
-    server = start_server(demo_store_path, tmp_path / "data", token="t0ken-for-the-ui")
-    ui = Page(browser, server, artifacts)
+    ui = Page(browser, token_server, artifacts)
     try:
         page = ui.open("#/jobs")
         expect(page.get_by_role("navigation").get_by_role("link", name="Log in")
@@ -261,7 +234,7 @@ def test_login_page_sets_the_token_for_jobs(browser: Browser, start_server: Star
         page.get_by_label("Token").fill("wrong")
         page.get_by_role("button", name="Log in").click()
         expect(page.get_by_role("alert")).to_contain_text("token")
-        page.get_by_label("Token").fill("t0ken-for-the-ui")
+        page.get_by_label("Token").fill(TOKEN)
         page.get_by_role("button", name="Log in").click()
         page.get_by_role("link", name="Continue").click()
         expect(page).to_have_url(re.compile(r"#/jobs$"))

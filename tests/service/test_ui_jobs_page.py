@@ -16,12 +16,9 @@ from playwright.sync_api import Browser, expect
 from playwright.sync_api import Page as BrowserPage
 
 from kgbench.service.jobs.specs import KINDS
-from tests.service import ui_support
 from tests.service.conftest import Server
-from tests.service.test_ui_browser import CHROMIUM, Page, artifacts, browser  # noqa: F401
+from tests.service.test_ui_browser import CHROMIUM, Page
 from tests.service.ui_support import BENCH, QUESTIONS
-
-ui_server = ui_support.ui_server
 
 WIDTHS = [1024, 1366]
 FORMS = {
@@ -46,8 +43,8 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's ch
 
 
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def ui(request: pytest.FixtureRequest, browser: Browser, ui_server: Server,  # noqa: F811
-       artifacts: Path) -> Iterator[Page]:  # noqa: F811
+def ui(request: pytest.FixtureRequest, browser: Browser, ui_server: Server,
+       artifacts: Path) -> Iterator[Page]:
     """A fresh page at each of :data:`WIDTHS` (the UI tests of issue 38 use it)."""
     page = Page(browser, ui_server, artifacts, width=request.param)
     yield page

@@ -15,12 +15,11 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import expect
 
-from tests.service import test_ui_jobs_page, ui_support
-from tests.service.test_ui_browser import CHROMIUM, Page, artifacts, browser  # noqa: F401
+from tests.service import test_ui_jobs_page
+from tests.service.test_ui_browser import CHROMIUM, Page
 from tests.service.test_ui_jobs_page import page_fits
 from tests.service.ui_support import COPPOLA, HOSTILE_ID, HOSTILE_NAME
 
-ui_server = ui_support.ui_server
 ui = test_ui_jobs_page.ui   # a fresh page at 1024 and at 1366 px
 
 AL_PACINO = "m.0kgb0ag"

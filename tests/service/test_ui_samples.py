@@ -25,11 +25,8 @@ from kgbench.service.samples import CONTEXT_MAX
 from kgbench.service.security import CONTENT_SECURITY_POLICY
 from kgbench.service.ui import STATIC_DIR
 from tests.kgbench.test_cli import run
-from tests.service import ui_support
 from tests.service.conftest import Server
 from tests.service.ui_support import BENCH, BROKEN, LINKED_DIR, LINKED_FILE
-
-ui_server = ui_support.ui_server   # the session's server, shared by the UI test modules
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
-"""What the UI tests share (``test_ui_samples``, ``test_ui_browser``): one server per
-session over the demo KG plus an entity named like an HTML tag, whose data directory
-holds the demo benchmark, the demo questions and two benchmarks that link out of it.
+"""What the UI tests share (``test_ui_*``): the server they drive, over the demo KG plus
+an entity named like an HTML tag, whose data directory holds the demo benchmark, the
+demo questions and two benchmarks that link out of it; and Chromium.
 
-Import the fixtures by name into a test module (``from tests.service.ui_support import
-ui_server``); being session-scoped, the server starts once for both modules. Jobs write
-into its data directory, so it is not the shared ``demo_server``.
+The fixtures ``ui_server``, ``artifacts`` and ``browser`` are in
+``tests/service/conftest.py``, built from what is here: one server per worker for every
+UI test module (a session fixture imported into each module by name was one per
+module), one browser per module. Jobs write into the server's data directory, so it is
+not the shared ``demo_server``.
 """
 
 from __future__ import annotations
@@ -12,15 +14,11 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from kgbench.demo import DEMO_KG, DEMO_QUESTIONS
 from loaders.into_store import load_into_store
 from loaders.triples import load_triples
-from tests.service.conftest import Server, _launch
 
 FREEBASE = "http://rdf.freebase.com/ns/"
 BENCH = "benchmarks/demo"
@@ -38,6 +36,9 @@ HOSTILE_ID = "m.0xss01"
 GODFATHER = "m.0kgb0gd"
 COPPOLA = "m.0kgb085"
 SPIELBERG = "m.0kgb086"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
 
 
 def _hostile_triples(path: Path) -> Path:
@@ -51,7 +52,8 @@ def _hostile_triples(path: Path) -> Path:
     return path
 
 
-def _data_dir(root: Path, demo_data_dir: Path) -> Path:
+def ui_data_dir(root: Path, demo_data_dir: Path) -> Path:
+    """``root/data``: the server's data directory (see the module docstring)."""
     data = root / "data"
     shutil.copytree(demo_data_dir / BENCH, data / BENCH)
     shutil.copy(DEMO_QUESTIONS, data / QUESTIONS)
@@ -68,15 +70,10 @@ def _data_dir(root: Path, demo_data_dir: Path) -> Path:
     return data
 
 
-@pytest.fixture(scope="session")
-def ui_server(tmp_path_factory: pytest.TempPathFactory, demo_data_dir: Path) -> Iterator[Server]:
-    """The UI tests' server (see the module docstring)."""
-    root = tmp_path_factory.mktemp("ui-server")
-    files = [DEMO_KG, _hostile_triples(root / "hostile.nt")]
-    store_path = str(root / "store")
-    load_into_store(store_path, files,
+def build_ui_store(work: Path) -> None:
+    """``work/store``: the demo KG and the hostile entity (``work/hostile.nt``) loaded."""
+    work.mkdir(parents=True)
+    files = [DEMO_KG, _hostile_triples(work / "hostile.nt")]
+    load_into_store(str(work / "store"), files,
                     lambda store, progress: load_triples(store, files, progress=progress),
                     force=True)
-    server = _launch(store_path, _data_dir(root, demo_data_dir), None, "127.0.0.1", ())
-    yield server
-    server.stop()

@@ -20,14 +20,15 @@ from typing import Any
 from extension.core.samples import AnswerEntity, StructuredSample
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal
-from extension.verbalize.realise import realise_statement
+from extension.verbalize.realise import Fanout, realise_statement, several_bindings
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 Edge = tuple[str, str, str]
 """(source, predicate, target) of a query-graph edge."""
 
 
-def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None = None) -> str:
+def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None = None,
+                     fanout: Fanout | None = None) -> str:
     """The answer statement ã of ``sample`` (CAQA §4.4, Table 11): "The director of the
     film whose sequel is The Godfather Part II is Francis Ford Coppola.", "The films
     that were directed by Christopher Nolan are Inception, Interstellar and Memento.";
@@ -41,7 +42,7 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     table = as_table(phrases)
     texts = [answer_text(a) for a in sample.answer_entities]
     plural = len(texts) > 1 or sample.answers_capped
-    realised = realised_statement(sample, table, names, texts)
+    realised = realised_statement(sample, table, names, texts, fanout)
     if realised is not None:
         return realised
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
@@ -70,7 +71,7 @@ _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 
 
 def realised_statement(sample: StructuredSample, table: PhraseTable, names: Mapping[str, str],
-                       texts: Sequence[str]) -> str | None:
+                       texts: Sequence[str], fanout: Fanout | None = None) -> str | None:
     """ã realised from the extended query's logical form
     (:func:`~extension.verbalize.realise.realise_statement`); None when it cannot be
     (the caller then describes the query as before)."""
@@ -78,7 +79,8 @@ def realised_statement(sample: StructuredSample, table: PhraseTable, names: Mapp
     graph = (query.extended or (query.original,))[0]
     return realise_statement(graph, query.added, names, table, texts, rule=query.rule,
                              union_subjects=query.union_subjects,
-                             capped=sample.answers_capped)
+                             capped=sample.answers_capped,
+                             several=several_bindings(graph, sample.original_subgraph, fanout))
 
 
 def answer_text(a: AnswerEntity) -> str:

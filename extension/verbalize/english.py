@@ -312,3 +312,51 @@ def type_word(noun: str) -> str:
     "citytown", which a question shows as "city" ("Which city contains …?"); other
     names with their id words written out (:func:`id_words`)."""
     return _TYPE_WORDS.get(noun) or id_words(noun)
+
+
+_PAST_BASE = {
+    "acted": "act", "affected": "affect", "aired": "air", "appeared": "appear",
+    "attended": "attend", "awarded": "award", "brought": "bring", "came": "come",
+    "composed": "compose", "created": "create", "dated": "date", "designed": "design",
+    "did": "do", "died": "die", "directed": "direct", "distributed": "distribute",
+    "drafted": "draft", "dubbed": "dub", "earned": "earn", "edited": "edit",
+    "educated": "educate", "employed": "employ", "ended": "end", "featured": "feature",
+    "fought": "fight", "founded": "found", "gave": "give", "got": "get", "grew": "grow",
+    "held": "hold", "honoured": "honour", "hosted": "host", "impersonated": "impersonate",
+    "included": "include", "inducted": "induct", "influenced": "influence",
+    "invented": "invent", "involved": "involve", "led": "lead", "lived": "live",
+    "made": "make", "married": "marry", "met": "meet", "overlapped": "overlap",
+    "performed": "perform", "played": "play", "premiered": "premiere",
+    "presented": "present", "produced": "produce", "provided": "provide",
+    "published": "publish", "received": "receive", "recorded": "record",
+    "represented": "represent", "sang": "sing", "saw": "see", "seeded": "seed",
+    "sent": "send", "served": "serve", "shared": "share", "showed": "show",
+    "signed": "sign", "starred": "star", "started": "start", "studied": "study",
+    "took": "take", "went": "go", "won": "win", "worked": "work", "wrote": "write",
+}
+"""Simple past forms of the verbs the shipped frames start with, and their base form
+("Which team did Lamar Odom play for?"). A past form not listed here is not moved
+behind "did": the question keeps its other form rather than guess ("creat" or
+"create"?)."""
+
+_NOT_VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "can", "partially"})
+
+
+def base_form(verb: str) -> tuple[str, bool] | None:
+    """``(base, past)`` of a finite verb that opens a frame: "played" -> ("play", True),
+    "belongs" -> ("belong", False), "carries" -> ("carry", False), "watches" ->
+    ("watch", False); None for a copula or auxiliary and for a past form
+    :data:`_PAST_BASE` does not list."""
+    if verb in _NOT_VERBS or not verb.isalpha() or not verb.islower():
+        return None
+    if verb in _PAST_BASE:
+        return _PAST_BASE[verb], True
+    if verb in ("goes", "does"):
+        return verb[:-2], False
+    if not verb.endswith("s") or verb.endswith(("ss", "us")) or len(verb) < 4:
+        return None
+    if verb.endswith("ies") and len(verb) > 4:
+        return f"{verb[:-3]}y", False
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return verb[:-2], False
+    return verb[:-1], False

@@ -28,7 +28,7 @@ tries another candidate rather than write a question nobody would ask.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,12 +123,6 @@ _IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given":
                    "built": "built", "led": "led", "sold": "sold", "founded": "founded",
                    "shot": "shot", "told": "told", "found": "found", "sent": "sent"}
 """Participles whose simple past differs or is not "-ed": "was written by" -> "wrote"."""
-_BASE = {"died": "die", "lived": "live", "appeared": "appear", "premiered": "premiere",
-         "played": "play", "studied": "study", "worked": "work", "served": "serve",
-         "grew": "grow", "fought": "fight", "took": "take", "started": "start",
-         "ended": "end", "comes": "come", "flows": "flow", "plays": "play",
-         "married": "marry"}
-"""Past or present forms a when/where question puts after "did"/"does"."""
 _PERSON_NOUNS = frozenset({"person", "human", "people", "composer", "actor", "director",
                            "writer", "producer", "author", "musician", "artist", "singer"})
 """Type nouns of people: a question that cannot name them asks "who"."""
@@ -137,11 +131,20 @@ _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "cit
                            "organization", "university", "school", "character", "actor",
                            "series", "program", "sport", "instrument", "religion"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
+_PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?: [a-z]+)*")
+"""A name that is a common noun written with a capital ("Film editor", "Singer"): it reads
+lower-case after "works as a"."""
+_NO_NOUN_ALONE = frozenset({"cause", "form", "date", "number", "kind", "type", "part",
+                            "name", "rate", "means", "mode", "place"})
+"""Heads of "<head> of <noun>" frame nouns that name nothing alone: "What did Brittany
+Murphy die of?", not "Which cause did she die of?"."""
 _QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date": "from",
                     "end_date": "until"}
 """A mediator role (its id's last part) read as a preposition before its value: "starred
 in The Godfather as Michael Corleone", "was married to X from 1926"."""
-_PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with"})
+_PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with",
+                           "as"})
+"""Words a phrase may end in before its object ("composed the music for")."""
 
 
 def agree(vp: str, plural: bool) -> str:
@@ -153,8 +156,12 @@ def agree(vp: str, plural: bool) -> str:
     if verb in _AUX:
         verb = _AUX[verb]
         if verb == "are" and rest.startswith(("a ", "an ")):   # "are citizens of"
-            noun, space2, after = rest.partition(" ")[2].partition(" ")
-            rest = f"{english.plural(noun)}{space2}{after}"
+            words = rest.split(" ")[1:]   # "are filming locations of", not "filmings location"
+            end = next((i for i, w in enumerate(words) if w in _PREPOSITIONS), len(words))
+            end = max(end, 1)
+            rest = " ".join([english.plural(" ".join(words[:end])), *words[end:]])
+        elif verb in ("are", "were") and rest.startswith("the ") and rest.endswith(" of"):
+            rest = f"the {english.plural(rest[4:-3])} of"   # "are the forms of government of"
     elif verb.endswith("s") and not verb.endswith(("ss", "us")) and len(verb) > 3 \
             and verb.isalpha() and verb.islower():
         verb = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes")) else verb[:-1]
@@ -167,12 +174,14 @@ class Realiser:
     most specific type) and whether the answer is plural."""
 
     def __init__(self, form: Form, table: PhraseTable, names: Mapping[str, str],
-                 nouns: Mapping[str, str] | None = None, plural: bool = False) -> None:
+                 nouns: Mapping[str, str] | None = None, plural: bool = False,
+                 several: Collection[str] = ()) -> None:
         self.form = form
         self.table = table
         self.names = dict(names)
         self.nouns = dict(nouns or {})
         self.plural = plural
+        self.several = frozenset(several)
         self._depth = 0
 
     # -- nodes ------------------------------------------------------------------------------
@@ -215,7 +224,9 @@ class Realiser:
             if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
                 continue
             if noun := self.table.noun(c.predicate):
-                return noun.partition(" of ")[0]
+                head, of, _ = noun.partition(" of ")
+                # "country of origin" names a country; "cause of death" names no cause
+                return None if of and head in _NO_NOUN_ALONE else head
         return None
 
     def ref(self, node: str, skip: Constraint | None) -> str:
@@ -253,12 +264,15 @@ class Realiser:
         tail = self.qualifiers(c)
         named = not self.form.is_variable(c.other)
         if c.var_is_subject:
+            attribute = self._attribute(c)
+            if attribute:
+                return self._attribute_phrase(attribute, [other], plural)
             phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
-            return agree(f"{phrase} {other}{tail}", plural)
+            return f"{agree(phrase, plural)} {other}{tail}"
         inverse = self.inverse(c.predicate)
         if inverse:
-            return agree(f"{english.phrase_before(inverse, other, named=named)} {other}{tail}",
-                         plural)
+            return f"{agree(english.phrase_before(inverse, other, named=named), plural)} " \
+                   f"{other}{tail}"
         noun = self.table.noun(c.predicate)
         if noun:
             noun = english.plural(noun) if plural else noun
@@ -269,7 +283,14 @@ class Realiser:
         """One verb phrase per constraint; phrases that differ only in their constant
         merged: "is the birthplace of both Tony Curtis and Richard Dreyfuss"."""
         heads: dict[str, list[str]] = {}
+        attributes: dict[str, list[str]] = {}
         for c in cs:
+            attribute = self._attribute(c)
+            if attribute:   # "has both Portuguese and English as spoken languages"
+                if attribute not in attributes:
+                    heads[f"\0{attribute}"] = attributes[attribute] = []
+                attributes[attribute].append(self.ref(c.other, c))
+                continue
             vp = self.verb_phrase(c, plural)
             if not c.qualifiers and not self.form.is_variable(c.other):
                 name = self.ref(c.other, c)
@@ -279,12 +300,37 @@ class Realiser:
             heads.setdefault(vp, [])
         out = []
         for head, names in heads.items():
-            if not names:
+            if head.startswith("\0"):
+                out.append(self._attribute_phrase(head[1:], names, plural))
+            elif not names:
                 out.append(head)
             else:
                 both = "both " if len(names) == 2 else ""
                 out.append(f"{head} {both}{english.join(names)}")
         return out
+
+    def _attribute(self, c: Constraint) -> str | None:
+        """The noun of a "has the <noun>" relation from ``c.var`` to a named entity,
+        read "has Arabic as a spoken language" (blind rounds 4-6 rated "Which place has
+        the spoken language Arabic …" 3: "like database fields"); None otherwise."""
+        if not c.var_is_subject or c.qualifiers or self.form.is_variable(c.other) \
+                or self.form.nodes.get(c.other, {}).get("kind") == "literal":
+            return None
+        found = re.fullmatch(r"has the ([\w ]+)", self.phrase(c.predicate))
+        if not found or found.group(1).rpartition(" ")[2] in _PREPOSITIONS:
+            return None
+        return found.group(1)
+
+    @staticmethod
+    def _attribute_phrase(noun: str, names: Sequence[str], plural: bool) -> str:
+        """"has Arabic as a spoken language", "has both A and B as spoken languages";
+        a profession that is a plain noun: "works as a singer"."""
+        if noun == "profession" and all(_PLAIN_NOUN.fullmatch(n) for n in names):
+            jobs = [english.article(n[0].lower() + n[1:]) for n in names]
+            return agree(f"works as {english.join(jobs)}", plural)
+        both = "both " if len(names) == 2 else ""
+        role = english.article(noun) if len(names) == 1 else english.plural(noun)
+        return agree(f"has {both}{english.join(list(names))} as {role}", plural)
 
     def phrase(self, predicate: str) -> str:
         if not self.table.readable(predicate):
@@ -318,29 +364,39 @@ class Realiser:
         rest = self._others(var, skip)
         if not rest:
             raise Unphrasable(f"nothing describes {var}")
+        # Several entities answer to the description in the grounding (a film's actors):
+        # "Where were the actors of Heat born?", not "Where was the actor of Heat born?"
+        # answered with three birthplaces (blind round 6: "one actor born on three dates").
+        many = var in self.several
         head = next((c for c in rest if not c.var_is_subject and not c.qualifiers
                      and self.table.noun(c.predicate)), None)
         if head is not None and len(rest) == 1:   # "the director of Jaws"
-            return f"the {self.table.noun(head.predicate)} of {self.ref(head.other, head)}"
-        if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers \
-                and re.fullmatch(r"is the [\w ]+ of", self.phrase(rest[0].predicate)):
-            return f"{self.phrase(rest[0].predicate)[3:]} {self.ref(rest[0].other, rest[0])}"
+            noun = str(self.table.noun(head.predicate))
+            return f"the {english.plural(noun) if many else noun} of " \
+                   f"{self.ref(head.other, head)}"
+        attribute = re.fullmatch(r"is the ([\w ]+) of", self.phrase(rest[0].predicate)) \
+            if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers else None
+        if attribute:   # "the capital of X"
+            noun = english.plural(attribute.group(1)) if many else attribute.group(1)
+            return f"the {noun} of {self.ref(rest[0].other, rest[0])}"
         noun = self.noun(var, skip)
         if noun is None:
             noun = {"person": "person", "place": "place"}.get(self.kind(var))
         if noun is None:
             raise Unphrasable(f"no noun names {var}")
-        clauses = [self.relative(c, noun) for c in rest]
+        clauses = [self.relative(c, noun, many) for c in rest]
         if len(rest) == 1 and _agent_of(noun, clauses[0]):
             noun = "person"   # "the person who directed The Godfather", not "the director
-            clauses = [self.relative(rest[0], noun)]   # that directed The Godfather"
-        return f"the {noun} {' and '.join(clauses)}"
+            clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
+        shown = ("people" if noun == "person" else english.plural(noun)) if many else noun
+        return f"the {shown} {' and '.join(clauses)}"
 
-    def relative(self, c: Constraint, noun: str | None) -> str:
+    def relative(self, c: Constraint, noun: str | None, plural: bool = False) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
-        "whose capital is X", "with music by X", "that features X"."""
+        "whose capital is X", "with music by X", "that features X" ("that feature X"
+        after a ``plural`` noun)."""
         who = "who" if noun in _PERSON_NOUNS or self.kind(c.var) == "person" else "that"
-        vp = self.verb_phrase(c)
+        vp = self.verb_phrase(c, plural)
         first, _, rest = vp.partition(" ")
         if first in ("was", "is", "were", "are") and rest:
             second = rest.partition(" ")[0]
@@ -354,16 +410,22 @@ class Realiser:
             if first == "has" and noun_of and phrase.partition(" ")[2].startswith(
                     ("the ", "a ", "an ")):
                 return f"whose {english.singular(noun_of)} is {other}"   # not "whose films is"
-            if first == "has" and phrase.endswith(" by"):   # "has music by"
+            if first in ("has", "have") and phrase.endswith(" by"):   # "has music by"
                 return f"with {rest}"
         return f"{who} {vp}"
 
     # -- questions -------------------------------------------------------------------------
-    def wh(self, var: str) -> str:
+    def wh(self, var: str, avoid: str = "") -> str:
+        """"who", "which <noun>" or "what" for ``var``; a noun's words that repeat a
+        word of ``avoid`` (the verb phrase the question uses) are dropped: "Which
+        language is spoken in Greece?", not "Which spoken language is spoken …"."""
         kind = self.kind(var)
         if kind == "person":
             return "who"
         noun = self.noun(var)
+        if noun and avoid:
+            stems = {w[:5] for w in avoid.split() if len(w) > 3}
+            noun = " ".join(w for w in noun.split() if w[:5] not in stems) or noun
         if noun and noun not in ("entity", "one", "thing") and not self._named(var, noun):
             return f"which {english.plural(noun) if self.plural else noun}"
         return "who" if noun in _PERSON_NOUNS else "what"
@@ -426,10 +488,16 @@ class Realiser:
         """The most natural question for one constraint where the answer is its
         object: "Where was X born?", "When was X released?", "Who directed Jaws?",
         "What is the capital of France?"; None to use the general form."""
-        if c.var_is_subject:
+        if c.qualifiers:
             return None
         subject = self.ref(c.other, c)
-        if c.qualifiers:
+        if c.var_is_subject:
+            # "Which ethnic group does the actor of X belong to?", not "What includes the
+            # actor of X?": the answer read as the object of the relation's inverse.
+            inverse = self.table.inverse(c.predicate)
+            if inverse and self.wh(c.var) == "what" \
+                    and english.base_form(inverse.partition(" ")[0]):
+                return self._verb_question(c, subject, inverse)
             return None
         phrase = self.phrase(c.predicate)
         return self._where_when(c, subject, phrase) or self._asked(c, subject, phrase)
@@ -443,13 +511,17 @@ class Realiser:
         if wh is None or (within and wh != "where"):
             return None
         wh = f"{wh} in {within}" if within else wh
+        many = c.other in self.several
         m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at)", phrase)
         if m:
-            return english.capitalized(f"{wh} {m.group(1)} {subject} {m.group(2)}?")
-        m2 = re.fullmatch(r"(\w+) (in|on|at)", phrase)
-        if m2 and m2.group(1) in _BASE:
-            aux = "does" if m2.group(1).endswith("s") else "did"
-            return english.capitalized(f"{wh} {aux} {subject} {_BASE[m2.group(1)]}?")
+            return english.capitalized(f"{wh} {agree(m.group(1), many)} {subject} {m.group(2)}?")
+        words = phrase.split()
+        base = english.base_form(words[0]) if len(words) in (2, 3) \
+            and words[-1] in ("in", "on", "at") and "the" not in words else None
+        if base:   # "Where did Adolf Hitler hold office?", "When did X die?"
+            aux = "did" if base[1] else ("do" if many else "does")
+            verb = " ".join((base[0], *words[1:-1]))
+            return english.capitalized(f"{wh} {aux} {subject} {verb}?")
         return None
 
     def _asked(self, c: Constraint, subject: str, phrase: str) -> str | None:
@@ -458,6 +530,16 @@ class Realiser:
         inverse = self.inverse(c.predicate)
         if kind == "person" and inverse and not inverse.startswith(("is ", "was ", "has ")):
             return english.capitalized(f"who {inverse} {subject}?")
+        # Blind rounds 4-6 rated "What is the spoken language of Greece?" and "What are
+        # the teams of Lamar Odom?" 3: a verb asks it as people do.
+        active = english.base_form(phrase.partition(" ")[0]) is not None
+        if inverse and _passive(inverse) and not active:   # not "Which award was won by X?"
+            wh = self.wh(c.var, avoid=inverse)
+            if wh != "what":   # "Which languages are spoken in Greece?"
+                return english.capitalized(f"{wh} {agree(str(inverse), self.plural)} {subject}?")
+        asked = self._verb_question(c, subject, phrase)
+        if asked:
+            return asked
         noun = self.table.noun(c.predicate)
         if noun:
             who = "who" if kind == "person" else "what"
@@ -465,9 +547,42 @@ class Realiser:
                 return english.capitalized(f"{who} are the {english.plural(noun)} of {subject}?")
             return english.capitalized(f"{who} is the {noun} of {subject}?")
         if m:   # "Which award was X nominated for?"
-            return english.capitalized(
-                f"{self.wh(c.var)} {m.group(1)} {subject} {m.group(2)} {m.group(3)}?")
+            return english.capitalized(f"{self.wh(c.var)} {agree(m.group(1), c.other in self.several)}"
+                                       f" {subject} {m.group(2)} {m.group(3)}?")
         return None
+
+    def _verb_question(self, c: Constraint, subject: str, phrase: str) -> str | None:
+        """The answer asked as the object of ``phrase`` (read from ``subject`` to the
+        answer) with its verb after the subject: "Which instrument does Ringo Starr
+        play?", "Which team did Lamar Odom play for?", "Which time zone is Kansas in?",
+        "Which country is Al Pacino a citizen of?". None for a phrase that does not start
+        with a verb this can move ("has the capital"), or one that says nothing after
+        its copula."""
+        if _RELATIVE.search(subject):
+            # "Which genres is the film that features Peter Stormare in?" strands its
+            # preposition behind a clause: "What are the genres of …" reads better.
+            return None
+        head, the, tail = phrase.partition(" the ")
+        noun = tail if the and tail.rpartition(" ")[2] not in _PREPOSITIONS else None
+        if noun is None:
+            head = phrase
+        first, _, rest = head.partition(" ")
+        many = c.other in self.several
+        if noun:
+            noun = english.plural(noun) if self.plural else noun
+            wh = "who" if self.kind(c.var) == "person" else f"which {noun}"
+        else:
+            wh = self.wh(c.var)
+        if first in ("is", "was"):
+            if not rest or rest.startswith(("the ", "located", "based")) or wh == "what":
+                return None
+            be, _, rest = agree(f"{first} {rest}", many).partition(" ")   # "are citizens of"
+            return english.capitalized(f"{wh} {be} {subject} {rest}?")
+        base = english.base_form(first)
+        if base is None:
+            return None
+        aux = "did" if base[1] else ("do" if many else "does")
+        return english.capitalized(f"{wh} {aux} {subject} {' '.join((base[0], rest)).strip()}?")
 
     # -- statements ------------------------------------------------------------------------
     def statement(self, answers: Sequence[str], capped: bool = False,
@@ -486,6 +601,18 @@ class Realiser:
             if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
             qualifiers = self.qualifiers(c)
+            inverse = self.inverse(c.predicate)
+            active = english.base_form(phrase.partition(" ")[0]) is not None
+            if inverse and not qualifiers and not active and (_passive(inverse) or re.fullmatch(
+                    r"(?:is|was) the [\w ]+ of", phrase)) and not inverse.startswith(
+                    ("is the ", "was the ", "has ")):
+                # as the question asks it: "Italian is spoken in Argentina.", "Ed Asner
+                # and Dianne Wiest were born in …" (not "… is the birthplace of Ed Asner")
+                subject = self.ref(c.other, c)
+                verb = english.phrase_before(inverse, subject)
+                head = f"{listed}, among others," if capped else listed
+                return english.sentence(english.capitalized(
+                    f"{head} {agree(verb, many)} {subject}"))
             attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
             if attribute and not qualifiers:
                 # "The capital of the country of origin of Pulp Fiction is Washington,
@@ -501,20 +628,38 @@ class Realiser:
                 # "features the characters A and B", "is in the genres …" (not "composed
                 # the music fors")
                 phrase = f"{tail.group(1)} {english.plural(tail.group(2))}"
+            phrase = agree(phrase, c.other in self.several)   # "The actors of Heat were born in"
             text = f"{self.ref(c.other, c)} {phrase} {listed}{qualifiers}"
             if capped:
                 text += ", among others"
             return english.sentence(english.capitalized(text))
         vps = self.verb_phrases(cs, many)
+        shared = re.fullmatch(r"(?:is|are) the ([\w ]+?) of (both .+)", vps[0]) \
+            if len(vps) == 1 else None
+        if shared:   # "The profession of both A and B is Actor.", not "Actor is the …"
+            verb = "include" if capped else ("are" if many else "is")
+            return english.sentence(english.capitalized(
+                f"the {shared.group(1)} of {shared.group(2)} {verb} {listed}"))
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
 
 
-_PREPOSITIONS = frozenset({"for", "of", "in", "by", "at", "on", "to", "with", "from", "as"})
-"""Words a phrase may end in before its object ("composed the music for")."""
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+
+
+def _passive(phrase: str) -> bool:
+    """Whether ``phrase`` is a passive verb and its preposition ("is spoken in", "was
+    won by"): a question asks its subject with it ("Which language is spoken in …")."""
+    found = re.fullmatch(r"(?:is|was) (\w+) (?:in|by|at|on|to|from|for)", phrase)
+    return found is not None and (found.group(1).endswith(("ed", "en"))
+                                  or found.group(1) in _IRREGULAR_PAST)
+
+
+_RELATIVE = re.compile(r"\b(?:that|who|whose|which)\b|\b\w+ed by\b|\b(?:born|located|based) in\b")
+"""A description with a clause or participle after its noun ("the film that features X",
+"the films directed by X")."""
 
 
 def _agent_of(noun: str, clause: str) -> bool:
@@ -540,15 +685,77 @@ def ordered_constraints(form: Form, added: Sequence[Any]) -> list[Constraint]:
     return sorted(form.constraints.get(form.answer, []), key=is_added)
 
 
-def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
-                     table: PhraseTable, *, rule: str, union_subjects: Sequence[Any] = (),
-                     plural: bool = False) -> str | None:
-    """q̃ of an extended query's first disjunct ``graph`` (query-graph JSON), its
-    constraints in :func:`ordered_constraints`' order; a union's subject as its
-    namesakes told apart. None when it cannot be realised."""
+Fanout = Callable[[str, str, bool], "int | None"]
+"""``(entity, predicate, outgoing)`` -> how many facts over ``predicate`` the store holds
+from (``outgoing``) or into ``entity`` (None: not known)."""
+
+
+def several_bindings(graph: Mapping[str, Any], facts: Sequence[Any],
+                     fanout: Fanout | None = None) -> frozenset[str]:
+    """The variables other than the answer that several entities fill: in the grounding
+    ``facts`` (triples with ``s``, ``p``, ``o``; the same for every label of a question,
+    the grounding before any edit), or, for a variable described by one relation to a
+    constant, in the store (``fanout``: Jumper has several actors even where one of
+    them has the asked fact). "Where were the actors of Heat born?", not "Where was the
+    actor of Heat born?" answered with three birthplaces."""
     try:
         form = logical_form(graph)
-        realiser = Realiser(form, table, {**graph_names(graph), **names}, plural=plural)
+    except Unphrasable:
+        return frozenset()
+    cvts = {n for n, info in form.nodes.items() if info.get("is_cvt")}
+    several: set[str] = set()
+    for var, cs in form.constraints.items():
+        if var == form.answer or var in cvts:
+            continue
+        fills: set[str] | None = None
+        for c in cs:
+            if c.qualifiers or form.is_variable(c.other):
+                continue
+            value = str(form.nodes.get(c.other, {}).get("value") or c.other)
+            found = _fillers(facts, c.predicate, value, c.var_is_subject)
+            fills = found if fills is None else fills & found
+        if fills is not None and len(fills) > 1:
+            several.add(var)
+            continue
+        named = [c for c in cs if not form.is_variable(c.other)]
+        if fanout is not None and len(named) == 1 and len(cs) <= 2 and not named[0].qualifiers:
+            c = named[0]
+            value = str(form.nodes.get(c.other, {}).get("value") or c.other)
+            outer, _, role = c.predicate.partition("..")   # a mediator: count its facts
+            count = fanout(value, role or outer, False) if c.var_is_subject \
+                else fanout(value, outer, True)
+            if count is not None and count > 1:
+                several.add(var)
+    return frozenset(several)
+
+
+def _fillers(facts: Sequence[Any], predicate: str, value: str, var_is_subject: bool
+             ) -> set[str]:
+    """The entities ``facts`` link to the constant ``value`` over ``predicate`` (a folded
+    ``outer..role`` through a mediator: two hops), on the variable's side."""
+    outer, folded, role = predicate.partition("..")
+    if not folded:
+        if var_is_subject:
+            return {str(t.s) for t in facts if t.p == predicate and t.o == value}
+        return {str(t.o) for t in facts if t.p == predicate and t.s == value}
+    if var_is_subject:   # ?var -outer-> cvt -role-> value
+        cvts = {str(t.s) for t in facts if t.p == role and t.o == value}
+        return {str(t.s) for t in facts if t.p == outer and t.o in cvts}
+    cvts = {str(t.o) for t in facts if t.p == outer and t.s == value}
+    return {str(t.o) for t in facts if t.p == role and t.s in cvts}
+
+
+def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
+                     table: PhraseTable, *, rule: str, union_subjects: Sequence[Any] = (),
+                     plural: bool = False, several: Collection[str] = ()) -> str | None:
+    """q̃ of an extended query's first disjunct ``graph`` (query-graph JSON), its
+    constraints in :func:`ordered_constraints`' order; a union's subject as its
+    namesakes told apart; ``several``: :func:`several_bindings`. None when it cannot be
+    realised."""
+    try:
+        form = logical_form(graph)
+        realiser = Realiser(form, table, {**graph_names(graph), **names}, plural=plural,
+                            several=several)
         text = realiser.question(ordered_constraints(form, added))
         if rule == "union":
             text = union_text(text, names, union_subjects, table)
@@ -559,13 +766,14 @@ def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapp
 
 def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
                       table: PhraseTable, answers: Sequence[str], *, rule: str,
-                      union_subjects: Sequence[Any] = (), capped: bool = False) -> str | None:
+                      union_subjects: Sequence[Any] = (), capped: bool = False,
+                      several: Collection[str] = ()) -> str | None:
     """ã of the same query (:meth:`Realiser.statement`); None when it cannot be
     realised."""
     try:
         form = logical_form(graph)
         realiser = Realiser(form, table, {**graph_names(graph), **names},
-                            plural=len(answers) > 1 or capped)
+                            plural=len(answers) > 1 or capped, several=several)
         text = realiser.statement(answers, capped, ordered_constraints(form, added))
         if rule == "union":   # the namesakes may start the sentence: "The Psycho that …"
             text = english.capitalized(union_text(text, names, union_subjects, table))
@@ -581,4 +789,4 @@ def graph_names(graph: Mapping[str, Any]) -> dict[str, str]:
 
 
 __all__ = ["Constraint", "Form", "Realiser", "agree", "logical_form", "ordered_constraints",
-           "realise_question", "realise_statement"]
+           "Fanout", "realise_question", "realise_statement", "several_bindings"]

@@ -16,7 +16,7 @@ from extension.core.samples import StructuredSample
 from extension.verbalize import english
 from extension.verbalize.answers import constant_names
 from extension.verbalize.extended_question import extended_question, question_nouns
-from extension.verbalize.realise import realise_question
+from extension.verbalize.realise import Fanout, realise_question, several_bindings
 from extension.verbalize.relation_phrases import PhraseTable, as_table
 
 
@@ -74,13 +74,14 @@ def _json_nodes(graph: object) -> list[dict[str, object]]:
     return [n for n in nodes if isinstance(n, dict)]
 
 
-def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None) -> str:
+def sample_question(sample: StructuredSample, phrases: Mapping[str, str] | None,
+                    fanout: Fanout | None = None) -> str:
     """q̃ of a structured sample, realised from its extended query's logical form
     (:func:`realised_question`); a form that cannot be realised (a file written before
     the engine checked it) gets :func:`extended_question` with the sample's names,
     nouns and union namesakes."""
     table = as_table(phrases)
-    realised = realised_question(sample, table)
+    realised = realised_question(sample, table, fanout)
     if realised is not None:
         return realised
     query = sample.query
@@ -105,7 +106,8 @@ def cased_question(sample: StructuredSample) -> str:
     return english.capitalized(text)
 
 
-def realised_question(sample: StructuredSample, table: PhraseTable) -> str | None:
+def realised_question(sample: StructuredSample, table: PhraseTable,
+                      fanout: Fanout | None = None) -> str | None:
     """q̃ from the extended query (CAQA §4.4; issue 34: rewritten from the logical form,
     never appended to q, which stays in ``source.question``): the original query's
     constraints first, then the one the rule added. None when it cannot be realised."""
@@ -113,8 +115,9 @@ def realised_question(sample: StructuredSample, table: PhraseTable) -> str | Non
     graph = (query.extended or (query.original,))[0]
     names = constant_names(sample)
     many = len(sample.answer_entities) > 1 or sample.answers_capped
+    several = several_bindings(graph, sample.original_subgraph, fanout)
     return realise_question(graph, query.added, names, table, rule=query.rule,
-                            union_subjects=query.union_subjects, plural=many)
+                            union_subjects=query.union_subjects, plural=many, several=several)
 
 
 def _old_subject(original: object, extended: Sequence[object]) -> str | None:

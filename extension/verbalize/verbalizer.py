@@ -42,6 +42,7 @@ from extension.verbalize.citations import (
 )
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.quality import placeholder_words
+from extension.verbalize.realise import Fanout
 from extension.verbalize.relation_phrases import (
     FrameColumns,
     PhraseTable,
@@ -127,9 +128,10 @@ class TemplateVerbalizer:
     def __init__(self, predicate_labels: Mapping[str, str] | None = None,
                  overrides: Mapping[str, str] | None = None,
                  frames: Mapping[str, FrameColumns] | None = None,
-                 slot_size: SlotSize | None = None) -> None:
+                 slot_size: SlotSize | None = None, fanout: Fanout | None = None) -> None:
         self.phrases = PhraseTable(predicate_labels, overrides, frames)
         self.slot_size = slot_size
+        self.fanout = fanout
 
     @classmethod
     def from_store(cls, store: Store, overrides_file: Path | None = None) -> TemplateVerbalizer:
@@ -141,10 +143,13 @@ class TemplateVerbalizer:
         def slot_size(subject: str, predicate: str) -> int | None:
             return store_slot_size(store, subject, predicate)
 
+        def fanout(entity: str, predicate: str, outgoing: bool) -> int | None:
+            return store_fanout(store, entity, predicate, outgoing)
+
         if overrides_file is None:
-            return cls(labels, slot_size=slot_size)
+            return cls(labels, slot_size=slot_size, fanout=fanout)
         return cls(labels, load_relation_phrases(overrides_file),
-                   load_relation_frames(overrides_file), slot_size=slot_size)
+                   load_relation_frames(overrides_file), slot_size=slot_size, fanout=fanout)
 
     def verbalize(self, sample: StructuredSample) -> Verbalization:
         """The text of ``sample`` (see :class:`Verbalization`). Raises
@@ -195,8 +200,8 @@ class TemplateVerbalizer:
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
                                for s in sample.sub_facts)
-        question = sample_question(sample, table)
-        statement = answer_statement(sample, table)
+        question = sample_question(sample, table, self.fanout)
+        statement = answer_statement(sample, table, self.fanout)
         names = [n for t in context for n in (t.s_name, t.o_name) if n] + \
             [a.name for a in sample.answer_entities if a.name]
         for which, text in (("question", question), ("answer statement", statement)):
@@ -269,6 +274,17 @@ def store_slot_size(store: Store, subject: str, predicate: str) -> int | None:
     if around.truncated:
         return None
     return sum(1 for f in around.facts if f.subject == subject and f.predicate == predicate)
+
+
+def store_fanout(store: Store, entity: str, predicate: str, outgoing: bool) -> int | None:
+    """How many ``predicate`` facts start (``outgoing``) or end at ``entity`` in
+    ``store``, from its kept neighbourhood (as :func:`store_slot_size`); None when that
+    is larger than :data:`SLOT_READ_LIMIT`."""
+    around = store.adjacency(entity, limit=SLOT_READ_LIMIT, detail="brief")
+    if around.truncated:
+        return None
+    end = (lambda f: f.subject == entity) if outgoing else (lambda f: f.object == entity)
+    return sum(1 for f in around.facts if f.predicate == predicate and end(f))
 
 
 def exhaustive_slots(sample: StructuredSample,

@@ -24,7 +24,14 @@ from extension.verbalize.planner import (
     unaskable,
 )
 from extension.verbalize.quality import doubled_words, placeholder_words, text_score
-from extension.verbalize.realise import Realiser, logical_form, realise_question, realise_statement
+from extension.core.samples import Triple
+from extension.verbalize.realise import (
+    Realiser,
+    logical_form,
+    realise_question,
+    realise_statement,
+    several_bindings,
+)
 from extension.verbalize.relation_phrases import PhraseTable, relation_phrase
 
 TABLE = PhraseTable()
@@ -68,7 +75,70 @@ def test_single_constraint_questions_use_the_question_word_of_the_answer() -> No
     assert question(graph([("m.jaws", "people.person.place_of_birth", "?x")], JAWS)) \
         == "Where was Jaws born?"
     assert question(graph([("m.jaws", "film.film.genre", "?x")], JAWS)) \
-        == "What is the genre of Jaws?"
+        == "Which genre is Jaws in?"
+
+
+NAMES = {"m.gr": "Greece", "m.ls": "Lamar Odom", "m.ka": "Kansas", "m.ap": "Al Pacino",
+         "m.bm": "Brittany Murphy", "m.eg": "Egypt", "m.ar": "Arabic", "m.cu": "Cairo University",
+         "m.en": "English", "m.pt": "Portuguese", "m.jb": "Jessica Biel", "m.si": "Singer",
+         "m.heat": "Heat", "m.vk": "Val Kilmer", "m.rd": "Robert De Niro", "m.la": "Los Angeles",
+         "m.ny": "New York City", "m.c1": "c1", "m.c2": "c2"}
+
+
+def test_an_object_is_asked_with_a_verb_where_the_frame_has_one() -> None:
+    """Blind rounds 4-6 rated "What is the spoken language of Greece?" and "What are
+    the teams of Lamar Odom?" 3 of 5: the answer is asked as the object of a verb."""
+    assert question(graph([("m.gr", "location.country.languages_spoken", "?x")], NAMES)) \
+        == "Which language is spoken in Greece?"
+    assert question(graph([("m.gr", "location.country.languages_spoken", "?x")], NAMES),
+                    plural=True) == "Which languages are spoken in Greece?"
+    assert question(graph([("m.ka", "location.location.time_zones", "?x")], NAMES)) \
+        == "Which time zone is Kansas in?"
+    assert question(graph([("m.ap", "people.person.nationality", "?x")], NAMES)) \
+        == "Which country is Al Pacino a citizen of?"
+    assert question(graph([("m.bm", "people.deceased_person.cause_of_death", "?x")], NAMES)) \
+        == "What did Brittany Murphy die of?"
+
+
+def test_a_stranded_preposition_waits_for_a_short_subject() -> None:
+    g = graph([("?f", "film.film.starring..film.performance.actor", "m.vk"),
+               ("?f", "film.film.genre", "?x")], NAMES, cvts=())
+    text = question(g)
+    assert text is not None and not text.endswith(" in?"), text
+
+
+def test_an_attribute_constraint_reads_as_people_write_it() -> None:
+    g = graph([("?x", "location.country.languages_spoken", "m.ar"),
+               ("?x", "location.location.contains", "m.cu")], NAMES)
+    assert question(g) == "Which country has Arabic as a spoken language and contains Cairo " \
+        "University?" or question(g).startswith("What has Arabic as a spoken language")
+    both = graph([("?x", "location.country.languages_spoken", "m.pt"),
+                  ("?x", "location.country.languages_spoken", "m.en")], NAMES)
+    assert "has both Portuguese and English as spoken languages" in str(question(both))
+    job = graph([("?x", "people.person.profession", "m.si"),
+                 ("?x", "people.person.spouse_s..people.marriage.spouse", "m.jb")], NAMES)
+    assert str(question(job)).startswith("Who works as a singer and ")
+    assert realise_statement(job, [], NAMES, TABLE, ["Justin Timberlake"], rule="none") \
+        .startswith("Justin Timberlake works as a singer and ")
+
+
+def test_an_intermediate_several_entities_fill_reads_in_the_plural() -> None:
+    """Blind round 6: "When was the actor of Saving Private Ryan born?" answered with
+    three dates read as "one actor born on three dates"."""
+    g = graph([("m.heat", "film.film.starring..film.performance.actor", "?a"),
+               ("?a", "people.person.place_of_birth", "?x")], NAMES)
+    facts = [Triple(s="m.heat", p="film.film.starring", o="m.c1"),
+             Triple(s="m.c1", p="film.performance.actor", o="m.vk"),
+             Triple(s="m.heat", p="film.film.starring", o="m.c2"),
+             Triple(s="m.c2", p="film.performance.actor", o="m.rd")]
+    several = several_bindings(g, facts)
+    assert several == {"?a"}
+    assert several_bindings(g, facts[:2]) == frozenset()
+    assert question(g, several=several) == "Where were the actors of Heat born?"
+    assert question(g) == "Where was the actor of Heat born?"
+    assert realise_statement(g, [], NAMES, TABLE, ["Los Angeles", "New York City"],
+                             rule="none", several=several) \
+        == "The actors of Heat were born in Los Angeles and New York City."
 
 
 def test_an_intermediate_entity_is_described_by_the_relation_that_identifies_it() -> None:
@@ -90,7 +160,7 @@ def test_two_constraints_coordinate_with_the_answer_as_subject() -> None:
     g = graph([("?x", "film.film.directed_by", "m.jw"), ("?x", "film.film.prequel", "m.sw")],
               JAWS)
     assert question(g, [("?x", "film.film.prequel", "m.sw")], rule="intersection_way2") \
-        == "Which film was directed by John Williams and has the prequel Star Wars?"
+        == "Which film was directed by John Williams and has Star Wars as a prequel?"
 
 
 def test_a_mediator_hop_reads_as_one_relation_and_its_qualifier_as_a_preposition() -> None:
@@ -273,13 +343,24 @@ def test_an_attribute_answer_reads_as_the_attribute_of_its_subject() -> None:
     "… has the capital Washington, D.C." (blind readers: 3 of 5, "like database
     fields"); several answers take the plural noun, a verb phrase its plural object."""
     names = {"m.eg": "Egypt", "m.ar": "Arabic", "m.fc": "Fight Club"}
-    g = graph([("m.eg", "location.country.languages_spoken", "?x")], names)
-    assert realise_statement(g, [], names, TABLE, ["Arabic"], rule="none") \
-        == "The spoken language of Egypt is Arabic."
-    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none") \
-        == "The spoken languages of Egypt are Arabic and French."
-    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none",
-                             capped=True) == "The spoken languages of Egypt include Arabic and French."
+    g = graph([("m.eg", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Republic"], rule="none") \
+        == "The form of government of Egypt is Republic."
+    assert realise_statement(g, [], names, TABLE, ["Republic", "Unitary state"], rule="none") \
+        == "The forms of government of Egypt are Republic and Unitary state."
+    assert realise_statement(g, [], names, TABLE, ["Republic", "Unitary state"], rule="none",
+                             capped=True) \
+        == "The forms of government of Egypt include Republic and Unitary state."
+    # a relation with a passive reading is stated as its question asks it ("Which
+    # languages are spoken in Egypt?")
+    spoken = graph([("m.eg", "location.country.languages_spoken", "?x")], names)
+    assert realise_statement(spoken, [], names, TABLE, ["Arabic", "French"], rule="none") \
+        == "Arabic and French are spoken in Egypt."
+    pair = {"m.a": "Adam Sandler", "m.b": "Jackie Chan"}
+    both = graph([("m.a", "people.person.profession", "?x"),
+                  ("m.b", "people.person.profession", "?x")], pair)
+    assert realise_statement(both, [], pair, TABLE, ["Comedian"], rule="none") \
+        == "The profession of both Adam Sandler and Jackie Chan is Comedian."
     music = graph([("?x", "film.film.music", "m.jp")], {"m.jp": "John Powell"})
     text = realise_statement(music, [], {"m.jp": "John Powell"}, TABLE, ["Hancock", "Be Cool"],
                              rule="none")

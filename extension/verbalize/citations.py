@@ -99,8 +99,20 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
         # of blind round 6).
         other = _object_text(t, table)
         return f"{other} {english.phrase_before(inverse, _subject_text(t))} {_subject_text(t)}"
+    back = None if t.literal or reverse is not None else table.reverse(t.p)
+    if back and _OF_PHRASE.fullmatch(table[t.p]) and _HAS_PHRASE.fullmatch(table[back]):
+        # "Barack Obama works as a lawyer", not "Lawyer is the profession of Barack Obama"
+        t = Triple(s=t.o, p=back, o=t.s, s_name=t.o_name, o_name=t.s_name)
     other = _object_text(t, table)
+    attribute = None if t.literal else _HAS_PHRASE.fullmatch(table[t.p])
+    if attribute:   # "Egypt has Arabic as a spoken language"
+        return f"{_subject_text(t)} {english.attribute_phrase(attribute.group(1), [other])}"
     return f"{_subject_text(t)} {english.phrase_before(_dated_phrase(t, table), other)} {other}"
+
+
+_HAS_PHRASE = re.compile(r"has the ((?:[\w-]+ )*(?!(?:of|by|in|for|to|with|from|on|at)$)[\w-]+)")
+"""A "has the <noun>" frame whose noun does not end in a preposition."""
+_OF_PHRASE = re.compile(r"(?:is|was) the [\w -]+ of")
 
 
 _CONTAINER = re.compile(r"(?:partially )?contains$|includes\b")
@@ -141,18 +153,38 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     if phrase:
         subjects = english.join([_subject_text(t) for t in triples])
         return english.sentence(english.sentence_start(
-            f"{_object_text(first, table)} {phrase} {subjects} only"))
+            f"{_object_text(first, table)} {_only(phrase, subjects)}"))
     subject = _subject_text(first)
     objects = english.join([_object_text(t, table) for t in triples])
-    noun = has_noun(table[first.p])
+    own = table[first.p]
+    noun = has_noun(own)
+    ending = re.fullmatch(r"(?:is in|follows|plays|performs in) the ([\w ]+)", own)
+    if noun is None and ending and ending.group(1).rpartition(" ")[2] not in _PREPOSITIONS:
+        noun = ending.group(1)   # "Kansas's only time zone is …", "… only religion is …"
     if noun is None:
         return english.sentence(english.sentence_start(
-            f"{subject} {_dated_phrase(first, table)} {objects} only"))
+            f"{subject} {_only(_dated_phrase(first, table), objects)}"))
     many = len(triples) > 1
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
     return english.sentence(english.sentence_start(
         f"{owner} only {noun} {'are' if many else 'is'} {objects}"))
+
+
+_PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "from", "into"})
+
+
+def _only(phrase: str, objects: str) -> str:
+    """``phrase`` and its ``objects`` with "only" where a writer puts it: before the
+    phrase's last preposition ("is a citizen only of the United Kingdom", "was directed
+    only by Rob Minkoff"), after a lone verb ("speaks only English"); else at the end.
+    Readers of blind rounds 5-6 found a trailing "only" odd ("directed Chinatown only")."""
+    words = phrase.split()
+    if len(words) >= 2 and words[-1] in _PREPOSITIONS:
+        return f"{' '.join(words[:-1])} only {words[-1]} {objects}"
+    if len(words) == 1 and english.base_form(words[0]) is not None:
+        return f"{phrase} only {objects}"
+    return f"{phrase} {objects} only"
 
 
 class _Fold:

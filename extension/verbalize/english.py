@@ -360,3 +360,23 @@ def base_form(verb: str) -> tuple[str, bool] | None:
     if verb.endswith(("ches", "shes", "sses", "xes", "zes")):
         return verb[:-2], False
     return verb[:-1], False
+
+
+_PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?:[- ][a-z]+)*")
+"""A name that is a common noun written with a capital ("Film editor", "Singer"): it reads
+lower-case after "works as a"."""
+
+
+def attribute_phrase(noun: str, names: Sequence[str], many: bool = False) -> str:
+    """A "has the <noun>" relation to named values as people write it: "has Arabic as a
+    spoken language", "has both A and B as spoken languages"; a profession that is a
+    plain noun "works as a singer". Blind rounds 4-6 rated "has the spoken language
+    Arabic" 3 of 5 ("like database fields"). Says nothing about other values: "has X
+    as a …", not "X's … is", which readers take as the only one. ``many``: the
+    subject is plural ("have …", "work as …")."""
+    if noun == "profession" and all(_PLAIN_NOUN.fullmatch(n) for n in names):
+        jobs = [article(n[0].lower() + n[1:]) for n in names]
+        return f"{'work' if many else 'works'} as {join(jobs)}"
+    both = "both " if len(names) == 2 else ""
+    role = article(noun) if len(names) == 1 else plural(noun)
+    return f"{'have' if many else 'has'} {both}{join(list(names))} as {role}"

@@ -131,9 +131,6 @@ _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "cit
                            "organization", "university", "school", "character", "actor",
                            "series", "program", "sport", "instrument", "religion"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
-_PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?: [a-z]+)*")
-"""A name that is a common noun written with a capital ("Film editor", "Singer"): it reads
-lower-case after "works as a"."""
 _NO_NOUN_ALONE = frozenset({"cause", "form", "date", "number", "kind", "type", "part",
                             "name", "rate", "means", "mode", "place"})
 """Heads of "<head> of <noun>" frame nouns that name nothing alone: "What did Brittany
@@ -266,7 +263,7 @@ class Realiser:
         if c.var_is_subject:
             attribute = self._attribute(c)
             if attribute:
-                return self._attribute_phrase(attribute, [other], plural)
+                return english.attribute_phrase(attribute, [other], plural)
             phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
             return f"{agree(phrase, plural)} {other}{tail}"
         inverse = self.inverse(c.predicate)
@@ -301,7 +298,7 @@ class Realiser:
         out = []
         for head, names in heads.items():
             if head.startswith("\0"):
-                out.append(self._attribute_phrase(head[1:], names, plural))
+                out.append(english.attribute_phrase(head[1:], names, plural))
             elif not names:
                 out.append(head)
             else:
@@ -320,17 +317,6 @@ class Realiser:
         if not found or found.group(1).rpartition(" ")[2] in _PREPOSITIONS:
             return None
         return found.group(1)
-
-    @staticmethod
-    def _attribute_phrase(noun: str, names: Sequence[str], plural: bool) -> str:
-        """"has Arabic as a spoken language", "has both A and B as spoken languages";
-        a profession that is a plain noun: "works as a singer"."""
-        if noun == "profession" and all(_PLAIN_NOUN.fullmatch(n) for n in names):
-            jobs = [english.article(n[0].lower() + n[1:]) for n in names]
-            return agree(f"works as {english.join(jobs)}", plural)
-        both = "both " if len(names) == 2 else ""
-        role = english.article(noun) if len(names) == 1 else english.plural(noun)
-        return agree(f"has {both}{english.join(list(names))} as {role}", plural)
 
     def phrase(self, predicate: str) -> str:
         if not self.table.readable(predicate):

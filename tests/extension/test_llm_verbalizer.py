@@ -363,7 +363,7 @@ def test_an_exhaustive_citation_keeps_the_template_text(
     """The prompt cannot ask for "only": the template citation states it, and the LLM
     is asked for the answer statement alone (q̃ is q under rule none)."""
     sample = _exhaustive_sample()
-    expected = "The Godfather is in the genre Western and Horror only."
+    expected = "The Godfather's only genres are Western and Horror."
     assert [c.text for c in template.verbalize(sample).citations] == [expected]
     text = verbalizer(server, tmp_path, template).verbalize(sample)
     assert [c.text for c in text.citations] == [expected]

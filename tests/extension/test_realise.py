@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from extension.core.samples import Triple
 from extension.verbalize.extended_question import Unphrasable
 from extension.verbalize.planner import (
     HUB_MIN_FACTS,
@@ -24,7 +25,6 @@ from extension.verbalize.planner import (
     unaskable,
 )
 from extension.verbalize.quality import doubled_words, placeholder_words, text_score
-from extension.core.samples import Triple
 from extension.verbalize.realise import (
     Realiser,
     logical_form,

@@ -129,7 +129,8 @@ def assert_names_in(text: str, triples: Sequence[Triple], cvts: set[str]) -> Non
         if t.s not in cvts:
             assert shown(t, "s") in text, (t, text)
         if t.literal or t.o not in cvts:
-            assert shown(t, "o") in text, (t, text)
+            # (a profession reads lower-case: "works as a musician")
+            assert shown(t, "o").lower() in text.lower(), (t, text)
     for c in cvts:
         assert c not in text, (c, text)
 
@@ -308,7 +309,7 @@ def test_known_demo_texts(demo_texts: list[tuple[StructuredSample, Verbalization
         "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in godfather.citations] == [
         "The Godfather's only sequel is The Godfather Part II.",
-        "The Godfather was directed by Francis Ford Coppola only."]
+        "The Godfather was directed only by Francis Ford Coppola."]
     assert godfather.answer == \
         "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
     inception = by_id[("demo-008:supportive", 0)]
@@ -722,7 +723,7 @@ def test_from_store_names_wikidata_predicates_by_their_labels(tmp_path: Path) ->
     # the store holds no other director or filming location of Jaws: "only" (no slot
     # of a number says it)
     assert [c.text for c in text.citations] == [
-        "Jaws was directed by Steven Spielberg only. Jaws' only filming location is Martha's "
+        "Jaws was directed only by Steven Spielberg. Jaws' only filming location is Martha's "
         "Vineyard. Jaws has the duration 124."]
 
 
@@ -747,7 +748,7 @@ def test_constructor_overrides_and_labels() -> None:
     assert verbalizer.name == "template"
     assert texts_of(verbalizer, s) == [
         "The Godfather was followed by The Godfather Part II. "
-        "The Godfather has the filming location New York City."]
+        "The Godfather has New York City as a filming location."]
 
 
 # -- questions and answers ---------------------------------------------------------------------
@@ -813,7 +814,7 @@ def test_verbalize_names_the_old_subject_of_way_1_from_the_subgraph() -> None:
     text = TemplateVerbalizer().verbalize(s)
     assert text.question_extended == "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in text.citations] == [
-        "The Godfather has the sequel The Godfather Part II.",
+        "The Godfather has The Godfather Part II as a sequel.",
         "The Godfather was directed by Francis Ford Coppola."]
 
 
@@ -965,7 +966,7 @@ def test_a_fact_without_a_readable_predicate_or_name_fails_the_sample() -> None:
             TemplateVerbalizer().verbalize(sample([triple], answers=[answer("Q721")]))
     labelled = Triple(p="P800", o="Q1", o_name="Symphony No. 9", **beethoven)
     text = TemplateVerbalizer().verbalize(sample([labelled], answers=[answer("Q1")]))
-    assert text.citations[0].text == "Ludwig van Beethoven has the notable work Symphony No. 9."
+    assert text.citations[0].text == "Ludwig van Beethoven has Symphony No. 9 as a notable work."
 
 
 def test_fb15k237_locale_suffixes_are_not_shown() -> None:
@@ -975,7 +976,7 @@ def test_fb15k237_locale_suffixes_are_not_shown() -> None:
                o_name="Inventor-GB")
     text = TemplateVerbalizer().verbalize(sample([t], answers=[AnswerEntity(
         id="m.inv", name="Inventor-GB")]))
-    assert text.citations[0].text == "Benjamin Franklin has the profession Inventor."
+    assert text.citations[0].text == "Benjamin Franklin works as an inventor."
     assert "-GB" not in text.answer and "Inventor" in text.answer
 
 
@@ -1181,7 +1182,7 @@ def test_a_replaced_answer_on_a_place_relation_says_only() -> None:
     s = sample(sub, complexity="single", subjects=["m.robin"], answers=[answer("m.usa")],
                label="contradictory", edit=edit, original=orig, query_original=query)
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
-    assert texts == ["Robin Wright is a citizen of the United Kingdom only."], texts
+    assert texts == ["Robin Wright is a citizen only of the United Kingdom."], texts
 
 
 def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
@@ -1229,9 +1230,26 @@ def test_a_reverse_property_reads_by_its_partners_frame() -> None:
     assert hop_sentence([fact], set()) == "Newton is in the time zone Eastern Time Zone."
     countries = Triple(s="m.rep", p="government.form_of_government.countries", o="m.gm",
                        s_name="Republic", o_name="the Gambia")
-    assert hop_sentence([countries], set()) == "The Gambia has the form of government Republic."
+    assert hop_sentence([countries], set()) == "The Gambia has Republic as a form of government."
     assert table.partner("film.film.directed_by") is None
     assert table.partner("people.person.gender") is None
+
+
+def test_an_attribute_fact_reads_as_people_state_it() -> None:
+    """"Barack Obama works as a lawyer", "Egypt has Arabic as a spoken language": not
+    "Lawyer is the profession of Barack Obama", "Egypt has the spoken language Arabic"
+    (blind rounds 4-6: 3 of 5, "like database fields"). Neither says the value is the
+    only one: that is what "only" is for."""
+    job = Triple(s="m.law", p="people.profession.people_with_this_profession", o="m.bo",
+                 s_name="Lawyer", o_name="Barack Obama")
+    assert hop_sentence([job], set()) == "Barack Obama works as a lawyer."
+    spoken = Triple(s="m.eg", p="location.country.languages_spoken", o="m.ar",
+                    s_name="Egypt", o_name="Arabic")
+    assert hop_sentence([spoken], set()) == "Egypt has Arabic as a spoken language."
+    odd = Triple(s="m.bo", p="people.person.profession", o="m.att",
+                 s_name="Barack Obama", o_name="Attorneys in the United States")
+    assert hop_sentence([odd], set()) == \
+        "Barack Obama has Attorneys in the United States as a profession."
 
 
 def test_only_is_said_in_every_label_where_the_store_holds_no_other_value(
@@ -1268,7 +1286,7 @@ def test_a_slot_the_store_holds_more_of_says_no_only() -> None:
     def two(subject: str, predicate: str) -> int:
         return 2
     assert TemplateVerbalizer(slot_size=one).verbalize(s).citations[0].text == \
-        "Heat was directed by Michael Mann only."
+        "Heat was directed only by Michael Mann."
     assert TemplateVerbalizer(slot_size=two).verbalize(s).citations[0].text == \
         "Heat was directed by Michael Mann."
     assert TemplateVerbalizer().verbalize(s).citations[0].text == \

@@ -481,8 +481,10 @@ class Realiser:
             # "Which ethnic group does the actor of X belong to?", not "What includes the
             # actor of X?": the answer read as the object of the relation's inverse.
             inverse = self.table.inverse(c.predicate)
-            if inverse and self.wh(c.var) == "what" \
-                    and english.base_form(inverse.partition(" ")[0]):
+            container = self.phrase(c.predicate).startswith(("includes", "contains"))
+            if inverse and (self.wh(c.var) == "what" or container) and (
+                    english.base_form(inverse.partition(" ")[0]) or container):
+                # and "Which genre is Heat in?", not "Which film genre includes the film Heat?"
                 return self._verb_question(c, subject, inverse)
             return None
         phrase = self.phrase(c.predicate)
@@ -579,6 +581,17 @@ class Realiser:
             raise Unphrasable("no constraint or no answer to state")
         listed = english.join(list(answers))
         many = len(answers) > 1 or capped
+        inverse = self.table.inverse(cs[0].predicate) if len(cs) == 1 else None
+        if inverse and cs[0].var_is_subject and not cs[0].qualifiers \
+                and self.phrase(cs[0].predicate).startswith("includes"):
+            # from what the answer holds, as the question asks: "Heat is in the genre
+            # Crime Fiction.", not "Crime Fiction includes the film Heat."
+            c = cs[0]
+            tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", inverse)
+            if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
+                inverse = f"{tail.group(1)} {english.plural(tail.group(2))}"
+            text = f"{self.ref(c.other, c)} {agree(inverse, c.other in self.several)} {listed}"
+            return english.sentence(english.capitalized(text + (", among others" if capped else "")))
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]
             unit = self.table.unit(c.predicate)

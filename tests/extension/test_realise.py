@@ -365,3 +365,14 @@ def test_an_attribute_answer_reads_as_the_attribute_of_its_subject() -> None:
     text = realise_statement(music, [], {"m.jp": "John Powell"}, TABLE, ["Hancock", "Be Cool"],
                              rule="none")
     assert text is not None and "fors" not in text
+
+
+def test_a_container_answer_is_asked_and_stated_from_what_it_holds() -> None:
+    """"Which genre is Heat in?" / "Heat is in the genre Crime.", not "Which film genre
+    includes the film Heat?" / "Crime includes the film Heat."."""
+    g = graph([("?x", "film.film_genre.films_in_this_genre", "m.heat")], NAMES)
+    assert question(g) == "Which genre is Heat in?"
+    assert realise_statement(g, [], NAMES, TABLE, ["Crime"], rule="none") \
+        == "Heat is in the genre Crime."
+    assert realise_statement(g, [], NAMES, TABLE, ["Crime", "Thriller"], rule="none") \
+        == "Heat is in the genres Crime and Thriller."

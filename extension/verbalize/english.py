@@ -362,7 +362,7 @@ def base_form(verb: str) -> tuple[str, bool] | None:
     return verb[:-1], False
 
 
-_PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?:[- ][a-z]+)*")
+PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?:[- ][a-z]+)*")
 """A name that is a common noun written with a capital ("Film editor", "Singer"): it reads
 lower-case after "works as a"."""
 
@@ -374,7 +374,7 @@ def attribute_phrase(noun: str, names: Sequence[str], many: bool = False) -> str
     Arabic" 3 of 5 ("like database fields"). Says nothing about other values: "has X
     as a …", not "X's … is", which readers take as the only one. ``many``: the
     subject is plural ("have …", "work as …")."""
-    if noun == "profession" and all(_PLAIN_NOUN.fullmatch(n) for n in names):
+    if noun == "profession" and all(PLAIN_NOUN.fullmatch(n) for n in names):
         jobs = [article(n[0].lower() + n[1:]) for n in names]
         return f"{'work' if many else 'works'} as {join(jobs)}"
     both = "both " if len(names) == 2 else ""

@@ -521,6 +521,13 @@ class Realiser:
         # Blind rounds 4-6 rated "What is the spoken language of Greece?" and "What are
         # the teams of Lamar Odom?" 3: a verb asks it as people do.
         active = english.base_form(phrase.partition(" ")[0]) is not None
+        if inverse and phrase.startswith("includes"):   # "Which films are in the genre Drama?"
+            held = phrase.partition(" the ")[2]   # "includes the film": a film
+            wh = (f"which {english.plural(held) if self.plural else held}" if held
+                  else self.wh(c.var))
+            if wh != "what":
+                verb = english.phrase_before(inverse, subject)
+                return english.capitalized(f"{wh} {agree(verb, self.plural)} {subject}?")
         if inverse and _passive(inverse) and not active:   # not "Which award was won by X?"
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
@@ -601,9 +608,11 @@ class Realiser:
                 phrase = phrase[:-3] + " in"
             qualifiers = self.qualifiers(c)
             inverse = self.inverse(c.predicate)
-            active = english.base_form(phrase.partition(" ")[0]) is not None
-            if inverse and not qualifiers and not active and (_passive(inverse) or re.fullmatch(
-                    r"(?:is|was) the [\w ]+ of", phrase)) and not inverse.startswith(
+            active = english.base_form(phrase.partition(" ")[0]) is not None \
+                and not phrase.startswith("includes")
+            if inverse and not qualifiers and not active and (
+                    _passive(inverse) or phrase.startswith("includes")
+                    or re.fullmatch(r"(?:is|was) the [\w ]+ of", phrase)) and not inverse.startswith(
                     ("is the ", "was the ", "has ")):
                 # as the question asks it: "Italian is spoken in Argentina.", "Ed Asner
                 # and Dianne Wiest were born in …" (not "… is the birthplace of Ed Asner")
@@ -613,6 +622,13 @@ class Realiser:
                 return english.sentence(english.capitalized(
                     f"{head} {agree(verb, many)} {subject}"))
             attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
+            if attribute and attribute.group(1) == "profession" and not qualifiers and not capped \
+                    and c.other not in self.several \
+                    and all(english.PLAIN_NOUN.fullmatch(a) for a in answers):
+                # "Franz Liszt works as a pianist."
+                return english.sentence(english.capitalized(
+                    f"{self.ref(c.other, c)} "
+                    f"{english.attribute_phrase('profession', answers, c.other in self.several)}"))
             if attribute and not qualifiers:
                 # "The capital of the country of origin of Pulp Fiction is Washington,
                 # D.C.", not "… has the capital Washington, D.C.": blind readers rated

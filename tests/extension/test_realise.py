@@ -376,3 +376,10 @@ def test_a_container_answer_is_asked_and_stated_from_what_it_holds() -> None:
         == "Heat is in the genre Crime."
     assert realise_statement(g, [], NAMES, TABLE, ["Crime", "Thriller"], rule="none") \
         == "Heat is in the genres Crime and Thriller."
+
+
+def test_a_container_is_asked_for_what_it_holds_from_the_held_end() -> None:
+    g = graph([("m.d", "film.film_genre.films_in_this_genre", "?x")], {"m.d": "Docudrama"})
+    assert question(g, plural=True) == "Which films are in the genre Docudrama?"
+    assert realise_statement(g, [], {"m.d": "Docudrama"}, TABLE, ["Munich", "Zodiac"],
+                             rule="none") == "Munich and Zodiac are in the genre Docudrama."

@@ -468,6 +468,7 @@ class Realiser:
                 if wh == "what" and noun and noun not in ("entity", "one", "thing") \
                         and not self._named(self.form.answer, noun):
                     wh = f"which {noun}"
+        vps[0] = _without_asked_noun(wh, vps[0])
         return english.capitalized(f"{wh} {english.join(vps)}?")
 
     def single_question(self, c: Constraint) -> str | None:
@@ -481,6 +482,11 @@ class Realiser:
             # "Which ethnic group does the actor of X belong to?", not "What includes the
             # actor of X?": the answer read as the object of the relation's inverse.
             inverse = self.table.inverse(c.predicate)
+            placed = _PLACED.fullmatch(inverse or "")
+            if placed:   # "Where were the actors of Rear Window born?"
+                wh = "when" if placed.group(3) == "on" else "where"
+                be = agree(placed.group(1), c.other in self.several)
+                return english.capitalized(f"{wh} {be} {subject} {placed.group(2)}?")
             container = self.phrase(c.predicate).startswith(("includes", "contains"))
             if inverse and (self.wh(c.var) == "what" or container) and (
                     english.base_form(inverse.partition(" ")[0]) or container):
@@ -504,11 +510,12 @@ class Realiser:
         if m:
             return english.capitalized(f"{wh} {agree(m.group(1), many)} {subject} {m.group(2)}?")
         words = phrase.split()
+        ends = ("in", "on", "at", "from") if wh == "where" or within else ("in", "on", "at")
         base = english.base_form(words[0]) if len(words) in (2, 3) \
-            and words[-1] in ("in", "on", "at") and "the" not in words else None
+            and words[-1] in ends and "the" not in words else None
         if base:   # "Where did Adolf Hitler hold office?", "When did X die?"
             aux = "did" if base[1] else ("do" if many else "does")
-            verb = " ".join((base[0], *words[1:-1]))
+            verb = " ".join((base[0], *words[1:-1], *(["from"] if words[-1] == "from" else [])))
             return english.capitalized(f"{wh} {aux} {subject} {verb}?")
         return None
 
@@ -526,8 +533,9 @@ class Realiser:
             wh = (f"which {english.plural(held) if self.plural else held}" if held
                   else self.wh(c.var))
             if wh != "what":
-                verb = english.phrase_before(inverse, subject)
-                return english.capitalized(f"{wh} {agree(verb, self.plural)} {subject}?")
+                verb = _without_asked_noun(wh, agree(english.phrase_before(inverse, subject),
+                                                     self.plural))
+                return english.capitalized(f"{wh} {verb} {subject}?")
         if inverse and _passive(inverse) and not active:   # not "Which award was won by X?"
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
@@ -589,8 +597,8 @@ class Realiser:
         listed = english.join(list(answers))
         many = len(answers) > 1 or capped
         inverse = self.table.inverse(cs[0].predicate) if len(cs) == 1 else None
-        if inverse and cs[0].var_is_subject and not cs[0].qualifiers \
-                and self.phrase(cs[0].predicate).startswith("includes"):
+        if inverse and cs[0].var_is_subject and not cs[0].qualifiers and (
+                self.phrase(cs[0].predicate).startswith("includes") or _PLACED.fullmatch(inverse)):
             # from what the answer holds, as the question asks: "Heat is in the genre
             # Crime Fiction.", not "Crime Fiction includes the film Heat."
             c = cs[0]
@@ -662,6 +670,22 @@ class Realiser:
 
 _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+
+
+_PLACED = re.compile(r"(was|is) (born|buried|located|based|founded|filmed|released|produced)"
+                     r" (in|on|at)")
+"""An inverse phrase that places its subject: a question about the place or date asks
+"where"/"when" with it."""
+
+
+def _without_asked_noun(wh: str, vp: str) -> str:
+    """``vp`` without the noun a "which <noun>" question already asks: "Which countries
+    are in Europe?", not "Which countries are countries in Europe?"."""
+    if not wh.startswith("which "):
+        return vp
+    noun = wh[6:]
+    nouns = f"{re.escape(noun)}|{re.escape(english.singular(noun))}"
+    return re.sub(rf"^(is|are|was|were) (?:an? )?(?:{nouns})(?= (?:in|of|on)\b)", r"\1", vp)
 
 
 def _passive(phrase: str) -> bool:

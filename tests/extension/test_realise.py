@@ -383,3 +383,20 @@ def test_a_container_is_asked_for_what_it_holds_from_the_held_end() -> None:
     assert question(g, plural=True) == "Which films are in the genre Docudrama?"
     assert realise_statement(g, [], {"m.d": "Docudrama"}, TABLE, ["Munich", "Zodiac"],
                              rule="none") == "Munich and Zodiac are in the genre Docudrama."
+
+
+def test_a_place_answer_of_a_reverse_relation_is_asked_where() -> None:
+    """Blind round 7: "What is the birthplace of the actors of Rear Window?" and "Which
+    origin does Metallica come from?" read as forms; "where" asks them."""
+    g = graph([("?x", "location.location.people_born_here", "m.a")], {"m.a": "Al Pacino"})
+    assert question(g) == "Where was Al Pacino born?"
+    assert realise_statement(g, [], {"m.a": "Al Pacino"}, TABLE, ["New York City"],
+                             rule="none") == "Al Pacino was born in New York City."
+    origin = graph([("m.m", "music.artist.origin", "?x")], {"m.m": "Metallica"})
+    assert question(origin) == "Where does Metallica come from?"
+
+
+def test_the_asked_noun_is_not_said_twice() -> None:
+    g = graph([("m.eu", "base.locations.continents.countries_within", "?x")], {"m.eu": "Europe"})
+    assert question(g, plural=True) == "Which countries are in Europe?"
+    assert question(g) == "Which country is in Europe?"

@@ -50,3 +50,24 @@ def is_answerable_literal(value: Literal) -> bool:
         return True
     return bool(value.datatype and value.datatype.startswith("xsd:")
                 and value.datatype not in ("xsd:string", "xsd:anyURI"))
+
+
+CONTAINMENT_PREDICATES: frozenset[str] = frozenset({
+    "location.location.containedby", "location.location.contains",
+    "location.location.partially_containedby", "location.location.partially_contains",
+    "location.administrative_division.country", "location.country.administrative_divisions",
+    "base.locations.countries.continent", "base.locations.continents.countries_within",
+    "base.biblioness.bibs_location.country", "base.biblioness.bibs_location.state",
+    # Wikidata: located in the administrative territorial entity, country, continent,
+    # located in / on physical feature, contains administrative territorial entity
+    "P131", "P17", "P30", "P706", "P150",
+})
+"""Predicates that place a place inside another ("Cincinnati is located in Ohio"): a
+fact a reader tends to supply from what they know."""
+
+
+def is_containment_predicate(predicate: str) -> bool:
+    """Whether ``predicate`` (full IRI or local id) is one of
+    :data:`CONTAINMENT_PREDICATES`."""
+    local = predicate.strip("<>").rpartition("/")[2].rpartition("#")[2]
+    return local in CONTAINMENT_PREDICATES or predicate in CONTAINMENT_PREDICATES

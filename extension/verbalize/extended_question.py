@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from extension.verbalize import english
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 _MEDIATOR_WORDS = frozenset({"node", "gig", "relationship", "tenure", "stint", "membership",
@@ -329,7 +330,7 @@ def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
         words = words.replace("_", " ").strip()
         if words and not re.fullmatch(r"[QP]\d+|m\..*", words) \
                 and words.rpartition(" ")[2] not in _MEDIATOR_WORDS:
-            return f"{name} the {words}"
+            return f"{name} the {english.type_word(words)}"   # "the composer", not "music contributor"
     fact_predicate, fact_object = row.get("fact_predicate"), row.get("fact_object")
     if fact_predicate and fact_object:
         obj = row.get("fact_object_name") or names.get(str(fact_object))

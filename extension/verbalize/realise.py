@@ -131,6 +131,13 @@ _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "cit
                            "organization", "university", "school", "character", "actor",
                            "series", "program", "sport", "instrument", "religion"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
+_PLACE_NOUNS = frozenset({"place", "country", "city", "state", "region", "continent", "county",
+                          "town", "village", "island", "province", "territory", "nation",
+                          "district", "area", "university", "school", "college", "venue",
+                          "stadium", "building", "location", "sea", "ocean", "river",
+                          "mountain", "lake", "division"})
+"""Nouns that name a kind of place; a place answer otherwise named by its role
+("birthplace", "filming location") is asked "which place"."""
 _NO_NOUN_ALONE = frozenset({"cause", "form", "date", "number", "kind", "type", "part",
                             "name", "rate", "means", "mode", "place"})
 """Heads of "<head> of <noun>" frame nouns that name nothing alone: "What did Brittany
@@ -409,6 +416,8 @@ class Realiser:
         if kind == "person":
             return "who"
         noun = self.noun(var)
+        if noun and kind == "place" and noun.rpartition(" ")[2] not in _PLACE_NOUNS:
+            noun = "place"   # "Which place is the birthplace of …", not "Which birthplace …"
         if noun and avoid:
             stems = {w[:5] for w in avoid.split() if len(w) > 3}
             noun = " ".join(w for w in noun.split() if w[:5] not in stems) or noun
@@ -438,10 +447,11 @@ class Realiser:
             if special:
                 return special
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
-                and cs[1].var_is_subject and not cs[1].qualifiers \
-                and self.phrase(cs[1].predicate) in ("is located in", "is in the country",
-                                                     "is in the state", "is on the continent") \
-                and not self.form.is_variable(cs[1].other):
+                and not cs[1].qualifiers and not self.form.is_variable(cs[1].other) and (
+                    cs[1].var_is_subject and self.phrase(cs[1].predicate) in (
+                        "is located in", "is in the country", "is in the state",
+                        "is on the continent")
+                    or not cs[1].var_is_subject and self.phrase(cs[1].predicate) == "contains"):
             narrowed = self._where_when(cs[0], self.ref(cs[0].other, cs[0]),
                                         self.phrase(cs[0].predicate),
                                         within=self.constant(cs[1].other))
@@ -464,10 +474,8 @@ class Realiser:
                 vps = [copular[0], *(vp[3:] for vp in copular[1:])]
             else:
                 vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
-                noun = self.noun(self.form.answer)
-                if wh == "what" and noun and noun not in ("entity", "one", "thing") \
-                        and not self._named(self.form.answer, noun):
-                    wh = f"which {noun}"
+                if wh == "what" and self.wh(self.form.answer).startswith("which "):
+                    wh = self.wh(self.form.answer)
         vps[0] = _without_asked_noun(wh, vps[0])
         return english.capitalized(f"{wh} {english.join(vps)}?")
 

@@ -325,3 +325,15 @@ def test_an_irrelevant_citation_must_not_echo_an_answer() -> None:
     assert echoes_an_answer(["Nigeria", "President"], ["Presidential system"]) == "President"
     assert echoes_an_answer(["Avatar"], ["Composer"]) is None
     assert echoes_an_answer(["Ann Arbor"], ["1979"]) is None   # short words and numbers
+
+
+def test_a_branch_that_only_places_the_answer_is_not_the_partial_samples_cut() -> None:
+    """Blind round 8: both readers read a citation missing only "Cincinnati is located in
+    Ohio" as supportive (they knew it); a tree's partial sample cuts another branch."""
+    from extension.core.samples import _placing_branch
+
+    tree = build_query_graph([("m.jaws", DIRECTED, "?d"), ("?d", BORN, "?a"),
+                              ("?a", "location.location.containedby", "m.ohio")], answer="a")
+    solutions = [{"d": "m.spielberg", "a": "m.cincinnati"}]
+    assert _placing_branch(tree, solutions, "m.ohio")
+    assert not _placing_branch(tree, solutions, "m.jaws")

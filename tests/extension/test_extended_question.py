@@ -110,3 +110,15 @@ def test_way1_rewrite_takes_titles_and_place_qualifiers_with_the_name(
                                      "intersection_way1")
     assert left_behind not in text and "Someone" in text, text
 
+
+
+def test_a_namesake_is_told_apart_by_the_noun_a_reader_uses_for_its_type() -> None:
+    """"John Williams the composer", not "John Williams the music contributor" (Freebase's
+    type name; blind round 8 read it as garbled)."""
+    from extension.verbalize.extended_question import union_text
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    rows = [{"entity": "m.a", "name": "John Williams", "type": "film.music_contributor"},
+            {"entity": "m.b", "name": "John Williams", "type": "music.guitarist"}]
+    text = union_text("Where was John Williams born?", {}, rows, PhraseTable())
+    assert text == "Where was John Williams the composer or John Williams the guitarist born?"

@@ -400,3 +400,12 @@ def test_the_asked_noun_is_not_said_twice() -> None:
     g = graph([("m.eu", "base.locations.continents.countries_within", "?x")], {"m.eu": "Europe"})
     assert question(g, plural=True) == "Which countries are in Europe?"
     assert question(g) == "Which country is in Europe?"
+
+
+def test_a_place_held_by_a_named_place_narrows_where() -> None:
+    """Blind round 8: "Which birthplace is located in Ohio and is the birthplace of the
+    director of Jaws?" for the extension's "Ohio contains ?x"."""
+    g = graph([("m.jaws", "film.film.directed_by", "?d"), ("?d", "people.person.place_of_birth", "?x"),
+               ("m.ohio", "location.location.contains", "?x")], {"m.ohio": "Ohio", **JAWS})
+    added = [("m.ohio", "location.location.contains", "?x")]
+    assert question(g, added, rule="intersection_way2") == "Where in Ohio was the director of Jaws born?"

@@ -1291,6 +1291,12 @@ def test_a_slot_the_store_holds_more_of_says_no_only() -> None:
         "Heat was directed by Michael Mann."
     assert TemplateVerbalizer().verbalize(s).citations[0].text == \
         "Heat was directed by Michael Mann."
+    # A union's namesakes share the subject's name: "John Williams' only professions"
+    # would read as every John Williams' (blind round 8), so a union says no "only".
+    union = sample([fact], complexity="union", subjects=["m.heat"], answers=[answer("m.mann")],
+                   label="supportive", rule="union")
+    assert TemplateVerbalizer(slot_size=one).verbalize(union).citations[0].text == \
+        "Heat was directed by Michael Mann."
 
 
 def test_a_mediator_no_fact_points_into_reads_by_a_role_turned_around() -> None:

@@ -43,6 +43,13 @@ demo: $(STAMP)
 # of the others, not after it: they wait on the server more than they compute (about 1.3
 # cores), and one after the other the two took 11.6 + 8.3 minutes here. Their output is
 # printed when both are done; each run has its own temporary folder.
+# Bytecode is cached for the test runs, outside the tree, even where the environment
+# says not to (PYTHONDONTWRITEBYTECODE): without it every pytest process rewrote the
+# asserts of all test modules again (16 s of collection, not 8) and every CLI child
+# compiled the project's modules again.
+test test-fast: export PYTHONDONTWRITEBYTECODE =
+test test-fast: export PYTHONPYCACHEPREFIX = $(CURDIR)/$(VENV)/pycache
+
 test: $(STAMP) $(EXPORT_STAMP) $(REAL_MODELS_STAMP) chromium $(GRAMMAR_CLASSPATH)
 	@export KGBENCH_GRAMMAR_GATE_REQUIRED=1; work=$$(mktemp -d); \
 	echo "Neo4j tests (-m neo4j) run in the background; their report follows the others'"; \
@@ -53,10 +60,13 @@ test: $(STAMP) $(EXPORT_STAMP) $(REAL_MODELS_STAMP) chromium $(GRAMMAR_CLASSPATH
 	echo "== Neo4j tests (-m neo4j, one process)"; cat "$$work/neo4j.log"; rm -rf "$$work"; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)
 
-# The edit loop: everything but the tests marked slow (whole-KG runs, kill/resume,
-# 1,000-sample text runs) and those that need the Neo4j server.
-test-fast: $(STAMP) $(EXPORT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider -m "not slow and not neo4j" tests
+# The edit loop: everything but the tests marked slow (processes under test: kill/resume,
+# interrupts, full disks; whole suites and data sets; 1,000-sample text runs), those that
+# need the Neo4j server, Chromium or PyTorch (markers in pyproject.toml; `browser` and
+# `torch` are added by tests/conftest.py from the fixtures a test uses).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider \
+	    -m "not slow and not neo4j and not browser and not torch" tests
 
 # The web UI's browser tests drive Debian's Chromium through Playwright (Playwright's own
 # browser download cannot reach its CDN here); installed once when missing.

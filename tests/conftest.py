@@ -23,16 +23,30 @@ import pytest
 from tests.llm.chat_server import other, server  # noqa: F401  (fixtures: a chat server, a second one)
 from tests.shared_builds import build_once, file_states, shared_root
 
+BROWSER_FIXTURES = frozenset({"browser"})
+"""Fixtures that start Chromium (tests/service/conftest.py): their tests are ``browser``."""
+TORCH_FIXTURES = frozenset({"tiny_hf"})
+"""The fixture every PyTorch-built model comes from (tests/scoring/models.py; ``exported``
+and ``minilm`` use it): its tests are ``torch``."""
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers derived from what a test uses, added here, before ``-m`` selects (so that
+    ``make test-fast`` can leave out what needs Neo4j, a browser or PyTorch without each
+    test saying so)."""
     for item in items:
         callspec = getattr(item, "callspec", None)
         # Parametrized over the backends (tests/kgstore/conftest.py BACKEND_FACTORIES,
-        # whatever the fixture's name): marked here, before `-m` selects.
+        # whatever the fixture's name).
         if callspec is not None and any(
                 isinstance(v, str) and v == "neo4j" for v in callspec.params.values()):
             item.add_marker(pytest.mark.neo4j)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & TORCH_FIXTURES:
+            item.add_marker(pytest.mark.torch)
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.bench import load_bench
 
 
+@pytest.mark.slow
 def test_quick_benchmark_records_and_prints_the_caqa_shares(tmp_path, capsys):
     bench = load_bench("extend_bench")
     out = tmp_path / "out"

@@ -15,6 +15,7 @@ def bench():
     return load_bench("generate_bench")
 
 
+@pytest.mark.slow
 def test_quick_benchmark(bench, tmp_path, capsys):
     out = tmp_path / "out"
     record = bench.main(["--quick", "--seed", "2", "--out", str(out), "--work",

@@ -15,6 +15,7 @@ def bench():
     return load_bench("load_bench")
 
 
+@pytest.mark.slow
 def test_load_bench_smoke(bench, tmp_path: Path) -> None:
     out = tmp_path / "results"
     pytest.importorskip("pyoxigraph")

@@ -16,6 +16,7 @@ def bench():
     return load_bench("questions_bench")
 
 
+@pytest.mark.slow
 def test_quick_benchmark(bench, tmp_path):
     out, work = tmp_path / "out", tmp_path / "work"
     record = bench.main(["--quick", "--seed", "3", "--out", str(out), "--work", str(work),

@@ -11,6 +11,7 @@ import pytest
 from tests.bench import load_bench
 
 pytest.importorskip("torch", reason="the benchmark compares with PyTorch (export extra)")
+pytestmark = pytest.mark.torch
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ def test_seed_reproduces_stage_byte_for_byte(tmp_path):
     assert a.cvt == 75 and a.names_shared > 0 and a.literal_facts > 0
 
 
+@pytest.mark.slow
 def test_benchmark_smoke(bench, tmp_path):
     out = tmp_path / "out"
     work = tmp_path / "work"

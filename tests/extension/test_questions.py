@@ -399,6 +399,7 @@ def _check_all_classified(parsed: dict[str, ParsedQuestion]) -> None:
         assert p.parses or p.reason == "no_logical_form", p.id
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_real_webqsp_all_classified(webqsp_parsed: dict[str, ParsedQuestion]) -> None:
     assert len(webqsp_parsed) == 4737
@@ -409,6 +410,7 @@ def test_real_webqsp_all_classified(webqsp_parsed: dict[str, ParsedQuestion]) ->
     assert shapes.count("unsupported") < 1000
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_real_grailqa_all_classified(grailqa_parsed: dict[str, ParsedQuestion]) -> None:
     assert len(grailqa_parsed) == 1000
@@ -434,6 +436,7 @@ def _spot(parsed: dict[str, ParsedQuestion], qid: str, question: str, shape: str
     return p
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_real_webqsp_spot_checks(webqsp_parsed: dict[str, ParsedQuestion]) -> None:
     w = webqsp_parsed
@@ -489,6 +492,7 @@ def test_real_webqsp_spot_checks(webqsp_parsed: dict[str, ParsedQuestion]) -> No
           "no_topic_entity", (), {"m.0_6t_z8", "m.01sxhr", "m.06hgr5"})
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_real_grailqa_spot_checks(grailqa_parsed: dict[str, ParsedQuestion]) -> None:
     g = grailqa_parsed

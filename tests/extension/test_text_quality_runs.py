@@ -121,8 +121,9 @@ def quality(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str]
         ext = external_path() if text_quality.RUNS[kg].external else None
         require_gate()
         path = root / f"{kg}.report.json"
-        # One lock for all runs: two KGs share the FB15k-237 store, which must be built once.
-        with open(root / "runs.lock", "w") as lock:
+        # One lock per store: two KGs share the FB15k-237 store, which must be built once
+        # and is written by each run (its type samples); runs on other stores go side by side.
+        with open(root / f"{text_quality.RUNS[kg].store}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
                 found, _ = text_quality.measure(root, kg, limit=SAMPLES, ext=ext)

@@ -424,6 +424,7 @@ def test_incompatible_store(own_store: dict[str, Path]) -> None:
 # -- demo and help -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_end_to_end(tmp_path: Path) -> None:
     store = tmp_path / "demo-store"
     proc = run("demo", "--store", store, cwd=tmp_path)

@@ -77,6 +77,7 @@ def test_queries_the_engine_crashed_on_are_one_line(store: Path, query: str,
     assert time.perf_counter() - started < 60
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", [
     "WITH 4294967296 AS n RETURN size(range(1, n))",   # past 2^32 from a variable
     "WITH 5000000000 AS n RETURN size(range(1, n)) AS s",

@@ -12,6 +12,8 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
+
 from kgbench.cli.output import command_lines
 from tests.kgbench.test_cli import run
 
@@ -58,6 +60,7 @@ def test_command_lines_break_between_arguments() -> None:
         "  kgbench serve --data d", "  # web UI and API"]
 
 
+@pytest.mark.slow
 def test_demo_prints_commands_that_reproduce_its_steps(tmp_path: Path) -> None:
     store = tmp_path / "demo-store"
     proc = run("demo", "--store", store, cwd=tmp_path, env={"COLUMNS": str(WIDTH)})

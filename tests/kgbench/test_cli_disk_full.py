@@ -28,6 +28,8 @@ import pytest
 
 from tests.kgbench.test_cli import run, run_json
 
+pytestmark = pytest.mark.slow   # processes under test, seconds each (see pyproject.toml)
+
 FB = "http://rdf.freebase.com/ns/"
 QUESTIONS = Path(__file__).resolve().parents[2] / "kgbench" / "demo" / "data" / "questions.jsonl"
 TMPFS_SIZE = "20m"

@@ -202,6 +202,7 @@ def test_llm_outage_is_a_clear_error_and_a_rerun_resumes(demo_store: Path,
         server.stop()
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_gives_the_uninterrupted_result(demo_store: Path,
                                                           tmp_path: Path) -> None:
     """SIGKILL while chunks are being written (a slow LLM endpoint keeps the run

@@ -59,6 +59,7 @@ def test_the_gate_drops_what_it_blocks_and_counts_it(demo_store: Path, misspelt_
     assert "grammar" not in plain_stats["failures_by_stage"]
 
 
+@pytest.mark.slow
 def test_the_gate_gives_the_same_bytes_with_two_workers(demo_store: Path, misspelt_phrases: Path,
                                                         tmp_path: Path) -> None:
     require_gate()

@@ -24,6 +24,7 @@ QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
 
 
 
+@pytest.mark.slow
 def test_a_second_run_into_the_same_out_is_refused_and_a_killed_run_resumes(
         demo_store: Path, tmp_path: Path) -> None:
     server = FakeChatServer()

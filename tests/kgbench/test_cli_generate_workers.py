@@ -34,6 +34,7 @@ def generate(store: Path, out: Path, *args: str) -> tuple[str, dict[str, int]]:
     return proc.stderr, json.loads((out / "timings.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_workers_beyond_the_chunks_are_not_started(store: Path, tmp_path: Path) -> None:
     stderr, timings = generate(store, tmp_path / "b", "--workers", "40", "--limit", "2")
     assert (timings["workers"], timings["workers_requested"]) == (1, 40)
@@ -41,6 +42,7 @@ def test_workers_beyond_the_chunks_are_not_started(store: Path, tmp_path: Path) 
             "work") in " ".join(stderr.split())
 
 
+@pytest.mark.slow
 def test_as_many_workers_as_chunks(store: Path, tmp_path: Path) -> None:
     stderr, timings = generate(store, tmp_path / "b", "--workers", "3", "--limit", "2",
                                "--chunk-size", "1")

@@ -101,6 +101,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_an_unreadable_input_file_is_one_line_exit_1(
         name: str, root_owned_store: Path) -> None:  # noqa: F811  (the fixture)

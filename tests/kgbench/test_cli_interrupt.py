@@ -24,6 +24,8 @@ import pytest
 from tests.kgbench.test_cli import CLI, run, run_json
 from tests.llm.chat_server import FakeChatServer
 
+pytestmark = pytest.mark.slow   # processes under test, seconds each (see pyproject.toml)
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"
 RESUMES = "interrupted; rerun the same command to resume"

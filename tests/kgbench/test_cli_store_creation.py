@@ -67,6 +67,7 @@ def files_of(directory: Path) -> dict[str, tuple[str, int]]:
             for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["before", "after"])
 @pytest.mark.parametrize("recover", ["rerun", "--force"])
 def test_load_killed_while_creating_the_store_recovers(tmp_path: Path, when: str,

@@ -45,6 +45,8 @@ import pytest
 
 from tests.kgbench.test_cli import CLI, TIMEOUT
 
+pytestmark = pytest.mark.slow   # the examples run as processes, seconds each (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 QUESTIONS = ROOT / "kgbench" / "demo" / "data" / "questions.jsonl"

@@ -97,6 +97,7 @@ def test_batch_size_follows_the_buffer_pool(monkeypatch: pytest.MonkeyPatch) -> 
 
 # 2000 rows: 7-15 batches a table (one partitioned export each); 12000: 2-3 (one
 # filtered export a batch).
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", [BATCH, "12000"])
 def test_batched_import_equals_one_copy_per_table(
         tmp_path: Path, big_stage: Path, clean, monkeypatch: pytest.MonkeyPatch,
@@ -143,6 +144,7 @@ def _second_source(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_batched_merge_of_a_second_source(
         tmp_path: Path, big_stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     second = _second_source(tmp_path / "second")

@@ -342,6 +342,7 @@ def hub_records() -> tuple[list[Entity], list[Fact]]:
     return entities, facts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_rows", [None, "40000"])
 def test_every_load_of_the_same_records_reads_the_same_windows(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -639,6 +639,7 @@ KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_kill_9_during_load_then_rerun_gives_the_clean_store(tmp_path: Path, open_store) -> None:
     from bench.freebase_synth import generate
 

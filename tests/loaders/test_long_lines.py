@@ -218,6 +218,7 @@ def test_vectorised_loaders_count_long_lines(tmp_path: Path, small_limit: int,
         (load_freebase if command == "freebase" else load_rdf)(store, [path], strict=True)
 
 
+@pytest.mark.slow
 def test_a_line_longer_than_duckdbs_buffer_is_loaded(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A 20 MiB line (below the default limit): DuckDB's CSV reader dropped it without

@@ -298,6 +298,7 @@ def _manifest_tests(suite: Path, classes: dict[str, str]) -> list[tuple[str, Pat
     return sorted(out, key=lambda kv: kv[1].name)
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_w3c_ntriples_suite_through_load_rdf(tmp_path: Path) -> None:
     suite = external("w3c-rdf-tests", "rdf-n-triples")
@@ -335,6 +336,7 @@ def test_w3c_ntriples_suite_through_load_rdf(tmp_path: Path) -> None:
 RDFLIB_TURTLE_GAPS: frozenset[str] = frozenset()
 
 
+@pytest.mark.slow
 @pytest.mark.external
 def test_w3c_turtle_positive_syntax_tests_parse(tmp_path: Path) -> None:
     suite = external("w3c-rdf-tests", "rdf-turtle")

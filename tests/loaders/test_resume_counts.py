@@ -17,6 +17,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from kgstore import open_store
 from loaders.triples import load_triples
 
@@ -36,6 +38,7 @@ def counts_by_file(store_dir: Path) -> dict[str, tuple[str, dict[str, int]]]:
         return {Path(s.file).name: (s.status, s.counts) for s in store.sources()}
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_keeps_the_finished_files_counts(tmp_path: Path) -> None:
     from bench.freebase_synth import generate
 

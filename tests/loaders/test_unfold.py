@@ -181,6 +181,7 @@ def test_reverse_facts_without_unfolding(tmp_path: Path) -> None:
         assert store.stats().cvt_entities == 0
 
 
+@pytest.mark.slow
 def test_webqsp_test_questions_on_fb15k237(tmp_path: Path) -> None:
     """The issue's numbers: WebQSP test on FB15k-237 dev + test named by entity2text.
     Before unfolding 70 questions grounded and 1,043 failed as unknown_predicate."""

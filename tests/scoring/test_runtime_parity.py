@@ -17,6 +17,7 @@ from scoring.runtime.tokenize import Encoded, pad_batch
 from tests.scoring.models import NLI_PAIRS
 
 torch = pytest.importorskip("torch", reason="the export extra compares with PyTorch")
+pytestmark = pytest.mark.torch
 
 PAIRS = [*NLI_PAIRS, ("", "Berlin is the capital of Germany."),
          ("Berlin is the capital of Germany.", "The capital of Germany is Berlin.")]

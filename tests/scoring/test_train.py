@@ -36,6 +36,7 @@ from tests.scoring.models import TinyHf, python_path_without_torch
 
 pytest.importorskip("torch", reason="fine-tuning needs the export extra (torch, transformers)")
 pytest.importorskip("transformers")
+pytestmark = pytest.mark.torch
 
 DOMAIN_QUESTIONS = 700
 """Seed questions of the film domain: about 2,000 samples, 1,300 of them to fit."""

@@ -53,6 +53,7 @@ def answered(client: httpx.Client, query: str = "MATCH (e:Entity) RETURN e.id LI
     assert reply.status_code == 200 and reply.json()["rows"], reply.text
 
 
+@pytest.mark.slow
 def test_a_query_that_crashes_the_engine_costs_one_request(
         start_server: StartServer, demo_store_path: str, tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
@@ -75,6 +76,7 @@ def test_a_query_that_crashes_the_engine_costs_one_request(
     assert "Traceback" not in server.log()
 
 
+@pytest.mark.slow
 def test_a_query_past_the_memory_limit_is_stopped(
         start_server: StartServer, demo_store_path: str, tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
@@ -90,6 +92,7 @@ def test_a_query_past_the_memory_limit_is_stopped(
     assert server.process is not None and server.process.poll() is None
 
 
+@pytest.mark.slow
 def test_a_slow_cypher_query_holds_up_no_page_read(
         start_server: StartServer, demo_store_path: str, tmp_path: Path) -> None:
     """Issue 32, item 5: one slow query held one of the page reads' handles for its
@@ -138,6 +141,7 @@ def test_cypher_memory_is_bounded(demo_store_path: str, tmp_path: Path, megabyte
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_page_reads_beyond_the_handles_get_their_503_within_5_s(
         start_server: StartServer, demo_store_path: str, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -165,6 +165,7 @@ def fill(directory: Path) -> Path:
     return filler
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_the_queued_job_fails_saying_so(
         demo_store_path: str, small_data: Path) -> None:
     server = _launch(demo_store_path, small_data, None, "127.0.0.1", ("--max-jobs", "1"))
@@ -197,6 +198,7 @@ def test_a_full_disk_is_one_line_and_the_queued_job_fails_saying_so(
         server.stop()
 
 
+@pytest.mark.slow
 def test_reads_still_answer_on_a_full_disk(demo_store_path: str, small_data: Path) -> None:
     server = _launch(demo_store_path, small_data, None, "127.0.0.1", ())
     try:

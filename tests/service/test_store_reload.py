@@ -73,6 +73,7 @@ def check_reload(store: str, tmp_path: Path, start_server: StartServer) -> None:
     assert "reopened its" in server.log()
 
 
+@pytest.mark.slow
 def test_server_serves_what_a_load_added(tmp_path: Path, start_server: StartServer) -> None:
     check_reload(str(tmp_path / "store"), tmp_path, start_server)
 

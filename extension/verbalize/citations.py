@@ -104,10 +104,20 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
         # "Barack Obama works as a lawyer", not "Lawyer is the profession of Barack Obama"
         t = Triple(s=t.o, p=back, o=t.s, s_name=t.o_name, o_name=t.s_name)
     other = _object_text(t, table)
-    attribute = None if t.literal else _HAS_PHRASE.fullmatch(table[t.p])
+    attribute = _HAS_PHRASE.fullmatch(table[t.p])
+    if attribute and t.literal:   # "The number of children of George Washington is 4."
+        return f"the {attribute.group(1)} of {_subject_text(t)} is {other}"
     if attribute:   # "Egypt has Arabic as a spoken language"
-        return f"{_subject_text(t)} {english.attribute_phrase(attribute.group(1), [other])}"
+        return f"{_subject_text(t)} " \
+               f"{english.attribute_phrase(attribute.group(1), [other], _group(t))}"
     return f"{_subject_text(t)} {english.phrase_before(_dated_phrase(t, table), other)} {other}"
+
+
+def _group(t: Triple) -> bool:
+    """Whether ``t``'s subject is a people named in the plural ("Armenians", "Irish
+    people"): "Armenians have Russian as a spoken language"."""
+    name = t.s_name or ""
+    return t.p.startswith("people.ethnicity.") and (name.endswith("s") or name.endswith(" people"))
 
 
 _HAS_PHRASE = re.compile(r"has the ((?:[\w-]+ )*(?!(?:of|by|in|for|to|with|from|on|at)$)[\w-]+)")
@@ -150,6 +160,10 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     Redemption was directed by Rob Minkoff only")."""
     first = triples[0]
     phrase = table.inverse(first.p) if inverse else None
+    held = _HELD.fullmatch(phrase) if phrase else None
+    if phrase and held:   # "Massachusetts' only time zone is Central Time Zone."
+        return _owner_sentence(_object_text(first, table), held.group(1),
+                               [_subject_text(t) for t in triples])
     if phrase:
         subjects = english.join([_subject_text(t) for t in triples])
         return english.sentence(english.sentence_start(
@@ -158,17 +172,29 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     objects = english.join([_object_text(t, table) for t in triples])
     own = table[first.p]
     noun = has_noun(own)
-    ending = re.fullmatch(r"(?:is in|follows|plays|performs in) the ([\w ]+)", own)
-    if noun is None and ending and ending.group(1).rpartition(" ")[2] not in _PREPOSITIONS:
+    ending = _HELD.fullmatch(own)
+    if noun is None and ending:
         noun = ending.group(1)   # "Kansas's only time zone is …", "… only religion is …"
     if noun is None:
         return english.sentence(english.sentence_start(
             f"{subject} {_only(_dated_phrase(first, table), objects)}"))
-    many = len(triples) > 1
+    return _owner_sentence(subject, noun, [_object_text(t, table) for t in triples])
+
+
+_HELD = re.compile(r"(?:is in|follows|plays|performs in) the ((?:[\w ]+ )?(?!(?:of|by|in|at|on|"
+                   r"for|to|with|from|into)$)\w+)")
+"""A phrase whose object is one of the subject's things of a kind ("is in the time zone",
+"follows the religion"): stated whole as "<subject>'s only <kind> is …"."""
+
+
+def _owner_sentence(subject: str, noun: str, objects: Sequence[str]) -> str:
+    """"Egypt's only form of government is Monarchy.", "Jamaica's only spoken languages
+    are Spanish and French." """
+    many = len(objects) > 1
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
     return english.sentence(english.sentence_start(
-        f"{owner} only {noun} {'are' if many else 'is'} {objects}"))
+        f"{owner} only {noun} {'are' if many else 'is'} {english.join(list(objects))}"))
 
 
 _PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "from", "into"})
@@ -179,6 +205,8 @@ def _only(phrase: str, objects: str) -> str:
     phrase's last preposition ("is a citizen only of the United Kingdom", "was directed
     only by Rob Minkoff"), after a lone verb ("speaks only English"); else at the end.
     Readers of blind rounds 5-6 found a trailing "only" odd ("directed Chinatown only")."""
+    if phrase == "is the home of":   # "Argentina is home only to Boca Juniors"
+        return f"is home only to {objects}"
     words = phrase.split()
     if len(words) >= 2 and words[-1] in _PREPOSITIONS:
         return f"{' '.join(words[:-1])} only {words[-1]} {objects}"

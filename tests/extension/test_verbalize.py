@@ -724,7 +724,7 @@ def test_from_store_names_wikidata_predicates_by_their_labels(tmp_path: Path) ->
     # of a number says it)
     assert [c.text for c in text.citations] == [
         "Jaws was directed only by Steven Spielberg. Jaws' only filming location is Martha's "
-        "Vineyard. Jaws has the duration 124."]
+        "Vineyard. The duration of Jaws is 124."]
 
 
 def test_from_store_reads_the_user_phrase_file(tmp_path: Path, demo_store: Store) -> None:
@@ -1233,6 +1233,28 @@ def test_a_reverse_property_reads_by_its_partners_frame() -> None:
     assert hop_sentence([countries], set()) == "The Gambia has Republic as a form of government."
     assert table.partner("film.film.directed_by") is None
     assert table.partner("people.person.gender") is None
+
+
+def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
+    """Blind round 9 rated "Massachusetts is in the time zone Central Time Zone only",
+    "Argentina is the home only of Boca Juniors" and "George Washington has the number
+    of children 4" 3 of 5."""
+    from extension.verbalize.citations import exhaustive_sentence
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    zone = Triple(s="m.ctz", p="time.time_zone.locations_in_this_time_zone", o="m.ma",
+                  s_name="Central Time Zone", o_name="Massachusetts")
+    assert exhaustive_sentence([zone], table, inverse=True) == \
+        "Massachusetts' only time zone is Central Time Zone."
+    home = Triple(s="m.ar", p="sports.sports_team_location.teams", o="m.boca",
+                  s_name="Argentina", o_name="Boca Juniors")
+    assert exhaustive_sentence([home], table) == "Argentina is home only to Boca Juniors."
+    children = Triple(s="m.gw", p="P1971", o="4", s_name="George Washington", literal=True,
+                      datatype="http://www.w3.org/2001/XMLSchema#decimal")
+    table = PhraseTable(overrides={"P1971": "has the number of children"})
+    assert hop_sentence([children], set(), table) == \
+        "The number of children of George Washington is 4."
 
 
 def test_an_attribute_fact_reads_as_people_state_it() -> None:

@@ -50,7 +50,7 @@ from extension.core.extend import (
 from extension.core.grounding import Grounder, compile_query
 from extension.core.labels import Complexity, Label
 from extension.core.query_graph import QueryGraph
-from extension.core.vocabulary import is_containment_predicate
+from extension.core.vocabulary import CONTAINMENT_PREDICATES, is_containment_predicate
 from extension.inputs.questions import ParsedQuestion
 from extension.verbalize.question_check import question_check
 from extension.verbalize.relation_phrases import store_phrase_table
@@ -595,7 +595,11 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     cvts = {n for n in nodes if (e := b.entities.get(n)) is not None and e.is_cvt}
     match = cand.irrelevant_subgraph(
         b.store, template, anchors, avoid_entities=nodes,
-        avoid_predicates={f.predicate for f in facts} | unreadable_predicates(b.store),
+        avoid_predicates={f.predicate for f in facts} | unreadable_predicates(b.store) | (
+            # "The Appalachian Mountains are partially located in Ohio" beside "… located
+            # in North America": readers of blind round 10 placed Ohio themselves
+            CONTAINMENT_PREDICATES if any(is_containment_predicate(f.predicate) for f in facts)
+            else frozenset()),
         cvt_nodes=cvts, rng=rng,
         limit=b.config.extension.limits.facts_per_node,
         first_window=b.config.extension.limits.walk_window)
@@ -612,4 +616,10 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     echo = echoes_an_answer(shown, answer_names)
     if echo is not None:
         return f"candidate rejected: it names {echo!r}, which echoes an answer"
+    # nor may its relations' words: "Bill Conti composed the music for Rocky" says what
+    # the answer "Composer" says (blind round 10: read as supportive or partial)
+    table = store_phrase_table(b.store)
+    echo = echoes_an_answer([table[f.predicate] for f in match.facts], answer_names)
+    if echo is not None:
+        return f"candidate rejected: its relation {echo!r} echoes an answer"
     return match.facts, Edit(kind="swap_subgraph", subject=match.anchor)

@@ -78,6 +78,10 @@ def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
         return phrase
     if other.startswith(f"the {last} "):
         return head
+    if named and other.lower().endswith(f" {last.lower()}") and not other.startswith("the "):
+        # "is in the Eastern Time Zone", not "is in the time zone Eastern Time Zone" (blind
+        # round 10: 3 of 5); the caller's name follows "the"
+        return f"{head} the"
     # After a bare "has" the noun is the whole relation: "France has the diplomatic
     # relation the United Kingdom", never "France has the United Kingdom".
     if named and other.startswith("the ") and head not in ("has", "have", "had"):

@@ -131,6 +131,9 @@ _OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "cit
                            "organization", "university", "school", "character", "actor",
                            "series", "program", "sport", "instrument", "religion"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
+_GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object"})
+"""Type nouns that say less than another relation's would ("location" for
+``location.location.contains`` beside "country" for ``location.country.…``)."""
 _PLACE_NOUNS = frozenset({"place", "country", "city", "state", "region", "continent", "county",
                           "town", "village", "island", "province", "territory", "nation",
                           "district", "area", "university", "school", "college", "venue",
@@ -215,9 +218,11 @@ class Realiser:
         (not "was married to the spouse born in Modesto")."""
         if var in self.nouns:
             return self.nouns[var]
-        for c in self.form.constraints.get(var, ()):
-            if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0])):
-                return noun
+        typed = [english.singular(noun) if " " not in noun else noun   # "continents" types
+                 for c in self.form.constraints.get(var, ())
+                 if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0]))]
+        if typed:   # "the country that contains X" (it has a form of government), not "place"
+            return next((n for n in typed if n not in _GENERIC_NOUNS), typed[0])
         objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
         for c in objects:   # film.music_contributor.film: the last part names the object
             last = english.singular(_local_name(c.predicate).rpartition(".")[2]
@@ -317,7 +322,7 @@ class Realiser:
         """The noun of a "has the <noun>" relation from ``c.var`` to a named entity,
         read "has Arabic as a spoken language" (blind rounds 4-6 rated "Which place has
         the spoken language Arabic …" 3: "like database fields"); None otherwise."""
-        if not c.var_is_subject or c.qualifiers or self.form.is_variable(c.other) \
+        if not c.var_is_subject or c.qualifiers \
                 or self.form.nodes.get(c.other, {}).get("kind") == "literal":
             return None
         found = re.fullmatch(r"has the ([\w ]+)", self.phrase(c.predicate))

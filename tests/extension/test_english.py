@@ -121,3 +121,12 @@ def test_language_names_read_without_their_suffix() -> None:
     assert english.display_name("Sign Language") == "Sign Language"
     assert english.display_name("American Sign Language") == "American Sign Language"
     assert english.display_name("Inventor-GB") == "Inventor"
+
+
+def test_a_name_that_ends_with_the_frame_noun_takes_the_noun_s_place() -> None:
+    """"Jacksonville is in the Eastern Time Zone", not "… in the time zone Eastern Time
+    Zone" (blind round 10)."""
+    from extension.verbalize.english import phrase_before
+
+    assert phrase_before("is in the time zone", "Eastern Time Zone") == "is in the"
+    assert phrase_before("is in the genre", "Action Film") == "is in the genre"

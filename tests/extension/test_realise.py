@@ -409,3 +409,11 @@ def test_a_place_held_by_a_named_place_narrows_where() -> None:
                ("m.ohio", "location.location.contains", "?x")], {"m.ohio": "Ohio", **JAWS})
     added = [("m.ohio", "location.location.contains", "?x")]
     assert question(g, added, rule="intersection_way2") == "Where in Ohio was the director of Jaws born?"
+
+
+def test_an_intermediate_is_named_by_its_most_specific_type() -> None:
+    """"the country that contains Karachi" (it has a form of government), not "the place
+    that contains Karachi" (blind round 10: "placeholder-like")."""
+    g = graph([("?p", "location.location.contains", "m.k"),
+               ("?p", "location.country.form_of_government", "?x")], {"m.k": "Karachi"})
+    assert question(g) == "What is the form of government of the country that contains Karachi?"

@@ -20,7 +20,8 @@ from typing import Any
 from extension.core.samples import AnswerEntity, StructuredSample
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal
-from extension.verbalize.realise import Fanout, realise_statement, several_bindings
+from extension.verbalize.logical_form import Fanout, several_bindings
+from extension.verbalize.realise import realise_statement
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 Edge = tuple[str, str, str]

@@ -23,7 +23,7 @@ Pure rules over counts the caller reads from the store, so the engine's check
 
 from __future__ import annotations
 
-from extension.verbalize.realise import Form
+from extension.verbalize.logical_form import Form
 from extension.verbalize.relation_phrases import PhraseTable
 from kgstore.store import Store
 

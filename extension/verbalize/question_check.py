@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.logical_form import logical_form
 from extension.verbalize.planner import HubCounter, too_many_constraints, unaskable
-from extension.verbalize.realise import logical_form, realise_question
+from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import as_table, store_phrase_table
 from kgstore.models import normalize_name
 

@@ -16,7 +16,8 @@ from extension.core.samples import StructuredSample
 from extension.verbalize import english
 from extension.verbalize.answers import constant_names
 from extension.verbalize.extended_question import extended_question, question_nouns
-from extension.verbalize.realise import Fanout, realise_question, several_bindings
+from extension.verbalize.logical_form import Fanout, several_bindings
+from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import PhraseTable, as_table
 
 

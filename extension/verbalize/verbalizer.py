@@ -41,8 +41,8 @@ from extension.verbalize.citations import (
     sub_fact_hop,
 )
 from extension.verbalize.literals import is_number_datatype
+from extension.verbalize.logical_form import Fanout
 from extension.verbalize.quality import placeholder_words
-from extension.verbalize.realise import Fanout
 from extension.verbalize.relation_phrases import (
     FrameColumns,
     PhraseTable,

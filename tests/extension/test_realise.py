@@ -17,6 +17,7 @@ import pytest
 
 from extension.core.samples import Triple
 from extension.verbalize.extended_question import Unphrasable
+from extension.verbalize.logical_form import logical_form, several_bindings
 from extension.verbalize.planner import (
     HUB_MIN_FACTS,
     MAX_CONSTRAINTS,
@@ -25,13 +26,7 @@ from extension.verbalize.planner import (
     unaskable,
 )
 from extension.verbalize.quality import doubled_words, placeholder_words, text_score
-from extension.verbalize.realise import (
-    Realiser,
-    logical_form,
-    realise_question,
-    realise_statement,
-    several_bindings,
-)
+from extension.verbalize.realise import Realiser, realise_question, realise_statement
 from extension.verbalize.relation_phrases import PhraseTable, relation_phrase
 
 TABLE = PhraseTable()

@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kgstore import predicate_stats as _predicate_stats
@@ -46,11 +46,9 @@ from kgstore.models import (
     Entity,
     EntityDetail,
     Fact,
-    FactPath,
     Predicate,
     SourceRecord,
     StoreStats,
-    Subgraph,
 )
 from kgstore.patterns import Binding, MatchResult, PatternQuery
 from kgstore.predicate_stats import PredicateStats
@@ -92,6 +90,10 @@ class Store(ABC):
     """The Cypher this store speaks (:data:`kgstore.cypher.guard.Dialect`): what a user's
     query is checked against (``kgbench cypher``, ``POST /api/cypher``) and how a
     pattern query is compiled. Code above ``kgstore`` asks this, never the location."""
+    sampling: ClassVar[ModuleType]
+    """Hook: the backend's seeded sampling orders, a module with ``sample_entities``,
+    ``sample_facts`` and ``type_sample_heads`` taking the store first (the same orders
+    on every backend: a seed draws the same sample wherever the KG is stored)."""
     read_only: bool = False
     round_trip_reads: ClassVar[bool] = False
     """Whether every read costs a network round trip (Neo4j): reading several things
@@ -401,10 +403,10 @@ class Store(ABC):
         samples = self._kept_type_samples[seed]
         return None if samples is None else samples.sample(type_id, k)
 
-    @abstractmethod
     def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
-        """Hook: every type's head of named, non-CVT members for ``seed`` and the
-        small types kept whole (:mod:`kgstore.type_samples`)."""
+        """Every type's head of named, non-CVT members for ``seed`` and the small
+        types kept whole (:mod:`kgstore.type_samples`)."""
+        return self.sampling.type_sample_heads(self, seed)
 
     def _fact_rows(self) -> Iterator[pa.Table]:
         """Hook: every fact as :data:`~kgstore.predicate_stats.FACT_SCHEMA` rows, in
@@ -525,29 +527,10 @@ class Store(ABC):
         local: nothing to do."""
         return None
 
-    # -- subgraphs (backend-neutral, see kgstore.algorithms.subgraph) -----------------
-    def neighborhood(
-        self,
-        ids: str | Iterable[str],
-        *,
-        hops: int = 1,
-        max_per_node: int = 50,
-        max_facts: int = 2_000,
-        include_literals: bool = True,
-    ) -> Subgraph:
-        return _subgraph.neighborhood(
-            self, ids, hops=hops, max_per_node=max_per_node, max_facts=max_facts,
-            include_literals=include_literals,
-        )
-
-    def paths(
-        self, source: str, target: str, *, max_length: int = 3, limit: int = 20,
-        max_per_node: int = 200, exclude_predicates: Iterable[str] = (),
-    ) -> list[FactPath]:
-        return _subgraph.paths(
-            self, source, target, max_length=max_length, limit=limit,
-            max_per_node=max_per_node, exclude_predicates=exclude_predicates,
-        )
+    # -- subgraphs (backend-neutral: the functions of kgstore.algorithms.subgraph, whose
+    # first parameter is the store, are the methods; signatures and docs live there) --
+    neighborhood = _subgraph.neighborhood
+    paths = _subgraph.paths
 
     # -- pattern matching -----------------------------------------------------------
     def match(self, query: PatternQuery, *,
@@ -594,18 +577,19 @@ class Store(ABC):
         """Hook: the rows of one read query of this backend's Cypher that may read
         whole tables (a compiled match)."""
 
-    # -- sampling -------------------------------------------------------------------
-    @abstractmethod
+    # -- sampling (the backend's orders: :attr:`sampling`) ------------------------------
     def sample_entities(
         self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
         include_cvt: bool = False,
     ) -> list[Entity]:
         """A reproducible sample of ``k`` entities (same seed + same store -> same
         sample), optionally of one type."""
+        return self.sampling.sample_entities(self, k, seed=seed, type_id=type_id,
+                                             named_only=named_only, include_cvt=include_cvt)
 
-    @abstractmethod
     def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
         """A reproducible sample of ``k`` facts, optionally of one predicate."""
+        return self.sampling.sample_facts(self, k, seed=seed, predicate=predicate)
 
     # -- whole-store scans (copy between backends, offline export, checksums) ----------
     @abstractmethod

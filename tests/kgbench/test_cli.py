@@ -91,16 +91,28 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], code: int = 1) ->
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
-def write_inputs(directory: Path) -> tuple[Path, Path]:
+def write_inputs(directory: Path, facts_text: str = FACTS, names_text: str = NAMES
+                 ) -> tuple[Path, Path]:
+    """``facts.tsv`` and ``names.tsv`` in ``directory`` (default: :data:`FACTS`,
+    :data:`NAMES`)."""
     facts = directory / "facts.tsv"
     names = directory / "names.tsv"
-    facts.write_text(FACTS, encoding="utf-8")
-    names.write_text(NAMES, encoding="utf-8")
+    facts.write_text(facts_text, encoding="utf-8")
+    names.write_text(names_text, encoding="utf-8")
     return facts, names
 
 
 def load(store: Path, facts: Path, names: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return run("load", "triples", facts, "--names", names, "--store", store, *extra)
+
+
+def loaded_store(root: Path, facts_text: str, names_text: str) -> Path:
+    """``root/store`` loaded (``kgbench load triples``) from ``facts_text`` and
+    ``names_text`` written beside it; the load must succeed."""
+    facts, names = write_inputs(root, facts_text, names_text)
+    proc = load(root / "store", facts, names)
+    assert proc.returncode == 0, proc.stderr
+    return root / "store"
 
 
 def stats_doc(store: Path) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import pytest
 
 from kgbench.cli.cypher import DEFAULT_LIMIT_ROWS
 from kgstore.cypher.guard import MAX_CASE_NESTING, MAX_NESTING, MAX_TOKENS
-from tests.kgbench.test_cli import CLI, run, run_process
+from tests.kgbench.test_cli import CLI, loaded_store, run, run_process
 
 FACTS = "/m/01\t/film/film/directed_by\t/m/02\n/m/01\t/film/film/starring\t/m/03\n"
 NAMES = "/m/01\tAlpha Film\n/m/02\tDana Director\n/m/03\tSam Star\n"
@@ -30,14 +30,7 @@ NAMES = "/m/01\tAlpha Film\n/m/02\tDana Director\n/m/03\tSam Star\n"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cypher-limits")
-    (root / "facts.tsv").write_text(FACTS, encoding="utf-8")
-    (root / "names.tsv").write_text(NAMES, encoding="utf-8")
-    path = root / "store"
-    proc = run("load", "triples", root / "facts.tsv", "--names", root / "names.tsv",
-               "--store", path)
-    assert proc.returncode == 0, proc.stderr
-    return path
+    return loaded_store(tmp_path_factory.mktemp("cypher-limits"), FACTS, NAMES)
 
 
 def one_error(proc: subprocess.CompletedProcess[str], code: int) -> str:

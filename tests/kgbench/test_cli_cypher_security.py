@@ -18,7 +18,7 @@ from typing import Any
 import ladybug
 import pytest
 
-from tests.kgbench.test_cli import run
+from tests.kgbench.test_cli import loaded_store, run
 
 FACTS = "/m/01\t/film/film/directed_by\t/m/02\n/m/01\t/film/film/starring\t/m/03\n"
 NAMES = "/m/01\tAlpha Film\n/m/02\tCREATE\n/m/03\tSam Star\n"
@@ -36,14 +36,7 @@ def assert_refused(proc: subprocess.CompletedProcess[str], clause: str) -> None:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cypher-security")
-    (root / "facts.tsv").write_text(FACTS, encoding="utf-8")
-    (root / "names.tsv").write_text(NAMES, encoding="utf-8")
-    path = root / "store"
-    proc = run("load", "triples", root / "facts.tsv", "--names", root / "names.tsv",
-               "--store", path)
-    assert proc.returncode == 0, proc.stderr
-    return path
+    return loaded_store(tmp_path_factory.mktemp("cypher-security"), FACTS, NAMES)
 
 
 def test_load_of_a_shared_library_runs_no_native_code(store: Path, tmp_path: Path) -> None:

@@ -22,18 +22,15 @@ from tests.extension.test_export import write_benchmark
 from tests.external import external_path
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.llm.chat_server import FakeChatServer
+from tests.scoring import demo_bench
+from tests.scoring.demo_bench import CAQA_NAMES, write_jsonl
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401
-from tests.scoring.test_evaluate import demo_samples
+
+samples = demo_bench.samples   # the fixtures of the demo benchmark this module scores
+bench = demo_bench.bench
 
 KEYS = ["protocol", "per_label", "per_complexity", "overall_micro_f1", "macro_f1",
         "confusion", "n", "unparsed"]
-CAQA_NAMES = {"supportive": "Support", "partially_supportive": "Missing",
-              "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
-
-
-@pytest.fixture(scope="module")
-def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_samples()
 
 
 @pytest.fixture(scope="module")
@@ -41,19 +38,6 @@ def in_test_split(samples: tuple[BenchmarkSample, ...]) -> list[BenchmarkSample]
     """The demo samples of the test split (named ``test_split`` before, it read as a test
     that asserts nothing)."""
     return [s for s in samples if s.split == "test"]
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory, samples: tuple[BenchmarkSample, ...]) -> Path:
-    """A benchmark directory; do not modify."""
-    directory = tmp_path_factory.mktemp("bench")
-    write_benchmark(directory, samples)
-    return directory
-
-
-def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def in_process(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:

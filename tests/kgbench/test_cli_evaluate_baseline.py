@@ -11,8 +11,8 @@ import pytest
 from tests.extension.test_export import write_benchmark
 from tests.kgbench.test_cli import assert_clean_error, run
 from tests.kgbench.test_cli_evaluate import in_process
+from tests.scoring.demo_bench import demo_samples
 from tests.scoring.models import Exported, exported, tiny_hf  # noqa: F401  (fixtures)
-from tests.scoring.test_evaluate import demo_samples
 
 KEYS = ["protocol", "per_label", "per_complexity", "overall_micro_f1", "macro_f1", "confusion", "n",
         "unparsed", "baseline"]

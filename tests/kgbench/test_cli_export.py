@@ -17,21 +17,12 @@ import pytest
 
 from extension.outputs.sample_schema import BenchmarkSample
 from kgbench.cli import main
-from tests.extension.test_export import demo_benchmark, write_benchmark
+from tests.extension.test_export import write_benchmark
 from tests.kgbench.test_cli import assert_clean_error, run
+from tests.scoring import demo_bench
 
-
-@pytest.fixture(scope="module")
-def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_benchmark()
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory, samples: tuple[BenchmarkSample, ...]) -> Path:
-    """A benchmark directory; do not modify."""
-    directory = tmp_path_factory.mktemp("bench")
-    write_benchmark(directory, samples)
-    return directory
+samples = demo_bench.samples   # the fixtures of the demo benchmark this module exports
+bench = demo_bench.bench
 
 
 def table_counts(stdout: str) -> dict[str, int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,32 +18,13 @@ from scoring.evaluate.predictions import Prediction, read_predictions, write_pre
 from scoring.evaluate.prompts import AttributionPrompt, default_prompt, parse_reply, select_prompt
 from scoring.evaluate.run import PredictionsFileEvaluator, evaluate_benchmark
 from scoring.evaluate.schemes import LabelNameError, label_scheme
-from tests.extension.test_export import demo_benchmark, write_benchmark
+from tests.extension.test_export import write_benchmark
 from tests.external import external_path
+from tests.scoring import demo_bench
+from tests.scoring.demo_bench import CAQA_NAMES, write_jsonl
 
-demo_samples = cache(demo_benchmark)
-"""The demo benchmark's samples, built once per test process (the evaluate tests share
-them: they never modify them)."""
-
-CAQA_NAMES = {"supportive": "Support", "partially_supportive": "Missing",
-              "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
-
-
-@pytest.fixture(scope="module")
-def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_samples()
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory, samples: tuple[BenchmarkSample, ...]) -> Path:
-    directory = tmp_path_factory.mktemp("bench")
-    write_benchmark(directory, samples)
-    return directory
-
-
-def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
+samples = demo_bench.samples   # the fixtures of the demo benchmark this module scores
+bench = demo_bench.bench
 
 
 # ---------------------------------------------------------------------------

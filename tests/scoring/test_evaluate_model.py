@@ -21,26 +21,14 @@ from scoring.evaluate.run import evaluate_benchmark
 from scoring.evaluate.schemes import label_scheme
 from scoring.inputs import hypothesis, premise
 from scoring.runtime import NliScorer, SequenceClassifier
-from tests.extension.test_export import write_benchmark
+from tests.scoring import demo_bench
+from tests.scoring.demo_bench import CAQA_NAMES
 from tests.scoring.models import Exported
-from tests.scoring.test_evaluate import demo_samples
 
 pytestmark = pytest.mark.slow   # the first tiny model of a session imports torch (~7 s)
 
-CAQA_OF = {"supportive": "Support", "partially_supportive": "Missing",
-           "contradictory": "Contradictory", "irrelevant": "Irrelevant"}
-
-
-@pytest.fixture(scope="module")
-def samples() -> tuple[BenchmarkSample, ...]:
-    return demo_samples()
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory, samples: tuple[BenchmarkSample, ...]) -> Path:
-    directory = tmp_path_factory.mktemp("bench")
-    write_benchmark(directory, samples)
-    return directory
+samples = demo_bench.samples   # the fixtures of the demo benchmark this module scores
+bench = demo_bench.bench
 
 
 def pairs(samples: tuple[BenchmarkSample, ...]) -> tuple[list[str], list[str]]:
@@ -58,8 +46,8 @@ def test_a_classifier_is_scored_on_its_own_predictions(
     doc = report.to_json()
     assert list(doc)[-1] == "runtime" and doc["runtime"]["provider"] == "CPUExecutionProvider"
     test = [s for s in samples if s.split == "test"]
-    confusion = Counter((CAQA_OF[s.label], CAQA_OF[p]) for s, p in zip(test, expected,
-                                                                     strict=True))
+    confusion = Counter((CAQA_NAMES[s.label], CAQA_NAMES[p])
+                        for s, p in zip(test, expected, strict=True))
     assert {(g, p): c for g, row in doc["confusion"].items() for p, c in row.items() if c} \
         == dict(confusion)
     assert doc["unparsed"] == 0 and doc["n"] == len(test)

@@ -21,14 +21,15 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import ladybug as lb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kgstore.backends.ladybug import queries as q
-from kgstore.backends.ladybug import sampling
+from kgstore.backends.ladybug import sampling as ladybug_sampling
 from kgstore.backends.ladybug.directory import (
     begin_creation,
     check_marker,
@@ -102,6 +103,7 @@ class LadybugStore(Store):
 
     backend = "ladybug"
     dialect = "ladybug"
+    sampling: ClassVar[ModuleType] = ladybug_sampling
 
     def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.path = local_store_path(path)   # a URI folded into a Path is no directory
@@ -184,8 +186,8 @@ class LadybugStore(Store):
         self._open_read_caches()   # reads kept while the store is open read-only
         # Per (seed, named_only, include_cvt), for the last few: the types sampled
         # so far, then the samples of every type at once (_type_sample_prefix).
-        self._sampled_types = Lru(sampling.TYPE_SAMPLE_KEYS)
-        self._type_prefixes = Lru(sampling.TYPE_SAMPLE_KEYS)
+        self._sampled_types = Lru(ladybug_sampling.TYPE_SAMPLE_KEYS)
+        self._type_prefixes = Lru(ladybug_sampling.TYPE_SAMPLE_KEYS)
         self._hubs: frozenset[str] | None = None   # read on first use (_hub_ids)
         self._predicate_aliases: bool | None = None  # read on first use
         self._search: EntitySearchIndex | None = None   # loaded on first use (_search_index)
@@ -588,20 +590,6 @@ class LadybugStore(Store):
     # -- pattern matching (Store.match) ----------------------------------------------
     def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
         return self._rows(query, params, scan=True)
-
-    # -- sampling (seeded orders: kgstore.backends.ladybug.sampling) ---------------------
-    def sample_entities(
-        self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
-        include_cvt: bool = False,
-    ) -> list[Entity]:
-        return sampling.sample_entities(self, k, seed=seed, type_id=type_id,
-                                        named_only=named_only, include_cvt=include_cvt)
-
-    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
-        return sampling.type_sample_heads(self, seed)
-
-    def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        return sampling.sample_facts(self, k, seed=seed, predicate=predicate)
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:

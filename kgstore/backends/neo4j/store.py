@@ -28,12 +28,13 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import neo4j
 
 from kgstore.backends.neo4j import queries as q
-from kgstore.backends.neo4j import sampling
+from kgstore.backends.neo4j import sampling as neo4j_sampling
 from kgstore.backends.neo4j.connection import (
     Neo4jLocation,
     connect,
@@ -104,6 +105,7 @@ class Neo4jStore(Store):
 
     backend = "neo4j"
     dialect = "neo4j"
+    sampling: ClassVar[ModuleType] = neo4j_sampling
     round_trip_reads = True
 
     def __init__(self, location: str, *, create: bool = False, read_only: bool = False,
@@ -505,20 +507,6 @@ class Neo4jStore(Store):
     # -- pattern matching (Store.match) ----------------------------------------------
     def _scan(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
         return self._read(query, params)
-
-    # -- sampling (the embedded store's seeded orders: kgstore.backends.neo4j.sampling) --
-    def sample_entities(
-        self, k: int, *, seed: int, type_id: str | None = None, named_only: bool = True,
-        include_cvt: bool = False,
-    ) -> list[Entity]:
-        return sampling.sample_entities(self, k, seed=seed, type_id=type_id,
-                                        named_only=named_only, include_cvt=include_cvt)
-
-    def _type_sample_heads(self, seed: int) -> tuple[dict[str, list[str]], set[str]]:
-        return sampling.type_sample_heads(self, seed)
-
-    def sample_facts(self, k: int, *, seed: int, predicate: str | None = None) -> list[Fact]:
-        return sampling.sample_facts(self, k, seed=seed, predicate=predicate)
 
     # -- whole-store scans ------------------------------------------------------------
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[list[Entity]]:

@@ -31,8 +31,8 @@ from scoring.evaluate.baselines.shortcut import chance_levels
 from scoring.evaluate.benchmark import EvalSample
 from scoring.evaluate.schemes import label_scheme
 from tests.extension.test_export import write_benchmark
+from tests.scoring.demo_bench import demo_samples
 from tests.scoring.models import TinyHf
-from tests.scoring.test_evaluate import demo_samples
 
 ANSWER = "The Godfather was directed by Francis Ford Coppola."
 CITATIONS = ("The Godfather has the sequel The Godfather Part II.",

@@ -27,7 +27,7 @@ from scoring.evaluate.protocol_released import parse_reply_released
 from scoring.evaluate.run import PredictionsFileEvaluator, evaluate_benchmark
 from scoring.evaluate.schemes import label_scheme
 from tests.extension.test_export import write_benchmark
-from tests.scoring.test_evaluate import demo_samples
+from tests.scoring.demo_bench import demo_samples
 
 
 def hand_made(tmp_path: Path, golds: Sequence[Label],

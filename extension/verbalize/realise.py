@@ -330,9 +330,10 @@ class Realiser:
         first, _, rest = vp.partition(" ")
         if first in ("was", "is", "were", "are") and rest:
             second = rest.partition(" ")[0]
-            if second.endswith("ed") or second in _IRREGULAR_PAST or second in (
-                    "born", "located", "based", "buried", "known") or second in _PREPOSITIONS:
-                return rest
+            echo = plural and noun is not None and second[:4] == english.plural(noun)[:4]
+            if not echo and (second.endswith("ed") or second in _IRREGULAR_PAST or second in (
+                    "born", "located", "based", "buried", "known") or second in _PREPOSITIONS):
+                return rest   # not "the films filmed in Detroit" (LanguageTool: a repeated verb)
         if c.var_is_subject and not c.qualifiers:
             noun_of = self.table.noun(c.predicate)
             phrase = self.phrase(c.predicate)

@@ -55,7 +55,7 @@ test: $(STAMP) $(EXPORT_STAMP) $(REAL_MODELS_STAMP) chromium $(GRAMMAR_CLASSPATH
 	echo "Neo4j tests (-m neo4j) run in the background; their report follows the others'"; \
 	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --basetemp "$$work/tmp" \
 	    --durations=10 -m neo4j tests > "$$work/neo4j.log" 2>&1 & neo4j=$$!; \
-	$(BIN)/python -m pytest -q -n 2 --durations=15 -m "not neo4j" tests; a=$$?; \
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15 -m "not neo4j" tests; a=$$?; \
 	wait $$neo4j; b=$$?; \
 	echo "== Neo4j tests (-m neo4j, one process)"; cat "$$work/neo4j.log"; rm -rf "$$work"; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)

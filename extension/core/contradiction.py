@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from extension.core import candidates as cand
 from extension.core.functionality import functionality
 from extension.core.query_graph import QueryGraph
+from extension.core.vocabulary import is_containment_predicate
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.store import Store
 
@@ -103,6 +104,11 @@ def single_valued_slot(store: Store, facts: Sequence[Fact], answer: Object,
         elif f.subject == answer:
             slot = Slot(f, answer_is_object=False)
         else:
+            continue
+        if is_containment_predicate(f.predicate):
+            # "Auburn University is located in Kentucky" does not rule out "… in the
+            # United States": a place lies in a chain of places (blind round 12)
+            reasons.append(f"{f.predicate} (a place lies in several places)")
             continue
         measured = functionality(store, f.predicate)
         share = measured.forward if slot.answer_is_object else measured.inverse
@@ -252,8 +258,8 @@ def exhaustive_slot(facts: Sequence[Fact], answers: Collection[Object],
     groups: dict[tuple[str, str], list[Fact]] = {}
     for f in facts:
         groups.setdefault((f.subject, f.predicate), []).append(f)
-    for (n, _), group in sorted(groups.items()):
-        if n in cvts or n in answers:
+    for (n, predicate), group in sorted(groups.items()):
+        if n in cvts or n in answers or is_containment_predicate(predicate):
             continue
         if {f.object for f in group} == set(answers) and len(group) == len(answers):
             return [Slot(f, answer_is_object=True) for f in group]

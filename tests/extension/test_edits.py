@@ -337,3 +337,17 @@ def test_a_branch_that_only_places_the_answer_is_not_the_partial_samples_cut() -
     solutions = [{"d": "m.spielberg", "a": "m.cincinnati"}]
     assert _placing_branch(tree, solutions, "m.ohio")
     assert not _placing_branch(tree, solutions, "m.jaws")
+
+
+def test_a_place_is_never_contradicted_by_another_place_it_may_lie_in(tmp_path) -> None:
+    """Blind round 12: "Auburn University is located in Kentucky" as the contradiction of
+    "… located in the United States of America" read as partial: a place lies in a chain
+    of places, so a containment slot is neither a one-value slot nor a whole one."""
+    from extension.core.contradiction import exhaustive_slot, single_valued_slot
+    from kgstore import open_store
+
+    fact = Fact("m.auburn", "location.location.containedby", "m.usa")
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([], [fact])
+        assert isinstance(single_valued_slot(store, [fact], "m.usa", ()), str)
+    assert isinstance(exhaustive_slot([fact], {"m.usa"}, ()), str)

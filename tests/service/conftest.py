@@ -284,9 +284,14 @@ def browser() -> Iterator[Browser]:
     :class:`tests.service.test_ui_browser.Page`). Not one per session: while Playwright's
     synchronous API is open, its event loop counts as running, and a later test's
     ``asyncio.run`` in the same process fails."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
-    from tests.service.ui_support import CHROMIUM, CHROMIUM_ARGS
+    from tests.service.ui_support import CHROMIUM, CHROMIUM_ARGS, STEP_TIMEOUT_MS
+
+    # expect()'s own default is 5 s, apart from the page's: a CI run with two test
+    # processes, the Neo4j tests and their server on two cores took longer than that for
+    # a Cypher answer the page shows in 0.1 s on a quiet machine.
+    expect.set_options(timeout=STEP_TIMEOUT_MS)
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -37,6 +37,8 @@ GODFATHER = "m.0kgb0gd"
 COPPOLA = "m.0kgb085"
 SPIELBERG = "m.0kgb086"
 CHROMIUM = Path("/usr/bin/chromium")
+STEP_TIMEOUT_MS = 15_000
+"""How long a UI test waits for one step (a page action or an ``expect``)."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 

@@ -64,10 +64,27 @@ CONTAINMENT_PREDICATES: frozenset[str] = frozenset({
 })
 """Predicates that place a place inside another ("Cincinnati is located in Ohio"): a
 fact a reader tends to supply from what they know."""
+CONTAINER_FIRST_PREDICATES: frozenset[str] = frozenset({
+    "location.location.contains", "location.location.partially_contains",
+    "location.country.administrative_divisions", "base.locations.continents.countries_within",
+    "P150",
+})
+"""The containment predicates whose subject is the larger place ("Ohio contains
+Cincinnati")."""
 
 
 def is_containment_predicate(predicate: str) -> bool:
     """Whether ``predicate`` (full IRI or local id) is one of
     :data:`CONTAINMENT_PREDICATES`."""
+    return _in(predicate, CONTAINMENT_PREDICATES)
+
+
+def is_container_first(predicate: str) -> bool:
+    """Whether ``predicate`` places its object inside its subject
+    (:data:`CONTAINER_FIRST_PREDICATES`)."""
+    return _in(predicate, CONTAINER_FIRST_PREDICATES)
+
+
+def _in(predicate: str, ids: frozenset[str]) -> bool:
     local = predicate.strip("<>").rpartition("/")[2].rpartition("#")[2]
-    return local in CONTAINMENT_PREDICATES or predicate in CONTAINMENT_PREDICATES
+    return local in ids or predicate in ids

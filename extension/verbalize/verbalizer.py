@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from extension.core.samples import StructuredSample, Triple
+from extension.core.vocabulary import is_container_first, is_containment_predicate
 from extension.verbalize import english
 from extension.verbalize.answers import answer_statement
 from extension.verbalize.citations import (
@@ -365,11 +366,16 @@ def _replaced_slots(sample: StructuredSample, table: PhraseTable | None) -> list
                 continue
             if t.literal or t.o in cvts:
                 continue
-            if not reads_as_many(t.p, table):
-                continue
             if t.o in replacements:
-                slots.setdefault((t.s, t.p, ""), []).append((t, ()))
-            elif t.s in replacements and table.inverse(t.p):
+                if reads_as_many(t.p, table):
+                    slots.setdefault((t.s, t.p, ""), []).append((t, ()))
+            elif t.s in replacements and table.inverse(t.p) and (
+                    reads_as_many(t.p, table) or reads_as_many(t.p, table, from_object=True)):
+                # The object keeps its value and the subject is new: whether the object
+                # may have several such subjects is read from its side too. "The
+                # Kingdom of Hungary has Rome as a capital" does not deny "the capital
+                # of the Roman Empire is Rome" (both readers of blind round 13 read it
+                # as irrelevant): "Rome is the capital only of …" does.
                 slots.setdefault((t.o, t.p, t.s), []).append((t, ()))
         return [ExhaustiveSlot(facts=tuple(f for f, _ in held), inverse=bool(key[2]),
                                members=tuple(m for _, ms in held for m in ms))
@@ -409,18 +415,33 @@ def _folded_fact(role: Triple, subgraph: Sequence[Triple], cvts: Collection[str]
             (anchor, role))
 
 
-def reads_as_many(predicate: str, table: PhraseTable) -> bool:
+def reads_as_many(predicate: str, table: PhraseTable, *, from_object: bool = False) -> bool:
     """Whether a reader may take ``predicate`` as having several values for one
     subject: a person, thing or place (a director, a genre, a citizenship, a country of
     production), unless its words say one value by meaning (born, died, buried, a
-    capital, a location). Dates and numbers read as one value already."""
+    capital, a location). Dates and numbers read as one value already.
+
+    ``from_object``: several subjects for one object, read by the relation's inverse
+    phrase ("Rome is the capital of", "Heat was directed by"); False without one.
+
+    A containment relation reads as many only from the smaller place ("Watford is
+    located only in Cleveland"): a place holds many, so "Ohio contains only New York
+    City" says what no reader believes."""
+    if is_containment_predicate(predicate) and is_container_first(predicate) != from_object:
+        return False
+    if from_object and is_containment_predicate(predicate):
+        return table.inverse(predicate) is not None
+    if from_object:
+        inverse = table.inverse(predicate)
+        return inverse is not None and not _ONE_VALUE_WORDS.search(inverse)
     if table.kind(predicate) not in ("person", "thing", "place"):
         return False
     return not _ONE_VALUE_WORDS.search(table[predicate])
 
 
-_ONE_VALUE_WORDS = re.compile(r"\b(born|died|buried|capital|located|headquarters)\b")
-"""Words of a relation phrase that say its subject has one value ("was born in")."""
+_ONE_VALUE_WORDS = re.compile(r"\b(born|died|buried|located|headquarters)\b|\bhas the capital\b")
+"""Words of a relation phrase that say its subject has one value ("was born in", "has
+the capital"; not "is the capital of": a city may be the capital of several states)."""
 
 
 __all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",

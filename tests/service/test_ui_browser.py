@@ -23,8 +23,14 @@ from playwright.sync_api import Browser, ConsoleMessage, expect
 from playwright.sync_api import Page as BrowserPage
 
 from tests.service.conftest import TOKEN, Server
-from tests.service.ui_support import (CHROMIUM, COPPOLA, HOSTILE_NAME, QUESTIONS, SPIELBERG,
-                                      STEP_TIMEOUT_MS)
+from tests.service.ui_support import (
+    CHROMIUM,
+    COPPOLA,
+    HOSTILE_NAME,
+    QUESTIONS,
+    SPIELBERG,
+    STEP_TIMEOUT_MS,
+)
 
 EDUCATION = "m.0kgb0zq"   # a CVT: Spielberg's people.person.education
 

@@ -618,8 +618,8 @@ _YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
-_PLACED = re.compile(r"(was|is) (born|buried|located|based|founded|filmed|released|produced)"
-                     r" (in|on|at)")
+_PLACED = re.compile(r"(was|is) (born|buried|located|based|founded|filmed|released|produced|"
+                     r"studied|taught) (in|on|at)")
 """An inverse phrase that places its subject: a question about the place or date asks
 "where"/"when" with it."""
 

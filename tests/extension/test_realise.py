@@ -389,6 +389,14 @@ def test_a_place_answer_of_a_reverse_relation_is_asked_where() -> None:
                              rule="none") == "Al Pacino was born in New York City."
     origin = graph([("m.m", "music.artist.origin", "?x")], {"m.m": "Metallica"})
     assert question(origin) == "Where does Metallica come from?"
+    # blind round 14 rated "What was the language of Taking Woodstock studied at?" 2
+    studied = graph([("?x", "education.educational_institution.students_graduates.."
+                      "education.education.major_field_of_study", "m.en")], {"m.en": "English"})
+    assert question(studied) == "Where was English studied?"
+    majors = graph([("m.tw", "film.film.language", "?v"),
+                    ("?v", "education.field_of_study.students_majoring.."
+                     "education.education.institution", "?x")], {"m.tw": "Taking Woodstock"})
+    assert question(majors) == "Where was the language of Taking Woodstock studied?"
 
 
 def test_the_asked_noun_is_not_said_twice() -> None:

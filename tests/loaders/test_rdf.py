@@ -307,12 +307,16 @@ def test_w3c_ntriples_suite_through_load_rdf(tmp_path: Path) -> None:
     assert len(cases) >= 60
     failures = []
     with open_store(tmp_path / "store", create=True) as store:
-        for kind, path in cases:
-            if kind == "positive":
-                report = load_rdf(store, [path], strict=True)
-                if report.malformed:
-                    failures.append(f"{path.name}: {report.examples}")
-                continue
+        # Every positive file in one load (one import, not 41): under --strict a file
+        # with a syntax error fails the load, naming the file.
+        positive = [path for kind, path in cases if kind == "positive"]
+        try:
+            report = load_rdf(store, positive, strict=True)
+            assert report.malformed == 0, report.examples
+            assert len(report.files) == len(positive), report.files
+        except MalformedInputError as exc:
+            failures.append(str(exc))
+        for _, path in (case for case in cases if case[0] == "negative"):
             facts = store.stats().facts
             try:
                 load_rdf(store, [path], strict=True)
@@ -342,19 +346,13 @@ def test_w3c_turtle_positive_syntax_tests_parse(tmp_path: Path) -> None:
     suite = external("w3c-rdf-tests", "rdf-turtle")
     cases = _manifest_tests(suite, {"positive": "TestTurtlePositiveSyntax"})
     assert len(cases) >= 70
-    failures = []
+    paths = [path for _, path in cases if path.name not in RDFLIB_TURTLE_GAPS]
     with open_store(tmp_path / "store", create=True) as store:
-        for _, path in cases:
-            if path.name in RDFLIB_TURTLE_GAPS:
-                continue
-            try:
-                report = load_rdf(store, [path], strict=True)
-            except MalformedInputError as exc:
-                failures.append(f"{path.name}: {exc}")
-                continue
-            if report.malformed:
-                failures.append(f"{path.name}: {report.examples}")
-    assert not failures, "\n".join(failures)
+        # all in one load (one import, not 74): under --strict a file with a syntax
+        # error fails the load, naming the file
+        report = load_rdf(store, paths, strict=True)
+    assert report.malformed == 0, report.examples
+    assert len(report.files) == len(paths), report.files
 
 
 @pytest.mark.external

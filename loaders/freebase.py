@@ -83,7 +83,7 @@ from loaders.pipeline import (
     Input,
     LoadOptions,
     LoadReport,
-    check_readable,
+    readable_inputs,
     run_load,
 )
 from loaders.sources import data_name
@@ -154,9 +154,7 @@ def load_freebase(
     namespaces, ``keep_predicates``/``drop_predicates`` (see :data:`FREEBASE_FILTER`),
     CVT rule, report size.
     """
-    inputs = [Path(p) for p in dict.fromkeys(Path(p) for p in paths)]
-    for path in inputs:
-        check_readable(path)
+    inputs = readable_inputs(paths)
     for path in inputs:
         check_freebase(path)
     return run_load(store, [Input(p, FORMAT) for p in inputs],

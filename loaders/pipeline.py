@@ -56,7 +56,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -441,6 +441,15 @@ def check_readable(path: Path) -> None:
         raise InputFileError(path, "permission denied; check the file's permissions") from None
     except OSError as exc:
         raise InputFileError(path, f"cannot open ({exc.strerror or exc})") from None
+
+
+def readable_inputs(paths: Iterable[str | Path]) -> list[Path]:
+    """``paths`` as :class:`~pathlib.Path`, each once in the order given (a file listed
+    twice loads once), every one checked by :func:`check_readable` before any is read."""
+    inputs = list(dict.fromkeys(Path(p) for p in paths))
+    for path in inputs:
+        check_readable(path)
+    return inputs
 
 
 def now_iso() -> str:

@@ -86,7 +86,7 @@ from loaders.pipeline import (
     LoadOptions,
     LoadReport,
     PredicateFilter,
-    check_readable,
+    readable_inputs,
     run_load,
 )
 from loaders.sources import (
@@ -450,11 +450,8 @@ def load_rdf(
     rdflib, a syntax error under ``strict``) leaves the store unchanged. Re-running
     after an interruption resumes (:func:`loaders.pipeline.run_load`).
     """
-    inputs = [Path(p) for p in dict.fromkeys(Path(p) for p in paths)]
-    for p in inputs:
-        check_readable(p)
     plan = []
-    for p in inputs:
+    for p in readable_inputs(paths):
         fmt = detect_rdf_format(p)
         if fmt != NTRIPLES and p.stat().st_size > max_memory_file:
             _read_limited(p, max_memory_file)  # raises the "convert it" error

@@ -18,7 +18,8 @@ from loaders.sources import data_name, open_text
 from loaders.tsv import parse_triple_line
 
 JSON, NTRIPLES = "wikidata-json", "wikidata-ntriples"
-"""The two formats :func:`stage_wikidata` reads (see :func:`wikidata_format`)."""
+"""The two formats of a Wikidata dump (see :func:`wikidata_format`), keys of
+:data:`loaders.wikidata.STAGERS`."""
 _JSON_EXTENSIONS = (".json", ".jsonl", ".ndjson")
 _RDF_EXTENSIONS = (".ttl", ".n3", ".trig", ".nq", ".rdf", ".owl", ".xml", ".jsonld")
 LOADERS = ("wikidata", "freebase", "triples", "rdf", "unknown")

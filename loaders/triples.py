@@ -64,7 +64,7 @@ from loaders.pipeline import (
     LoadOptions,
     LoadReport,
     Stager,
-    check_readable,
+    readable_inputs,
     run_load,
 )
 from loaders.sources import data_name, open_text
@@ -378,11 +378,8 @@ def load_triples(
     if format is not None and format not in (NTRIPLES, TSV):
         raise UnsupportedFormatError(", ".join(map(str, paths)),
                                      f"unknown format {format!r}: use 'ntriples' or 'tsv'")
-    inputs = list(dict.fromkeys(Path(p) for p in paths))  # a file listed twice loads once
-    for p in ([Path(names)] if names is not None else []) + inputs:
-        check_readable(p)
-    plan = [Input(Path(names), NAMES)] if names is not None else []
-    plan += [Input(p, format or detect_format(p)) for p in inputs]
+    plan = [Input(p, NAMES) for p in readable_inputs([names] if names is not None else [])]
+    plan += [Input(p, format or detect_format(p)) for p in readable_inputs(paths)]
     options = LoadOptions(langs=None if langs is None else tuple(langs), unfold=unfold,
                           reverse_properties=reverse_properties).with_namespaces(namespaces)
     return run_load(store, plan, stager_for_format=STAGERS, options=options, strict=strict,

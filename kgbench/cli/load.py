@@ -168,6 +168,13 @@ def finish_load_command(report: LoadReport, location: str, *, as_json: bool,
             note(f"report written to {report_file}")
 
 
+# Options of every `load` command.
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="Stop at the first malformed line (nothing is loaded).")
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
+]
 PredicateNamesOpt = Annotated[
     Path | None,
     typer.Option("--predicate-names", metavar="FILE", readable=False,
@@ -195,6 +202,19 @@ def with_predicate_names(load: LoadFunction, path: Path | None, *,
     return load_then_name
 
 
+def load_and_report(location: str, files: Sequence[Path], load: LoadFunction, *,
+                    predicate_names: Path | None, strict: bool, force: bool, as_json: bool,
+                    options: LoadOptions | None = None, report_file: Path | None = None,
+                    other_inputs: Sequence[Path] = ()) -> None:
+    """What every ``load`` command ends with: ``load`` (then ``--predicate-names``) run
+    over ``files`` and ``other_inputs`` (:func:`run_load`), its result printed and
+    written (:func:`finish_load_command`)."""
+    then_named = with_predicate_names(load, predicate_names, options=options, strict=strict)
+    inputs = [*files, *other_inputs, *_given(predicate_names)]
+    report = run_load(location, inputs, then_named, force=force, report_file=report_file)
+    finish_load_command(report, location, as_json=as_json, report_file=report_file)
+
+
 @load_app.command("triples")
 def load_triples_cmd(
     ctx: typer.Context,
@@ -206,12 +226,8 @@ def load_triples_cmd(
         Path | None, typer.Option("--names", metavar="FILE", readable=False,
                                   help="Tab-separated id/name file giving entities their names.")
     ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Stop at the first malformed line (nothing is loaded).")
-    ] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
-    ] = False,
+    strict: StrictOpt = False,
+    force: ForceOpt = False,
     unfold: Annotated[
         bool, typer.Option("--unfold/--no-unfold",
                            help="Tab-separated files: load a relation path through a "
@@ -249,10 +265,8 @@ def load_triples_cmd(
         return load_triples(s, list(files), names=names, strict=strict, progress=progress,
                             unfold=unfold, reverse_properties=reverse_properties)
 
-    extra = [p for p in (names, predicate_names) if p is not None]
-    then_named = with_predicate_names(load, predicate_names, strict=strict)
-    report = run_load(location, [*files, *extra], then_named, force=force)
-    finish_load_command(report, location, as_json=as_json)
+    load_and_report(location, files, load, predicate_names=predicate_names, strict=strict,
+                    force=force, as_json=as_json, other_inputs=_given(names))
 
 
 # Options shared by the dump loaders (`load freebase`, `load wikidata`, `load rdf`).
@@ -272,12 +286,6 @@ DropOpt = Annotated[
     list[str] | None,
     typer.Option("--drop", metavar="PRED",
                  help="Also drop this predicate (id or pattern with *); repeatable."),
-]
-StrictOpt = Annotated[
-    bool, typer.Option("--strict", help="Stop at the first malformed line (nothing is loaded).")
-]
-ForceOpt = Annotated[
-    bool, typer.Option("--force", help="Delete the store first and rebuild it from these files.")
 ]
 ReportOpt = Annotated[
     Path | None,
@@ -358,10 +366,8 @@ def load_freebase_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_freebase(s, files, options=options, strict=strict, progress=progress)
 
-    then_named = with_predicate_names(load, predicate_names, options=options, strict=strict)
-    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
-                      report_file=report_file)
-    finish_load_command(report, location, as_json=as_json, report_file=report_file)
+    load_and_report(location, files, load, predicate_names=predicate_names, strict=strict,
+                    force=force, as_json=as_json, options=options, report_file=report_file)
 
 
 @load_app.command("wikidata")
@@ -406,10 +412,8 @@ def load_wikidata_cmd(
     def load(s: Store, progress: ProgressCallback | None) -> LoadReport:
         return load_wikidata(s, files, options=options, strict=strict, progress=progress)
 
-    then_named = with_predicate_names(load, predicate_names, options=options, strict=strict)
-    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
-                      report_file=report_file)
-    finish_load_command(report, location, as_json=as_json, report_file=report_file)
+    load_and_report(location, files, load, predicate_names=predicate_names, strict=strict,
+                    force=force, as_json=as_json, options=options, report_file=report_file)
 
 
 def _given(path: Path | None) -> list[Path]:
@@ -494,8 +498,6 @@ def load_rdf_cmd(
         return load_rdf(s, files, options=options, namespaces=namespaces, strict=strict,
                         progress=progress, max_memory_file=limit)
 
-    then_named = with_predicate_names(load, predicate_names, strict=strict,
-                                      options=options.with_namespaces(namespaces))
-    report = run_load(location, [*files, *_given(predicate_names)], then_named, force=force,
-                      report_file=report_file)
-    finish_load_command(report, location, as_json=as_json, report_file=report_file)
+    load_and_report(location, files, load, predicate_names=predicate_names, strict=strict,
+                    force=force, as_json=as_json, options=options.with_namespaces(namespaces),
+                    report_file=report_file)

@@ -14,10 +14,10 @@ from loaders.wikidata.json_dump import (
     stage_wikidata_json,
 )
 from loaders.wikidata.json_mapper import STATEMENT_TYPE, WKT_LITERAL
-from loaders.wikidata.load import STAGERS, check_wikidata, load_wikidata, stage_wikidata
+from loaders.wikidata.load import STAGERS, check_wikidata, load_wikidata
 from loaders.wikidata.truthy import WikidataTripleMapper, stage_wikidata_ntriples
 
 __all__ = ["JSON", "MAX_DOCUMENT_CHARS", "NTRIPLES", "PARALLEL_MIN_BYTES", "STAGERS",
            "STATEMENT_TYPE", "WKT_LITERAL", "WikidataTripleMapper", "check_wikidata",
-           "json_layout", "load_wikidata", "stage_wikidata", "stage_wikidata_json",
+           "json_layout", "load_wikidata", "stage_wikidata_json",
            "stage_wikidata_ntriples", "wikidata_format"]

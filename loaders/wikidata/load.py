@@ -1,10 +1,11 @@
 """Stage Wikidata dumps: the JSON entity dump and the truthy N-Triples dump.
 
-:func:`stage_wikidata` is the stager behind ``kgbench load wikidata``: it looks at the
-file name (``.json``/``.jsonl``/``.ndjson`` -> JSON, ``.nt`` -> truthy N-Triples, each
-optionally ``.gz``/``.bz2``/``.zst``; any other name is recognised from its content)
-and calls :func:`~loaders.wikidata.json_dump.stage_wikidata_json` (the mapping:
-:mod:`loaders.wikidata.json_mapper`) or
+:data:`STAGERS` are the stagers behind ``kgbench load wikidata``, by the format
+:func:`~loaders.sniff.wikidata_format` tells from the file name (``.json``/``.jsonl``/
+``.ndjson`` -> JSON, ``.nt`` -> truthy N-Triples, each optionally ``.gz``/``.bz2``/
+``.zst``; any other name is recognised from its content):
+:func:`~loaders.wikidata.json_dump.stage_wikidata_json` (the mapping:
+:mod:`loaders.wikidata.json_mapper`) and
 :func:`~loaders.wikidata.truthy.stage_wikidata_ntriples`. Both follow
 the stager contract of :mod:`loaders.pipeline`: they stream one file into a
 :class:`~kgstore.staging.StageWriter`, count lines and malformed lines in a
@@ -35,18 +36,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kgstore.staging import StageWriter
 from kgstore.store import ProgressCallback, Store
-from loaders.errors import (
-    ParseReport,
-    UnsupportedFormatError,
-)
+from loaders.errors import UnsupportedFormatError
 from loaders.pipeline import (
     Input,
     LoadOptions,
     LoadReport,
     Stager,
-    check_readable,
+    readable_inputs,
     run_load,
 )
 from loaders.sniff import (
@@ -59,7 +56,7 @@ from loaders.sniff import (
 from loaders.wikidata.json_dump import stage_wikidata_json
 from loaders.wikidata.truthy import refuse_freebase, stage_wikidata_ntriples
 
-__all__ = ["STAGERS", "check_wikidata", "load_wikidata", "stage_wikidata"]
+__all__ = ["STAGERS", "check_wikidata", "load_wikidata"]
 
 
 # -- entry points ------------------------------------------------------------------------
@@ -100,32 +97,15 @@ def load_wikidata(
     :class:`~loaders.pipeline.LoadOptions` defaults to ``True``), predicate filters,
     report size.
     """
-    inputs = [Path(p) for p in dict.fromkeys(Path(p) for p in paths)]
-    for path in inputs:
-        check_readable(path)
-    plan = [Input(path, check_wikidata(path)) for path in inputs]
+    plan = [Input(path, check_wikidata(path)) for path in readable_inputs(paths)]
     return run_load(store, plan, stager_for_format=STAGERS, options=options or LoadOptions(),
                     strict=strict, progress=progress)
-
-
-def stage_wikidata(
-    path: Path,
-    writer: StageWriter,
-    report: ParseReport,
-    *,
-    options: LoadOptions,
-    strict: bool = False,
-    progress: ProgressCallback | None = None,
-) -> dict[str, int]:
-    """Stage a Wikidata dump, JSON or truthy N-Triples (:func:`wikidata_format`)."""
-    stager = STAGERS[wikidata_format(path)]
-    return stager(path, writer, report, options=options, strict=strict, progress=progress)
 
 
 STAGE_VERSION = 1
 """Bumped when the mapping changes, so a kept stage from an older mapping is not reused."""
 
-for _stager in (stage_wikidata, stage_wikidata_json, stage_wikidata_ntriples):
+for _stager in (stage_wikidata_json, stage_wikidata_ntriples):
     # Items without a label in the chosen languages are items, not mediators; the
     # statement nodes are staged with is_cvt=True.
     setattr(_stager, "nameless_is_cvt", False)  # noqa: B010

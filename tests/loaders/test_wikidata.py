@@ -29,7 +29,6 @@ from loaders.wikidata import (
     WKT_LITERAL,
     json_dump,
     json_layout,
-    stage_wikidata,
     stage_wikidata_json,
     truthy,
     wikidata_format,
@@ -496,7 +495,8 @@ def test_strict_ntriples_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path / "truthy.nt", TRUTHY)
     with pytest.raises(MalformedInputError, match=r"truthy\.nt:20: "):
         with StageWriter(tmp_path / "st") as w:
-            stage_wikidata(path, w, ParseReport(), options=LoadOptions(), strict=True)
+            stage = STAGERS[wikidata_format(path)]
+            stage(path, w, ParseReport(), options=LoadOptions(), strict=True)
 
 
 def test_freebase_dump_given_to_the_wikidata_loader(tmp_path: Path) -> None:
@@ -504,7 +504,8 @@ def test_freebase_dump_given_to_the_wikidata_loader(tmp_path: Path) -> None:
                                      "<http://rdf.freebase.com/ns/type.object.name> \"x\" .\n")
     with pytest.raises(UnsupportedFormatError, match="kgbench load freebase"):
         with StageWriter(tmp_path / "st") as w:
-            stage_wikidata(path, w, ParseReport(), options=LoadOptions())
+            stage = STAGERS[wikidata_format(path)]
+            stage(path, w, ParseReport(), options=LoadOptions())
 
 
 # -- format detection --------------------------------------------------------------------

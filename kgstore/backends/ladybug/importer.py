@@ -58,6 +58,7 @@ class StoreWrites:
         self.store = store
         self._queue: queue.Queue[tuple[q.Query, int] | None] = queue.Queue()
         self._error: BaseException | None = None
+        self._failed_at = 0.0   # time.monotonic() of the failure
         self._cancelled = False
         self._thread = threading.Thread(target=self._run, name="kgbench-import-writes",
                                         daemon=True)
@@ -71,7 +72,7 @@ class StoreWrites:
                     with self.store._threads(threads):
                         self.store._rows(*query)
             except BaseException as exc:  # handed to drain()
-                self._error = exc
+                self._error, self._failed_at = exc, time.monotonic()
             finally:
                 self._queue.task_done()
         self._queue.task_done()
@@ -88,6 +89,10 @@ class StoreWrites:
         self._queue.join()
         if self._error is not None:
             raise self._error
+
+    def failed_before(self, moment: float) -> BaseException | None:
+        """The failure of a write, when one failed before ``moment`` (``time.monotonic()``)."""
+        return self._error if self._error is not None and self._failed_at < moment else None
 
     def close(self, *, cancel: bool = False) -> None:
         """Stop the thread once the write in flight finished (a write cannot be stopped
@@ -215,38 +220,70 @@ class StageMerger:
             self.diff.sql(f"CREATE TABLE {name} ({schema})")
 
     def run(self, *, nameless_is_cvt: bool) -> ImportReport:
+        """Import the stage; the first failure is raised (see :meth:`_first_failure`)."""
         started = time.perf_counter()
         self.writes = StoreWrites(self.store)
-        done = False
+        first: BaseException | None = None
         try:
-            self._stage_tables()
-            # Directly, before the first write is queued (see StatsUpkeep).
-            self.stats = StatsUpkeep(self.store, self.diff.db, had_facts=not self.empty["Fact"])
-            self.stats.begin()
-            self._step("read stage")
-            self._merge_entities(nameless_is_cvt)
-            self._step("entities")
-            self._import_literals()
-            self._step("literals")
-            self._import_facts()
-            self._step("facts")
-            index_hubs(self)
-            self._step("hubs")
-            self._import_names()
-            self._step("names")
-            self._import_predicates()
-            self.writes.drain()  # the step's time includes waiting for the writes
-            self._step("predicates")
-            self.stats.finish(self.progress)
-            self._step("statistics")
-            self.store._rebuild_search_index(self._new_store_degrees())
-            self._step("search index")
-            done = True
+            self._run_steps(nameless_is_cvt)
+            self.writes.close()
+        except Exception as exc:
+            first = self._first_failure(exc)
+            if first is exc:
+                raise
+        except BaseException:  # an interrupt: the import stops soon
+            self.writes.close(cancel=True)
+            raise
         finally:
-            self.writes.close(cancel=not done)  # a failed or interrupted import stops soon
             self.diff.close()
+        if first is not None:
+            raise first   # outside the handler: not chained to the later failure
         self.report.seconds = round(time.perf_counter() - started, 3)
         return self.report
+
+    def _first_failure(self, exc: Exception) -> BaseException:
+        """The failure to report when this thread failed with ``exc``: a store write
+        that failed before it, else ``exc``. A full disk is met by whichever write comes
+        next, DuckDB's (this thread) or the store's (:class:`StoreWrites`), and which
+        one that is depends on timing: a store write that filled the disk and failed,
+        then this thread's next small export (``merge-*/new_predicates.parquet``, with
+        this thread descheduled while the store wrote on), used to be reported as the
+        export's failure. The earlier failure is the cause, and a store write's is the
+        one with consequences (a store whose checkpoint failed may need its load rerun
+        with --force), so the message names the file that really filled up first."""
+        failed_at = time.monotonic()
+        assert self.writes is not None
+        self.writes.close(cancel=True)   # waits for the write in flight, if any
+        earlier = self.writes.failed_before(failed_at)
+        if earlier is None or earlier is exc:
+            return exc
+        earlier.add_note(f"after it, the import failed too: {exc!r}")
+        return earlier
+
+    def _run_steps(self, nameless_is_cvt: bool) -> None:
+        assert self.writes is not None
+        self._stage_tables()
+        # Directly, before the first write is queued (see StatsUpkeep).
+        self.stats = StatsUpkeep(self.store, self.diff.db, had_facts=not self.empty["Fact"])
+        self.stats.begin()
+        self._step("read stage")
+        self._merge_entities(nameless_is_cvt)
+        self._step("entities")
+        self._import_literals()
+        self._step("literals")
+        self._import_facts()
+        self._step("facts")
+        index_hubs(self)
+        self._step("hubs")
+        self._import_names()
+        self._step("names")
+        self._import_predicates()
+        self.writes.drain()  # the step's time includes waiting for the writes
+        self._step("predicates")
+        self.stats.finish(self.progress)
+        self._step("statistics")
+        self.store._rebuild_search_index(self._new_store_degrees())
+        self._step("search index")
 
     def _stage_tables(self) -> None:
         self.diff.read_stage()

@@ -309,6 +309,12 @@ class Realiser:
         if attribute:   # "the capital of X"
             noun = english.plural(attribute.group(1)) if many else attribute.group(1)
             return f"the {noun} of {self.ref(rest[0].other, rest[0])}"
+        held = re.fullmatch(r"is in the ([\w ]+)", self.table.inverse(rest[0].predicate) or "") \
+            if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers and \
+            self.phrase(rest[0].predicate).startswith("includes ") else None
+        if held:   # "the genre of Heat", not "the film genre that includes the film Heat"
+            noun = english.plural(held.group(1)) if many else held.group(1)
+            return f"the {noun} of {self.ref(rest[0].other, rest[0])}"
         noun = self.noun(var, skip)
         if noun is None:
             noun = {"person": "person", "place": "place"}.get(self.kind(var))

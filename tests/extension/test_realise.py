@@ -399,6 +399,14 @@ def test_a_place_answer_of_a_reverse_relation_is_asked_where() -> None:
     assert question(majors) == "Where was the language of Taking Woodstock studied?"
 
 
+def test_a_genre_met_on_the_way_is_the_genre_of_its_film() -> None:
+    """Blind round 14 rated "Which TV series are in the genre the film genre that
+    includes the film Naruto …?" 2 (both readers)."""
+    g = graph([("?v", "film.film_genre.films_in_this_genre", "m.n"),
+               ("?x", "tv.tv_program.genre", "?v")], {"m.n": "Naruto"})
+    assert question(g) == "Which TV series is in the genre of Naruto?"
+
+
 def test_the_asked_noun_is_not_said_twice() -> None:
     g = graph([("m.eu", "base.locations.continents.countries_within", "?x")], {"m.eu": "Europe"})
     assert question(g, plural=True) == "Which countries are in Europe?"

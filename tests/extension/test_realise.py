@@ -399,6 +399,17 @@ def test_a_place_answer_of_a_reverse_relation_is_asked_where() -> None:
     assert question(majors) == "Where was the language of Taking Woodstock studied?"
 
 
+def test_wikidata_attributes_blind_readers_rated_2() -> None:
+    """Blind round 14: "What is the water share of its area of Belgium?" and "What is the
+    compulsory education (maximum age) of the United Kingdom?" (a label as a noun)."""
+    water = graph([("m.b", "P2927", "?x")], {"m.b": "Belgium"})
+    assert question(water) == "What is the water percentage of Belgium?"
+    assert realise_statement(water, [], {"m.b": "Belgium"}, TABLE, ["0.8"], rule="none") \
+        == "Belgium has a share of water in its area of 0.8 percent."
+    leaving = graph([("m.uk", "P3271", "?x")], {"m.uk": "the United Kingdom"})
+    assert question(leaving) == "What is the school-leaving age of the United Kingdom?"
+
+
 def test_a_genre_met_on_the_way_is_the_genre_of_its_film() -> None:
     """Blind round 14 rated "Which TV series are in the genre the film genre that
     includes the film Naruto …?" 2 (both readers)."""

@@ -159,6 +159,7 @@ class TemplateVerbalizer:
         table = self.phrases
         check_readable(sample, table)
         check_answer_numbers(sample)
+        check_answer_names(sample)
         context = (*sample.original_subgraph, *sample.subgraph)
         hints = cvt_type_hints(context, cvts)
         # A plain fact reads the same in a citation and as a sub-fact: render it once.
@@ -232,6 +233,20 @@ class ExhaustiveSlot:
     @property
     def covered(self) -> tuple[Triple, ...]:
         return self.members or self.facts
+
+
+def check_answer_names(sample: StructuredSample) -> None:
+    """Refuse answers two of which have one name ("Psycho and Psycho are in the genre
+    Thriller": the 1960 film and its 1998 remake; both readers of blind round 15 rated
+    it 2). No citation tells a reader which is which. Raises :class:`UnreadableFact`."""
+    seen: set[str] = set()
+    for a in sample.answer_entities:
+        if a.name is None:
+            continue
+        if a.name.casefold() in seen:
+            raise UnreadableFact(f"unreadable_text: the answer would name two entities "
+                                 f"{a.name!r}, which no text tells apart")
+        seen.add(a.name.casefold())
 
 
 def check_answer_numbers(sample: StructuredSample) -> None:
@@ -445,5 +460,5 @@ the capital"; not "is the capital of": a city may be the capital of several stat
 
 
 __all__ = ["Citation", "TemplateVerbalizer", "UnreadableFact", "Verbalization", "Verbalizer",
-           "check_answer_numbers", "check_readable", "exhaustive_slots", "exhaustive_triples",
+           "check_answer_names", "check_answer_numbers", "check_readable", "exhaustive_slots", "exhaustive_triples",
            "reads_as_many"]

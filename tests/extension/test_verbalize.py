@@ -1426,3 +1426,14 @@ def test_a_fact_whose_partner_is_a_container_keeps_its_direction() -> None:
                        s_name="Seamus Heaney", o_name="Irish people")
     assert hop_sentence([ethnicity], set()) == \
         "Seamus Heaney belongs to the ethnic group Irish people."
+
+
+def test_answers_two_of_which_share_a_name_are_refused() -> None:
+    """Blind round 15: "Psycho and Psycho are in the genre Thriller …" (the 1960 film and
+    its remake), rated 2 by both readers; nothing in the text tells them apart."""
+    NAMES.update({"m.psycho60": "Psycho", "m.psycho98": "Psycho", "m.thriller": "Thriller"})
+    genre = "film.film.genre"
+    facts = [tr("m.psycho60", genre, "m.thriller"), tr("m.psycho98", genre, "m.thriller")]
+    s = sample(facts, subjects=["m.thriller"], answers=[answer("m.psycho60"), answer("m.psycho98")])
+    with pytest.raises(UnreadableFact, match="two entities 'Psycho'"):
+        TemplateVerbalizer().verbalize(s)

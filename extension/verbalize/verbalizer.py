@@ -178,23 +178,26 @@ class TemplateVerbalizer:
         slots = exhaustive_slots(sample, table, self.slot_size)
         slot_of = {t: i for i, slot in enumerate(slots) for t in slot.covered}
         citations = []
-        # Each replaced slot is stated as all its values, once, where its first fact
-        # is; its facts in later citations (a concatenation cites each answer's hop
-        # apart) read plainly: two "only" sentences would deny each other.
-        said_in: dict[int, int] = {}   # slot -> the citation that states it
-        for number, part in enumerate(part_hops(sample)):
-            part_triples = [[triples[i] for i in hop] for hop in part]
+        # Each replaced slot is stated as all its values, once, in the last citation
+        # that holds one of its facts; its facts in earlier citations (a concatenation
+        # cites each answer's hop apart) read plainly: two "only" sentences would deny
+        # each other, and a plain fact after the whole slot repeats it (blind round 15:
+        # "… only spoken languages are Afrikaans and American English. [3] The Czech
+        # Republic has American English as a spoken language." rated 3).
+        parts = [[[triples[i] for i in hop] for hop in part] for part in part_hops(sample)]
+        stated_in = {slot_of[hop[0]]: number for number, part in enumerate(parts)
+                     for hop in part if hop[0] in slot_of}   # slot -> its last citation
+        said: set[int] = set()
+        for number, part_triples in enumerate(parts):
             texts = []
             for hop in part_triples:
                 at = slot_of.get(hop[0])
-                if at is None:
+                if at is None or stated_in[at] != number:
                     texts.append(text_of(hop))
-                elif at not in said_in:
+                elif at not in said:
                     texts.append(exhaustive_sentence(slots[at].facts, table,
                                                      inverse=slots[at].inverse))
-                    said_in[at] = number
-                elif said_in[at] != number:
-                    texts.append(text_of(hop))
+                    said.add(at)
             # Hops that read alike (three performances of one role, their films not in
             # G: "Elijah Wood played Frodo Baggins." three times) are said once.
             citations.append(Citation(text=" ".join(dict.fromkeys(texts)),

@@ -1231,7 +1231,8 @@ def test_a_replaced_state_of_a_capital_says_the_city_is_its_capital_only() -> No
 def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
     """A concatenation cites each answer's fact apart; the replaced slot is stated as
     all its values once ("Isaac Newton's only professions are Film Director and
-    Teacher"), its other fact plainly: two "only" sentences would deny each other."""
+    Teacher"), in its last citation, its other fact plainly before it: two "only"
+    sentences would deny each other."""
     NAMES.update({"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
                   "m.ast": "Astronomer", "m.dir": "Film Director", "m.teach": "Teacher"})
     inf, prof = "influence.influence_node.influenced", "people.person.profession"
@@ -1255,7 +1256,8 @@ def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
                original=orig, query_original=query)
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
     assert len(texts) == 3 and sum(" only " in t for t in texts) == 1, texts
-    assert "Isaac Newton's only professions are Film Director and Teacher." in texts
+    # stated whole last, after its facts (not a whole then one of its facts again)
+    assert texts[-1] == "Isaac Newton's only professions are Film Director and Teacher.", texts
 
 
 def test_a_reverse_property_reads_by_its_partners_frame() -> None:

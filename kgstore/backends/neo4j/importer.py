@@ -142,12 +142,12 @@ class OnlineImport:
         self.diff.db.unregister("_rows")
 
     def _refs_of(self, parts: list[pa.Table]) -> Callable[[list[list[list[Any]]]], None]:
-        """A ``done`` for :meth:`_write_all` that keeps the (id, element id) rows a
-        ``CREATE ... RETURN`` gave in ``parts``."""
+        """A ``done`` for :meth:`_write_all` that keeps the ids and element ids a
+        ``CREATE ... RETURN`` gave (:data:`~kgstore.backends.neo4j.queries._NEW_REFS`)
+        in ``parts``."""
         def keep(result: list[list[list[Any]]]) -> None:
-            rows = result[0]
-            parts.append(pa.table({"id": [r[0] for r in rows], "ref": [r[1] for r in rows]},
-                                  schema=_REFS))
+            ids, refs = result[0][0]
+            parts.append(pa.table({"id": ids, "ref": refs}, schema=_REFS))
         return keep
 
     # -- the import -----------------------------------------------------------------------

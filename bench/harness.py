@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 """The repository root (where ``python -m bench.NAME`` runs)."""
 
 PACKAGES = ("ladybug", "duckdb", "pyarrow", "numpy", "networkx", "rdflib", "pyoxigraph",
-            "neo4j", "onnxruntime-gpu", "onnxruntime", "torch", "transformers")
+            "neo4j", "neo4j-rust-ext", "onnxruntime-gpu", "onnxruntime", "torch", "transformers")
 """Distributions whose versions a record carries (read from their metadata, so none is
 imported: torch alone takes seconds and hundreds of MB)."""
 

@@ -9,19 +9,25 @@ Steps:
    ``--seed``), kept in ``--work`` and reused while those stay the same.
 2. The embedded import of it (``bench.store_bench.run_ingest``, a child process): the
    ratio's other side.
-3. ``--repeats`` rounds of: the Neo4j database emptied (not timed), then the online
+3. A warm-up, not timed: two imports of a smaller KG (``--warmup-facts``) by this
+   checkout, so that neither side pays for the server's JIT compiling the write paths (a
+   server with the tiered JIT, ``make neo4j-up NEO4J_JVM=server``, spent 40, 17-20, then
+   8-10 CPU-s on successive 200k-fact imports; a long-running server is warm).
+4. ``--repeats`` rounds of: the Neo4j database emptied (not timed), then the online
    import by the baseline revision (a ``git worktree`` of ``--baseline-ref``), emptied,
    then by this checkout; each in a child process that imports only this kgbench
    (``PYTHONPATH`` is its tree). Per import: wall time, facts/s, the import's step times,
    the child's CPU time and, when the server runs on this machine (``--server-pid``, by
    default the test server ``make neo4j-up`` started), the server's CPU time: on a
    shared machine wall time follows the load, CPU time per fact much less.
-4. After each import, what it left: the content checksum (:mod:`kgstore.checksum`) and
+5. After each import, what it left: the content checksum (:mod:`kgstore.checksum`) and
    the counts of what the checksum leaves out (names, the hub index, predicate counts).
    Both revisions must leave the same (``same_content``).
-5. One JSON record appended to ``OUT/neo4j_import_bench.jsonl`` (medians, the ratios
-   this/baseline and this/embedded, machine and load) and a table.
+6. One JSON record appended to ``OUT/neo4j_import_bench.jsonl`` (medians, the ratios
+   this/baseline and this/embedded, machine and load, the server JVM's options when
+   it runs here) and a table.
 
+    make neo4j-up NEO4J_JVM=server   # a server's JIT and heap, not the tests' fast start
     python bench/neo4j_import_bench.py --store bolt://127.0.0.1:7687 --work /tmp/kgbench-imp
     python bench/neo4j_import_bench.py --store bolt://127.0.0.1:7687 --facts 200000 \\
         --entities 50000 --repeats 2 --baseline-ref 4b4d092
@@ -104,6 +110,18 @@ def test_server_pid(uri: str) -> int | None:
     return pid if b"kgbench.neo4j.TestServer" in cmdline and port in cmdline else None
 
 
+def server_jvm_options(pid: int | None) -> list[str] | None:
+    """The ``-X``, ``-D`` and ``--add-opens`` options of the JVM of process ``pid``
+    (heap, JIT, the test server's page cache), from its command line."""
+    if pid is None:
+        return None
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    except OSError:
+        return None
+    return [a for a in args if a.startswith(("-X", "-D", "--add-opens"))]
+
+
 def empty_database(uri: str) -> float:
     """Remove the store at ``uri`` (if any); seconds taken."""
     from kgstore import remove_store, store_exists
@@ -162,14 +180,14 @@ def baseline_tree(ref: str, work: Path) -> Path:
     return tree
 
 
-def stage_for(args: argparse.Namespace, work: Path) -> Path:
-    """The stage of these arguments, generated unless ``work`` holds it."""
-    stage, key_file = work / "stage", work / "stage.json"
-    key = {"entities": args.entities, "facts": args.facts, "seed": args.seed}
+def stage_for(work: Path, name: str, *, entities: int, facts: int, seed: int) -> Path:
+    """The stage ``work/name`` of this size, generated unless ``work`` holds it."""
+    stage, key_file = work / name, work / f"{name}.json"
+    key = {"entities": entities, "facts": facts, "seed": seed}
     if not (stage.is_dir() and key_file.is_file() and json.loads(key_file.read_text()) == key):
-        info = generate_kg(stage, entities=args.entities, facts=args.facts, seed=args.seed)
+        info = generate_kg(stage, entities=entities, facts=facts, seed=seed)
         key_file.write_text(json.dumps(key))
-        print(f"stage: generated in {info.seconds:.1f} s", file=sys.stderr)
+        print(f"{name}: generated in {info.seconds:.1f} s", file=sys.stderr)
     return stage
 
 
@@ -188,6 +206,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--facts", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--warmup-facts", type=int, default=200_000,
+                    help="facts of the untimed warm-up import (0: none)")
     ap.add_argument("--baseline-ref", default="main",
                     help="the git revision whose import is the baseline ('' for none)")
     ap.add_argument("--server-pid", type=int, default=None,
@@ -206,7 +226,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="kgbench-neo4j-import-"))
     work.mkdir(parents=True, exist_ok=True)
-    stage = stage_for(args, work)
+    stage = stage_for(work, "stage", entities=args.entities, facts=args.facts, seed=args.seed)
     pid = args.server_pid or test_server_pid(args.store)
     shutil.rmtree(work / "embedded", ignore_errors=True)
     print("embedded import ...", file=sys.stderr)
@@ -219,6 +239,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     trees = {"this": REPO}
     if args.baseline_ref:
         trees = {"baseline": baseline_tree(args.baseline_ref, work), **trees}
+    if args.warmup_facts:
+        warmup = stage_for(work, "warmup-stage", entities=max(args.warmup_facts // 5, 1),
+                           facts=args.warmup_facts, seed=args.seed + 1)
+        for _ in range(2):   # C2 was still compiling during the first of them
+            print("warm-up import ...", file=sys.stderr)
+            empty_database(args.store)
+            import_online(REPO, warmup, args.store, pid)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     left: dict[str, dict[str, Any]] = {}
     try:
@@ -247,6 +274,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "timestamp": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(), "baseline_ref": args.baseline_ref or None,
         "machine": machine_info(), "uri": args.store, "server_pid_known": pid is not None,
+        "server_jvm": server_jvm_options(pid), "warmup_facts": args.warmup_facts,
         "writers": os.environ.get("KGBENCH_NEO4J_WRITERS", "default"),
         "kg": {"entities": args.entities, "facts": args.facts, "seed": args.seed},
         "embedded": embedded, "runs": runs, "summary": summary,

@@ -88,7 +88,7 @@ def test_neo4j_import_bench_compares_two_revisions_that_leave_the_same_store(tmp
     out = tmp_path / "out"
     record = bench.main(["--store", URI, "--entities", "1500", "--facts", "6000",
                          "--baseline-ref", "HEAD", "--work", str(tmp_path / "work"),
-                         "--out", str(out)])
+                         "--warmup-facts", "1000", "--out", str(out)])
     assert json.loads((out / "neo4j_import_bench.jsonl").read_text()) == \
         json.loads(json.dumps(record, sort_keys=True))
     assert set(record["runs"]) == {"baseline", "this"}
@@ -99,3 +99,8 @@ def test_neo4j_import_bench_compares_two_revisions_that_leave_the_same_store(tmp
         assert run["facts_new"] == facts and run["facts_per_s"] > 0
     assert record["ratio_this_over_baseline"] > 0 and record["embedded"]["facts_per_s"] > 0
     assert not (tmp_path / "work" / "baseline-tree").exists()
+    # the untimed warm-up ran on its own stage; the server's heap and JIT are recorded
+    assert record["warmup_facts"] == 1000
+    assert json.loads((tmp_path / "work" / "warmup-stage.json").read_text())["facts"] == 1000
+    if record["server_pid_known"]:
+        assert any(option.startswith("-Xmx") for option in record["server_jvm"])

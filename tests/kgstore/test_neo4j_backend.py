@@ -6,6 +6,7 @@ with exactly the content (hub index included) of an import that was never stoppe
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -220,6 +221,12 @@ def test_one_writer_and_four_writers_import_the_same_store(
         assert report.facts_new == 170 + 100   # entity facts, literal facts
         contents.append((content(), _hub_reads(uri)))
     assert contents[0] == contents[1]
+
+
+def test_the_driver_packs_bolt_in_rust() -> None:
+    """neo4j-rust-ext (a dependency) replaces the driver's Python packstream: without it
+    the online import's client CPU is 1.8x (2.9 against 1.6 CPU-s on 200k facts)."""
+    assert importlib.util.find_spec("neo4j._rust") is not None
 
 
 @pytest.mark.parametrize("value", ["0", "33", "two", "-1"])

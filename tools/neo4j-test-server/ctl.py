@@ -6,8 +6,8 @@ until a real Bolt login and query work, which needs the official driver from the
 
 State lives in one folder (``--state``, default ``.neo4j-test`` at the repository root, ignored
 by git): ``server.pid`` (written at spawn), ``ready`` (written by the Java launcher once the
-password is set and Bolt listens), ``server.log`` (the JVM's output) and ``data/`` (the DBMS
-home, with Neo4j's own ``logs/debug.log``). The data is thrown away by "down" and by every fresh
+password is set and Bolt listens), ``jvm`` (its ``--jvm`` options' name), ``server.log`` (the
+JVM's output) and ``data/`` (the DBMS home, with Neo4j's own ``logs/debug.log``). The data is thrown away by "down" and by every fresh
 "up": the server is for tests, never for keeping a KG.
 """
 
@@ -27,6 +27,25 @@ from pathlib import Path
 import neo4j
 
 MAIN_CLASS = "kgbench.neo4j.TestServer"
+JVM_OPTIONS = {
+    # The tests': C1 only starts in ~11 s instead of ~19 s on 2 cores, and test queries
+    # are small; a 1 GB heap (and the launcher's 256 MB page cache) leaves the 24 GB
+    # machine to the tests.
+    "test": ["-Xms256m", "-Xmx1g", "-XX:TieredStopAtLevel=1"],
+    # A server's, for benchmarks of its throughput (bench/neo4j_import_bench.py): the
+    # JVM's default tiered JIT, as `neo4j console` runs it (C2 compiles the hot paths:
+    # an online import's server CPU per fact fell by 40-45%, once warm), and a fixed
+    # 3 GB heap (Neo4j's advice: initial = max; the 1 GB heap's young collections
+    # paused 3 s of a 20 s import, against 0.5 s), and a 1 GB page cache (a 1M-fact
+    # store with its indexes is 0.5 GB: a server caches its store; the tests' 256 MB
+    # does not). Still below what Neo4j's memory recommendation gives a 24 GB machine.
+    # Like Neo4j's own launcher: the page cache's direct buffer access (without it Neo4j
+    # warns of a slower fallback) and final fields trusted by the JIT.
+    "server": ["-Xms3g", "-Xmx3g", "-Dkgbench.pagecache.mb=1024",
+               "--add-opens=java.base/java.nio=ALL-UNNAMED",
+               "-XX:+UnlockExperimentalVMOptions", "-XX:+TrustFinalNonStaticFields"],
+}
+"""The server JVM's options, by ``--jvm``."""
 HOST = "127.0.0.1"
 USER = "neo4j"
 
@@ -58,6 +77,13 @@ def _bolt_answers(uri: str, password: str) -> str | None:
         return None
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
 def _log_tail(state: Path, lines: int = 30) -> str:
     try:
         text = (state / "server.log").read_text(errors="replace")
@@ -66,14 +92,17 @@ def _log_tail(state: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeout: float) -> int:
+def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeout: float,
+       jvm: str = "test") -> int:
     uri = f"bolt://{HOST}:{port}"
     pid = _recorded_pid(state)
     if pid is not None and _alive(pid):
         if (state / "ready").exists() or _wait_ready(state, lambda: _alive(pid), timeout):
             agent = _bolt_answers(uri, password)
             if agent:
-                print(f"neo4j test server already up (pid {pid}, {agent})")
+                running = _read(state / "jvm") or "test"
+                print(f"neo4j test server already up (pid {pid}, {agent}, JVM options "
+                      f"{running!r}{'' if running == jvm else f', not {jvm!r}: make neo4j-down first'})")
                 print(uri)
                 return 0
         print(f"neo4j test server pid {pid} runs but Bolt does not answer on {uri}: "
@@ -97,9 +126,7 @@ def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeo
     started = time.monotonic()
     with open(state / "server.log", "wb") as log:
         proc = subprocess.Popen(
-            [str(java), "-Xms256m", "-Xmx1g",
-             # C1 only: starts in ~11 s instead of ~19 s on 2 cores; test queries are small.
-             "-XX:TieredStopAtLevel=1",
+            [str(java), *JVM_OPTIONS[jvm],
              # C1's default code cache (48 MB) filled after ~17 min of the test suite's
              # queries and the JVM stopped compiling ("CodeCache is full"): every query
              # then ran interpreted, many times slower.
@@ -110,6 +137,7 @@ def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeo
             env=env, start_new_session=True,  # outlives make; Ctrl-C in the shell does not reach it
         )
     (state / "server.pid").write_text(f"{proc.pid}\n")
+    (state / "jvm").write_text(f"{jvm}\n")
     # poll(), not _alive(): until the child has exec'd java its cmdline is still Python's.
     if not _wait_ready(state, lambda: proc.poll() is None, timeout):
         _stop_child(state, proc)
@@ -123,7 +151,7 @@ def up(state: Path, classpath: Path, java: Path, port: int, password: str, timeo
               f"log {state / 'server.log'}:\n{_log_tail(state)}", file=sys.stderr)
         return 1
     print(f"neo4j test server up in {time.monotonic() - started:.1f} s (pid {proc.pid}, {agent}, "
-          f"log {state / 'server.log'})")
+          f"JVM options {jvm!r}, log {state / 'server.log'})")
     print(uri)
     return 0
 
@@ -191,6 +219,9 @@ def main() -> int:
                         default=Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java"))
     parser.add_argument("--port", type=int, default=7687)
     parser.add_argument("--timeout", type=float, default=180.0)
+    parser.add_argument("--jvm", choices=sorted(JVM_OPTIONS), default="test",
+                        help="the JVM's options: the tests' (fast start) or a server's "
+                        "(for benchmarks)")
     args = parser.parse_args()
     state = args.state.resolve()
     if args.action == "down":
@@ -200,7 +231,8 @@ def main() -> int:
     if user != USER or not password:
         print(f"KGBENCH_NEO4J_AUTH must be {USER}/PASSWORD for the test server", file=sys.stderr)
         return 2
-    return up(state, args.classpath.resolve(), args.java, args.port, password, args.timeout)
+    return up(state, args.classpath.resolve(), args.java, args.port, password, args.timeout,
+              args.jvm)
 
 
 if __name__ == "__main__":

@@ -312,6 +312,10 @@ _ENTITY_PROPS = ("name: $name[i], aliases: $aliases[i], types: $types[i], "
                  "is_cvt: $is_cvt[i], description: $description[i]")
 
 
+_NEW_REFS = "RETURN collect($id[i]), collect(elementId(e))"
+"""What a ``CREATE`` of nodes ``e`` from rows ``i`` returns: (ids, element ids)."""
+
+
 def entities_and_literals() -> list[Query]:
     """How many entity nodes, and literal nodes, there are (Neo4j's count store: no
     scan)."""
@@ -326,9 +330,11 @@ def stored_entities(ids: list[str]) -> Query:
 
 
 def create_entities(cols: Columns) -> Query:
-    """New entities (the import found none of these ids); their element ids."""
+    """New entities (the import found none of these ids); one row: their ids and element
+    ids, two lists (one record, not one per node: the client's cost of a record is
+    most of a node's)."""
     return (_EACH + f"CREATE (e:Entity {{id: $id[i], {_ENTITY_PROPS}}}) "
-            "RETURN $id[i], elementId(e)", cols)
+            + _NEW_REFS, cols)
 
 
 def update_entities(cols: Columns) -> Query:
@@ -344,9 +350,9 @@ def stored_literal_ids(ids: list[str]) -> Query:
 
 
 def create_literals(cols: Columns) -> Query:
-    """New literals; their element ids."""
-    return (_EACH + "CREATE (l:Literal {id: $id[i], value: $value[i], datatype: $datatype[i], "
-            "lang: $lang[i], num: $num[i], date: $date[i]}) RETURN $id[i], elementId(l)", cols)
+    """New literals; their ids and element ids (as :func:`create_entities`)."""
+    return (_EACH + "CREATE (e:Literal {id: $id[i], value: $value[i], datatype: $datatype[i], "
+            "lang: $lang[i], num: $num[i], date: $date[i]}) " + _NEW_REFS, cols)
 
 
 def stored_facts(ids: list[str]) -> Query:

@@ -58,8 +58,10 @@ public final class TestServer {
                 // Tests log in with a wrong password on purpose; Neo4j's lock (3 failures, then 5 s
                 // of refusing even the right one) would fail the tests running beside them.
                 .setConfig(GraphDatabaseSettings.auth_max_failed_attempts, 0)
-                // Modest on purpose: CI machines have 2 cores and share 24 GB with the tests.
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(256));
+                // Modest by default: CI machines have 2 cores and share 24 GB with the tests.
+                // -Dkgbench.pagecache.mb=N (ctl.py's --jvm server) sizes it as a server would.
+                .setConfig(GraphDatabaseSettings.pagecache_memory,
+                        ByteUnit.mebiBytes(Long.getLong("kgbench.pagecache.mb", 256)));
         DatabaseManagementService dbms;
         try {
             dbms = builder.build();

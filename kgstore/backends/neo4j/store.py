@@ -22,6 +22,7 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -47,6 +48,7 @@ from kgstore.backends.neo4j.schema import CONSTRAINTS, INDEXES, LABELS
 from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
 from kgstore.backends.neo4j.search import ready as search_ready
 from kgstore.backends.neo4j.search import search as search_entities
+from kgstore.backends.neo4j.shared_reads import ReadCounts, SharedReads
 from kgstore.backends.neo4j.user_query import plain_value, unknown_names
 from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher import bookkeeping
@@ -116,6 +118,9 @@ class Neo4jStore(Store):
         """Bolt connections at most (an import's writers share them)."""
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
+        self.read_counts = ReadCounts()
+        """Read transactions and queries run so far (each query a network round trip)."""
+        self._shared = SharedReads(self._new_session, self.read_counts)
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         # find_by_name results read ahead (read_ahead): key -> (entities, all of them)
@@ -187,6 +192,7 @@ class Neo4jStore(Store):
         return staging_folder(self._location)
 
     def close(self) -> None:
+        self._shared.close()
         if self._session is not None:
             self._session.close()
             self._session = None
@@ -213,17 +219,44 @@ class Neo4jStore(Store):
 
     def _read_many(self, queries: Sequence[tuple[str, dict[str, Any]]]
                    ) -> list[list[list[Any]]]:
-        """The rows of each query, all in one read transaction."""
-        def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
-            return [tx.run(q, p).values() for q, p in queries]
-
+        """The rows of each query, all in one read transaction: the block's shared one
+        inside :meth:`read_transaction` (no deadline), else one of their own."""
         left = self._time_left()
+        if self._shared.active and left is None:
+            try:
+                return self._shared.read(self._run_queries, queries)
+            except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError):
+                pass   # dropped: read again below, retried and translated
+        self.read_counts.add(len(queries), transactions=1, round_trips=1)   # + COMMIT
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
+            return self._run_queries(tx, queries)
+
         if left is None:
             with translated_errors(self._location):
                 return self._sess().execute_read(work)
         # Within a deadline (Store.deadline) the server stops the transaction at it.
         with translated_errors(self._location, timeout_s=self._deadline_s):
             return self._sess().execute_read(neo4j.unit_of_work(timeout=left)(work))
+
+    @staticmethod
+    def _run_queries(tx: Any, queries: Sequence[tuple[str, dict[str, Any]]]
+                     ) -> list[list[list[Any]]]:
+        """The rows of each query, run in ``tx`` one after the other."""
+        return [tx.run(q, p).values() for q, p in queries]
+
+    @contextlib.contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        # A read-only store's reads in the block share one read transaction
+        # (kgstore.backends.neo4j.shared_reads); a writable one reads as elsewhere.
+        if not self.read_only:
+            yield
+            return
+        self._shared.enter()
+        try:
+            yield
+        finally:
+            self._shared.exit()
 
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._read_many([(query, params or {})])[0]

@@ -57,7 +57,7 @@ def test_read_only_store_reads_the_predicates_once(
 
 
 @pytest.mark.parametrize("backend", ["neo4j"])
-def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
+def test_facts_out_reads_entity_and_literal_objects_in_one_statement(
         store_factory: Callable[[], Store], film_kg: KG) -> None:
     writable, opened = _film_stores(store_factory, film_kg)
     with opened as read_only:
@@ -66,7 +66,7 @@ def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
             for limit in (1, 3, 100):
                 transactions.clear()
                 assert read_only.facts_out(id, limit=limit) == writable.facts_out(id, limit=limit)
-                assert transactions == [2], (id, limit)
+                assert transactions == [1], (id, limit)   # one statement
             for predicate in sorted({f.predicate for f in film_kg.facts}):
                 first = read_only.facts_out(id, predicate=predicate, limit=100)
                 transactions.clear()

@@ -258,6 +258,15 @@ class Neo4jStore(Store):
         finally:
             self._shared.exit()
 
+    def _read_together(self, queries: Sequence[tuple[str, dict[str, Any]]]
+                       ) -> list[list[list[Any]]]:
+        """:meth:`_read_many` of builders' reads (:func:`~kgstore.backends.neo4j.queries.together`'s
+        form) sent as one statement: one network round trip for all of them."""
+        if len(queries) < 2:
+            return self._read_many(queries)
+        [[row]] = self._read_many([q.together(queries)])
+        return [list(rows) for rows in row]
+
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._read_many([(query, params or {})])[0]
 
@@ -419,7 +428,7 @@ class Neo4jStore(Store):
         queries = [q.in_facts(id, predicate, cols, limit, hub=id in self._hub_ids())
                    if kind == "in" else q.out_facts(id, predicate, cols, kind == "literal", limit)
                    for kind in missing]
-        for kind, rows in zip(missing, self._read_many(queries) if queries else [],
+        for kind, rows in zip(missing, self._read_together(queries) if queries else [],
                               strict=True):
             found[kind] = rows
             if self.read_only and predicate is not None:
@@ -504,7 +513,7 @@ class Neo4jStore(Store):
                 out, into, literal = (a[0][:limit + 1] for a in ahead if a is not None)
                 return self._adjacency(id, out, into, literal, limit)
         cols = q.DETAIL_COLS[detail]
-        out_rows, in_rows, literal_rows = self._read_many([
+        out_rows, in_rows, literal_rows = self._read_together([
             q.out_facts(id, None, cols, False, limit + 1),
             q.in_facts(id, None, cols, limit + 1, hub=id in self._hub_ids()),
             q.out_facts(id, None, cols, True, limit + 1),

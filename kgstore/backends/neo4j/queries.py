@@ -16,6 +16,7 @@ id, predicate); windows (``LIMIT``) are prefixes of those orders.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -56,6 +57,7 @@ def together(queries: Sequence[Query]) -> Query:
     return " ".join(parts) + " RETURN " + ", ".join(f"r{k}" for k in range(len(queries))), params
 
 
+@functools.lru_cache(maxsize=256)   # a few builders' texts, over and over
 def rows_as_lists(query: str) -> str:
     """``query`` (a builder's read) returning its columns as one list, ``row``: its last
     top-level ``RETURN a, b AS x ORDER BY ... LIMIT ...`` becomes ``RETURN [a, b] AS row

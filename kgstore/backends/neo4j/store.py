@@ -1,10 +1,13 @@
 """The Neo4j backend: a store is one database on a Neo4j 5 server, reached over Bolt.
 
 Every method is one explicit transaction (``execute_read`` / ``execute_write``, with
-the driver's managed retries) of parameterized queries; several reads that one method
-needs go in one transaction, since each transaction costs a few network round trips
-(about 3 ms on loopback against 0.1 ms for an embedded lookup). The batched primitives
-(:meth:`Neo4jStore.entities`, :meth:`Neo4jStore.facts_many`) are one query per batch.
+the driver's managed retries) of parameterized queries, since each transaction costs
+network round trips (about 1 ms on loopback against 0.1 ms for an embedded lookup);
+the reads that one method needs go as one statement (:func:`~kgstore.backends.neo4j.queries.together`),
+and inside :meth:`Neo4jStore.read_transaction` a read-only store's reads share one
+transaction (:mod:`~kgstore.backends.neo4j.shared_reads`: the extension engine holds one
+per question). The batched primitives (:meth:`Neo4jStore.entities`,
+:meth:`Neo4jStore.facts_many`) are one query per batch.
 
 **Order.** Neo4j returns a node's relationships in no defined order, while the embedded
 store returns them in the order its import wrote them. Seeded generation must give the
@@ -119,7 +122,7 @@ class Neo4jStore(Store):
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
         self.read_counts = ReadCounts()
-        """Read transactions and queries run so far (each query a network round trip)."""
+        """Read transactions, statements and network round trips so far."""
         self._shared = SharedReads(self._new_session, self.read_counts)
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)

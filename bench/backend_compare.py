@@ -12,8 +12,9 @@
   driver, both ways the schema could answer it (a ``Fact.predicate`` property filter,
   the ``InSlot`` hub index), with Neo4j's own server-side times: the measurement behind
   the layout decision in :mod:`kgstore.backends.neo4j.schema`.
-* :class:`BoltMeter` counts a Neo4j store's read transactions (each one costs network
-  round trips: BEGIN+RUN+PULL pipelined, then COMMIT) and splits their wall time into
+* :class:`BoltMeter` counts a Neo4j store's read transactions, queries and network round
+  trips (a query's RUN+PULL, a transaction's end; a managed transaction's BEGIN goes
+  with its first query) and splits their wall time into
   the server's engine time (``result_available_after + result_consumed_after`` of each
   query's summary) and the rest (network, Bolt encoding, the driver): "X transactions
   per question x Y ms each = Z of W ms".
@@ -58,56 +59,70 @@ def _summary(ms: Sequence[float]) -> dict[str, float]:
 @dataclass
 class BoltMeter:
     """Counts a :class:`~kgstore.backends.neo4j.Neo4jStore`'s read transactions and
-    queries, their client wall time and the server's engine time. Installed on one
-    store instance (it replaces that instance's ``_read_many``, the one path every read
-    takes, with the same transaction that also keeps each query's summary)."""
+    queries (the store's own :attr:`read_counts`: a transaction shared by a block's
+    reads counts once), their client wall time and the server's engine time. Installed
+    on one store instance: it wraps that instance's ``_read_many`` (the one path every
+    read takes) for the wall time, ``_run_queries`` (the same queries in the same
+    transaction, each query's summary kept) for the engine time, and the end of a
+    shared read transaction (its rollback is a round trip too)."""
 
-    transactions: int = 0
-    queries: int = 0
     wall_s: float = 0.0
     server_ms: float = 0.0
     _store: Any = field(default=None, repr=False)
+    _counted_from: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def transactions(self) -> int:
+        return int(self._store.read_counts.transactions) - self._counted_from[0]
+
+    @property
+    def queries(self) -> int:
+        return int(self._store.read_counts.queries) - self._counted_from[1]
+
+    @property
+    def round_trips(self) -> int:
+        """Network round trips (:class:`~kgstore.backends.neo4j.shared_reads.ReadCounts`)."""
+        return int(self._store.read_counts.round_trips) - self._counted_from[2]
 
     @classmethod
     def install(cls, store: Store) -> BoltMeter | None:
         """A meter on ``store``, or ``None`` when it is not a Neo4j store."""
         if getattr(store, "backend", None) != "neo4j":
             return None
-        from kgstore.backends.neo4j.connection import translated_errors
-
-        meter = cls(_store=store)
         neo4j_store: Any = store
+        counts = neo4j_store.read_counts
+        meter = cls(_store=store, _counted_from=(counts.transactions, counts.queries,
+                                                 counts.round_trips))
 
-        def read_many(queries: Sequence[tuple[str, dict[str, Any]]]) -> list[list[list[Any]]]:
-            server = 0
+        def timed(read: Callable[..., Any]) -> Callable[..., Any]:
+            def timed_read(*args: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return read(*args)
+                finally:
+                    meter.wall_s += time.perf_counter() - started
+            return timed_read
 
-            def work(tx: Any) -> list[list[list[Any]]]:
-                nonlocal server
-                server = 0   # a retried transaction counts once
-                out = []
-                for q, p in queries:
-                    result = tx.run(q, p)
-                    out.append(result.values())
-                    summary = result.consume()
-                    server += (summary.result_available_after or 0) + \
-                        (summary.result_consumed_after or 0)
-                return out
+        def run_queries(tx: Any, queries: Sequence[tuple[str, dict[str, Any]]]
+                        ) -> list[list[list[Any]]]:
+            out = []
+            for q, p in queries:
+                result = tx.run(q, p)
+                out.append(result.values())
+                summary = result.consume()
+                meter.server_ms += (summary.result_available_after or 0) + \
+                    (summary.result_consumed_after or 0)
+            return out
 
-            started = time.perf_counter()
-            with translated_errors(neo4j_store._location):
-                rows = neo4j_store._sess().execute_read(work)
-            meter.wall_s += time.perf_counter() - started
-            meter.transactions += 1
-            meter.queries += len(queries)
-            meter.server_ms += server
-            return rows
-
-        neo4j_store._read_many = read_many
+        neo4j_store._read_many = timed(neo4j_store._read_many)
+        neo4j_store._run_queries = run_queries
+        neo4j_store._shared.end = timed(neo4j_store._shared.end)
         return meter
 
     def snapshot(self) -> dict[str, float]:
         return {"transactions": self.transactions, "queries": self.queries,
-                "wall_s": self.wall_s, "server_ms": self.server_ms}
+                "round_trips": self.round_trips, "wall_s": self.wall_s,
+                "server_ms": self.server_ms}
 
     @staticmethod
     def explain(counts: dict[str, float], questions: int, total_ms: float) -> dict[str, Any]:
@@ -121,6 +136,8 @@ class BoltMeter:
         return {
             "transactions_per_question": round(tx / questions, 2) if questions else 0.0,
             "queries_per_question": round(counts["queries"] / questions, 2) if questions else 0.0,
+            "round_trips_per_question": round(counts["round_trips"] / questions, 2)
+            if questions else 0.0,
             "ms_per_transaction": round(per_tx_ms, 3),
             "engine_ms_per_transaction": round(counts["server_ms"] / tx, 3) if tx else 0.0,
             "neo4j_read_ms_per_question": round(read_ms, 3),

@@ -527,6 +527,16 @@ class Store(ABC):
         local: nothing to do."""
         return None
 
+    @contextlib.contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """A block whose reads may share one read transaction: a backend whose every
+        read is a network round trip (:attr:`round_trip_reads`: Neo4j) opens one at the
+        block's first read and ends it with the block, when the store is open
+        read-only, instead of a transaction (and its commit) per read; results are the
+        same either way. Blocks nest. One handle, one thread, as for every read.
+        Embedded reads are local: nothing to do."""
+        yield
+
     # -- subgraphs (backend-neutral: the functions of kgstore.algorithms.subgraph, whose
     # first parameter is the store, are the methods; signatures and docs live there) --
     neighborhood = _subgraph.neighborhood

@@ -210,6 +210,17 @@ def structured_samples(store: Store, grounder: Grounder, question: ParsedQuestio
 
     if question.shape == "unsupported" or question.query is None:
         return [], [fail("parse", f"unsupported: {question.reason}")]
+    # One read transaction for the question's reads where each is a round trip (Neo4j).
+    with store.read_transaction():
+        return _question_samples(store, grounder, question, seed, config, clock, fail)
+
+
+def _question_samples(store: Store, grounder: Grounder, question: ParsedQuestion, seed: int,
+                      config: SampleConfig, clock: _StageClock,
+                      fail: Callable[[str, str], SampleFailure],
+                      ) -> tuple[list[StructuredSample], list[SampleFailure]]:
+    """:func:`structured_samples` of a supported question."""
+    assert question.query is not None
     rng = question_rng(seed, question.id)
     # The question's own nodes, read together where each read is a round trip (Neo4j):
     # the grounding, the rules' hops from the subjects and the union rule's same-name

@@ -276,24 +276,27 @@ class QuestionGenerator:
             stats.add_seconds("parse", time.perf_counter() - started)
             split = split_of(parsed.id, self.config.seed, self.config.test_fraction)
             stats.questions[split] += 1
-            timings: dict[str, float] = {}
-            structured, failed = structured_samples(
-                self.store, self.grounder, parsed, seed=self.config.seed,
-                config=self.config.sample, timings=timings)
-            for stage, spent in timings.items():
-                stats.add_seconds(stage, spent)
-            started = time.perf_counter()
-            records = []
-            for sample in structured:
-                try:
-                    text = self.verbalizer.verbalize(sample)
-                except UnreadableFact as exc:   # a fact no reader could read: no sample
-                    failed.append(SampleFailure(qid=sample.source.qid, stage="verbalize",
-                                                question=sample.source.question,
-                                                reason=f"{exc} ({sample.label} sample)"))
-                    continue
-                records.append(benchmark_sample(sample, text, split))
-            stats.add_seconds("verbalize", time.perf_counter() - started)
+            # One read transaction for the question's reads, the samples' and their
+            # text's, where each read is a round trip (Neo4j).
+            with self.store.read_transaction():
+                timings: dict[str, float] = {}
+                structured, failed = structured_samples(
+                    self.store, self.grounder, parsed, seed=self.config.seed,
+                    config=self.config.sample, timings=timings)
+                for stage, spent in timings.items():
+                    stats.add_seconds(stage, spent)
+                started = time.perf_counter()
+                records = []
+                for sample in structured:
+                    try:
+                        text = self.verbalizer.verbalize(sample)
+                    except UnreadableFact as exc:   # a fact no reader could read: no sample
+                        failed.append(SampleFailure(qid=sample.source.qid, stage="verbalize",
+                                                    question=sample.source.question,
+                                                    reason=f"{exc} ({sample.label} sample)"))
+                        continue
+                    records.append(benchmark_sample(sample, text, split))
+                stats.add_seconds("verbalize", time.perf_counter() - started)
             if self.config.grammar_gate:
                 started = time.perf_counter()
                 # Started here, not in __init__: a failure then reaches the parent as the

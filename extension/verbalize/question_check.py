@@ -34,6 +34,7 @@ from kgstore.models import normalize_name
 
 if TYPE_CHECKING:
     from extension.core.extend import ExtendedQuery
+    from extension.core.query_graph import QueryEdge
     from kgstore.store import Store
 
 QuestionCheck = Callable[["ExtendedQuery"], "str | None"]
@@ -66,9 +67,12 @@ def question_check(store: Store, question: str,
                                 rule=query.rule, union_subjects=query.union_subjects)
         if text is None:
             return "question: its logical form cannot be realised as an English question"
+        # The new constants' records, names and facts, which the tests below read, in
+        # one go where each read is a round trip (Neo4j).
+        store.read_ahead([_new_constant(edge) for edge in query.added], names=True)
         for edge in query.added:
             entity_is_subject = not edge.source.startswith("?")
-            entity = edge.source if entity_is_subject else edge.target
+            entity = _new_constant(edge)
             if query.rule == "intersection_way1":
                 read = store.facts_out if entity_is_subject else store.facts_in
                 if len(read(entity, predicate=edge.predicate, limit=2)) > 1:
@@ -83,6 +87,11 @@ def question_check(store: Store, question: str,
         return None
 
     return check
+
+
+def _new_constant(edge: QueryEdge) -> str:
+    """The entity an added edge brings into the query (its end that is no variable)."""
+    return edge.target if edge.source.startswith("?") else edge.source
 
 
 _HUBS: weakref.WeakKeyDictionary[Store, HubCounter] = weakref.WeakKeyDictionary()

@@ -68,10 +68,16 @@ def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
     assert where["transactions_per_question"] >= 1
     assert 0 < where["engine_ms_per_question"] <= where["neo4j_read_ms_per_question"]
     assert where["neo4j_read_ms_per_question"] <= where["ms_per_question"]
-    # round trips per question, recorded one by one (issue 35)
-    trips = neo["round_trips_per_question"]
-    assert trips["mean"] == where["transactions_per_question"]
-    assert 1 <= trips["p50"] <= trips["p90"] <= trips["max"]
+    # transactions, statements and round trips per question, recorded one by one
+    # (issue 35: at most three transactions a question)
+    for key in ("transactions_per_question", "queries_per_question",
+                "round_trips_per_question"):
+        per_question = neo[key]
+        assert per_question["mean"] == where[key], key
+        assert 1 <= per_question["p50"] <= per_question["p90"] <= per_question["max"], key
+    assert neo["transactions_per_question"]["max"] <= 3
+    assert neo["round_trips_per_question"]["mean"] > neo["queries_per_question"]["mean"] \
+        >= neo["transactions_per_question"]["mean"]
     assert neo["ratio_neo4j_over_embedded_questions_per_s"] > 0
     # the statistics were kept by the load, the seed's type samples computed first
     assert record["store_preparation"] == neo["store_preparation"] == "computed"

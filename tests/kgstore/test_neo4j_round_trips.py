@@ -57,7 +57,7 @@ def test_read_only_store_reads_the_predicates_once(
 
 
 @pytest.mark.parametrize("backend", ["neo4j"])
-def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
+def test_facts_out_reads_entity_and_literal_objects_in_one_statement(
         store_factory: Callable[[], Store], film_kg: KG) -> None:
     writable, opened = _film_stores(store_factory, film_kg)
     with opened as read_only:
@@ -66,10 +66,86 @@ def test_facts_out_reads_entity_and_literal_objects_in_one_transaction(
             for limit in (1, 3, 100):
                 transactions.clear()
                 assert read_only.facts_out(id, limit=limit) == writable.facts_out(id, limit=limit)
-                assert transactions == [2], (id, limit)
+                assert transactions == [1], (id, limit)   # one statement
             for predicate in sorted({f.predicate for f in film_kg.facts}):
                 first = read_only.facts_out(id, predicate=predicate, limit=100)
                 transactions.clear()
                 assert read_only.facts_out(id, predicate=predicate, limit=2) == first[:2]
                 assert first == writable.facts_out(id, predicate=predicate, limit=100)
                 assert transactions == []   # kept from the first read
+
+
+def _open_transactions() -> int:
+    """Transactions open on the server now, besides the one that asks (SHOW TRANSACTIONS
+    lists every session's: the server's own count, not the store's)."""
+    from tests.neo4j_server import run_query
+
+    rows = run_query("SHOW TRANSACTIONS YIELD transactionId, currentQuery "
+                     "WHERE NOT currentQuery STARTS WITH 'SHOW TRANSACTIONS' "
+                     "RETURN transactionId")
+    return len(rows)
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_reads_in_a_read_transaction_block_share_one_transaction_on_the_server(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    writable, opened = _film_stores(store_factory, film_kg)
+    ids = sorted(film_kg.entity_ids)
+    with opened as read_only:
+        counts: Any = read_only.read_counts   # type: ignore[attr-defined]
+        before = counts.transactions
+        assert _open_transactions() == 0
+        with read_only.read_transaction():
+            assert read_only.facts_out(ids[0], limit=5) == writable.facts_out(ids[0], limit=5)
+            assert _open_transactions() == 1   # held open between the block's reads
+            with read_only.read_transaction():   # nested: the same transaction
+                assert read_only.entities(ids) == writable.entities(ids)
+            assert read_only.facts_in(ids[1], limit=5) == writable.facts_in(ids[1], limit=5)
+            assert _open_transactions() == 1
+        assert _open_transactions() == 0   # ended with the block
+        assert counts.transactions - before == 1
+        read_only.facts_in(ids[2], limit=5)   # outside a block: a transaction of its own
+        assert counts.transactions - before == 2
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_a_read_whose_shared_transaction_was_terminated_is_read_again(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    """The server ends the shared transaction between two reads of a block (an admin's
+    TERMINATE TRANSACTION, a server-side timeout): the next read still answers, from a
+    transaction of its own, and the block's reads after it share a new one."""
+    from tests.neo4j_server import run_query
+
+    writable, opened = _film_stores(store_factory, film_kg)
+    ids = sorted(film_kg.entity_ids)
+    with opened as read_only:
+        counts: Any = read_only.read_counts   # type: ignore[attr-defined]
+        with read_only.read_transaction():
+            read_only.facts_out(ids[0], limit=5)
+            open_ids = run_query("SHOW TRANSACTIONS YIELD transactionId, currentQuery "
+                                 "WHERE NOT currentQuery STARTS WITH 'SHOW TRANSACTIONS' "
+                                 "RETURN transactionId")
+            assert len(open_ids) == 1
+            run_query("TERMINATE TRANSACTIONS $ids", {"ids": [open_ids[0][0]]})
+            before = counts.transactions
+            assert read_only.facts_in(ids[1], limit=5) == writable.facts_in(ids[1], limit=5)
+            assert read_only.facts_out(ids[2], limit=5) == writable.facts_out(ids[2], limit=5)
+            assert read_only.facts_in(ids[3], limit=5) == writable.facts_in(ids[3], limit=5)
+            # The terminated one's read in one of its own, then one shared by the rest.
+            assert counts.transactions - before == 2
+        assert _open_transactions() == 0
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_a_writable_store_shares_no_transaction(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    """A writable store's reads see its writes: a block shares nothing there."""
+    writable, _ = _film_stores(store_factory, film_kg)
+    counts: Any = writable.read_counts   # type: ignore[attr-defined]
+    ids = sorted(film_kg.entity_ids)
+    with writable.read_transaction():
+        before = counts.transactions
+        writable.facts_out(ids[0], limit=5)
+        assert _open_transactions() == 0
+        writable.facts_out(ids[1], limit=5)
+        assert counts.transactions - before == 2

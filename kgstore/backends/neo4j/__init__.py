@@ -5,6 +5,7 @@
 :mod:`~kgstore.backends.neo4j.rows` (predicate rows, read-ahead rows at a detail),
 :mod:`~kgstore.backends.neo4j.sampling` (seeded samples in the embedded store's order),
 :mod:`~kgstore.backends.neo4j.read_ahead` (neighbourhoods read in one round trip),
+:mod:`~kgstore.backends.neo4j.shared_reads` (one read transaction for a block's reads),
 :mod:`~kgstore.backends.neo4j.user_query` (a user's query: its values and unknown names),
 :mod:`~kgstore.backends.neo4j.admin_export` (the CSV files of ``neo4j-admin``, through
 :mod:`kgstore.neo4j_admin`),

@@ -53,7 +53,7 @@ def read_around(store: Neo4jStore, ids: Iterable[str], *, names: bool = False,
         queries.append(q.names_of(wanted, NAMES_AHEAD + 1))
     batch = q.IDS_PER_QUERY
     queries += [q.entities(records[i:i + batch]) for i in range(0, len(records), batch)]
-    results = store._read_many(queries)
+    results = store._read_together(queries)
     if names:
         named: dict[str, list[Entity]] = {}
         for r in results[len(kinds)]:

@@ -1,10 +1,13 @@
 """The Neo4j backend: a store is one database on a Neo4j 5 server, reached over Bolt.
 
 Every method is one explicit transaction (``execute_read`` / ``execute_write``, with
-the driver's managed retries) of parameterized queries; several reads that one method
-needs go in one transaction, since each transaction costs a few network round trips
-(about 3 ms on loopback against 0.1 ms for an embedded lookup). The batched primitives
-(:meth:`Neo4jStore.entities`, :meth:`Neo4jStore.facts_many`) are one query per batch.
+the driver's managed retries) of parameterized queries, since each transaction costs
+network round trips (about 1 ms on loopback against 0.1 ms for an embedded lookup);
+the reads that one method needs go as one statement (:func:`~kgstore.backends.neo4j.queries.together`),
+and inside :meth:`Neo4jStore.read_transaction` a read-only store's reads share one
+transaction (:mod:`~kgstore.backends.neo4j.shared_reads`: the extension engine holds one
+per question). The batched primitives (:meth:`Neo4jStore.entities`,
+:meth:`Neo4jStore.facts_many`) are one query per batch.
 
 **Order.** Neo4j returns a node's relationships in no defined order, while the embedded
 store returns them in the order its import wrote them. Seeded generation must give the
@@ -22,6 +25,7 @@ contract with the user (a shared Neo4j written to during a run is not detected).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -47,6 +51,7 @@ from kgstore.backends.neo4j.schema import CONSTRAINTS, INDEXES, LABELS
 from kgstore.backends.neo4j.search import SEARCH_KEYS_META, complete_search_keys
 from kgstore.backends.neo4j.search import ready as search_ready
 from kgstore.backends.neo4j.search import search as search_entities
+from kgstore.backends.neo4j.shared_reads import ReadCounts, SharedReads
 from kgstore.backends.neo4j.user_query import plain_value, unknown_names
 from kgstore.backends.neo4j.workdir import staging_folder
 from kgstore.cypher import bookkeeping
@@ -116,6 +121,9 @@ class Neo4jStore(Store):
         """Bolt connections at most (an import's writers share them)."""
         self._driver: neo4j.Driver | None = connect(self._location, pool_size=pool_size)
         self._session: neo4j.Session | None = None
+        self.read_counts = ReadCounts()
+        """Read transactions, statements and network round trips so far."""
+        self._shared = SharedReads(self._new_session, self.read_counts)
         self._open_read_caches()
         self._sample_ids = Lru(_SAMPLE_CACHE_KEYS)
         # find_by_name results read ahead (read_ahead): key -> (entities, all of them)
@@ -187,6 +195,7 @@ class Neo4jStore(Store):
         return staging_folder(self._location)
 
     def close(self) -> None:
+        self._shared.close()
         if self._session is not None:
             self._session.close()
             self._session = None
@@ -213,17 +222,53 @@ class Neo4jStore(Store):
 
     def _read_many(self, queries: Sequence[tuple[str, dict[str, Any]]]
                    ) -> list[list[list[Any]]]:
-        """The rows of each query, all in one read transaction."""
-        def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
-            return [tx.run(q, p).values() for q, p in queries]
-
+        """The rows of each query, all in one read transaction: the block's shared one
+        inside :meth:`read_transaction` (no deadline), else one of their own."""
         left = self._time_left()
+        if self._shared.active and left is None:
+            try:
+                return self._shared.read(self._run_queries, queries)
+            except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError):
+                pass   # dropped: read again below, retried and translated
+        self.read_counts.add(len(queries), transactions=1, round_trips=1)   # + COMMIT
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[list[Any]]]:
+            return self._run_queries(tx, queries)
+
         if left is None:
             with translated_errors(self._location):
                 return self._sess().execute_read(work)
         # Within a deadline (Store.deadline) the server stops the transaction at it.
         with translated_errors(self._location, timeout_s=self._deadline_s):
             return self._sess().execute_read(neo4j.unit_of_work(timeout=left)(work))
+
+    @staticmethod
+    def _run_queries(tx: Any, queries: Sequence[tuple[str, dict[str, Any]]]
+                     ) -> list[list[list[Any]]]:
+        """The rows of each query, run in ``tx`` one after the other."""
+        return [tx.run(q, p).values() for q, p in queries]
+
+    @contextlib.contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        # A read-only store's reads in the block share one read transaction
+        # (kgstore.backends.neo4j.shared_reads); a writable one reads as elsewhere.
+        if not self.read_only:
+            yield
+            return
+        self._shared.enter()
+        try:
+            yield
+        finally:
+            self._shared.exit()
+
+    def _read_together(self, queries: Sequence[tuple[str, dict[str, Any]]]
+                       ) -> list[list[list[Any]]]:
+        """:meth:`_read_many` of builders' reads (:func:`~kgstore.backends.neo4j.queries.together`'s
+        form) sent as one statement: one network round trip for all of them."""
+        if len(queries) < 2:
+            return self._read_many(queries)
+        [[row]] = self._read_many([q.together(queries)])
+        return [list(rows) for rows in row]
 
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._read_many([(query, params or {})])[0]
@@ -386,7 +431,7 @@ class Neo4jStore(Store):
         queries = [q.in_facts(id, predicate, cols, limit, hub=id in self._hub_ids())
                    if kind == "in" else q.out_facts(id, predicate, cols, kind == "literal", limit)
                    for kind in missing]
-        for kind, rows in zip(missing, self._read_many(queries) if queries else [],
+        for kind, rows in zip(missing, self._read_together(queries) if queries else [],
                               strict=True):
             found[kind] = rows
             if self.read_only and predicate is not None:
@@ -471,7 +516,7 @@ class Neo4jStore(Store):
                 out, into, literal = (a[0][:limit + 1] for a in ahead if a is not None)
                 return self._adjacency(id, out, into, literal, limit)
         cols = q.DETAIL_COLS[detail]
-        out_rows, in_rows, literal_rows = self._read_many([
+        out_rows, in_rows, literal_rows = self._read_together([
             q.out_facts(id, None, cols, False, limit + 1),
             q.in_facts(id, None, cols, limit + 1, hub=id in self._hub_ids()),
             q.out_facts(id, None, cols, True, limit + 1),

@@ -313,13 +313,12 @@ class Realiser:
             if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers and \
             self.phrase(rest[0].predicate).startswith("includes ") else None
         if held:   # "the genre of Heat", not "the film genre that includes the film Heat"
-            noun = english.plural(held.group(1)) if many else held.group(1)
-            return f"the {noun} of {self.ref(rest[0].other, rest[0])}"
-        noun = self.noun(var, skip)
-        if noun is None:
-            noun = {"person": "person", "place": "place"}.get(self.kind(var))
-        if noun is None:
+            kind = english.plural(held.group(1)) if many else held.group(1)
+            return f"the {kind} of {self.ref(rest[0].other, rest[0])}"
+        named = self.noun(var, skip) or {"person": "person", "place": "place"}.get(self.kind(var))
+        if named is None:
             raise Unphrasable(f"no noun names {var}")
+        noun = named
         clauses = [self.relative(c, noun, many) for c in rest]
         if len(rest) == 1 and _agent_of(noun, clauses[0]):
             noun = "person"   # "the person who directed The Godfather", not "the director

@@ -356,8 +356,14 @@ def _complete_slots(sample: StructuredSample, table: PhraseTable, slot_size: Slo
             # Polanski directed Chinatown only" state a sparse store's gaps as facts.
             continue
         groups.setdefault((t.s, t.p), []).append(t)
+    # A slot whose facts a tree or a concatenation cites apart is left plain: "Matt Damon
+    # works as an actor. [6] Matt Damon's only professions are Actor and Screenwriter."
+    # says one fact twice (blind round 16 rated such citations 3, "redundant facts").
+    part_of = {sample.subgraph[i]: number for number, part in enumerate(part_hops(sample))
+               for hop in part for i in hop}
     return [ExhaustiveSlot(facts=tuple(facts)) for (subject, predicate), facts in groups.items()
-            if slot_size(subject, predicate) == len({t.o for t in facts})]
+            if slot_size(subject, predicate) == len({t.o for t in facts})
+            and len({part_of.get(t) for t in facts}) == 1]
 
 
 def _replaced_slots(sample: StructuredSample, table: PhraseTable | None) -> list[ExhaustiveSlot]:

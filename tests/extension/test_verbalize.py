@@ -1439,3 +1439,26 @@ def test_answers_two_of_which_share_a_name_are_refused() -> None:
     s = sample(facts, subjects=["m.thriller"], answers=[answer("m.psycho60"), answer("m.psycho98")])
     with pytest.raises(UnreadableFact, match="two entities 'Psycho'"):
         TemplateVerbalizer().verbalize(s)
+
+
+def test_a_whole_slot_cited_apart_is_said_plainly() -> None:
+    """A supportive concatenation cites each answer's fact apart; the store holding no
+    other value would have "only" said where the slot's facts are together, but here
+    it would repeat one of them ("Isaac Newton works as a scientist. [3] Isaac Newton's
+    only professions are Scientist and Astronomer."; blind round 16: "redundant facts")."""
+    NAMES.update({"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
+                  "m.ast": "Astronomer"})
+    inf, prof = "influence.influence_node.influenced", "people.person.profession"
+    facts = [tr("m.newton", inf, "m.voltaire"), tr("m.newton", prof, "m.sci"),
+             tr("m.newton", prof, "m.ast")]
+    node = {"kind": "variable", "is_cvt": False}
+    query = {"nodes": [{"id": "m.voltaire", "kind": "entity", "value": "m.voltaire",
+                        "is_cvt": False}, {"id": "?p", **node},
+                       {"id": "?a", **node, "kind": "answer"}],
+             "edges": [{"source": "?p", "predicate": inf, "target": "m.voltaire"},
+                       {"source": "?p", "predicate": prof, "target": "?a"}],
+             "answer": "?a", "function": "none"}
+    s = sample(facts, complexity="concatenation", subjects=["m.voltaire"],
+               answers=[answer("m.sci"), answer("m.ast")], query_original=query)
+    texts = [c.text for c in TemplateVerbalizer(slot_size=lambda a, p: 2).verbalize(s).citations]
+    assert len(texts) == 3 and not any(" only " in t for t in texts), texts

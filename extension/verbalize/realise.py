@@ -39,6 +39,7 @@ from extension.verbalize.logical_form import (
     Form,
     graph_names,
     logical_form,
+    one_direction,
     ordered_constraints,
 )
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
@@ -382,7 +383,8 @@ class Realiser:
 
     def question(self, order: Sequence[Constraint] | None = None) -> str:
         """The question asking for the answer variable (see the module docstring)."""
-        cs = list(order) if order is not None else self.form.constraints.get(self.form.answer, [])
+        cs = one_direction(order if order is not None
+                           else self.form.constraints.get(self.form.answer, []))
         if not cs:
             raise Unphrasable("the answer has no constraint")
         if len(cs) == 1:
@@ -542,7 +544,8 @@ class Realiser:
     def statement(self, answers: Sequence[str], capped: bool = False,
                   order: Sequence[Constraint] | None = None) -> str:
         """ã: the constraints (in ``order``, default the form's) with the answers filled in."""
-        cs = list(order) if order is not None else self.form.constraints.get(self.form.answer, [])
+        cs = one_direction(order if order is not None
+                           else self.form.constraints.get(self.form.answer, []))
         if not cs or not answers:
             raise Unphrasable("no constraint or no answer to state")
         listed = english.join(list(answers))

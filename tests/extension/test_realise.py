@@ -410,6 +410,18 @@ def test_wikidata_attributes_blind_readers_rated_2() -> None:
     assert question(leaving) == "What is the school-leaving age of the United Kingdom?"
 
 
+def test_a_relation_and_its_reverse_property_read_as_one() -> None:
+    """Blind round 17 rated "Which genre is performed by Erich Wolfgang Korngold and is
+    the genre of Pyotr Ilyich Tchaikovsky?" 3: one relation, grounded once through each
+    of Freebase's two directions."""
+    names = {"m.k": "Erich Wolfgang Korngold", "m.t": "Pyotr Ilyich Tchaikovsky"}
+    g = graph([("?x", "music.genre.artists", "m.k"), ("m.t", "music.artist.genre", "?x")], names)
+    assert question(g) == \
+        "What is the genre of both Erich Wolfgang Korngold and Pyotr Ilyich Tchaikovsky?"
+    assert realise_statement(g, [], names, TABLE, ["Opera"], rule="none") == \
+        "The genre of both Erich Wolfgang Korngold and Pyotr Ilyich Tchaikovsky is Opera."
+
+
 def test_a_genre_met_on_the_way_is_the_genre_of_its_film() -> None:
     """Blind round 14 rated "Which TV series are in the genre the film genre that
     includes the film Naruto …?" 2 (both readers)."""

@@ -617,6 +617,17 @@ class Realiser:
             verb = "include" if capped else ("are" if many else "is")
             return english.sentence(english.capitalized(
                 f"the {shared.group(1)} of {shared.group(2)} {verb} {listed}"))
+        if len(vps) == 2 and not many:
+            # "Japan, which contains Tokyo, is the country of citizenship of Fumio
+            # Hayasaka.", not "Japan is the country of citizenship of … and contains
+            # Tokyo." (blind round 17 rated the joined verb phrases 3): the relation
+            # that names what the answer is stays the sentence's own.
+            main = next((vp for vp in vps if vp.startswith(("is the ", "is an ", "is a "))),
+                        vps[0])
+            clause = vps[1] if main is vps[0] else vps[0]
+            who = "who" if self.kind(self.form.answer) == "person" \
+                or self.noun(self.form.answer) in _PERSON_NOUNS else "which"
+            return english.sentence(english.capitalized(f"{listed}, {who} {clause}, {main}"))
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
 

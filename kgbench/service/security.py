@@ -22,6 +22,7 @@ Rules (from the settings, :class:`~kgbench.service.settings.ServiceSettings`):
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 from collections.abc import Mapping
@@ -110,6 +111,7 @@ def token_required_for(settings: ServiceSettings, method: str, path: str) -> boo
     return not settings.loopback or jobs or not is_read(method, path)
 
 
+@functools.lru_cache(maxsize=1024)   # asked for every request, of a handful of values
 def _host_is_loopback(host_header: str) -> bool:
     host = urlsplit(f"//{host_header}").hostname or ""
     return is_loopback(host)

@@ -106,5 +106,8 @@ def serve(
     note(f"serving {location} (data {settings.data_dir}) at http://{shown}:{port}/ "
          f"— API docs at /api/docs; Ctrl-C stops")
     err.file.flush()
+    # httptools and uvloop, not uvicorn's pure-Python h11 and asyncio's loop: h11 alone
+    # cost more per request than an entity page's store reads (bench/service_bench.py).
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False,
-                date_header=False, proxy_headers=False, access_log=False)
+                date_header=False, proxy_headers=False, access_log=False,
+                http="httptools", loop="uvloop")

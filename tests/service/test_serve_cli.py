@@ -30,6 +30,17 @@ def test_health_answers(api: httpx.Client, demo_server: Server) -> None:
     assert "Traceback" not in demo_server.log()
 
 
+def test_the_server_runs_on_httptools_and_uvloop(demo_server: Server) -> None:
+    """uvicorn's pure-Python HTTP parser and asyncio's own loop cost more per request
+    than an entity page's store reads: the server runs the C ones (their extension
+    modules are mapped into its process)."""
+    assert demo_server.process is not None
+    maps = Path(f"/proc/{demo_server.process.pid}/maps").read_text(encoding="utf-8")
+    extensions = {line.split()[-1] for line in maps.splitlines() if line.endswith(".so")}
+    for package in ("httptools", "uvloop"):
+        assert any(f"/{package}/" in path for path in extensions), package
+
+
 def test_public_host_without_token_is_refused(demo_store_path: str, tmp_path: Path) -> None:
     proc = run_serve("--store", demo_store_path, "--data", str(tmp_path), "--host", "0.0.0.0",
                      "--port", str(free_port()))

@@ -13,7 +13,8 @@ Per backend, operation, client count and repeat, three cells over the same ids:
 
 * **http** — a real ``kgbench serve`` subprocess on a free loopback port
   (``--readers`` store handles) and the load from a second process
-  (``bench/service_load.py``: N asyncio clients, one keep-alive connection each),
+  (``bench/service_load.py``: N asyncio clients, one keep-alive connection each, on
+  uvloop unless ``--client-loop asyncio``),
   bounded by ``--seconds`` after ``--warmup`` seconds;
 * **inproc** — the same store calls the endpoint makes (:data:`INPROC_OPS`), from N
   threads of this process over a :class:`kgbench.service.storepool.StorePool` of the
@@ -67,7 +68,7 @@ from rich.table import Table
 
 from bench.extend_bench import build_store, load_neo4j
 from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
-from bench.service_load import client_ids, summary
+from bench.service_load import LOOPS, client_ids, summary
 from kgbench.service import reads
 from kgbench.service.storepool import StorePool
 from kgstore import Store, open_store
@@ -198,11 +199,11 @@ def serve(location: str, data: Path, readers: int, log: Path,
 
 
 def http_cell(url: str, op: Op, ids_file: Path, clients: int, seconds: float,
-              warmup: float, offset: int) -> dict[str, Any]:
+              warmup: float, offset: int, loop: str) -> dict[str, Any]:
     """The load generator, in a second process, against ``url``."""
     cmd = [sys.executable, str(LOAD_SCRIPT), "--url", url, "--path", op.path,
            "--ids", str(ids_file), "--clients", str(clients), "--seconds", str(seconds),
-           "--warmup", str(warmup), "--offset", str(offset),
+           "--warmup", str(warmup), "--offset", str(offset), "--loop", loop,
            *[a for k, v in op.extra.items() for a in ("--extra", f"{k}={v}")]]
     run = subprocess.run(cmd, capture_output=True, text=True,
                          timeout=seconds + warmup + 300)
@@ -335,7 +336,7 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
                 def measure(mode: str, c: int, offset: int, op: Op = op) -> dict[str, Any]:
                     if mode == "http":
                         return http_cell(url, op, ids_file, c, args.seconds, args.warmup,
-                                         offset)
+                                         offset, args.client_loop)
                     pool, fn = (inproc_pool, op.calls) if mode == "inproc" \
                         else (handler_pool, op.handler)
                     return inproc_cell(pool, fn, ids, c, args.seconds, args.warmup, offset)
@@ -404,6 +405,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "ids": args.ids, "clients": args.clients, "seconds": args.seconds,
                            "warmup": args.warmup, "repeats": args.repeats,
                            "readers": args.readers, "ops": list(args.ops),
+                           "client_loop": args.client_loop,
                            "backends": list(locations)},
                 "kg": kg, "build_seconds": build_s, "neo4j_load": neo4j_load,
                 "backends": backends}
@@ -470,6 +472,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--ids", type=int, default=20_000, help="distinct entities to ask for")
     ap.add_argument("--readers", type=int, default=4,
                     help="store handles of the server's pool and of the in-process one")
+    ap.add_argument("--client-loop", choices=LOOPS, default="uvloop",
+                    help="the load generator's event loop (bench/service_load.py; asyncio: "
+                         "the client of the records before 30 Nov)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     ap.add_argument("--work", type=Path, default=None, help="scratch directory (default: temp)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")

@@ -36,6 +36,7 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
                 run = cell["runs"]["http"][0]
                 assert run["statuses"] == {"200": run["requests"]}
                 assert run["client_cpu_s"] > 0
+                assert run["loop"] == record["params"]["client_loop"] == "uvloop"
 
 
 @pytest.mark.slow

@@ -15,7 +15,8 @@ lasts (an interrupt that lands between two statements stops nothing; the next st
 is refused before it starts, by :meth:`~kgstore.store.Store._time_left`). A connection
 is interrupted only inside its block: leaving it unregisters the connection under the
 same lock the interrupts are sent under. Registering costs a dictionary insert; the
-thread wakes when a new deadline is earlier than the one it sleeps towards.
+thread is woken only for a deadline earlier than the time it sleeps until (with nothing
+registered, :data:`IDLE_S` at most), not for every read.
 """
 
 from __future__ import annotations
@@ -27,10 +28,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["INTERRUPTER", "RETRY_S", "Interrupter"]
+__all__ = ["IDLE_S", "INTERRUPTER", "RETRY_S", "Interrupter"]
 
 RETRY_S = 0.05
 """How often a connection past its deadline is interrupted again while its block lasts."""
+IDLE_S = 1.0
+"""How long the thread sleeps with nothing registered: a deadline further away than
+that (a server's, 30 s) registers without waking it; a nearer one wakes it."""
 
 
 class Interrupter:
@@ -40,7 +44,7 @@ class Interrupter:
         self._wake = threading.Condition(threading.Lock())
         self._watched: dict[int, tuple[float, Any]] = {}
         self._keys = itertools.count()
-        self._waking_at = float("inf")
+        self._waking_at = 0.0
         self._thread: threading.Thread | None = None
         self.interrupts = 0
         """Interrupts sent so far (for tests and diagnostics)."""
@@ -75,9 +79,8 @@ class Interrupter:
                 self.interrupts += len(due)
                 later = [d for d, _ in self._watched.values() if d > now]
                 self._waking_at = min([*later, now + RETRY_S] if due else later,
-                                      default=float("inf"))
-                self._wake.wait(None if self._waking_at == float("inf")
-                                else self._waking_at - now)
+                                      default=now + IDLE_S)
+                self._wake.wait(self._waking_at - now)
 
 
 INTERRUPTER = Interrupter()

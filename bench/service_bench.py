@@ -498,7 +498,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="store handles of the server's pool and of the in-process one")
     ap.add_argument("--client-loop", choices=LOOPS, default="uvloop",
                     help="the load generator's event loop (bench/service_load.py; asyncio: "
-                         "the client of the records before 30 Nov)")
+                         "the client of the records without params.client_loop)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     ap.add_argument("--work", type=Path, default=None, help="scratch directory (default: temp)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")

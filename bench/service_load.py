@@ -16,8 +16,8 @@ warm-up, the event loop and this process's CPU seconds (the client costs CPU too
 ``--loop uvloop`` (the default) runs the clients on uvloop, as the server runs: a
 request cost the client 21 us of CPU there against 42-46 us on asyncio's own loop (1
 client against a bare ASGI app, 2 cores at load 11), and at one client the client's
-time is in every round trip. ``--loop asyncio`` is the client of the records before
-30 Nov.
+time is in every round trip. ``--loop asyncio`` is the client of the earlier records
+(those without a ``loop``).
 
     python -m bench.service_load --url http://127.0.0.1:8765 --path /api/entity \\
         --ids ids.txt --clients 8 --seconds 10

@@ -4,9 +4,10 @@
 the block's time is up. The engine's own per-statement limit (``set_query_timeout``)
 keeps that promise expensively: with a limit set, every statement is handed to one of
 the engine's scheduler threads and waited for there, and the limit is set and cleared
-around each one. An entity page (three indexed lookups) took 212 us with it against
-151 us without (minimum of 15 rounds of 50 pages, 5M-fact store), which the server
-paid on every read.
+around each one. An entity page (three indexed lookups, 50 pages 15 times on the
+5M-fact store, minimum of the rounds) took 342 us with it against 145 us without on a
+quiet machine (212 against 151 at load 11), and the server paid it on every read; with
+the interrupter, 140 against 130.
 
 So a deadline registers its connection with the :data:`INTERRUPTER` instead: one thread
 for the process, asleep until the earliest deadline registered, that interrupts each

@@ -13,7 +13,8 @@ Per backend, operation, client count and repeat, three cells over the same ids:
 
 * **http** — a real ``kgbench serve`` subprocess on a free loopback port
   (``--readers`` store handles) and the load from a second process
-  (``bench/service_load.py``: N asyncio clients, one keep-alive connection each),
+  (``bench/service_load.py``: N asyncio clients, one keep-alive connection each, on
+  uvloop unless ``--client-loop asyncio``),
   bounded by ``--seconds`` after ``--warmup`` seconds;
 * **inproc** — the same store calls the endpoint makes (:data:`INPROC_OPS`), from N
   threads of this process over a :class:`kgbench.service.storepool.StorePool` of the
@@ -30,7 +31,9 @@ read-only caches are warm in both cells alike (the warm-up runs the same loop).
 
 Reported per cell: requests/s, p50/p99 latency (ms) of the answered requests, errors by
 status (503: no store handle freed up within the pool's wait; ``transport:...``: the
-connection failed), the load generator's CPU;
+connection failed), the load generator's CPU, and CPU per request (http: the server's,
+warm-up included on both sides of the division, plus the client's; in-process: this
+process's), which a busy machine moves less than requests/s;
 medians over ``--repeats``; and the service's overhead: http/inproc p50 latency and
 inproc/http requests/s. Before timing, the server's and the store calls' answers are
 compared for 20 ids (``same_answers``). The machine (2 cores shared with other jobs) is recorded with
@@ -62,12 +65,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 from rich.console import Console
 from rich.table import Table
 
 from bench.extend_bench import build_store, load_neo4j
 from bench.harness import REPO, CpuWatch, append_record, git_commit, machine_info
-from bench.service_load import client_ids, summary
+from bench.service_load import LOOPS, client_ids, summary
 from kgbench.service import reads
 from kgbench.service.storepool import StorePool
 from kgstore import Store, open_store
@@ -157,9 +161,10 @@ def free_port() -> int:
 
 @contextmanager
 def serve(location: str, data: Path, readers: int, log: Path,
-          timeout: float = 120.0) -> Iterator[str]:
+          timeout: float = 120.0) -> Iterator[tuple[str, int]]:
     """A ``kgbench serve`` subprocess on a free loopback port, until it answers
-    ``/api/health``; yields its URL, stops it (SIGINT, then kill) afterwards."""
+    ``/api/health``; yields its URL and process id, stops it (SIGINT, then kill)
+    afterwards."""
     port = free_port()
     cmd = [sys.executable, "-m", "kgbench.cli", "serve", "--store", location,
            "--data", str(data), "--host", "127.0.0.1", "--port", str(port),
@@ -186,7 +191,7 @@ def serve(location: str, data: Path, readers: int, log: Path,
                 raise SystemExit(f"kgbench serve did not answer in {timeout:.0f} s:\n"
                                  f"{log.read_text(errors='replace')[-3000:]}")
             time.sleep(0.2)
-        yield url
+        yield url, proc.pid
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
@@ -197,18 +202,30 @@ def serve(location: str, data: Path, readers: int, log: Path,
                 proc.wait()
 
 
-def http_cell(url: str, op: Op, ids_file: Path, clients: int, seconds: float,
-              warmup: float, offset: int) -> dict[str, Any]:
-    """The load generator, in a second process, against ``url``."""
+def http_cell(url: str, server_pid: int, op: Op, ids_file: Path, clients: int,
+              seconds: float, warmup: float, offset: int, loop: str) -> dict[str, Any]:
+    """The load generator, in a second process, against ``url``; with the server's CPU
+    per request (warm-up included on both sides of the division) and the client's."""
+    server = psutil.Process(server_pid)
+    cpu_before = server.cpu_times()
     cmd = [sys.executable, str(LOAD_SCRIPT), "--url", url, "--path", op.path,
            "--ids", str(ids_file), "--clients", str(clients), "--seconds", str(seconds),
-           "--warmup", str(warmup), "--offset", str(offset),
+           "--warmup", str(warmup), "--offset", str(offset), "--loop", loop,
            *[a for k, v in op.extra.items() for a in ("--extra", f"{k}={v}")]]
     run = subprocess.run(cmd, capture_output=True, text=True,
                          timeout=seconds + warmup + 300)
+    cpu_after = server.cpu_times()
     if run.returncode != 0:
         raise SystemExit(f"load generator failed:\n{run.stderr[-3000:]}")
-    return dict(json.loads(run.stdout.strip().splitlines()[-1]))
+    cell = dict(json.loads(run.stdout.strip().splitlines()[-1]))
+    server_s = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+    answered = cell["requests"] + cell["warmup_requests"]
+    server_us = 1e6 * server_s / answered if answered else float("nan")
+    client_us = 1e6 * cell["client_cpu_s"] / cell["requests"] if cell["requests"] else \
+        float("nan")
+    return {**cell, "server_cpu_s": round(server_s, 3),
+            "cpu_us_per_request": {"server": round(server_us, 1), "client": round(client_us, 1),
+                                   "total": round(server_us + client_us, 1)}}
 
 
 # --------------------------------------------------------------------------------------
@@ -258,15 +275,18 @@ def inproc_cell(pool: StorePool, fn: Callable[[Store, str], Any], ids: list[str]
 
     if warmup > 0:
         run(time.perf_counter() + warmup, False)
+    cpu_started = time.process_time()
     started = time.perf_counter()
     run(started + seconds, True)
+    cpu_s = time.process_time() - cpu_started
     elapsed = max(last_done - started, 1e-9)
     statuses = {"200": len(latencies)}
     for error in errors:
         statuses[str(error)] = statuses.get(str(error), 0) + 1
     return {"requests": len(latencies) + len(errors), "ok": len(latencies),
             "errors": len(errors), "statuses": statuses, "seconds": round(elapsed, 4),
-            "rps": round(len(latencies) / elapsed, 2), "latency_ms": summary(latencies)}
+            "rps": round(len(latencies) / elapsed, 2), "latency_ms": summary(latencies),
+            "cpu_us_per_request": {"total": round(1e6 * cpu_s / max(len(latencies), 1), 1)}}
 
 
 # --------------------------------------------------------------------------------------
@@ -304,12 +324,15 @@ def same_answers(url: str, pool: StorePool, ids: list[str]) -> dict[str, str]:
 
 
 def median_cell(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Medians over repeats of requests/s and latency; errors summed."""
+    """Medians over repeats of requests/s, latency and CPU per request (http: the
+    server's and the client's; in-process: this process's); errors summed."""
     return {"rps": round(statistics.median(r["rps"] for r in runs), 2),
             "p50_ms": round(statistics.median(r["latency_ms"]["p50"] for r in runs), 4),
             "p99_ms": round(statistics.median(r["latency_ms"]["p99"] for r in runs), 4),
             "requests": sum(r["requests"] for r in runs),
-            "errors": sum(r["errors"] for r in runs)}
+            "errors": sum(r["errors"] for r in runs),
+            "cpu_us_per_request": round(statistics.median(
+                r["cpu_us_per_request"]["total"] for r in runs), 1)}
 
 
 def bench_backend(name: str, location: str, ids: list[str], args: argparse.Namespace,
@@ -326,7 +349,7 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
     with StorePool(location, 1) as check, \
             StorePool(location, args.readers) as inproc_pool, \
             StorePool(location, args.readers) as handler_pool, \
-            serve(location, data, args.readers, work / f"serve-{name}.log") as url:
+            serve(location, data, args.readers, work / f"serve-{name}.log") as (url, pid):
         agreement = same_answers(url, check, ids[-20:])
         for r in range(args.repeats):
             for op_name in args.ops:
@@ -334,8 +357,8 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
 
                 def measure(mode: str, c: int, offset: int, op: Op = op) -> dict[str, Any]:
                     if mode == "http":
-                        return http_cell(url, op, ids_file, c, args.seconds, args.warmup,
-                                         offset)
+                        return http_cell(url, pid, op, ids_file, c, args.seconds,
+                                         args.warmup, offset, args.client_loop)
                     pool, fn = (inproc_pool, op.calls) if mode == "inproc" \
                         else (handler_pool, op.handler)
                     return inproc_cell(pool, fn, ids, c, args.seconds, args.warmup, offset)
@@ -404,6 +427,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "ids": args.ids, "clients": args.clients, "seconds": args.seconds,
                            "warmup": args.warmup, "repeats": args.repeats,
                            "readers": args.readers, "ops": list(args.ops),
+                           "client_loop": args.client_loop,
                            "backends": list(locations)},
                 "kg": kg, "build_seconds": build_s, "neo4j_load": neo4j_load,
                 "backends": backends}
@@ -419,7 +443,8 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                         f"{p['readers']} store handles")
     for col in ("backend", "read", "clients", "http req/s", "p50 ms", "p99 ms",
                 "store calls req/s", "p50 ms", "p99 ms", "+JSON shaping req/s", "p50 ms",
-                "p50 http/store", "req/s store/http", "errors http/store/+JSON"):
+                "p50 http/store", "req/s store/http", "CPU us/req http/store",
+                "errors http/store/+JSON"):
         table.add_column(col, justify="right")
     for backend, b in record["backends"].items():
         for op, by_clients in b["results"].items():
@@ -429,6 +454,7 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                               f"{h['p99_ms']:.2f}", f"{i['rps']:,.0f}", f"{i['p50_ms']:.2f}",
                               f"{i['p99_ms']:.2f}", f"{w['rps']:,.0f}", f"{w['p50_ms']:.2f}",
                               f"{cell['overhead_p50']}", f"{cell['overhead_rps']}",
+                              f"{h['cpu_us_per_request']:.0f}/{i['cpu_us_per_request']:.0f}",
                               f"{h['errors']}/{i['errors']}/{w['errors']}")
     console.print(table)
     cpu = record["cpu"]
@@ -470,6 +496,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--ids", type=int, default=20_000, help="distinct entities to ask for")
     ap.add_argument("--readers", type=int, default=4,
                     help="store handles of the server's pool and of the in-process one")
+    ap.add_argument("--client-loop", choices=LOOPS, default="uvloop",
+                    help="the load generator's event loop (bench/service_load.py; asyncio: "
+                         "the client of the records without params.client_loop)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     ap.add_argument("--work", type=Path, default=None, help="scratch directory (default: temp)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
@@ -489,7 +518,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
     append_record(args.out / "service_bench.jsonl", record, sort_keys=True)
-    print_table(record, Console(width=180))   # 14 columns: wider than a default terminal
+    print_table(record, Console(width=190))   # 15 columns: wider than a default terminal
     return record
 
 

@@ -159,8 +159,9 @@ class Store(ABC):
     @contextlib.contextmanager
     def deadline(self, timeout_s: float) -> Iterator[None]:
         """Reads in the block stop with :class:`QueryTimeoutError` once ``timeout_s``
-        has passed: every statement runs with the time left as the engine's own limit,
-        and none starts after it. So a server thread that gave up on a read also frees
+        has passed: the engine stops a statement still running then (Neo4j: the read
+        transaction's timeout; the embedded engine: an interrupt,
+        :mod:`kgstore.backends.ladybug.interrupter`), and none starts after it. So a server thread that gave up on a read also frees
         the handle soon (the engine stops the work), instead of leaving it busy for as
         long as the read would have run. One handle, one thread: not for sharing."""
         previous = self._deadline, self._deadline_s

@@ -19,6 +19,7 @@ from kgbench.service.cypher_workers import CypherWorkers
 from kgbench.service.errors import install_error_handlers
 from kgbench.service.jobs import routes as jobs_routes
 from kgbench.service.jobs.manager import JobManager
+from kgbench.service.readpath import ReadPath
 from kgbench.service.security import SecurityMiddleware
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
@@ -59,5 +60,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     app.include_router(choices.router)
     app.include_router(ui.router)
     # ---- end -------------------------------------------------------------------------
+    # inside the security middleware: the read routes' short way past FastAPI's routing
+    app.add_middleware(ReadPath, fastapi=app, routes=reads.router.routes)
     app.add_middleware(SecurityMiddleware, settings=settings)
     return app

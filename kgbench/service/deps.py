@@ -107,26 +107,54 @@ class Reader:
         # The wait for a handle holds no thread; the read then runs on the pool's own
         # threads, one per handle (kgbench.service.storepool).
         handle = await self.pool.acquire()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[T] = loop.create_future()
 
-        def work() -> T:
-            # The store's own deadline stops the engine's work too, so an abandoned read
-            # gives its handle back soon instead of holding it for as long as it runs.
-            with handle.deadline(limit):
-                return fn(handle, *args, **kwargs)
+        def work() -> None:
+            settle: Callable[[asyncio.Future[T], Any], None]
+            try:
+                # The store's own deadline stops the engine's work too, so an abandoned
+                # read gives its handle back soon instead of holding it as long as it runs.
+                with handle.deadline(limit):
+                    outcome: Any = fn(handle, *args, **kwargs)
+                settle = _succeed
+            except BaseException as exc:   # noqa: BLE001 - handed to the request
+                outcome, settle = exc, _fail
+            finally:
+                # The handle goes back when the read ends, not when the request gave up.
+                self.pool.release(handle)
+            loop.call_soon_threadsafe(settle, answer, outcome)
 
         try:
-            running = asyncio.get_running_loop().run_in_executor(self.pool.executor, work)
+            self.pool.executor.submit(work)
         except BaseException:
             self.pool.release(handle)
             raise
-        # The handle goes back when the read ends, not when the request gives up on it.
-        running.add_done_callback(lambda _: self.pool.release(handle))
+        # The request's own future, settled by the read or by this timer, whichever comes
+        # first (cheaper than wrapping the executor's future, shielding it and waiting
+        # for it with wait_for: an event loop's work per request is most of an entity
+        # page's overhead).
+        timer = loop.call_later(limit + WALL_CLOCK_GRACE_S, _abandon, answer, limit)
         try:
-            return await asyncio.wait_for(asyncio.shield(running), limit + WALL_CLOCK_GRACE_S)
-        except TimeoutError:
-            raise ApiError(504, f"the request ran past the server's time limit of "
+            return await answer
+        finally:
+            timer.cancel()
+
+
+def _succeed(answer: asyncio.Future[Any], value: Any) -> None:
+    if not answer.done():   # not abandoned or cancelled meanwhile
+        answer.set_result(value)
+
+
+def _fail(answer: asyncio.Future[Any], exc: BaseException) -> None:
+    if not answer.done():
+        answer.set_exception(exc)
+
+
+def _abandon(answer: asyncio.Future[Any], limit: float) -> None:
+    _fail(answer, ApiError(504, f"the request ran past the server's time limit of "
                            f"{limit:g} s and was abandoned",
-                           "narrow it (fewer hops, lower caps, a LIMIT)") from None
+                           "narrow it (fewer hops, lower caps, a LIMIT)"))
 
 
 async def reader(request: Request) -> Reader:

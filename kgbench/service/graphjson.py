@@ -100,7 +100,8 @@ def graph_doc(sub: Subgraph, *, center: str | None = None,
             edges[key] = {"id": key, "source": fact.subject, "target": target,
                           "predicate": fact.predicate,
                           "label": fact.predicate.rsplit(".", 1)[-1],
-                          "highlight": _highlighted(fact, wanted)}
+                          # (a neighbourhood highlights nothing: 8% of a 2-hop answer)
+                          "highlight": bool(wanted) and _highlighted(fact, wanted)}
     return {"nodes": list(nodes.values()), "edges": list(edges.values()),
             "truncated": sub.truncated}
 

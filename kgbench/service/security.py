@@ -22,9 +22,10 @@ Rules (from the settings, :class:`~kgbench.service.settings.ServiceSettings`):
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -35,7 +36,7 @@ from kgbench.service.errors import error_body
 from kgbench.service.settings import ServiceSettings, is_loopback
 
 __all__ = ["CONTENT_SECURITY_POLICY", "READ_POSTS", "SESSION_COOKIE", "SecurityMiddleware",
-           "presented_token", "token_presented_ok", "token_required_for"]
+           "presented_token", "response_headers", "token_presented_ok", "token_required_for"]
 
 SESSION_COOKIE = "kgbench_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -55,6 +56,23 @@ SECURITY_HEADERS = (
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 )
+
+
+_POLICY_HEADER = (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())
+
+
+def response_headers(headers: Iterable[tuple[bytes, bytes]], *, api: bool
+                     ) -> list[tuple[bytes, bytes]]:
+    """A response's ``headers`` as they go out: no ``Access-Control-*``, the security
+    headers, the UI's policy unless the route set one of its own (a generated report,
+    sandboxed: :mod:`kgbench.service.htmlfiles`), and no caching of API answers."""
+    kept = [(k, v) for k, v in headers if not k.lower().startswith(b"access-control-")]
+    kept.extend(SECURITY_HEADERS)
+    if not any(k.lower() == b"content-security-policy" for k, _ in kept):
+        kept.append(_POLICY_HEADER)
+    if api:
+        kept.append((b"cache-control", b"no-store"))
+    return kept
 
 
 def presented_token(headers: Mapping[str, str]) -> str | None:
@@ -110,6 +128,7 @@ def token_required_for(settings: ServiceSettings, method: str, path: str) -> boo
     return not settings.loopback or jobs or not is_read(method, path)
 
 
+@functools.lru_cache(maxsize=1024)   # asked for every request, of a handful of values
 def _host_is_loopback(host_header: str) -> bool:
     host = urlsplit(f"//{host_header}").hostname or ""
     return is_loopback(host)
@@ -206,16 +225,8 @@ class SecurityMiddleware:
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                kept = [(k, v) for k, v in message.get("headers", [])
-                        if not k.lower().startswith(b"access-control-")]
-                kept.extend(SECURITY_HEADERS)
-                # A route may set a policy of its own (a generated report, sandboxed:
-                # kgbench.service.htmlfiles); every other response gets the UI's.
-                if not any(k.lower() == b"content-security-policy" for k, _ in kept):
-                    kept.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
-                if api:
-                    kept.append((b"cache-control", b"no-store"))
-                message = {**message, "headers": kept}
+                message = {**message,
+                           "headers": response_headers(message.get("headers", []), api=api)}
             await send(message)
 
         return sending

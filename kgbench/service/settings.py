@@ -8,6 +8,7 @@ reachable from other machines must have a token (:meth:`ServiceSettings.check`).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ class SettingsError(ValueError):
     """The settings cannot make a safe, working server; the message says what to pass."""
 
 
+@functools.lru_cache(maxsize=1024)   # the security middleware asks for every request
 def is_loopback(host: str) -> bool:
     """Whether ``host`` only accepts connections from this machine (``localhost``,
     127.0.0.0/8, ``::1``). Anything else, ``0.0.0.0`` and ``::`` included, is reachable

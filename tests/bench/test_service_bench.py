@@ -32,10 +32,16 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
                     m = cell[mode]
                     assert m["errors"] == 0, (backend, op, clients, mode, cell["runs"])
                     assert m["rps"] > 0 and 0 < m["p50_ms"] <= m["p99_ms"]
+                    assert m["cpu_us_per_request"] > 0
                 assert cell["overhead_p50"] > 0 and cell["overhead_rps"] > 0
                 run = cell["runs"]["http"][0]
                 assert run["statuses"] == {"200": run["requests"]}
                 assert run["client_cpu_s"] > 0
+                assert run["loop"] == record["params"]["client_loop"] == "uvloop"
+                per_request = run["cpu_us_per_request"]
+                assert per_request["server"] > 0 and per_request["client"] > 0
+                assert per_request["total"] == pytest.approx(
+                    per_request["server"] + per_request["client"], abs=0.2)
 
 
 @pytest.mark.slow

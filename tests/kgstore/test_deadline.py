@@ -30,3 +30,38 @@ def test_the_engine_stops_a_long_read_at_the_deadline(film_store: Store) -> None
         film_store.match(query)
     assert time.perf_counter() - started < 5
     assert film_store.entity("m.pacino") is not None
+
+
+@pytest.fixture
+def embedded(film_store: Store) -> Store:
+    if film_store.backend != "ladybug":
+        pytest.skip("the embedded engine's interrupter")
+    return film_store
+
+
+def test_the_embedded_engine_is_stopped_by_an_interrupt_at_the_deadline(embedded: Store) -> None:
+    """No engine timeout per statement (it handed each statement to a scheduler thread
+    of the engine, which cost an entity page a third more): one interrupt, at the
+    deadline."""
+    from kgstore.backends.ladybug.interrupter import INTERRUPTER
+
+    query = PatternQuery(tuple(TriplePattern(Var(f"s{i}"), Var(f"p{i}"), Var(f"o{i}"))
+                               for i in range(6)))
+    before = INTERRUPTER.interrupts
+    started = time.perf_counter()
+    with pytest.raises(QueryTimeoutError), embedded.deadline(0.3):
+        embedded.match(query)
+    assert 0.3 <= time.perf_counter() - started < 5
+    assert INTERRUPTER.interrupts > before
+
+
+def test_a_deadline_whose_block_ended_interrupts_nothing(embedded: Store) -> None:
+    from kgstore.backends.ladybug.interrupter import INTERRUPTER
+
+    before = INTERRUPTER.interrupts
+    for _ in range(20):
+        with embedded.deadline(0.05):
+            assert embedded.facts_out("m.godfather", limit=10)
+    time.sleep(0.2)   # past every one of those deadlines
+    assert INTERRUPTER.interrupts == before
+    assert embedded.facts_out("m.godfather", limit=10)

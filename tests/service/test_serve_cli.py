@@ -3,11 +3,14 @@ one line without starting."""
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.service.conftest import ROOT, Server, free_port, server_env
 
@@ -28,6 +31,44 @@ def test_health_answers(api: httpx.Client, demo_server: Server) -> None:
     assert reply.json() == {"status": "ok", "backend": "ladybug", "version": reply.json()["version"],
                             "auth": False}
     assert "Traceback" not in demo_server.log()
+
+
+def test_the_server_runs_on_httptools_and_uvloop(demo_server: Server) -> None:
+    """uvicorn's pure-Python HTTP parser and asyncio's own loop cost more per request
+    than an entity page's store reads: the server runs the C ones (their extension
+    modules are mapped into its process)."""
+    assert demo_server.process is not None
+    maps = Path(f"/proc/{demo_server.process.pid}/maps").read_text(encoding="utf-8")
+    extensions = {line.split()[-1] for line in maps.splitlines() if line.endswith(".so")}
+    for package in ("httptools", "uvloop"):
+        assert any(f"/{package}/" in path for path in extensions), package
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n",
+    b"GET /api/paths?source=a&target=b&x=" + b"a" * 70_000 + b" HTTP/1.1\r\n"
+    b"Host: 127.0.0.1\r\n\r\n",
+], ids=["malformed", "url-over-64k"])
+def test_a_request_the_parser_refuses_gets_the_api_error_shape(
+        demo_server: Server, request_bytes: bytes) -> None:
+    """uvicorn answers a request its HTTP parser refuses itself, before the app: in
+    plain text, without the security headers. The server's protocol answers it as
+    every other error (httptools refuses a URL over 64 KiB, which h11 passed on)."""
+    with socket.create_connection(("127.0.0.1", demo_server.port), timeout=10) as conn:
+        conn.sendall(request_bytes)
+        answer = b""
+        while chunk := conn.recv(65536):   # the server closes the connection
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    assert lines[0] == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/json"
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "default-src 'self'" in headers["content-security-policy"]
+    error = json.loads(body)["error"]
+    assert error["status"] == 400 and "not valid HTTP" in error["message"] and error["hint"]
+    assert int(headers["content-length"]) == len(body)
 
 
 def test_public_host_without_token_is_refused(demo_store_path: str, tmp_path: Path) -> None:

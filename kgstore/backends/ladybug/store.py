@@ -43,6 +43,7 @@ from kgstore.backends.ladybug.directory import (
 )
 from kgstore.backends.ladybug.engine import DatabaseUsers
 from kgstore.backends.ladybug.generation import new_generation, read_generation, write_generation
+from kgstore.backends.ladybug.interrupter import INTERRUPTER
 from kgstore.backends.ladybug.opening import engine_open_errors, open_database
 from kgstore.backends.ladybug.recovery import check_indexes, checkpoint_interrupted, mark_damaged
 from kgstore.backends.ladybug.rows import fetch_rows, object_from_cols, record_batches
@@ -260,10 +261,9 @@ class LadybugStore(Store):
         where the store's lookups run on one (see ``__init__``)."""
         if self._conn is None:
             raise StoreError("store is closed")
+        # None starts after the deadline; one running past it is interrupted (deadline).
         left = self._time_left()
         try:
-            if left is not None:   # the engine stops the statement at the deadline
-                self._conn.set_query_timeout(max(1, round(left * 1000)))
             with self._threads(0) if scan else contextlib.nullcontext():
                 if params:
                     result = self._conn.execute(self._prepared(query), params)
@@ -275,11 +275,19 @@ class LadybugStore(Store):
             # A write that filled the disk is not a query problem (an import's COPY, a
             # checkpoint after it).
             raise disk_full_error(exc, self.path / DB_FILE) or QueryError(str(exc)) from None
-        finally:
-            if left is not None:
-                self._conn.set_query_timeout(0)
         assert not isinstance(result, list)
         return fetch_rows(result)
+
+    @contextlib.contextmanager
+    def deadline(self, timeout_s: float) -> Iterator[None]:
+        # The engine's own statement timeout runs each statement on a scheduler thread
+        # of its own: an interrupt at the deadline costs nothing until it is needed.
+        with super().deadline(timeout_s):
+            if self._conn is None or self._deadline is None:
+                yield
+                return
+            with INTERRUPTER.watching(self._conn, self._deadline):
+                yield
 
     @contextlib.contextmanager
     def _threads(self, n: int) -> Iterator[None]:

@@ -384,3 +384,27 @@ def attribute_phrase(noun: str, names: Sequence[str], many: bool = False) -> str
     both = "both " if len(names) == 2 else ""
     role = article(noun) if len(names) == 1 else plural(noun)
     return f"{'have' if many else 'has'} {both}{join(list(names))} as {role}"
+
+
+def agree(vp: str, many: bool) -> str:
+    """A verb phrase whose subject is plural: "was born in" -> "were born in", "has"
+    -> "have", "contains" -> "contain" (past forms stay)."""
+    if not many:
+        return vp
+    verb, space, rest = vp.partition(" ")
+    if verb in _AUX:
+        verb = _AUX[verb]
+        if verb == "are" and rest.startswith(("a ", "an ")):   # "are citizens of"
+            words = rest.split(" ")[1:]   # "are filming locations of", not "filmings location"
+            end = next((i for i, w in enumerate(words) if w in _PREPOSITIONS), len(words))
+            end = max(end, 1)
+            rest = " ".join([plural(" ".join(words[:end])), *words[end:]])
+        elif verb in ("are", "were") and rest.startswith("the ") and rest.endswith(" of"):
+            rest = f"the {plural(rest[4:-3])} of"   # "are the forms of government of"
+    elif verb.endswith("s") and not verb.endswith(("ss", "us")) and len(verb) > 3 \
+            and verb.isalpha() and verb.islower():
+        verb = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes")) else verb[:-1]
+    return f"{verb}{space}{rest}"
+
+
+_AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}

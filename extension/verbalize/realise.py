@@ -49,7 +49,6 @@ MAX_NESTING = 1
 director of Jaws born?" has one; "the capital of the country of citizenship of Keir
 Dullea" has two, which readers found hard to follow (issue 34)."""
 
-_AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
                    "taken": "took", "shown": "showed", "chosen": "chose", "driven": "drove",
                    "spoken": "spoke", "won": "won", "made": "made", "held": "held",
@@ -85,27 +84,6 @@ in The Godfather as Michael Corleone", "was married to X from 1926"."""
 _PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with",
                            "as"})
 """Words a phrase may end in before its object ("composed the music for")."""
-
-
-def agree(vp: str, plural: bool) -> str:
-    """A verb phrase whose subject is plural: "was born in" -> "were born in", "has"
-    -> "have", "contains" -> "contain" (past forms stay)."""
-    if not plural:
-        return vp
-    verb, space, rest = vp.partition(" ")
-    if verb in _AUX:
-        verb = _AUX[verb]
-        if verb == "are" and rest.startswith(("a ", "an ")):   # "are citizens of"
-            words = rest.split(" ")[1:]   # "are filming locations of", not "filmings location"
-            end = next((i for i, w in enumerate(words) if w in _PREPOSITIONS), len(words))
-            end = max(end, 1)
-            rest = " ".join([english.plural(" ".join(words[:end])), *words[end:]])
-        elif verb in ("are", "were") and rest.startswith("the ") and rest.endswith(" of"):
-            rest = f"the {english.plural(rest[4:-3])} of"   # "are the forms of government of"
-    elif verb.endswith("s") and not verb.endswith(("ss", "us")) and len(verb) > 3 \
-            and verb.isalpha() and verb.islower():
-        verb = verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes")) else verb[:-1]
-    return f"{verb}{space}{rest}"
 
 
 class Realiser:
@@ -210,15 +188,15 @@ class Realiser:
             if attribute:
                 return english.attribute_phrase(attribute, [other], plural)
             phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
-            return f"{agree(phrase, plural)} {other}{tail}"
+            return f"{english.agree(phrase, plural)} {other}{tail}"
         inverse = self.inverse(c.predicate)
         if inverse:
-            return f"{agree(english.phrase_before(inverse, other, named=named), plural)} " \
+            return f"{english.agree(english.phrase_before(inverse, other, named=named), plural)} " \
                    f"{other}{tail}"
         noun = self.table.noun(c.predicate)
         if noun:
             noun = english.plural(noun) if plural else noun
-            return agree(f"is the {noun} of {other}{tail}", plural)
+            return english.agree(f"is the {noun} of {other}{tail}", plural)
         raise Unphrasable(f"no phrase reads {c.predicate} from its object")
 
     def verb_phrases(self, cs: Sequence[Constraint], plural: bool = False) -> list[str]:
@@ -438,7 +416,7 @@ class Realiser:
             placed = _PLACED.fullmatch(inverse or "")
             if placed:   # "Where were the actors of Rear Window born?"
                 wh = "when" if placed.group(3) == "on" else "where"
-                be = agree(placed.group(1), c.other in self.several)
+                be = english.agree(placed.group(1), c.other in self.several)
                 return english.capitalized(f"{wh} {be} {subject} {placed.group(2)}?")
             container = self.phrase(c.predicate).startswith(("includes", "contains"))
             if inverse and (self.wh(c.var) == "what" or container) and (
@@ -461,7 +439,7 @@ class Realiser:
         many = c.other in self.several
         m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at)", phrase)
         if m:
-            return english.capitalized(f"{wh} {agree(m.group(1), many)} {subject} {m.group(2)}?")
+            return english.capitalized(f"{wh} {english.agree(m.group(1), many)} {subject} {m.group(2)}?")
         words = phrase.split()
         ends = ("in", "on", "at", "from") if wh == "where" or within else ("in", "on", "at")
         base = english.base_form(words[0]) if len(words) in (2, 3) \
@@ -486,13 +464,13 @@ class Realiser:
             wh = (f"which {english.plural(held) if self.plural else held}" if held
                   else self.wh(c.var))
             if wh != "what":
-                verb = _without_asked_noun(wh, agree(english.phrase_before(inverse, subject),
+                verb = _without_asked_noun(wh, english.agree(english.phrase_before(inverse, subject),
                                                      self.plural))
                 return english.capitalized(f"{wh} {verb} {subject}?")
         if inverse and _passive(inverse) and not active:   # not "Which award was won by X?"
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
-                return english.capitalized(f"{wh} {agree(str(inverse), self.plural)} {subject}?")
+                return english.capitalized(f"{wh} {english.agree(str(inverse), self.plural)} {subject}?")
         asked = self._verb_question(c, subject, phrase)
         if asked:
             return asked
@@ -503,7 +481,7 @@ class Realiser:
                 return english.capitalized(f"{who} are the {english.plural(noun)} of {subject}?")
             return english.capitalized(f"{who} is the {noun} of {subject}?")
         if m:   # "Which award was X nominated for?"
-            return english.capitalized(f"{self.wh(c.var)} {agree(m.group(1), c.other in self.several)}"
+            return english.capitalized(f"{self.wh(c.var)} {english.agree(m.group(1), c.other in self.several)}"
                                        f" {subject} {m.group(2)} {m.group(3)}?")
         return None
 
@@ -532,7 +510,7 @@ class Realiser:
         if first in ("is", "was"):
             if not rest or rest.startswith(("the ", "located", "based")) or wh == "what":
                 return None
-            be, _, rest = agree(f"{first} {rest}", many).partition(" ")   # "are citizens of"
+            be, _, rest = english.agree(f"{first} {rest}", many).partition(" ")   # "are citizens of"
             return english.capitalized(f"{wh} {be} {subject} {rest}?")
         base = english.base_form(first)
         if base is None:
@@ -559,7 +537,7 @@ class Realiser:
             tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", inverse)
             if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
                 inverse = f"{tail.group(1)} {english.plural(tail.group(2))}"
-            text = f"{self.ref(c.other, c)} {agree(inverse, c.other in self.several)} {listed}"
+            text = f"{self.ref(c.other, c)} {english.agree(inverse, c.other in self.several)} {listed}"
             return english.sentence(english.capitalized(text + (", among others" if capped else "")))
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]
@@ -582,7 +560,7 @@ class Realiser:
                 verb = english.phrase_before(inverse, subject)
                 head = f"{listed}, among others," if capped else listed
                 return english.sentence(english.capitalized(
-                    f"{head} {agree(verb, many)} {subject}"))
+                    f"{head} {english.agree(verb, many)} {subject}"))
             attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
             if attribute and attribute.group(1) == "profession" and not qualifiers and not capped \
                     and c.other not in self.several \
@@ -605,7 +583,7 @@ class Realiser:
                 # "features the characters A and B", "is in the genres …" (not "composed
                 # the music fors")
                 phrase = f"{tail.group(1)} {english.plural(tail.group(2))}"
-            phrase = agree(phrase, c.other in self.several)   # "The actors of Heat were born in"
+            phrase = english.agree(phrase, c.other in self.several)   # "The actors of Heat were born in"
             text = f"{self.ref(c.other, c)} {phrase} {listed}{qualifiers}"
             if capped:
                 text += ", among others"
@@ -711,4 +689,4 @@ def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Map
         return None
 
 
-__all__ = ["Realiser", "agree", "realise_question", "realise_statement"]
+__all__ = ["Realiser", "realise_question", "realise_statement"]

@@ -115,6 +115,25 @@ def sample(subgraph: Sequence[Triple], *, complexity: str = "single",
         supported_fraction=1.0, seed=0, cvt_nodes=tuple(cvts))
 
 
+def one_fact_contradiction(original: Triple, edited: Triple, replaced: str, replacement: str,
+                           *, contradicts: str) -> StructuredSample:
+    """A single question "<original subject> <predicate> ?a" whose one fact had
+    ``replaced`` replaced by ``replacement`` (the answer, or the question's constant)."""
+    query = {"nodes": [{"id": original.s, "kind": "entity", "value": original.s,
+                        "is_cvt": False},
+                       {"id": "?a", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": original.s, "predicate": original.p, "target": "?a"}],
+             "answer": "?a", "function": "none"}
+    rep = Replacement(replaced=answer(replaced), replacement=answer(replacement),
+                      basis="same_role")
+    edit = Edit(kind="replace_answer", replaced=rep.replaced, replacement=rep.replacement,
+                replacement_basis="same_role", replacements=(rep,),
+                contradicts=contradicts)  # type: ignore[arg-type]
+    return sample([edited], complexity="single", subjects=[original.s],
+                  answers=[answer(original.o)], label="contradictory", edit=edit,
+                  original=[original], query_original=query)
+
+
 def shown(t: Triple, end: str) -> str:
     """How a triple's subject or object must appear in text: its display name (FB15k-237's
     locale suffix dropped), else its id."""
@@ -1175,57 +1194,63 @@ def test_reads_as_many_by_kind_and_meaning() -> None:
     assert not reads_as_many("location.location.people_born_here", table, from_object=True)
 
 
-def test_a_replaced_answer_on_a_place_relation_says_only() -> None:
-    """The store may measure citizenship as single-valued (0.98 on FB15k-237), so the
-    answer itself is replaced ("answer" contradiction); a reader does not know that
-    measure: "Robin Wright is a citizen of the United Kingdom" left two blind readers
-    free to think of a second citizenship."""
-    NAMES.update({"m.robin": "Robin Wright", "m.usa": "the United States of America",
-                  "m.uk": "the United Kingdom"})
-    nat = "people.person.nationality"
-    orig = [tr("m.robin", nat, "m.usa")]
-    sub = [tr("m.robin", nat, "m.uk")]
-    query = {"nodes": [{"id": "m.robin", "kind": "entity", "value": "m.robin",
-                        "is_cvt": False},
-                       {"id": "?a", "kind": "answer", "is_cvt": False}],
-             "edges": [{"source": "m.robin", "predicate": nat, "target": "?a"}],
-             "answer": "?a", "function": "none"}
-    rep = Replacement(replaced=answer("m.usa"), replacement=answer("m.uk"), basis="same_role")
-    edit = Edit(kind="replace_answer", replaced=rep.replaced, replacement=rep.replacement,
-                replacement_basis="same_role", replacements=(rep,), contradicts="answer")
-    s = sample(sub, complexity="single", subjects=["m.robin"], answers=[answer("m.usa")],
-               label="contradictory", edit=edit, original=orig, query_original=query)
+NAT, CAPITAL = "people.person.nationality", "location.country.capital"
+ONE_FACT_CONTRADICTIONS = {
+    # The store may measure citizenship as single-valued (0.98 on FB15k-237), so the
+    # answer itself is replaced ("answer" contradiction); a reader does not know that
+    # measure: "Robin Wright is a citizen of the United Kingdom" left two blind readers
+    # free to think of a second citizenship.
+    "replaced answer of a place relation": (
+        {"m.robin": "Robin Wright", "m.usa": "the United States of America",
+         "m.uk": "the United Kingdom"},
+        ("m.robin", NAT, "m.usa"), ("m.robin", NAT, "m.uk"), "m.usa", "m.uk", "answer",
+        "Robin Wright is a citizen only of the United Kingdom."),
+    # A constraint contradiction that replaces the state of (state, capital, city) keeps
+    # the city: "The Kingdom of Hungary has Rome as a capital" beside "The capital of the
+    # Roman Empire is Rome" was read as irrelevant by both readers of blind round 13 (a
+    # city may be the capital of several states); the city's side says "only".
+    "replaced state of a capital": (
+        {"m.rome_empire": "Roman Empire", "m.rome": "Rome", "m.hungary": "the Kingdom of Hungary"},
+        ("m.rome_empire", CAPITAL, "m.rome"), ("m.hungary", CAPITAL, "m.rome"),
+        "m.rome_empire", "m.hungary", "constraint",
+        "Rome is the capital only of the Kingdom of Hungary."),
+}
+
+
+@pytest.mark.parametrize("case", list(ONE_FACT_CONTRADICTIONS))
+def test_a_replaced_value_that_may_have_several_says_only(case: str) -> None:
+    names, original, edited, replaced, replacement, contradicts, expected = \
+        ONE_FACT_CONTRADICTIONS[case]
+    NAMES.update(names)
+    s = one_fact_contradiction(tr(*original), tr(*edited), replaced, replacement,
+                               contradicts=contradicts)
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
-    assert texts == ["Robin Wright is a citizen only of the United Kingdom."], texts
+    assert texts == [expected], texts
 
 
-def test_a_replaced_state_of_a_capital_says_the_city_is_its_capital_only() -> None:
-    """A constraint contradiction that replaces the state of ``(state, capital, city)``
-    keeps the city: "The Kingdom of Hungary has Rome as a capital" beside "The capital
-    of the Roman Empire is Rome" was read as irrelevant by both readers of blind round
-    13 (a city may be the capital of several states); the city's side says "only"."""
+def test_a_city_may_be_the_capital_of_several_states() -> None:
     from extension.verbalize.relation_phrases import PhraseTable
     from extension.verbalize.verbalizer import reads_as_many
 
-    assert reads_as_many("location.country.capital", PhraseTable(), from_object=True)
-    NAMES.update({"m.rome_empire": "Roman Empire", "m.rome": "Rome",
-                  "m.hungary": "the Kingdom of Hungary"})
-    cap = "location.country.capital"
-    orig = [tr("m.rome_empire", cap, "m.rome")]
-    sub = [tr("m.hungary", cap, "m.rome")]
-    query = {"nodes": [{"id": "m.rome_empire", "kind": "entity", "value": "m.rome_empire",
-                        "is_cvt": False},
-                       {"id": "?a", "kind": "answer", "is_cvt": False}],
-             "edges": [{"source": "m.rome_empire", "predicate": cap, "target": "?a"}],
-             "answer": "?a", "function": "none"}
-    rep = Replacement(replaced=answer("m.rome_empire"), replacement=answer("m.hungary"),
-                      basis="same_role")
-    edit = Edit(kind="replace_answer", replaced=rep.replaced, replacement=rep.replacement,
-                replacement_basis="same_role", replacements=(rep,), contradicts="constraint")
-    s = sample(sub, complexity="single", subjects=["m.rome_empire"], answers=[answer("m.rome")],
-               label="contradictory", edit=edit, original=orig, query_original=query)
-    texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
-    assert texts == ["Rome is the capital only of the Kingdom of Hungary."], texts
+    assert reads_as_many(CAPITAL, PhraseTable(), from_object=True)
+
+
+INFLUENCED, PROFESSION = "influence.influence_node.influenced", "people.person.profession"
+NEWTON_NAMES = {"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
+                "m.ast": "Astronomer"}
+NEWTON_QUERY = {"nodes": [{"id": "m.voltaire", "kind": "entity", "value": "m.voltaire",
+                           "is_cvt": False}, {"id": "?p", "kind": "variable", "is_cvt": False},
+                          {"id": "?a", "kind": "answer", "is_cvt": False}],
+                "edges": [{"source": "?p", "predicate": INFLUENCED, "target": "m.voltaire"},
+                          {"source": "?p", "predicate": PROFESSION, "target": "?a"}],
+                "answer": "?a", "function": "none"}
+"""What are the professions of the person who influenced Voltaire? (Isaac Newton's:
+Scientist and Astronomer.)"""
+
+
+def newton_facts() -> list[Triple]:
+    return [tr("m.newton", INFLUENCED, "m.voltaire"), tr("m.newton", PROFESSION, "m.sci"),
+            tr("m.newton", PROFESSION, "m.ast")]
 
 
 def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
@@ -1233,19 +1258,11 @@ def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
     all its values once ("Isaac Newton's only professions are Film Director and
     Teacher"), in its last citation, its other fact plainly before it: two "only"
     sentences would deny each other."""
-    NAMES.update({"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
-                  "m.ast": "Astronomer", "m.dir": "Film Director", "m.teach": "Teacher"})
-    inf, prof = "influence.influence_node.influenced", "people.person.profession"
-    orig = [tr("m.newton", inf, "m.voltaire"), tr("m.newton", prof, "m.sci"),
-            tr("m.newton", prof, "m.ast")]
+    NAMES.update({**NEWTON_NAMES, "m.dir": "Film Director", "m.teach": "Teacher"})
+    prof = PROFESSION
+    orig = newton_facts()
     sub = [orig[0], tr("m.newton", prof, "m.dir"), tr("m.newton", prof, "m.teach")]
-    node = {"kind": "variable", "is_cvt": False}
-    query = {"nodes": [{"id": "m.voltaire", "kind": "entity", "value": "m.voltaire",
-                        "is_cvt": False}, {"id": "?p", **node},
-                       {"id": "?a", **node, "kind": "answer"}],
-             "edges": [{"source": "?p", "predicate": inf, "target": "m.voltaire"},
-                       {"source": "?p", "predicate": prof, "target": "?a"}],
-             "answer": "?a", "function": "none"}
+    query = NEWTON_QUERY
     reps = tuple(Replacement(replaced=answer(a), replacement=answer(b), basis="same_role")
                  for a, b in (("m.sci", "m.dir"), ("m.ast", "m.teach")))
     edit = Edit(kind="replace_answer", replaced=reps[0].replaced,
@@ -1446,18 +1463,9 @@ def test_a_whole_slot_cited_apart_is_said_plainly() -> None:
     other value would have "only" said where the slot's facts are together, but here
     it would repeat one of them ("Isaac Newton works as a scientist. [3] Isaac Newton's
     only professions are Scientist and Astronomer."; blind round 16: "redundant facts")."""
-    NAMES.update({"m.newton": "Isaac Newton", "m.voltaire": "Voltaire", "m.sci": "Scientist",
-                  "m.ast": "Astronomer"})
-    inf, prof = "influence.influence_node.influenced", "people.person.profession"
-    facts = [tr("m.newton", inf, "m.voltaire"), tr("m.newton", prof, "m.sci"),
-             tr("m.newton", prof, "m.ast")]
-    node = {"kind": "variable", "is_cvt": False}
-    query = {"nodes": [{"id": "m.voltaire", "kind": "entity", "value": "m.voltaire",
-                        "is_cvt": False}, {"id": "?p", **node},
-                       {"id": "?a", **node, "kind": "answer"}],
-             "edges": [{"source": "?p", "predicate": inf, "target": "m.voltaire"},
-                       {"source": "?p", "predicate": prof, "target": "?a"}],
-             "answer": "?a", "function": "none"}
+    NAMES.update(NEWTON_NAMES)
+    facts = newton_facts()
+    query = NEWTON_QUERY
     s = sample(facts, complexity="concatenation", subjects=["m.voltaire"],
                answers=[answer("m.sci"), answer("m.ast")], query_original=query)
     texts = [c.text for c in TemplateVerbalizer(slot_size=lambda a, p: 2).verbalize(s).citations]

@@ -191,6 +191,10 @@ def _owner_sentence(subject: str, noun: str, objects: Sequence[str]) -> str:
     """"Egypt's only form of government is Monarchy.", "Jamaica's only spoken languages
     are Spanish and French." """
     many = len(objects) > 1
+    kinds = english.kind_values(noun, objects)
+    if kinds and noun == "profession":   # "John Hurt works only as an actor."
+        return english.sentence(english.sentence_start(f"{subject} works only as {english.join(kinds)}"))
+    objects = kinds or objects   # "Egypt's only form of government is a monarchy."
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
     return english.sentence(english.sentence_start(

@@ -281,6 +281,9 @@ class Realiser:
                      and self.table.noun(c.predicate)), None)
         if head is not None and len(rest) == 1:   # "the director of Jaws"
             noun = str(self.table.noun(head.predicate))
+            clause = self._role_clause(head, noun, many)
+            if clause:
+                return clause
             return f"the {english.plural(noun) if many else noun} of " \
                    f"{self.ref(head.other, head)}"
         attribute = re.fullmatch(r"is the ([\w ]+) of", self.phrase(rest[0].predicate)) \
@@ -304,6 +307,29 @@ class Realiser:
             clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
         shown = ("people" if noun == "person" else english.plural(noun)) if many else noun
         return f"the {shown} {' and '.join(clauses)}"
+
+    def _role_clause(self, c: Constraint, noun: str, many: bool) -> str | None:
+        """A place named by a "<place> of <role>" noun, said with the relation's verb:
+        "the country Plato is a citizen of", "the place where Federico Fellini died",
+        "the country where Dredd was produced"; None for other nouns. Blind round 19's
+        readers rated "the capital of the country of citizenship of Robert Shaw" 3
+        ("unnatural") in 14 of 16 ratings."""
+        head, of, _ = noun.partition(" of ")
+        if not of or head not in _PLACE_NOUNS or self.form.is_variable(c.other) \
+                or c.qualifiers:
+            return None
+        phrase = self.phrase(c.predicate)
+        first, _, _ = phrase.partition(" ")
+        last = phrase.rpartition(" ")[2]
+        if first in ("has", "have", "is", "are") and not phrase.startswith("is a "):
+            return None   # "has the country of origin": no verb to say it with
+        subject = self.ref(c.other, c)
+        shown = english.plural(head) if many else head
+        if last == "in":
+            return f"the {shown} where {subject} {phrase[:-3]}"
+        if last in _PREPOSITIONS:
+            return f"the {shown} {subject} {phrase}"
+        return None
 
     def relative(self, c: Constraint, noun: str | None, plural: bool = False) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
@@ -562,13 +588,14 @@ class Realiser:
                 return english.sentence(english.capitalized(
                     f"{head} {english.agree(verb, many)} {subject}"))
             attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
-            if attribute and attribute.group(1) == "profession" and not qualifiers and not capped \
-                    and c.other not in self.several \
-                    and all(english.PLAIN_NOUN.fullmatch(a) for a in answers):
-                # "Franz Liszt works as a pianist."
+            if attribute and not qualifiers and not capped \
+                    and english.kind_values(attribute.group(1), answers) is not None:
+                # "Franz Liszt works as a pianist.", "South Korea is a unitary state.",
+                # "The actors of Alien work as actors." (not "The profession of the
+                # actors of Alien is Actor.": blind round 19, 3 of 5)
                 return english.sentence(english.capitalized(
                     f"{self.ref(c.other, c)} "
-                    f"{english.attribute_phrase('profession', answers, c.other in self.several)}"))
+                    f"{english.attribute_phrase(attribute.group(1), answers, c.other in self.several)}"))
             if attribute and not qualifiers:
                 # "The capital of the country of origin of Pulp Fiction is Washington,
                 # D.C.", not "… has the capital Washington, D.C.": blind readers rated
@@ -576,8 +603,17 @@ class Realiser:
                 noun = attribute.group(1)
                 noun = english.plural(noun) if many else noun
                 verb = "include" if capped else ("are" if many else "is")
+                subject = self.ref(c.other, c)
+                if not capped and subject.rpartition(" ")[2] in _PREPOSITIONS:
+                    # "Washington, D.C. is the capital of the country Trent Reznor is a
+                    # citizen of.", not "… is a citizen of is Washington, D.C."
+                    return english.sentence(english.capitalized(
+                        f"{listed} {verb} the {noun} of {subject}"))
                 return english.sentence(english.capitalized(
-                    f"the {noun} of {self.ref(c.other, c)} {verb} {listed}"))
+                    f"the {noun} of {subject} {verb} {listed}"))
+            # "Minneapolis is in the Central Time Zone", not "is in the time zone the
+            # Central Time Zone" (blind round 19: 3 of 5)
+            phrase = english.phrase_before(phrase, listed)
             tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", phrase)
             if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
                 # "features the characters A and B", "is in the genres …" (not "composed
@@ -593,6 +629,10 @@ class Realiser:
             if len(vps) == 1 else None
         if shared:   # "The profession of both A and B is Actor.", not "Actor is the …"
             verb = "include" if capped else ("are" if many else "is")
+            if not capped and english.kind_values(shared.group(1), answers) is not None:
+                # "Both Spain and Bolivia are unitary states.", "Both A and B work as actors."
+                return english.sentence(english.capitalized(
+                    f"{shared.group(2)} {english.attribute_phrase(shared.group(1), answers, True)}"))
             return english.sentence(english.capitalized(
                 f"the {shared.group(1)} of {shared.group(2)} {verb} {listed}"))
         if len(vps) == 2 and not many:
@@ -639,9 +679,10 @@ def _passive(phrase: str) -> bool:
                                   or found.group(1) in _IRREGULAR_PAST)
 
 
-_RELATIVE = re.compile(r"\b(?:that|who|whose|which)\b|\b\w+ed by\b|\b(?:born|located|based) in\b")
+_RELATIVE = re.compile(r"\b(?:that|who|whose|which|where)\b|\b\w+ed by\b|\b(?:born|located|based) in\b"
+                       r"| (?:of|in|for|to|with|at|on)$")
 """A description with a clause or participle after its noun ("the film that features X",
-"the films directed by X")."""
+"the films directed by X", "the country Plato is a citizen of")."""
 
 
 def _agent_of(noun: str, clause: str) -> bool:

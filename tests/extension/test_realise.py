@@ -292,8 +292,48 @@ def test_numbers_read_with_their_unit_and_mediator_dates_with_a_noun() -> None:
     names = {"m.au": "Australia"}
     g = graph([("m.au", "location.country.form_of_government", "?x")], names)
     assert realise_statement(g, [], names, TABLE, ["Parliamentary system", "Monarchy"],
-                             rule="none") == ("The forms of government of Australia are "
-                                              "Parliamentary system and Monarchy.")
+                             rule="none") == "Australia is a monarchy and has a parliamentary system."
+
+
+def test_a_place_named_by_a_role_of_a_named_entity_is_said_with_its_verb() -> None:
+    """Blind round 19 rated "the capital of the country of citizenship of Robert Shaw"
+    3 ("unnatural") in 14 of 16 ratings; a person writes "the country Robert Shaw is a
+    citizen of", "the place where Federico Fellini died"."""
+    names = {"m.rs": "Robert Shaw", "m.ff": "Federico Fellini", "m.da": "Douglas Adams"}
+    capital = graph([("m.rs", "people.person.nationality", "?c"),
+                     ("?c", "location.country.capital", "?x")], names)
+    assert question(capital) == "What is the capital of the country Robert Shaw is a citizen of?"
+    # the answer first: not "… is a citizen of is London"
+    assert realise_statement(capital, [], names, TABLE, ["London"], rule="none") == \
+        "London is the capital of the country Robert Shaw is a citizen of."
+    born = graph([("m.ff", "people.deceased_person.place_of_death", "?p"),
+                  ("?x", "people.person.place_of_birth", "?p")], names)
+    assert question(born) == "Who was born in the place where Federico Fellini died?"
+    within = graph([("m.da", "people.person.nationality", "?c"),
+                    ("?c", "location.location.contains", "?x")], names)
+    assert question(within) == "What is located in the country Douglas Adams is a citizen of?"
+
+
+def test_a_name_that_ends_with_its_frame_noun_is_said_once_in_an_answer() -> None:
+    names = {"m.mp": "Minneapolis"}
+    g = graph([("m.mp", "location.location.time_zones", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["the Central Time Zone"], rule="none") == \
+        "Minneapolis is in the Central Time Zone."
+
+
+def test_an_answer_that_is_a_kind_reads_as_a_common_noun() -> None:
+    names = {"m.kr": "South Korea", "m.al": "Alien", "m.es": "Spain", "m.bo": "Bolivia"}
+    government = graph([("m.kr", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(government, [], names, TABLE, ["Unitary state"], rule="none") \
+        == "South Korea is a unitary state."
+    both = graph([("m.es", "location.country.form_of_government", "?x"),
+                  ("m.bo", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(both, [], names, TABLE, ["Unitary state"], rule="none") \
+        == "Both Spain and Bolivia are unitary states."
+    actors = graph([("m.al", "film.film.starring..film.performance.actor", "?a"),
+                    ("?a", "people.person.profession", "?x")], names, cvts=())
+    realiser = Realiser(logical_form(actors), TABLE, names, several={"?a"})
+    assert realiser.statement(["Actor"]) == "The actors of Alien work as actors."
 
 
 def test_two_is_the_constraints_share_one_is() -> None:
@@ -346,13 +386,18 @@ def test_an_attribute_answer_reads_as_the_attribute_of_its_subject() -> None:
     "… has the capital Washington, D.C." (blind readers: 3 of 5, "like database
     fields"); several answers take the plural noun, a verb phrase its plural object."""
     names = {"m.eg": "Egypt", "m.ar": "Arabic", "m.fc": "Fight Club"}
-    g = graph([("m.eg", "location.country.form_of_government", "?x")], names)
-    assert realise_statement(g, [], names, TABLE, ["Republic"], rule="none") \
-        == "The form of government of Egypt is Republic."
-    assert realise_statement(g, [], names, TABLE, ["Republic", "Unitary state"], rule="none") \
-        == "The forms of government of Egypt are Republic and Unitary state."
-    assert realise_statement(g, [], names, TABLE, ["Republic", "Unitary state"], rule="none",
+    g = graph([("m.eg", "location.country.official_language", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Arabic"], rule="none") \
+        == "The official language of Egypt is Arabic."
+    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none") \
+        == "The official languages of Egypt are Arabic and French."
+    assert realise_statement(g, [], names, TABLE, ["Arabic", "French"], rule="none",
                              capped=True) \
+        == "The official languages of Egypt include Arabic and French."
+    # a kind written as a name reads as a common noun, "among others" as the name
+    government = graph([("m.eg", "location.country.form_of_government", "?x")], names)
+    assert realise_statement(government, [], names, TABLE, ["Republic", "Unitary state"],
+                             rule="none", capped=True) \
         == "The forms of government of Egypt include Republic and Unitary state."
     # a relation with a passive reading is stated as its question asks it ("Which
     # languages are spoken in Egypt?")
@@ -363,7 +408,7 @@ def test_an_attribute_answer_reads_as_the_attribute_of_its_subject() -> None:
     both = graph([("m.a", "people.person.profession", "?x"),
                   ("m.b", "people.person.profession", "?x")], pair)
     assert realise_statement(both, [], pair, TABLE, ["Comedian"], rule="none") \
-        == "The profession of both Adam Sandler and Jackie Chan is Comedian."
+        == "Both Adam Sandler and Jackie Chan work as comedians."
     music = graph([("?x", "film.film.music", "m.jp")], {"m.jp": "John Powell"})
     text = realise_statement(music, [], {"m.jp": "John Powell"}, TABLE, ["Hancock", "Be Cool"],
                              rule="none")

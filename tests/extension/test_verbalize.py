@@ -31,7 +31,12 @@ from extension.core.samples import (
 )
 from extension.inputs.questions import parse_question
 from extension.verbalize.answers import answer_statement
-from extension.verbalize.citations import citation_parts, hop_sentence, part_hops
+from extension.verbalize.citations import (
+    citation_parts,
+    exhaustive_sentence,
+    hop_sentence,
+    part_hops,
+)
 from extension.verbalize.english import display_name
 from extension.verbalize.extended_question import extended_question
 from extension.verbalize.literals import render_literal
@@ -1292,7 +1297,7 @@ def test_a_reverse_property_reads_by_its_partners_frame() -> None:
     assert hop_sentence([fact], set()) == "Newton is in the Eastern Time Zone."
     countries = Triple(s="m.rep", p="government.form_of_government.countries", o="m.gm",
                        s_name="Republic", o_name="the Gambia")
-    assert hop_sentence([countries], set()) == "The Gambia has Republic as a form of government."
+    assert hop_sentence([countries], set()) == "The Gambia is a republic."
     assert table.partner("film.film.directed_by") is None
     assert table.partner("people.person.gender") is None
 
@@ -1308,7 +1313,7 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
     zone = Triple(s="m.ctz", p="time.time_zone.locations_in_this_time_zone", o="m.ma",
                   s_name="Central Time Zone", o_name="Massachusetts")
     assert exhaustive_sentence([zone], table, inverse=True) == \
-        "Massachusetts' only time zone is Central Time Zone."
+        "Massachusetts' only time zone is the Central Time Zone."
     home = Triple(s="m.ar", p="sports.sports_team_location.teams", o="m.boca",
                   s_name="Argentina", o_name="Boca Juniors")
     assert exhaustive_sentence([home], table) == "Argentina is home only to Boca Juniors."
@@ -1317,6 +1322,30 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
     table = PhraseTable(overrides={"P1971": "has the number of children"})
     assert hop_sentence([children], set(), table) == \
         "The number of children of George Washington is 4."
+
+
+def test_kinds_written_as_names_read_as_common_nouns() -> None:
+    """A profession or form of government is a kind of thing: "South Korea is a unitary
+    state", "John Hurt works only as an actor" (blind round 19 rated "… only profession
+    is Actor", "… form of government is Unitary state" 3 of 5)."""
+    state = Triple(s="m.kr", p="location.country.form_of_government", o="m.us",
+                   s_name="South Korea", o_name="Unitary state")
+    assert hop_sentence([state], set()) == "South Korea is a unitary state."
+    system = Triple(s="m.au", p="location.country.form_of_government", o="m.ps",
+                    s_name="Australia", o_name="Parliamentary system")
+    assert hop_sentence([system], set()) == "Australia has a parliamentary system."
+    assert exhaustive_sentence([state], PhraseTable()) == \
+        "South Korea's only form of government is a unitary state."
+    jobs = [Triple(s="m.jh", p="people.person.profession", o=o, s_name="John Hurt", o_name=n)
+            for o, n in (("m.ac", "Actor"), ("m.fd", "Film director"))]
+    assert exhaustive_sentence(jobs[:1], PhraseTable()) == "John Hurt works only as an actor."
+    assert exhaustive_sentence(jobs, PhraseTable()) == \
+        "John Hurt works only as an actor and a film director."
+    # a name that is no plain noun stays a name
+    odd = Triple(s="m.bo", p="people.person.profession", o="m.fd2", s_name="Barack Obama",
+                 o_name="Film Director")
+    assert exhaustive_sentence([odd], PhraseTable()) == \
+        "Barack Obama's only profession is Film Director."
 
 
 def test_an_attribute_fact_reads_as_people_state_it() -> None:

@@ -102,6 +102,12 @@ class IsEntity:
 
 Constraint = NotEqual | NotIn | HasType | IsCvt | IsEntity
 
+ValueConstraint = NotEqual | NotIn | IsEntity
+"""The constraints a solution's bound values decide alone (no store read)."""
+EntityConstraint = HasType | IsCvt
+"""The constraints on the bound entity's record (its types, its CVT flag): deciding
+them reads the store (:func:`constraint_holds` takes the records)."""
+
 Binding = dict[str, Object]
 """One solution: variable name (without ``?``) -> entity id, predicate id or Literal."""
 

@@ -43,14 +43,7 @@ from rdflib import Literal as RdfLiteral
 from rdflib.plugins.sparql import algebra, parser
 from rdflib.plugins.sparql.parserutils import CompValue, Expr
 
-from extension.core.query_graph import (
-    Comparison,
-    Function,
-    OrderBy,
-    QueryGraph,
-    Term,
-    build_query_graph,
-)
+from extension.core import query_graph as qg
 from extension.core.shapes import MAX_SPARQL_NESTING
 from kgstore.models import Literal, short_datatype
 
@@ -221,13 +214,13 @@ class _Collected:
     order: tuple[Any, bool] | None = None
     limit: int | None = None
     offset: int = 0
-    function: Function = "none"
+    function: qg.Function = "none"
     projected: list[str] = field(default_factory=list)
 
 
 def sparql_to_graph(text: str, *, cvt_types: frozenset[str] = frozenset(),
                     names: dict[str, str] | None = None,
-                    namespaces: dict[str, str] | None = None) -> QueryGraph:
+                    namespaces: dict[str, str] | None = None) -> qg.QueryGraph:
     """The query graph of a SELECT query (see the module docstring for the mapping).
 
     ``namespaces`` maps IRI namespaces to id prefixes (default: the Freebase namespace
@@ -248,7 +241,7 @@ def sparql_to_graph(text: str, *, cvt_types: frozenset[str] = frozenset(),
     return _assemble(c, lambda t: _to_term(t, ns_map), cvt_types=cvt_types, names=names)
 
 
-def _to_term(node: Any, ns_map: dict[str, str]) -> Term:
+def _to_term(node: Any, ns_map: dict[str, str]) -> qg.Term:
     if isinstance(node, Variable):
         return "?" + str(node)
     if isinstance(node, URIRef):
@@ -506,8 +499,8 @@ def _group_parts(node: CompValue) -> tuple[list[tuple[Any, Any, Any]], list[Any]
     return triples, filters
 
 
-def _assemble(c: _Collected, term: Callable[[Any], Term], *, cvt_types: frozenset[str],
-              names: dict[str, str] | None) -> QueryGraph:
+def _assemble(c: _Collected, term: Callable[[Any], qg.Term], *, cvt_types: frozenset[str],
+              names: dict[str, str] | None) -> qg.QueryGraph:
     if not c.projected:
         raise SparqlError("unsupported_sparql", "the query selects no variable")
     answer = c.projected[0]
@@ -516,7 +509,7 @@ def _assemble(c: _Collected, term: Callable[[Any], Term], *, cvt_types: frozense
         answer = c.aliases[answer]
         seen.add(answer)
 
-    def resolve(node: Any) -> Term:
+    def resolve(node: Any) -> qg.Term:
         if isinstance(node, Variable) and str(node) in c.values:
             return term(c.values[str(node)])
         return term(node)
@@ -524,7 +517,7 @@ def _assemble(c: _Collected, term: Callable[[Any], Term], *, cvt_types: frozense
     resolved = [(resolve(s), resolve(p), resolve(o)) for s, p, o in c.triples]
     if not resolved:
         raise SparqlError("unsupported_sparql", "the query has no triple patterns")
-    triples: list[tuple[Term, str, Term]] = []
+    triples: list[tuple[qg.Term, str, qg.Term]] = []
     for s, p, o in resolved:
         if isinstance(s, Literal) or not isinstance(p, str):
             raise SparqlError("unsupported_sparql", "literal in subject or predicate position")
@@ -550,12 +543,12 @@ def _assemble(c: _Collected, term: Callable[[Any], Term], *, cvt_types: frozense
         order_var = resolve(Variable(c.order[0]))
         if not isinstance(order_var, str):
             raise SparqlError("unsupported_sparql", "ORDER BY a constant")
-        order = OrderBy(node=order_var, descending=c.order[1], limit=c.limit, offset=c.offset)
+        order = qg.OrderBy(node=order_var, descending=c.order[1], limit=c.limit, offset=c.offset)
     function = c.function
     if order is not None and function == "none":
         function = "argmax" if order.descending else "argmin"
     try:
-        graph = build_query_graph(
+        graph = qg.build_query_graph(
             triples, answer=answer_term, names=names, cvt_types=cvt_types,
             not_equal=not_equal, answer_languages=tuple(dict.fromkeys(c.languages)),
             function=function, comparisons=[], order=None)
@@ -578,15 +571,15 @@ def _assemble(c: _Collected, term: Callable[[Any], Term], *, cvt_types: frozense
         raise SparqlError("unsupported_sparql", str(exc)) from None
 
 
-def _sort_key(t: Term) -> tuple[bool, str, str, str]:
+def _sort_key(t: qg.Term) -> tuple[bool, str, str, str]:
     """Constants before variables, then by text (literals by value, datatype, language)."""
     if isinstance(t, str):
         return (t.startswith("?"), t, "", "")
     return (False, f'"{t.value}"', t.datatype or "", t.lang or "")
 
 
-def _comparison(var: Term, op: str, other: Any, predicate: Any, if_present: bool,
-                resolve: Callable[[Any], Term]) -> Comparison:
+def _comparison(var: qg.Term, op: str, other: Any, predicate: Any, if_present: bool,
+                resolve: Callable[[Any], qg.Term]) -> qg.Comparison:
     if not isinstance(var, str):
         raise SparqlError("unsupported_sparql", "comparison on a constant")
     kwargs: dict[str, Any] = {"node": var, "op": op, "if_present": if_present,
@@ -599,4 +592,4 @@ def _comparison(var: Term, op: str, other: Any, predicate: Any, if_present: bool
             raise SparqlError("unsupported_sparql", "comparison with a non-literal")
         kwargs["value"] = value.value
         kwargs["datatype"] = value.datatype
-    return Comparison(**kwargs)
+    return qg.Comparison(**kwargs)

@@ -28,10 +28,11 @@ manner of System R's access-path choice, with sizes measured rather than estimat
   ``(e1, r1, ?a)(e2, r2, ?a)`` is read from ``e2`` rather than from an answer that
   is a hub of ``r2``.)
 
-Filters that need no store read (``NotEqual``, ``NotIn``, ``IsEntity``) drop rows as
-soon as their variables are bound. Two SPARQL forms serve the extension engine's
-checks: ``seeds`` (``VALUES``: start from given partial solutions) and ``exists``
-(``ASK``: stop at the first solution, reading the last pattern in windows).
+Filters that need no store read (``NotEqual``, ``NotIn``, ``IsEntity``:
+:data:`~kgstore.patterns.ValueConstraint`) drop rows as soon as their variables are
+bound. Two SPARQL forms serve the extension engine's checks: ``seeds`` (``VALUES``:
+start from given partial solutions) and ``exists`` (``ASK``: stop at the first
+solution, reading the last pattern in windows).
 
 The result equals ``Store.match`` (same solutions, same order: the distinct solutions
 are sorted at the end, so the join order cannot change them); when a query does not
@@ -51,14 +52,12 @@ from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.patterns import (
     Binding,
     Constraint,
-    HasType,
-    IsCvt,
-    IsEntity,
+    EntityConstraint,
     MatchResult,
     NotEqual,
-    NotIn,
     PatternQuery,
     TriplePattern,
+    ValueConstraint,
     Var,
     check_seeds,
     constraint_holds,
@@ -231,15 +230,14 @@ def match_by_expansion(store: Store, query: PatternQuery, *,
         rows = [dict(b) for b in seeds]
         bound = set(rows[0]) if rows else set()
     remaining = list(range(len(query.patterns)))
-    pending: list[Constraint] = [c for c in query.constraints
-                                 if isinstance(c, NotEqual | NotIn | IsEntity)]
+    pending: list[Constraint] = [c for c in query.constraints if isinstance(c, ValueConstraint)]
     ready: list[Constraint] = [c for c in pending if _constraint_vars(c) <= bound]
     if ready:
         pending = [c for c in pending if c not in ready]
         rows = [b for b in rows if all(constraint_holds(c, b, {}) for c in ready)]
     selected = [v.name for v in query.selected()]
     # Type and CVT constraints need entity records, read once for all rows at the end.
-    ask = exists is not None and not any(isinstance(c, HasType | IsCvt)
+    ask = exists is not None and not any(isinstance(c, EntityConstraint)
                                          for c in query.constraints)
     while remaining and rows:
         step = _next_step(query.patterns, remaining, bound, rows, expansions, subject_vars)
@@ -503,7 +501,7 @@ def _sort_key(value: Object) -> tuple[str, str]:
 def _apply_constraints(store: Store, query: PatternQuery, rows: list[Binding]) -> list[Binding]:
     if not query.constraints or not rows:
         return rows
-    needs_entities = {c.var.name for c in query.constraints if isinstance(c, HasType | IsCvt)}
+    needs_entities = {c.var.name for c in query.constraints if isinstance(c, EntityConstraint)}
     entities: dict[str, Entity] = {}
     if needs_entities:
         ids = sorted({v for b in rows for name in needs_entities

@@ -14,19 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kgstore import patterns as pat
 from kgstore.algorithms.expansion import join_order
 from kgstore.models import Literal
-from kgstore.patterns import (
-    Binding,
-    HasType,
-    IsCvt,
-    IsEntity,
-    MatchResult,
-    NotEqual,
-    NotIn,
-    PatternQuery,
-    Var,
-)
 
 __all__ = ["DIALECTS", "LADYBUG", "NEO4J", "CypherDialect", "compile_match", "inline_limit",
            "match_result"]
@@ -75,7 +65,7 @@ def inline_limit(n: int) -> str:
 
 
 
-def compile_match(query: PatternQuery, dialect: CypherDialect
+def compile_match(query: pat.PatternQuery, dialect: CypherDialect
                   ) -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
     """Compile a :class:`PatternQuery` into one parameterized Cypher query.
 
@@ -97,15 +87,15 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
     subject_vars = query.subject_variables()
     entity_object_vars: set[str] = set()
     for c in query.constraints:
-        if isinstance(c, HasType | IsCvt) or (isinstance(c, IsEntity) and c.value):
+        if isinstance(c, pat.EntityConstraint) or (isinstance(c, pat.IsEntity) and c.value):
             entity_object_vars.add(c.var.name)
     predicate_of: dict[str, list[str]] = {}  # predicate variable -> rel variables
     clauses: list[str] = []
     where: list[str] = []
     declared: set[str] = set()
 
-    def node(term: Var | str | Literal) -> str:
-        if isinstance(term, Var):
+    def node(term: pat.Var | str | Literal) -> str:
+        if isinstance(term, pat.Var):
             key = "v:" + term.name
             name = node_names.setdefault(key, f"v{len(node_names)}")
             if name in declared:
@@ -127,7 +117,7 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
         pattern = query.patterns[i]
         rel = f"f{i}"
         s, o = node(pattern.subject), node(pattern.object)
-        if isinstance(pattern.predicate, Var):
+        if isinstance(pattern.predicate, pat.Var):
             predicate_of.setdefault(pattern.predicate.name, []).append(rel)
             clauses.append(f"MATCH {s}-[{rel}:Fact]->{o}")
         else:
@@ -136,7 +126,7 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
     for rels in predicate_of.values():
         where.extend(f"{rels[0]}.predicate = {r}.predicate" for r in rels[1:])
 
-    def value_expr(var: Var) -> str:
+    def value_expr(var: pat.Var) -> str:
         if var.name in predicate_of:
             return f"{predicate_of[var.name][0]}.predicate"
         return f"{node_names['v:' + var.name]}.id"
@@ -148,21 +138,21 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
 
     for c in query.constraints:
         target = value_expr(c.var)
-        if isinstance(c, NotEqual):
-            other = value_expr(c.value) if isinstance(c.value, Var) else const_param(c.value)
+        if isinstance(c, pat.NotEqual):
+            other = value_expr(c.value) if isinstance(c.value, pat.Var) else const_param(c.value)
             where.append(f"{target} <> {other}")
-        elif isinstance(c, NotIn):
+        elif isinstance(c, pat.NotIn):
             name = f"k{len(params)}"
             params[name] = [v.key if isinstance(v, Literal) else v for v in c.values]
             where.append(f"NOT {target} IN ${name}")
-        elif isinstance(c, HasType):
+        elif isinstance(c, pat.HasType):
             name = f"k{len(params)}"
             params[name] = c.type_id
             where.append(dialect.has_type(node_names["v:" + c.var.name], f"${name}"))
-        elif isinstance(c, IsCvt):
+        elif isinstance(c, pat.IsCvt):
             n = node_names["v:" + c.var.name]
             where.append(f"{n}.is_cvt = {'true' if c.value else 'false'}")
-        elif isinstance(c, IsEntity):
+        elif isinstance(c, pat.IsEntity):
             n = node_names["v:" + c.var.name]
             where.append(dialect.has_label(n, "Entity" if c.value else "Literal"))
 
@@ -192,8 +182,8 @@ def compile_match(query: PatternQuery, dialect: CypherDialect
 
 
 
-def match_result(query: PatternQuery, columns: list[tuple[str, str]],
-                 rows: list[list[Any]]) -> MatchResult:
+def match_result(query: pat.PatternQuery, columns: list[tuple[str, str]],
+                 rows: list[list[Any]]) -> pat.MatchResult:
     """The :class:`MatchResult` of the rows of a :func:`compile_match` query (its
     ``LIMIT`` is the query's limit + 1: one row more says it was truncated). An
     "object" column group is (label, id, value, datatype, lang) on every engine."""
@@ -201,9 +191,9 @@ def match_result(query: PatternQuery, columns: list[tuple[str, str]],
     truncated = query.limit is not None and len(rows) > query.limit
     if truncated:
         rows = rows[: query.limit]
-    bindings: list[Binding] = []
+    bindings: list[pat.Binding] = []
     for row in rows:
-        binding: Binding = {}
+        binding: pat.Binding = {}
         i = 0
         for name, kind in columns:
             if kind == "object":
@@ -215,7 +205,7 @@ def match_result(query: PatternQuery, columns: list[tuple[str, str]],
                 binding[name] = row[i]
                 i += 1
         bindings.append(binding)
-    return MatchResult(variables=variables, bindings=bindings, truncated=truncated)
+    return pat.MatchResult(variables=variables, bindings=bindings, truncated=truncated)
 
 
 # --------------------------------------------------------------------------------------

@@ -37,15 +37,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgstore.store import ProgressCallback, Store
+from loaders import pipeline
 from loaders.errors import UnsupportedFormatError
-from loaders.pipeline import (
-    Input,
-    LoadOptions,
-    LoadReport,
-    Stager,
-    readable_inputs,
-    run_load,
-)
 from loaders.sniff import (
     JSON,
     NTRIPLES,
@@ -82,10 +75,10 @@ def load_wikidata(
     store: Store,
     paths: Sequence[str | Path],
     *,
-    options: LoadOptions | None = None,
+    options: pipeline.LoadOptions | None = None,
     strict: bool = False,
     progress: ProgressCallback | None = None,
-) -> LoadReport:
+) -> pipeline.LoadReport:
     """Load Wikidata dump files (JSON and/or truthy N-Triples) into ``store``.
 
     Every file is checked first (readable, a Wikidata dump: :func:`check_wikidata`),
@@ -97,9 +90,11 @@ def load_wikidata(
     :class:`~loaders.pipeline.LoadOptions` defaults to ``True``), predicate filters,
     report size.
     """
-    plan = [Input(path, check_wikidata(path)) for path in readable_inputs(paths)]
-    return run_load(store, plan, stager_for_format=STAGERS, options=options or LoadOptions(),
-                    strict=strict, progress=progress)
+    plan = [pipeline.Input(path, check_wikidata(path))
+            for path in pipeline.readable_inputs(paths)]
+    return pipeline.run_load(store, plan, stager_for_format=STAGERS,
+                             options=options or pipeline.LoadOptions(), strict=strict,
+                             progress=progress)
 
 
 STAGE_VERSION = 1
@@ -111,5 +106,5 @@ for _stager in (stage_wikidata_json, stage_wikidata_ntriples):
     setattr(_stager, "nameless_is_cvt", False)  # noqa: B010
     setattr(_stager, "stage_version", STAGE_VERSION)  # noqa: B010
 
-STAGERS: dict[str, Stager] = {JSON: stage_wikidata_json, NTRIPLES: stage_wikidata_ntriples}
+STAGERS: dict[str, pipeline.Stager] = {JSON: stage_wikidata_json, NTRIPLES: stage_wikidata_ntriples}
 """Format name (:func:`wikidata_format`, recorded in the source record) -> stager."""

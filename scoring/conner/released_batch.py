@@ -17,44 +17,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scoring.conner import released
 from scoring.conner.batch import ConnerModels, Prepared, Step, base_document
 from scoring.conner.metrics import nli_vector, paragraph_coherence, relevance
 from scoring.conner.prompts import ConnerPrompts, Demonstration
-from scoring.conner.released import (
-    MAX_PREMISES,
-    PPL_MAX_TOKENS,
-    RELEASED_LABELS,
-    RELEVANCE_MAX_TOKENS,
-    ReleasedTask,
-    asked_query,
-    best_evidence,
-    cut_knowledge,
-    few_shot_prompt,
-    helpfulness_from_losses,
-    informativeness_from_logprobs,
-    last_turn,
-    record_label,
-    released_label,
-    sentence_coherence,
-    sentence_perplexity,
-)
 from scoring.runtime import CausalLM, NliScores
 
 __all__ = ["ReleasedSetup", "helpfulness_texts", "informativeness_texts",
            "released_input_counts", "released_validity_kind", "score_batch_released"]
 
-ENTAILMENT = RELEASED_LABELS.index("entailment")
+ENTAILMENT = released.RELEASED_LABELS.index("entailment")
 
 
 @dataclass(frozen=True)
 class ReleasedSetup:
     """What the released computation needs besides the models."""
 
-    task: ReleasedTask
+    task: released.ReleasedTask
     prompts: ConnerPrompts
 
 
-def released_validity_kind(p: Prepared, task: ReleasedTask) -> Literal["span", "open"] | None:
+def released_validity_kind(p: Prepared, task: released.ReleasedTask
+                           ) -> Literal["span", "open"] | None:
     """``nq``: span validity when the record has an answer and a gold answer; ``wow``:
     open validity when it has an answer and a gold answer or evidence."""
     r = p.record
@@ -66,21 +50,21 @@ def released_validity_kind(p: Prepared, task: ReleasedTask) -> Literal["span", "
     return "open" if gold or p.evidence else None
 
 
-def _validity_pairs(p: Prepared, task: ReleasedTask) -> list[tuple[str, str]]:
+def _validity_pairs(p: Prepared, task: released.ReleasedTask) -> list[tuple[str, str]]:
     r = p.record
     kind = released_validity_kind(p, task)
     answer = (r.answer or "").strip()
     if kind == "span":
-        query = asked_query(r.query, task)
+        query = released.asked_query(r.query, task)
         return [(f"{query}\t{r.gold_answer}", f"{query}\t{answer}")]
     if kind == "open":
         premises = ([r.gold_answer] if r.gold_answer and r.gold_answer.strip() else [])
-        return [(e, answer) for e in [*premises, *p.evidence][:MAX_PREMISES]]
+        return [(e, answer) for e in [*premises, *p.evidence][:released.MAX_PREMISES]]
     return []
 
 
 def _fact_pairs(p: Prepared) -> list[list[tuple[str, str]]]:
-    return [[(e, s) for e in p.evidence[:MAX_PREMISES]] for s in p.sentences]
+    return [[(e, s) for e in p.evidence[:released.MAX_PREMISES]] for s in p.sentences]
 
 
 def _helps(p: Prepared) -> bool:
@@ -88,7 +72,7 @@ def _helps(p: Prepared) -> bool:
 
 
 def released_input_counts(items: Sequence[Prepared], models: ConnerModels,
-                          task: ReleasedTask) -> dict[str, int]:
+                          task: released.ReleasedTask) -> dict[str, int]:
     """Model inputs of ``items`` per model under this protocol (progress totals)."""
     counts = {"nli": sum(sum(len(x) for x in _fact_pairs(p)) + len(_validity_pairs(p, task))
                          for p in items) if models.nli else 0,
@@ -129,7 +113,7 @@ def score_batch_released(items: Sequence[Prepared], models: ConnerModels, setup:
             _validity(doc, results[at:at + len(v)])
             at += len(v)
     if models.rerank is not None:
-        models.rerank.longest_first_max = RELEVANCE_MAX_TOKENS
+        models.rerank.longest_first_max = released.RELEVANCE_MAX_TOKENS
         logits = models.rerank.score([p.record.query for p in items],
                                      [p.record.knowledge.strip() for p in items],
                                      progress=step("rerank"))
@@ -148,27 +132,28 @@ def score_batch_released(items: Sequence[Prepared], models: ConnerModels, setup:
 
 
 def _factuality(doc: dict[str, Any], per_sentence: Sequence[Sequence[NliScores]]) -> None:
-    label = record_label(per_sentence)
+    label = released.record_label(per_sentence)
     if label is None:
         return
-    one_hot = [1.0 if i == label else 0.0 for i in range(len(RELEASED_LABELS))]
+    one_hot = [1.0 if i == label else 0.0 for i in range(len(released.RELEASED_LABELS))]
     doc["factuality"] = {"consistent": one_hot[2], "non_verified": one_hot[1],
                          "inconsistent": one_hot[0]}
-    doc["factuality_label"] = RELEASED_LABELS[label]
-    doc["sentence_factuality"] = [list(nli_vector(s[best_evidence(s)])) for s in per_sentence]
+    doc["factuality_label"] = released.RELEASED_LABELS[label]
+    doc["sentence_factuality"] = [list(nli_vector(s[released.best_evidence(s)]))
+                                  for s in per_sentence]
 
 
 def _validity(doc: dict[str, Any], results: Sequence[NliScores]) -> None:
     if results:
-        best = results[best_evidence(results)]
-        doc["validity"] = 1.0 if released_label(best) == ENTAILMENT else 0.0
+        best = results[released.best_evidence(results)]
+        doc["validity"] = 1.0 if released.released_label(best) == ENTAILMENT else 0.0
 
 
 def _demonstration_text(d: Demonstration, prompts: ConnerPrompts) -> str:
     knowledge = d.knowledge[len(d.topic):] if d.topic and d.knowledge.startswith(d.topic) \
         else d.knowledge
     return prompts.helpfulness.render(knowledge=knowledge.strip(),
-                                      query=last_turn(d.query)) + d.answer.strip()
+                                      query=released.last_turn(d.query)) + d.answer.strip()
 
 
 def informativeness_texts(p: Prepared, setup: ReleasedSetup) -> tuple[str, str]:
@@ -177,8 +162,8 @@ def informativeness_texts(p: Prepared, setup: ReleasedSetup) -> tuple[str, str]:
     knowledge's first 300 words."""
     instruction = setup.prompts.informativeness.render(
         topic=(p.record.topic or "").strip(),
-        query=asked_query(p.record.query, setup.task).strip())
-    return instruction, instruction + cut_knowledge(p.record.knowledge.strip())
+        query=released.asked_query(p.record.query, setup.task).strip())
+    return instruction, instruction + released.cut_knowledge(p.record.knowledge.strip())
 
 
 def helpfulness_texts(p: Prepared, prompts: ConnerPrompts) -> list[str]:
@@ -190,8 +175,8 @@ def helpfulness_texts(p: Prepared, prompts: ConnerPrompts) -> list[str]:
     texts = []
     for knowledge in (p.record.knowledge, *p.baseline):
         asked = prompts.helpfulness.render(knowledge=knowledge.strip(),
-                                           query=last_turn(p.record.query))
-        texts.append(few_shot_prompt(demos, asked) + (p.record.gold_answer or ""))
+                                           query=released.last_turn(p.record.query))
+        texts.append(released.few_shot_prompt(demos, asked) + (p.record.gold_answer or ""))
     return texts
 
 
@@ -215,7 +200,7 @@ def _lm_scores(docs: list[dict[str, Any]], items: Sequence[Prepared], lm: Causal
                setup: ReleasedSetup, progress: Callable[[int], None] | None) -> None:
     tok = lm.model.tokenizer
     sentences = [s for p in items for s in p.sentences]
-    sentence_lp = _logprobs(lm, tok.encode_own(sentences, PPL_MAX_TOKENS),
+    sentence_lp = _logprobs(lm, tok.encode_own(sentences, released.PPL_MAX_TOKENS),
                             [1] * len(sentences), progress)
     instructions, examples = zip(*(informativeness_texts(p, setup) for p in items),
                                  strict=True) if items else ((), ())
@@ -233,12 +218,12 @@ def _lm_scores(docs: list[dict[str, Any]], items: Sequence[Prepared], lm: Causal
                                        zip(full_ids, answer_lengths, strict=True)], progress)
     at = help_at = 0
     for doc, p, info in zip(docs, items, info_lp, strict=True):
-        ppls = [sentence_perplexity(lp) for lp in sentence_lp[at:at + len(p.sentences)]]
+        ppls = [released.sentence_perplexity(lp) for lp in sentence_lp[at:at + len(p.sentences)]]
         at += len(p.sentences)
-        doc["coherence_sentence"] = _finite(sentence_coherence(ppls))
-        doc["informativeness"] = _finite(informativeness_from_logprobs(info))
+        doc["coherence_sentence"] = _finite(released.sentence_coherence(ppls))
+        doc["informativeness"] = _finite(released.informativeness_from_logprobs(info))
         if _helps(p):
             losses = [(-sum(lp) / len(lp)) if lp else math.nan
                       for lp in help_lp[help_at:help_at + 1 + len(p.baseline)]]
             help_at += 1 + len(p.baseline)
-            doc["helpfulness"] = _finite(helpfulness_from_losses(losses[0], losses[1:]))
+            doc["helpfulness"] = _finite(released.helpfulness_from_losses(losses[0], losses[1:]))

@@ -21,21 +21,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from extension.core.labels import COMPLEXITIES
+from scoring import metrics
 from scoring.evaluate.benchmark import EvalSample
 from scoring.evaluate.blind import BlindLabels
 from scoring.evaluate.schemes import LabelScheme
 from scoring.evaluate.subfacts import SubFactCalls
-from scoring.metrics import (
-    confusion_matrix,
-    factscore,
-    factscore_error_rate,
-    grouped_micro_f1,
-    macro_f1,
-    micro_f1,
-    pearson,
-    per_label,
-    ratio,
-)
 
 __all__ = ["DOCUMENT_KEYS", "consistency", "fine_grained", "table_document"]
 
@@ -52,14 +42,15 @@ def table_document(samples: Sequence[EvalSample], predicted: Sequence[str | None
     conventions apply: unparsed replies count in ``n`` as wrong predictions, so
     ``overall_micro_f1`` is the accuracy)."""
     gold = [s.gold for s in samples]
-    confusion = confusion_matrix(gold, predicted, scheme.labels)
-    by_complexity = grouped_micro_f1([s.complexity for s in samples], gold, predicted,
-                                     scheme.labels, COMPLEXITIES)
+    confusion = metrics.confusion_matrix(gold, predicted, scheme.labels)
+    by_complexity = metrics.grouped_micro_f1([s.complexity for s in samples], gold, predicted,
+                                             scheme.labels, COMPLEXITIES)
+    label_scores = metrics.per_label(confusion)
     return {
-        "per_label": {label: scores.to_json() for label, scores in per_label(confusion).items()},
+        "per_label": {label: scores.to_json() for label, scores in label_scores.items()},
         "per_complexity": {c: score.to_json() for c, score in by_complexity.items()},
-        "overall_micro_f1": micro_f1(confusion),
-        "macro_f1": macro_f1(confusion),
+        "overall_micro_f1": metrics.micro_f1(confusion),
+        "macro_f1": metrics.macro_f1(confusion),
         "confusion": confusion,
         "n": len(samples),
         "unparsed": sum(p is None for p in predicted),
@@ -82,16 +73,18 @@ def consistency(samples: Sequence[EvalSample], blind: BlindLabels,
     for name, labels in evaluators.items():
         predicted = [labels[s.id] for s in subset]
         names.append(name)
-        on_generated.append(micro_f1(confusion_matrix(generated, predicted, scheme.labels)))
-        on_blind.append(micro_f1(confusion_matrix(reference, predicted, scheme.labels)))
+        on_generated.append(metrics.micro_f1(
+            metrics.confusion_matrix(generated, predicted, scheme.labels)))
+        on_blind.append(metrics.micro_f1(
+            metrics.confusion_matrix(reference, predicted, scheme.labels)))
     return {
         "blind_labels": str(blind.path),
         "samples": len(subset),
-        "label_agreement": ratio(sum(g == b for g, b in zip(generated, reference, strict=True)),
-                                 len(subset)),
+        "label_agreement": metrics.ratio(
+            sum(g == b for g, b in zip(generated, reference, strict=True)), len(subset)),
         "evaluators": [{"name": n, "micro_f1_generated": g, "micro_f1_blind": b}
                        for n, g, b in zip(names, on_generated, on_blind, strict=True)],
-        "pearson": pearson(on_generated, on_blind),
+        "pearson": metrics.pearson(on_generated, on_blind),
     }
 
 
@@ -103,8 +96,8 @@ def fine_grained(samples: Sequence[EvalSample], calls: SubFactCalls) -> dict[str
     show: errors in both directions cancel in it)."""
     judged = [(call, truth) for s in samples if s.id in calls.calls
               for call, truth in zip(calls.calls[s.id], s.sub_facts, strict=True)]
-    evaluator = factscore(call for call, _ in judged)
-    benchmark = factscore(truth for _, truth in judged)
+    evaluator = metrics.factscore(call for call, _ in judged)
+    benchmark = metrics.factscore(truth for _, truth in judged)
     return {
         "sub_facts_file": str(calls.path),
         "samples": sum(s.id in calls.calls for s in samples),
@@ -112,6 +105,7 @@ def fine_grained(samples: Sequence[EvalSample], calls: SubFactCalls) -> dict[str
         "factscore": evaluator,
         "factscore_benchmark": benchmark,
         "error_rate": (None if evaluator is None or benchmark is None
-                       else factscore_error_rate(evaluator, benchmark)),
-        "agreement": ratio(sum(c == t for c, t in judged), len(judged)) if judged else None,
+                       else metrics.factscore_error_rate(evaluator, benchmark)),
+        "agreement": (metrics.ratio(sum(c == t for c, t in judged), len(judged)) if judged
+                      else None),
     }

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extension.core import query_graph as qg
 from extension.core.grounding import (
     AnswerScore,
     Grounder,
@@ -28,16 +29,6 @@ from extension.core.grounding import (
     compile_query,
     ground_query,
     score_answers,
-)
-from extension.core.query_graph import (
-    TYPE_PREDICATE,
-    Comparison,
-    OrderBy,
-    QueryEdge,
-    QueryGraph,
-    QueryNode,
-    Term,
-    build_query_graph,
 )
 from kgstore import Entity, Fact, Literal, Store
 from kgstore.patterns import HasType, NotEqual, TriplePattern, Var
@@ -142,15 +133,16 @@ def store(_shared: SharedStore) -> Store:
     return _shared.get()
 
 
-def graph(*triples: tuple[Term, str, Term], answer: str = "?x", **kw: object) -> QueryGraph:
-    return build_query_graph(list(triples), answer=answer, cvt_types=CVT_TYPES, **kw)  # type: ignore[arg-type]
+def graph(*triples: tuple[qg.Term, str, qg.Term], answer: str = "?x",
+          **kw: object) -> qg.QueryGraph:
+    return qg.build_query_graph(list(triples), answer=answer, cvt_types=CVT_TYPES, **kw)  # type: ignore[arg-type]
 
 
-def ground(store: Store, g: QueryGraph, **kw: object):  # noqa: ANN201
+def ground(store: Store, g: qg.QueryGraph, **kw: object):  # noqa: ANN201
     return Grounder(store, **kw).ground(g)  # type: ignore[arg-type]
 
 
-def both_actors(a: str = "ann", b: str = "bob") -> QueryGraph:
+def both_actors(a: str = "ann", b: str = "bob") -> qg.QueryGraph:
     """Tree with two CVT branches: the films both actors starred in."""
     return graph(("?x", STARRING, "?c1"), ("?c1", ACTOR, a),
                  ("?x", STARRING, "?c2"), ("?c2", ACTOR, b))
@@ -249,20 +241,20 @@ def test_tree_of_two_entities_converging_on_the_answer(store: Store) -> None:
 
 
 def test_class_constraints_on_and_off(store: Store) -> None:
-    q = graph(("?x", NATIONALITY, "usa"), ("?x", TYPE_PREDICATE, "film.actor"))
+    q = graph(("?x", NATIONALITY, "usa"), ("?x", qg.TYPE_PREDICATE, "film.actor"))
     assert q.node("?x").classes == ("film.actor",)
     assert sorted(ground(store, q).answers) == ["ann", "bob"]
     assert sorted(ground(store, q, classes=False).answers) == ["ann", "bob", "dee"]
     assert compile_query(q).constraints == (HasType(Var("x"), "film.actor"),)
     assert compile_query(q, classes=False).constraints == ()
     # Two classes: both must hold.
-    q2 = graph(("?x", NATIONALITY, "?n"), ("?x", TYPE_PREDICATE, "film.actor"),
-               ("?x", TYPE_PREDICATE, "film.director"))
+    q2 = graph(("?x", NATIONALITY, "?n"), ("?x", qg.TYPE_PREDICATE, "film.actor"),
+               ("?x", qg.TYPE_PREDICATE, "film.director"))
     assert ground(store, q2).answers == ("cy",)
     # A class on an intermediate variable; a placeholder entity has no types.
-    q3 = graph(("?y", CONTAINEDBY, "?x"), ("?y", TYPE_PREDICATE, "location.country"))
+    q3 = graph(("?y", CONTAINEDBY, "?x"), ("?y", qg.TYPE_PREDICATE, "location.country"))
     assert ground(store, q3).answers == ("earth",)
-    q4 = graph(("usa", CONTAINEDBY, "?x"), ("?x", TYPE_PREDICATE, "location.country"))
+    q4 = graph(("usa", CONTAINEDBY, "?x"), ("?x", qg.TYPE_PREDICATE, "location.country"))
     g = ground(store, q4)
     assert g.outcome == "no_match" and g.facts == () and g.answers == ()
     assert ground(store, q4, classes=False).answers == ("earth",)
@@ -344,11 +336,11 @@ def test_no_match(store: Store) -> None:
 
 @pytest.mark.parametrize("update", [
     {"function": "count"},
-    {"function": "argmax", "order": OrderBy(node="?d", descending=True, limit=1)},
-    {"function": ">", "comparisons": (Comparison(node="?d", op=">", value="2000-01-01",
-                                                 datatype="xsd:date"),)},
-    {"comparisons": (Comparison(node="?d", op="<", value="2000", datatype="xsd:gYear"),)},
-    {"order": OrderBy(node="?d", limit=1)},
+    {"function": "argmax", "order": qg.OrderBy(node="?d", descending=True, limit=1)},
+    {"function": ">", "comparisons": (qg.Comparison(node="?d", op=">", value="2000-01-01",
+                                                    datatype="xsd:date"),)},
+    {"comparisons": (qg.Comparison(node="?d", op="<", value="2000", datatype="xsd:gYear"),)},
+    {"order": qg.OrderBy(node="?d", limit=1)},
 ], ids=["count", "argmax", "comparative", "comparison", "order"])
 def test_not_groundable(store: Store, update: dict[str, object]) -> None:
     q = graph(("?x", RELEASE, "?d")).model_copy(update=update)
@@ -362,9 +354,10 @@ def test_not_groundable(store: Store, update: dict[str, object]) -> None:
 
 def test_literal_subject_is_not_groundable(store: Store) -> None:
     lit = Literal("x")
-    q = QueryGraph(nodes=(QueryNode(id=lit.key, kind="literal", value="x"),
-                          QueryNode(id="?x", kind="answer")),
-                   edges=(QueryEdge(source=lit.key, predicate=LABEL, target="?x"),), answer="?x")
+    q = qg.QueryGraph(nodes=(qg.QueryNode(id=lit.key, kind="literal", value="x"),
+                             qg.QueryNode(id="?x", kind="answer")),
+                      edges=(qg.QueryEdge(source=lit.key, predicate=LABEL, target="?x"),),
+                      answer="?x")
     g = ground(store, q)
     assert g.outcome == "not_groundable" and "subject position" in (g.detail or "")
 
@@ -496,27 +489,28 @@ def kg_terms(facts: list[Fact]) -> list[str | Literal]:
     return list(dict.fromkeys(t for f in facts for t in (f.subject, f.object)))
 
 
-def _constraints(draw: st.DrawFn, triples: list[tuple[Term, str, Term]],
-                 variables: list[Term], constants: list[Term]) -> list[tuple[Term, Term]]:
+def _constraints(draw: st.DrawFn, triples: list[tuple[qg.Term, str, qg.Term]],
+                 variables: list[qg.Term], constants: list[qg.Term]
+                 ) -> list[tuple[qg.Term, qg.Term]]:
     """Add class constraints to some variables (in place); return some ``!=`` filters."""
     for v in variables:
         if draw(st.integers(0, 4)) == 0:
-            triples.append((v, TYPE_PREDICATE, draw(st.sampled_from(TYPES))))
+            triples.append((v, qg.TYPE_PREDICATE, draw(st.sampled_from(TYPES))))
     if draw(st.integers(0, 3)):
         return []
     return [(draw(st.sampled_from(variables)), draw(st.sampled_from([*variables, *constants])))]
 
 
 @st.composite
-def shapeless_queries(draw: st.DrawFn, facts: list[Fact]) -> QueryGraph:
+def shapeless_queries(draw: st.DrawFn, facts: list[Fact]) -> qg.QueryGraph:
     """A connected query graph of 1-4 edges built blindly: each edge after the first
     touches a node already placed; ends are variables, entity constants (the KG's, or
     one it lacks) or literal constants (objects only). Mostly without solutions."""
     entity_consts = sorted({f.subject for f in facts} | {"e11"})
     subject_term = st.sampled_from(VARIABLES) | st.sampled_from(entity_consts)
     object_term = subject_term | st.sampled_from(LITERALS)
-    triples: list[tuple[Term, str, Term]] = []
-    placed: list[Term] = []
+    triples: list[tuple[qg.Term, str, qg.Term]] = []
+    placed: list[qg.Term] = []
     for i in range(draw(st.integers(1, 4))):
         predicate = draw(st.sampled_from(PREDICATES))
         if i == 0:
@@ -529,17 +523,17 @@ def shapeless_queries(draw: st.DrawFn, facts: list[Fact]) -> QueryGraph:
             s, o = draw(subject_term), draw(st.sampled_from(placed))
         triples.append((s, predicate, o))
         placed += [t for t in (s, o) if t not in placed]
-    variables: list[Term] = [t for t in placed if isinstance(t, str) and t.startswith("?")]
+    variables: list[qg.Term] = [t for t in placed if isinstance(t, str) and t.startswith("?")]
     if not variables:  # every query graph needs an answer variable
         triples.append((triples[0][0], draw(st.sampled_from(PREDICATES)), "?a"))
         variables = ["?a"]
     not_equal = _constraints(draw, triples, variables, [*entity_consts, *LITERALS])
-    return build_query_graph(triples, answer=draw(st.sampled_from(variables)),
-                             not_equal=not_equal)
+    return qg.build_query_graph(triples, answer=draw(st.sampled_from(variables)),
+                                not_equal=not_equal)
 
 
 @st.composite
-def kg_queries(draw: st.DrawFn, facts: list[Fact]) -> QueryGraph:
+def kg_queries(draw: st.DrawFn, facts: list[Fact]) -> qg.QueryGraph:
     """A query graph cut out of the KG: 1-4 facts, each after the first sharing a term
     with those before (so cycles of the KG become cycles of the query), each term made
     a variable or kept as a constant. Solutions exist unless a predicate is swapped or
@@ -552,29 +546,30 @@ def kg_queries(draw: st.DrawFn, facts: list[Fact]) -> QueryGraph:
             break
         chosen.append(draw(st.sampled_from(touching)))
     names = iter(VARIABLES)
-    node: dict[str | Literal, Term] = {}
+    node: dict[str | Literal, qg.Term] = {}
     for t in dict.fromkeys(x for f in chosen for x in (f.subject, f.object)):
         node[t] = next(names, t) if draw(st.integers(0, 2)) else t
-    variables: list[Term] = [v for v in node.values() if isinstance(v, str) and v.startswith("?")]
+    variables: list[qg.Term] = [v for v in node.values()
+                                if isinstance(v, str) and v.startswith("?")]
     if not variables:
         node[chosen[0].object] = "?a"
         variables = ["?a"]
-    triples: list[tuple[Term, str, Term]] = [(node[f.subject], f.predicate, node[f.object])
-                                             for f in chosen]
+    triples: list[tuple[qg.Term, str, qg.Term]] = [
+        (node[f.subject], f.predicate, node[f.object]) for f in chosen]
     if draw(st.integers(0, 5)) == 0:
         i = draw(st.integers(0, len(triples) - 1))
         triples[i] = (triples[i][0], draw(st.sampled_from(PREDICATES)), triples[i][2])
     constants = [t for t in node.values() if t not in variables]
     not_equal = _constraints(draw, triples, variables, constants or LITERALS)
-    return build_query_graph(triples, answer=draw(st.sampled_from(variables)),  # type: ignore[arg-type]
-                             not_equal=not_equal)
+    return qg.build_query_graph(triples, answer=draw(st.sampled_from(variables)),  # type: ignore[arg-type]
+                                not_equal=not_equal)
 
 
-def random_queries(facts: list[Fact]) -> st.SearchStrategy[QueryGraph]:
+def random_queries(facts: list[Fact]) -> st.SearchStrategy[qg.QueryGraph]:
     return kg_queries(facts) | kg_queries(facts) | shapeless_queries(facts)
 
 
-def brute_force(q: QueryGraph, entities: list[Entity], facts: list[Fact]
+def brute_force(q: qg.QueryGraph, entities: list[Entity], facts: list[Fact]
                 ) -> set[frozenset[tuple[str, str | Literal]]]:
     """SPARQL BGP semantics by enumerating every assignment of the query's variables
     to the KG's terms: each edge must be a fact, class constraints must be among the

@@ -12,16 +12,7 @@ from typing import Any
 
 import pytest
 
-from extension.core.query_graph import (
-    TYPE_PREDICATE,
-    Comparison,
-    OrderBy,
-    QueryEdge,
-    QueryGraph,
-    QueryNode,
-    Term,
-    build_query_graph,
-)
+from extension.core import query_graph as qg
 from extension.core.shapes import (
     REASONS,
     Classification,
@@ -40,16 +31,16 @@ CVT = frozenset({"people.marriage", "film.performance", "education.education",
 LIT = Literal("1961", "xsd:gYear")
 
 
-def graph(*triples: tuple[Term, str, Term], answer: str = "?a", **kw: Any) -> QueryGraph:
-    return build_query_graph(list(triples), answer=answer, cvt_types=CVT, **kw)
+def graph(*triples: tuple[qg.Term, str, qg.Term], answer: str = "?a", **kw: Any) -> qg.QueryGraph:
+    return qg.build_query_graph(list(triples), answer=answer, cvt_types=CVT, **kw)
 
 
-def shape_of(*triples: tuple[Term, str, Term], topics: tuple[str, ...] = (),
+def shape_of(*triples: tuple[qg.Term, str, qg.Term], topics: tuple[str, ...] = (),
              **kw: Any) -> Classification:
     return classify(graph(*triples, **kw), topics)
 
 
-def reason_of(*triples: tuple[Term, str, Term], **kw: Any) -> str | None:
+def reason_of(*triples: tuple[qg.Term, str, qg.Term], **kw: Any) -> str | None:
     result = shape_of(*triples, **kw)
     assert result.shape == "unsupported"
     assert result.detail
@@ -81,8 +72,8 @@ def test_single_through_cvt_harper_lee() -> None:
 
 
 def test_single_without_cvt_knowledge_is_a_path() -> None:
-    g = build_query_graph([("m.0bqsx", "people.person.education", "?cvt"),
-                           ("?cvt", "education.education.institution", "?a")], answer="?a")
+    g = qg.build_query_graph([("m.0bqsx", "people.person.education", "?cvt"),
+                              ("?cvt", "education.education.institution", "?a")], answer="?a")
     r = classify(g)
     assert (r.shape, r.hops) == ("path", 2)
 
@@ -192,14 +183,15 @@ def test_tree_one_cvt_branch_one_direct() -> None:
 
 # -- constraints do not change the shape -------------------------------------------------------------
 def test_class_constraints_do_not_change_shape() -> None:
-    r = shape_of(("?a", TYPE_PREDICATE, "film.film"), ("m.1", "film.director.film", "?a"),
-                 ("?y", TYPE_PREDICATE, "people.person"))
+    r = shape_of(("?a", qg.TYPE_PREDICATE, "film.film"), ("m.1", "film.director.film", "?a"),
+                 ("?y", qg.TYPE_PREDICATE, "people.person"))
     # ?y only has a class: it is a node with no edge, so the graph is not connected
     assert r.reason == "disconnected"
-    r = shape_of(("?a", TYPE_PREDICATE, "film.film"), ("m.1", "film.director.film", "?a"))
+    r = shape_of(("?a", qg.TYPE_PREDICATE, "film.film"), ("m.1", "film.director.film", "?a"))
     assert (r.shape, r.subjects) == ("single", ("m.1",))
-    r = shape_of(("m.1", "people.person.spouse_s", "?y"), ("?y", TYPE_PREDICATE, "people.marriage"),
-                 ("?y", "x.y.z", "?a"), ("?a", TYPE_PREDICATE, "people.person"))
+    r = shape_of(("m.1", "people.person.spouse_s", "?y"),
+                 ("?y", qg.TYPE_PREDICATE, "people.marriage"),
+                 ("?y", "x.y.z", "?a"), ("?a", qg.TYPE_PREDICATE, "people.person"))
     assert (r.shape, r.hops) == ("single", 1)   # the class makes ?y a CVT
 
 
@@ -227,18 +219,18 @@ def test_function_reasons() -> None:
         r = shape_of(t, function=op)
         assert (r.reason, r.detail) == ("function_comparative", f"comparative {op!r}")
     ordered = graph(t, ("?a", "p.q.s", "?d")).model_copy(
-        update={"order": OrderBy(node="?d", limit=1)})
+        update={"order": qg.OrderBy(node="?d", limit=1)})
     assert classify(ordered).reason == "function_superlative"
 
 
 def test_literal_comparison() -> None:
     g = graph(("m.1", "p.q.r", "?a"), comparisons=[
-        Comparison(node="?a", op="<=", value="2015", predicate="p.q.from", if_present=True)])
+        qg.Comparison(node="?a", op="<=", value="2015", predicate="p.q.from", if_present=True)])
     r = classify(g)
     assert (r.shape, r.reason, r.detail) == ("unsupported", "literal_comparison",
                                              "?a p.q.from <= 2015")
     g = graph(("m.1", "p.q.r", "?a"), ("?a", "p.q.s", "?b"),
-              comparisons=[Comparison(node="?a", op="!=", other="?b")])
+              comparisons=[qg.Comparison(node="?a", op="!=", other="?b")])
     assert classify(g).detail == "?a != ?b"
 
 
@@ -317,11 +309,11 @@ def test_inner_constant() -> None:
 
 
 def test_answer_is_cvt() -> None:
-    g = QueryGraph(nodes=(QueryNode(id="m.1", kind="entity", value="m.1"),
-                          QueryNode(id="?a", kind="answer", is_cvt=True)),
-                   edges=(QueryEdge(source="m.1", predicate="people.person.spouse_s",
-                                    target="?a"),),
-                   answer="?a")
+    g = qg.QueryGraph(nodes=(qg.QueryNode(id="m.1", kind="entity", value="m.1"),
+                             qg.QueryNode(id="?a", kind="answer", is_cvt=True)),
+                      edges=(qg.QueryEdge(source="m.1", predicate="people.person.spouse_s",
+                                          target="?a"),),
+                      answer="?a")
     assert classify(g).reason == "answer_is_cvt"
 
 

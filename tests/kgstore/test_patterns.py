@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from kgstore import (
@@ -17,7 +19,7 @@ from kgstore import (
     TriplePattern,
     Var,
 )
-from kgstore.patterns import match_facts
+from kgstore.patterns import Constraint, EntityConstraint, ValueConstraint, match_facts
 
 A, B, C, P = Var("a"), Var("b"), Var("c"), Var("p")
 
@@ -112,6 +114,14 @@ def test_node_constraint_on_predicate_variable(constraint: object) -> None:
     # Type/CVT/entity tests apply to nodes; a predicate variable binds a predicate id.
     with pytest.raises(ValueError, match=r"\?p"):
         PatternQuery((TriplePattern(A, P, B),), (constraint,))  # type: ignore[arg-type]
+
+
+def test_every_constraint_is_decided_by_values_or_by_the_entity_record() -> None:
+    # Matching by expansion (kgstore.algorithms.expansion) drops rows early by the first
+    # kind and reads entity records only for the second: every kind must be one of them.
+    values, entity = set(get_args(ValueConstraint)), set(get_args(EntityConstraint))
+    assert values | entity == set(get_args(Constraint))
+    assert not values & entity
 
 
 def test_value_constraints_on_predicate_variable_are_fine() -> None:

@@ -9,18 +9,6 @@ import pytest
 
 from scoring.conner import metrics
 from scoring.conner.batch import Prepared
-from scoring.conner.metrics import (
-    NON_VERIFIED,
-    Factuality,
-    factuality,
-    helpfulness,
-    informativeness,
-    paragraph_coherence,
-    relevance,
-    sentence_factuality,
-    validity_open,
-    validity_span,
-)
 from scoring.conner.records import ConnerRecord
 from scoring.runtime import NliScores
 from scoring.score import cohesion
@@ -30,53 +18,53 @@ S1 = [(0.7, 0.2, 0.1), (0.9, 0.05, 0.05)]      # best evidence: the second, enta
 S2 = [(0.1, 0.3, 0.6), (0.2, 0.7, 0.1)]        # best evidence: the second, entail 0.2
 
 
-def close(got: Factuality | None, want: tuple[float, float, float]) -> bool:
+def close(got: metrics.Factuality | None, want: tuple[float, float, float]) -> bool:
     return got is not None and all(math.isclose(a, b, abs_tol=1e-12)
                                    for a, b in zip(got, want, strict=True))
 
 
 def test_factuality_of_two_sentences_under_min_mean_and_max() -> None:
     # f(s_1) = (0.9, 0.05, 0.05), f(s_2) = (0.2, 0.7, 0.1): Eq. 1's inner max by entailment.
-    assert close(sentence_factuality(S1), (0.9, 0.05, 0.05))
-    assert close(sentence_factuality(S2), (0.2, 0.7, 0.1))
+    assert close(metrics.sentence_factuality(S1), (0.9, 0.05, 0.05))
+    assert close(metrics.sentence_factuality(S2), (0.2, 0.7, 0.1))
     # min (the paper's example) keeps the less supported sentence's vector whole ...
-    assert close(factuality([S1, S2]), (0.2, 0.7, 0.1))
-    assert close(factuality([S1, S2], "min"), (0.2, 0.7, 0.1))
+    assert close(metrics.factuality([S1, S2]), (0.2, 0.7, 0.1))
+    assert close(metrics.factuality([S1, S2], "min"), (0.2, 0.7, 0.1))
     # ... max the better supported one's, mean averages the vectors element-wise.
-    assert close(factuality([S1, S2], "max"), (0.9, 0.05, 0.05))
-    assert close(factuality([S1, S2], "mean"), (0.55, 0.375, 0.075))
-    result = factuality([S1, S2], "mean")
+    assert close(metrics.factuality([S1, S2], "max"), (0.9, 0.05, 0.05))
+    assert close(metrics.factuality([S1, S2], "mean"), (0.55, 0.375, 0.075))
+    result = metrics.factuality([S1, S2], "mean")
     assert result is not None and math.isclose(sum(result), 1.0)
 
 
 def test_factuality_ties_no_evidence_and_no_sentences() -> None:
     # Equal entailment: the evidence that contradicts less is the sentence's best.
-    assert close(sentence_factuality([(0.5, 0.1, 0.4), (0.5, 0.5, 0.0)]), (0.5, 0.5, 0.0))
+    assert close(metrics.sentence_factuality([(0.5, 0.1, 0.4), (0.5, 0.5, 0.0)]), (0.5, 0.5, 0.0))
     # Equal entailment across sentences: min keeps the more contradicted one, max the less.
     tied = [[(0.4, 0.6, 0.0)], [(0.4, 0.1, 0.5)]]
-    assert close(factuality(tied, "min"), (0.4, 0.1, 0.5))
-    assert close(factuality(tied, "max"), (0.4, 0.6, 0.0))
+    assert close(metrics.factuality(tied, "min"), (0.4, 0.1, 0.5))
+    assert close(metrics.factuality(tied, "max"), (0.4, 0.6, 0.0))
     # A sentence with no evidence is non-verified, and under min it decides.
-    assert sentence_factuality([]) == NON_VERIFIED == (0.0, 1.0, 0.0)
-    assert close(factuality([S1, []]), (0.0, 1.0, 0.0))
-    assert close(factuality([S1, []], "mean"), (0.45, 0.525, 0.025))
-    assert factuality([]) is None
+    assert metrics.sentence_factuality([]) == metrics.NON_VERIFIED == (0.0, 1.0, 0.0)
+    assert close(metrics.factuality([S1, []]), (0.0, 1.0, 0.0))
+    assert close(metrics.factuality([S1, []], "mean"), (0.45, 0.525, 0.025))
+    assert metrics.factuality([]) is None
     with pytest.raises(ValueError, match="aggregate"):
-        factuality([S1], "median")  # type: ignore[arg-type]
+        metrics.factuality([S1], "median")  # type: ignore[arg-type]
 
 
 def test_nli_scores_objects_and_tuples_read_alike() -> None:
     objects = [[NliScores(*v) for v in S1], [NliScores(*v) for v in S2]]
-    assert factuality(objects, "mean") == factuality([S1, S2], "mean")
+    assert metrics.factuality(objects, "mean") == metrics.factuality([S1, S2], "mean")
     with pytest.raises(ValueError, match="3 values"):
         metrics.nli_vector((0.5, 0.5))
 
 
 def test_relevance_is_the_sigmoid_of_the_logit() -> None:
-    assert relevance(0.0) == 0.5
-    assert math.isclose(relevance(math.log(3)), 0.75)
-    assert math.isclose(relevance(-math.log(3)), 0.25)
-    assert relevance(-1000.0) == 0.0 and relevance(1000.0) == 1.0   # no overflow
+    assert metrics.relevance(0.0) == 0.5
+    assert math.isclose(metrics.relevance(math.log(3)), 0.75)
+    assert math.isclose(metrics.relevance(-math.log(3)), 0.25)
+    assert metrics.relevance(-1000.0) == 0.0 and metrics.relevance(1000.0) == 1.0   # no overflow
 
 
 def test_sentence_cohesion_is_eq3_reused() -> None:
@@ -85,36 +73,36 @@ def test_sentence_cohesion_is_eq3_reused() -> None:
 
 
 def test_paragraph_coherence_reads_the_coherent_label() -> None:
-    assert paragraph_coherence([0.2, 0.8], 1) == 0.8
-    assert paragraph_coherence([0.2, 0.8], 0) == 0.2
+    assert metrics.paragraph_coherence([0.2, 0.8], 1) == 0.8
+    assert metrics.paragraph_coherence([0.2, 0.8], 0) == 0.2
     with pytest.raises(ValueError, match="outside"):
-        paragraph_coherence([0.2, 0.8], 2)
+        metrics.paragraph_coherence([0.2, 0.8], 2)
 
 
 def test_informativeness_eq5() -> None:
     # mean ln P = ln 0.5 -> 1 - 0.5
-    assert informativeness([math.log(0.5), math.log(0.5)]) == pytest.approx(0.5)
-    assert informativeness([math.log(0.25), 0.0]) == pytest.approx(0.5)
-    assert informativeness([0.0, 0.0]) == 0.0          # the LM was certain: nothing new
-    assert informativeness([math.log(0.1)]) == pytest.approx(0.9)
-    assert informativeness([]) is None
+    assert metrics.informativeness([math.log(0.5), math.log(0.5)]) == pytest.approx(0.5)
+    assert metrics.informativeness([math.log(0.25), 0.0]) == pytest.approx(0.5)
+    assert metrics.informativeness([0.0, 0.0]) == 0.0          # the LM was certain: nothing new
+    assert metrics.informativeness([math.log(0.1)]) == pytest.approx(0.9)
+    assert metrics.informativeness([]) is None
 
 
 def test_helpfulness_eq6() -> None:
     # 1 - (-1) / mean(-4, -2) = 1 - 1/3
-    assert helpfulness(-1.0, [-4.0, -2.0]) == pytest.approx(2 / 3)
-    assert helpfulness(0.0, [-3.0]) == 1.0              # the knowledge makes a certain
-    assert helpfulness(-5.0, [-4.0]) == 0.0             # worse than random: clipped at 0
-    assert helpfulness(-4.0, [-4.0]) == 0.0
-    assert helpfulness(-1.0, [0.0]) == 0.0              # the baseline is already certain
-    assert helpfulness(-1.0, []) is None
+    assert metrics.helpfulness(-1.0, [-4.0, -2.0]) == pytest.approx(2 / 3)
+    assert metrics.helpfulness(0.0, [-3.0]) == 1.0              # the knowledge makes a certain
+    assert metrics.helpfulness(-5.0, [-4.0]) == 0.0             # worse than random: clipped at 0
+    assert metrics.helpfulness(-4.0, [-4.0]) == 0.0
+    assert metrics.helpfulness(-1.0, [0.0]) == 0.0              # the baseline is already certain
+    assert metrics.helpfulness(-1.0, []) is None
 
 
 def test_validity_span_eq7_and_open_eq8() -> None:
-    assert validity_span((0.8, 0.15, 0.05)) == 0.8
-    assert validity_span(NliScores(0.3, 0.3, 0.4)) == 0.3
-    assert validity_open([(0.3, 0.6, 0.1), (0.6, 0.1, 0.3), (0.1, 0.1, 0.8)]) == 0.6
-    assert validity_open([]) is None
+    assert metrics.validity_span((0.8, 0.15, 0.05)) == 0.8
+    assert metrics.validity_span(NliScores(0.3, 0.3, 0.4)) == 0.3
+    assert metrics.validity_open([(0.3, 0.6, 0.1), (0.6, 0.1, 0.3), (0.1, 0.1, 0.8)]) == 0.6
+    assert metrics.validity_open([]) is None
 
 
 def test_validity_chooses_eq7_with_a_gold_answer_eq8_with_evidence_only() -> None:

@@ -6,7 +6,7 @@ network round trips (about 1 ms on loopback against 0.1 ms for an embedded looku
 the reads that one method needs go as one statement (:func:`~kgstore.backends.neo4j.queries.together`),
 and inside :meth:`Neo4jStore.read_transaction` a read-only store's reads share one
 transaction (:mod:`~kgstore.backends.neo4j.shared_reads`: the extension engine holds one
-per question). The batched primitives (:meth:`Neo4jStore.entities`,
+per question, and consecutive questions share it). The batched primitives (:meth:`Neo4jStore.entities`,
 :meth:`Neo4jStore.facts_many`) are one query per batch.
 
 **Order.** Neo4j returns a node's relationships in no defined order, while the embedded

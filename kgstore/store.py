@@ -532,9 +532,11 @@ class Store(ABC):
     def read_transaction(self) -> Iterator[None]:
         """A block whose reads may share one read transaction: a backend whose every
         read is a network round trip (:attr:`round_trip_reads`: Neo4j) opens one at the
-        block's first read and ends it with the block, when the store is open
-        read-only, instead of a transaction (and its commit) per read; results are the
-        same either way. Blocks nest. One handle, one thread, as for every read.
+        block's first read, when the store is open read-only, instead of a transaction
+        (and its commit) per read, and keeps it for the blocks that follow until it is
+        a few seconds old or the store closes
+        (:mod:`kgstore.backends.neo4j.shared_reads`); results are the same either way.
+        Blocks nest. One handle, one thread, as for every read.
         Embedded reads are local: nothing to do."""
         yield
 

@@ -65,7 +65,8 @@ def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
     assert neo["load"]["reused"] is False and neo["load"]["facts_per_s"] > 0
     assert neo["samples_identical_to_embedded"] is True
     where = neo["where_the_time_goes"]
-    assert where["transactions_per_question"] >= 1
+    # One read transaction serves consecutive questions (shared_reads.KEEP_OPEN_S).
+    assert 0 < where["transactions_per_question"] < 1
     assert 0 < where["engine_ms_per_question"] <= where["neo4j_read_ms_per_question"]
     assert where["neo4j_read_ms_per_question"] <= where["ms_per_question"]
     # transactions, statements and round trips per question, recorded one by one
@@ -74,7 +75,8 @@ def test_extend_bench_runs_the_same_questions_on_neo4j(tmp_path, monkeypatch):
                 "round_trips_per_question"):
         per_question = neo[key]
         assert per_question["mean"] == where[key], key
-        assert 1 <= per_question["p50"] <= per_question["p90"] <= per_question["max"], key
+        first = 0 if key == "transactions_per_question" else 1
+        assert first <= per_question["p50"] <= per_question["p90"] <= per_question["max"], key
     assert neo["transactions_per_question"]["max"] <= 3
     assert neo["round_trips_per_question"]["mean"] > neo["queries_per_question"]["mean"] \
         >= neo["transactions_per_question"]["mean"]

@@ -205,6 +205,35 @@ def test_an_import_stopped_at_any_step_then_rerun_equals_a_clean_import(
     assert content() == clean
 
 
+@pytest.mark.usefixtures("small_batches")
+def test_a_hub_window_read_from_its_head_equals_the_sorted_facts(
+        uri: str, stages: tuple[Path, Path]) -> None:
+    """A hub's node lists its first incoming facts in window order (kept right when a
+    second import adds facts into it and before its first ones); windows of up to
+    HUB_HEAD facts are read from that list, longer ones from the slots: both equal the
+    facts sorted by (subject id, predicate), in facts_in and adjacency."""
+    from kgstore.backends.neo4j.queries import HUB_HEAD
+
+    first, second = stages
+    with open_store(uri, create=True) as store:
+        store.import_stage(first)
+        store.import_stage(second)
+    [[subjects, predicates]] = run_query(
+        "MATCH (h:Hub {id: 'hub1'}) RETURN h.head_subjects, h.head_predicates")
+    everything = run_query("MATCH (:Entity {id: 'hub1'})<-[f:Fact]-(s:Entity) "
+                           "RETURN s.id, f.predicate ORDER BY s.id, f.predicate")
+    assert len(everything) == 200   # the second stage's 100 too
+    assert [list(r) for r in zip(subjects, predicates, strict=True)] == \
+        [list(r) for r in everything[:HUB_HEAD]]
+    with open_store(uri, read_only=True) as store:
+        for limit in (1, 48, 201, HUB_HEAD + 1):
+            expected = [Fact(s, p, "hub1") for s, p in everything[:limit]]
+            assert store.facts_in("hub1", limit=limit) == expected, limit
+            around = store.adjacency("hub1", limit=limit, detail="brief")
+            assert [f for f in around.facts if f.object == "hub1"] == expected[:limit]
+        assert "hub1" in store._hub_heads   # type: ignore[attr-defined]
+
+
 # -- several writers, and nodes found by element id ----------------------------------------
 
 @pytest.mark.usefixtures("small_batches")

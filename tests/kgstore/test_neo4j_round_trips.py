@@ -102,10 +102,38 @@ def test_reads_in_a_read_transaction_block_share_one_transaction_on_the_server(
                 assert read_only.entities(ids) == writable.entities(ids)
             assert read_only.facts_in(ids[1], limit=5) == writable.facts_in(ids[1], limit=5)
             assert _open_transactions() == 1
-        assert _open_transactions() == 0   # ended with the block
         assert counts.transactions - before == 1
         read_only.facts_in(ids[2], limit=5)   # outside a block: a transaction of its own
         assert counts.transactions - before == 2
+        # Kept for the next block (a generation's next question): no BEGIN again.
+        assert _open_transactions() == 1
+        with read_only.read_transaction():
+            assert read_only.facts_out(ids[3], limit=5) == writable.facts_out(ids[3], limit=5)
+        assert counts.transactions - before == 2
+    assert _open_transactions() == 0   # ended when the store closed
+
+
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_a_shared_transaction_open_long_enough_ends_with_its_block(
+        store_factory: Callable[[], Store], film_kg: KG,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgstore.backends.neo4j import shared_reads
+
+    writable, opened = _film_stores(store_factory, film_kg)
+    ids = sorted(film_kg.entity_ids)
+    with opened as read_only:
+        counts: Any = read_only.read_counts   # type: ignore[attr-defined]
+        before = counts.transactions
+        with read_only.read_transaction():
+            read_only.facts_out(ids[0], limit=5)
+        assert _open_transactions() == 1   # younger than KEEP_OPEN_S: kept
+        monkeypatch.setattr(shared_reads, "KEEP_OPEN_S", 0.0)
+        with read_only.read_transaction():
+            assert read_only.facts_in(ids[1], limit=5) == writable.facts_in(ids[1], limit=5)
+        assert _open_transactions() == 0   # old enough: ended with the block
+        with read_only.read_transaction():
+            read_only.facts_out(ids[2], limit=5)
+        assert counts.transactions - before == 2   # the next block began a new one
 
 
 @pytest.mark.parametrize("backend", ["neo4j"])
@@ -133,7 +161,7 @@ def test_a_read_whose_shared_transaction_was_terminated_is_read_again(
             assert read_only.facts_in(ids[3], limit=5) == writable.facts_in(ids[3], limit=5)
             # The terminated one's read in one of its own, then one shared by the rest.
             assert counts.transactions - before == 2
-        assert _open_transactions() == 0
+    assert _open_transactions() == 0
 
 
 @pytest.mark.parametrize("backend", ["neo4j"])

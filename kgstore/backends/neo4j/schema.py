@@ -13,7 +13,10 @@ Graph schema (the same labels, types and properties as
     (:Meta {key UNIQUE, value})   (:Source {id UNIQUE, file, checksum, format, counts,
                                             loaded_at, status})
     (:InSlot {key UNIQUE = hub<US>predicate, predicate})-[:IN_SLOT]->(:Entity)  hub index
-    (:Hub {id UNIQUE})            entities whose incoming facts the hub index holds
+    (:Hub {id UNIQUE, head_subjects, head_predicates})  entities whose incoming facts the
+                                   hub index holds, and their first 256 in window order
+                                   (queries.mark_hub; none after neo4j-admin: reads merge
+                                   the slots instead)
 
 Predicates are a property of one relationship type, not relationship types of their
 own: user queries keep the logical schema of both backends, and Cypher cannot take a

@@ -9,24 +9,36 @@ extension engine's reads of one question, made one after another because each de
 the next, then cost one transaction instead of eight.
 
 The transaction is begun by the block's first read, on a session of its own (the
-store's session stays free for reads outside the block), and rolled back at the block's
-end (a read transaction has nothing to commit; either is one round trip). A read that
-fails in it drops it; the store then reads in a managed transaction of its own, which
-the driver retries on transient errors and whose errors the store translates, and the
-block's next read begins a new shared one. Nothing read can change meanwhile: a shared
-transaction is only taken on a store opened read-only.
+store's session stays free for reads outside the block), and rolled back (a read
+transaction has nothing to commit) when a block ends after it has been open
+:data:`KEEP_OPEN_S` seconds, or when the store closes: the blocks that follow one
+another (a generation's questions) share it too, which saves each its BEGIN and its
+end, two of the nine round trips of an extension benchmark question (issue 35). A read
+that fails in it drops it; the store then reads in a managed transaction of its own,
+which the driver retries on transient errors and whose errors the store translates,
+and the block's next read begins a new shared one (so a server that ends an idle
+transaction, by a timeout or an admin's TERMINATE, costs one read again). Nothing
+read can change meanwhile: a shared transaction is only taken on a store opened
+read-only, whose data must not change while it reads (the store's contract).
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import neo4j
 
-__all__ = ["ReadCounts", "SharedReads"]
+__all__ = ["KEEP_OPEN_S", "ReadCounts", "SharedReads"]
+
+KEEP_OPEN_S = 5.0
+"""How long a shared transaction serves the blocks that follow its own: it ends with
+the first block to end after that (a server holds nothing for an open read
+transaction but its connection; bounded all the same, so that a store left open ends
+it soon after its last block)."""
 
 Queries = Sequence[tuple[str, dict[str, Any]]]
 Rows = list[list[list[Any]]]
@@ -52,14 +64,15 @@ class ReadCounts:
 
 class SharedReads:
     """The shared read transaction of a store: :meth:`enter` / :meth:`exit` bracket a
-    block (blocks nest: the outermost one owns the transaction), :meth:`read` runs
-    queries in it."""
+    block (blocks nest; consecutive outermost ones share the transaction until it is
+    :data:`KEEP_OPEN_S` old), :meth:`read` runs queries in it."""
 
     def __init__(self, new_session: Callable[[], neo4j.Session], counts: ReadCounts) -> None:
         self._new_session = new_session
         self._counts = counts
         self._session: neo4j.Session | None = None
         self._tx: neo4j.Transaction | None = None
+        self._began = 0.0   # time.monotonic() of the transaction's BEGIN
         self.depth = 0
 
     @property
@@ -71,7 +84,7 @@ class SharedReads:
 
     def exit(self) -> None:
         self.depth -= 1
-        if self.depth == 0:
+        if self.depth == 0 and time.monotonic() - self._began >= KEEP_OPEN_S:
             self.end()
 
     def read(self, run: Callable[[Any, Queries], Rows], queries: Queries) -> Rows:
@@ -82,6 +95,7 @@ class SharedReads:
                 if self._session is None:
                     self._session = self._new_session()
                 self._tx = self._session.begin_transaction()
+                self._began = time.monotonic()
                 self._counts.add(0, transactions=1, round_trips=2)   # BEGIN, and its end
             self._counts.add(len(queries))
             return run(self._tx, queries)

@@ -6,7 +6,7 @@ network round trips (about 1 ms on loopback against 0.1 ms for an embedded looku
 the reads that one method needs go as one statement (:func:`~kgstore.backends.neo4j.queries.together`),
 and inside :meth:`Neo4jStore.read_transaction` a read-only store's reads share one
 transaction (:mod:`~kgstore.backends.neo4j.shared_reads`: the extension engine holds one
-per question). The batched primitives (:meth:`Neo4jStore.entities`,
+per question, and consecutive questions share it). The batched primitives (:meth:`Neo4jStore.entities`,
 :meth:`Neo4jStore.facts_many`) are one query per batch.
 
 **Order.** Neo4j returns a node's relationships in no defined order, while the embedded
@@ -129,6 +129,7 @@ class Neo4jStore(Store):
         # find_by_name results read ahead (read_ahead): key -> (entities, all of them)
         self._names = Lru(_NAME_CACHE_RECORDS)
         self._hubs: frozenset[str] | None = None
+        self._hub_heads: frozenset[str] = frozenset()   # hubs whose node lists its head
         self._search_ready = False   # every Name has its search key (search.ready)
         try:
             self._open(create)
@@ -383,8 +384,16 @@ class Neo4jStore(Store):
     # -- facts ----------------------------------------------------------------------
     def _hub_ids(self) -> frozenset[str]:
         if self._hubs is None:
-            self._hubs = frozenset(r[0] for r in self._read(*q.hubs()))
+            rows = self._read(*q.hubs())
+            self._hubs = frozenset(r[0] for r in rows)
+            self._hub_heads = frozenset(r[0] for r in rows if r[1])
         return self._hubs
+
+    def _in_facts(self, id: str, predicate: str | None, cols: str, limit: int) -> q.Query:
+        """:func:`~kgstore.backends.neo4j.queries.in_facts` of ``id``, through the hub
+        index where it has an entry."""
+        hub = id in self._hub_ids()
+        return q.in_facts(id, predicate, cols, limit, hub=hub, head=id in self._hub_heads)
 
     def _expand(self, id: str, kind: str, predicate: str | None, limit: int,
                 detail: EntityDetail | None = None) -> list[list[Any]]:
@@ -428,7 +437,7 @@ class Neo4jStore(Store):
                 found[kind] = kept
         missing = [kind for kind in kinds if kind not in found]
         cols = "e.id" if detail is None else q.DETAIL_COLS[detail]
-        queries = [q.in_facts(id, predicate, cols, limit, hub=id in self._hub_ids())
+        queries = [self._in_facts(id, predicate, cols, limit)
                    if kind == "in" else q.out_facts(id, predicate, cols, kind == "literal", limit)
                    for kind in missing]
         for kind, rows in zip(missing, self._read_together(queries) if queries else [],
@@ -518,7 +527,7 @@ class Neo4jStore(Store):
         cols = q.DETAIL_COLS[detail]
         out_rows, in_rows, literal_rows = self._read_together([
             q.out_facts(id, None, cols, False, limit + 1),
-            q.in_facts(id, None, cols, limit + 1, hub=id in self._hub_ids()),
+            self._in_facts(id, None, cols, limit + 1),
             q.out_facts(id, None, cols, True, limit + 1),
         ])
         return self._adjacency(id, out_rows, in_rows, literal_rows, limit)

@@ -43,11 +43,15 @@ def is_bookkeeping_predicate(predicate: str) -> bool:
 
 
 def is_answerable_literal(value: Literal) -> bool:
-    """Whether a literal makes a question's answer: typed XSD values (dates, numbers,
-    booleans) and language-tagged text do; plain strings (identifiers, URLs, file
-    names), ``xsd:string``/``xsd:anyURI`` and other datatypes (coordinates) do not."""
+    """Whether a literal makes a question's answer or a cited fact: typed XSD values
+    (dates, numbers, booleans) and English text (``en``, ``en-GB``) do; text tagged with
+    another language (Wikidata's demonyms and official names in every language: blind
+    round 20 rated "Algeria is home to people called אלג'יראית" 2), plain strings
+    (identifiers, URLs, file names), ``xsd:string``/``xsd:anyURI`` and other datatypes
+    (coordinates) do not."""
     if value.lang:
-        return True
+        lang = value.lang.lower()
+        return lang == "en" or lang.startswith("en-")
     return bool(value.datatype and value.datatype.startswith("xsd:")
                 and value.datatype not in ("xsd:string", "xsd:anyURI"))
 

@@ -270,6 +270,10 @@ def test_bookkeeping_predicates_and_answerable_literals() -> None:
     assert is_answerable_literal(Literal("1952-03-11", "xsd:date"))
     assert is_answerable_literal(Literal("42", "xsd:decimal"))
     assert is_answerable_literal(Literal("Douglas Adams", lang="en"))
+    assert is_answerable_literal(Literal("Belizean", lang="en-GB"))
+    # text in another language is no answer nor a cited fact for English readers
+    assert not is_answerable_literal(Literal("בליזאי", lang="he"))
+    assert not is_answerable_literal(Literal("beliceño", lang="es"))
     assert not is_answerable_literal(Literal("113230702"))            # an identifier
     assert not is_answerable_literal(Literal("x", "xsd:string"))
     assert not is_answerable_literal(Literal("Point(1 2)", "http://www.opengis.net/ont/geosparql#wktLiteral"))

@@ -448,7 +448,15 @@ class Realiser:
             if inverse and (self.wh(c.var) == "what" or container) and (
                     english.base_form(inverse.partition(" ")[0]) or container):
                 # and "Which genre is Heat in?", not "Which film genre includes the film Heat?"
-                return self._verb_question(c, subject, inverse)
+                asked = self._verb_question(c, subject, inverse)
+                held = re.fullmatch(r"is in the ([\w ]+)", inverse) if container else None
+                if asked is None and held:
+                    # "What are the genres of the film that features Drew Barrymore?", not
+                    # "Which film genres include the film that features …?" (round 20: 3)
+                    noun = english.plural(held.group(1)) if self.plural else held.group(1)
+                    return english.capitalized(
+                        f"what {'are' if self.plural else 'is'} the {noun} of {subject}?")
+                return asked
             return None
         phrase = self.phrase(c.predicate)
         return self._where_when(c, subject, phrase) or self._asked(c, subject, phrase)

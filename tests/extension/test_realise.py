@@ -100,6 +100,13 @@ def test_a_stranded_preposition_waits_for_a_short_subject() -> None:
                ("?f", "film.film.genre", "?x")], NAMES, cvts=())
     text = question(g)
     assert text is not None and not text.endswith(" in?"), text
+    # from the genre's side too: not "Which film genre includes the film that stars …?"
+    # (blind round 20: 3)
+    reverse = graph([("?f", "film.film.starring..film.performance.actor", "m.vk"),
+                     ("?x", "film.film_genre.films_in_this_genre", "?f")], NAMES, cvts=())
+    assert question(reverse) == "What is the genre of the film that stars Val Kilmer?"
+    assert question(reverse, plural=True) == \
+        "What are the genres of the film that stars Val Kilmer?"
 
 
 def test_an_attribute_constraint_reads_as_people_write_it() -> None:

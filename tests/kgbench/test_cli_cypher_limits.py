@@ -81,7 +81,7 @@ def test_a_query_that_ends_the_embedded_engine_costs_only_its_worker(store: Path
     CLI (rc 139). The embedded store's queries run in a worker process: one line."""
     # the engine builds the list before it fails: on a loaded machine that took longer
     # than the default 30 s (a timeout, not the crash this is about)
-    line = one_error(run("cypher", query, "--store", store, "--timeout", "180"), 1)
+    line = one_error(run("cypher", query, "--store", store, "--timeout", "120"), 1)
     assert "ended the database engine's process (SIGSEGV)" in line, line
     assert "narrow it" in line
     proc = run("cypher", "RETURN 1 AS x", "--store", store, "--json")   # the store is fine

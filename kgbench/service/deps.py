@@ -22,6 +22,7 @@ from fastapi import Depends, Request
 
 from kgbench.service.cypher_workers import CypherWorkers
 from kgbench.service.errors import ApiError
+from kgbench.service.protocol import alone
 from kgbench.service.security import token_presented_ok
 from kgbench.service.settings import ServiceSettings
 from kgbench.service.storepool import StorePool
@@ -104,6 +105,10 @@ class Reader:
 
     pool: StorePool
     timeout_s: float
+    alone: bool = False
+    """Whether this request is the only one the server is handling
+    (:func:`kgbench.service.protocol.alone`): a ``short`` read may then run on the event
+    loop's thread."""
 
     async def run(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None,
                   short: bool = False, **kwargs: Any) -> T:
@@ -112,14 +117,15 @@ class Reader:
 
         ``short``: the caller knows ``fn`` is a few indexed reads with bounded Python
         work around them (an entity page of a few facts). On the embedded store, when
-        no other read is running, it then runs on the event loop's own thread, which
+        the request is :attr:`alone` and no other read is running (a job's, a request
+        of FastAPI's own thread pool), it then runs on the event loop's own thread, which
         saves the two thread hand-overs of a worker thread (a third of an entity
         page's round trip at one client), under a deadline of
         :data:`INLINE_BUDGET_S`: one that runs past it is stopped by the engine and
         run again on a worker thread with the time left, so the loop is held up
         :data:`INLINE_BUDGET_S` at most, whatever was asked."""
         limit = self.timeout_s if timeout_s is None else timeout_s
-        if short and self.pool.local and limit > INLINE_BUDGET_S:
+        if short and self.alone and self.pool.local and limit > INLINE_BUDGET_S:
             handle = self.pool.take_if_quiet()
             if handle is not None:
                 started = time.monotonic()
@@ -185,7 +191,7 @@ def _abandon(answer: asyncio.Future[Any], limit: float) -> None:
 
 async def reader(request: Request) -> Reader:
     """The :class:`Reader` of this request."""
-    return Reader(_pool(request), _settings(request).query_timeout_s)
+    return Reader(_pool(request), _settings(request).query_timeout_s, alone(request.scope))
 
 
 # Parameter types for routes: ``def route(conf: SettingsDep, reader: ReaderDep)``;

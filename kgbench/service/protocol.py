@@ -16,6 +16,10 @@ status line and headers, then its body, each straight to the socket, and with
 ``TCP_NODELAY`` that is two segments, two system calls here and two wake-ups of a
 client that reads the head first (at one client, a few tens of microseconds of a
 ~0.4 ms entity page round trip on the 2-core machine: ``bench/service_bench.py``).
+
+Each request's scope also says which requests the server is handling
+(:data:`SERVER_TASKS`, :func:`alone`): a short read runs on the event loop's own thread
+only for a request that is alone (:meth:`kgbench.service.deps.Reader.run`).
 """
 
 from __future__ import annotations
@@ -29,8 +33,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from kgbench.service.errors import error_body
 from kgbench.service.security import response_headers
 
-__all__ = ["UNREADABLE", "HeadWithBody", "HttpProtocol"]
+__all__ = ["SERVER_TASKS", "UNREADABLE", "HeadWithBody", "HttpProtocol", "alone"]
 
+SERVER_TASKS = "kgbench.server_tasks"
+"""The scope key of the requests the server is handling now (uvicorn's set of request
+tasks, this one's included): :func:`alone` reads it."""
 UNREADABLE = "the request is not valid HTTP/1.1, or its URL is over 64 KiB"
 _BODY = json.dumps(error_body(
     400, UNREADABLE, "send a shorter URL: a big query goes in the body of POST "
@@ -92,6 +99,19 @@ class HttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.transport = HeadWithBody(transport, self.loop)  # type: ignore[assignment]
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.scope[SERVER_TASKS] = self.server_state.tasks  # type: ignore[typeddict-unknown-key]
+
+
+def alone(scope: Any) -> bool:
+    """Whether the request of ``scope`` is the only one the server is handling now
+    (``False`` when the server does not say: not run by :class:`HttpProtocol`).
+    A request's task exists from the moment its head is read, so the requests that
+    arrived while another one held the event loop count too."""
+    tasks = scope.get(SERVER_TASKS)
+    return tasks is not None and len(tasks) == 1
 
     def send_400_response(self, msg: str) -> None:
         headers = [*self.server_state.default_headers,

@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgbench.service import deps
 from kgbench.service.jsonbody import JsonBody
+from kgbench.service.protocol import alone
 
 __all__ = ["ReadPath", "direct_routes", "query_model"]
 
@@ -134,7 +135,8 @@ class ReadPath:
             return
         assert route is not None
         state = self.fastapi.state
-        values[route.reader_param] = deps.Reader(state.stores, state.settings.query_timeout_s)
+        values[route.reader_param] = deps.Reader(state.stores, state.settings.query_timeout_s,
+                                                 alone(scope))
         try:
             response = await route.endpoint(**values)
         except Exception as exc:

@@ -104,15 +104,6 @@ class HttpProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self.scope[SERVER_TASKS] = self.server_state.tasks  # type: ignore[typeddict-unknown-key]
 
-
-def alone(scope: Any) -> bool:
-    """Whether the request of ``scope`` is the only one the server is handling now
-    (``False`` when the server does not say: not run by :class:`HttpProtocol`).
-    A request's task exists from the moment its head is read, so the requests that
-    arrived while another one held the event loop count too."""
-    tasks = scope.get(SERVER_TASKS)
-    return tasks is not None and len(tasks) == 1
-
     def send_400_response(self, msg: str) -> None:
         headers = [*self.server_state.default_headers,
                    *response_headers([(b"content-type", b"application/json"),
@@ -121,3 +112,12 @@ def alone(scope: Any) -> bool:
         head = b"".join(name + b": " + value + b"\r\n" for name, value in headers)
         self.transport.write(b"HTTP/1.1 400 Bad Request\r\n" + head + b"\r\n" + _BODY)
         self.transport.close()
+
+
+def alone(scope: Any) -> bool:
+    """Whether the request of ``scope`` is the only one the server is handling now
+    (``False`` when the server does not say: not run by :class:`HttpProtocol`).
+    A request's task exists from the moment its head is read, so the requests that
+    arrived while another one held the event loop count too."""
+    tasks = scope.get(SERVER_TASKS)
+    return tasks is not None and len(tasks) == 1

@@ -125,6 +125,7 @@ class Reader:
         run again on a worker thread with the time left, so the loop is held up
         :data:`INLINE_BUDGET_S` at most, whatever was asked."""
         limit = self.timeout_s if timeout_s is None else timeout_s
+        left = limit
         if short and self.alone and self.pool.local and limit > INLINE_BUDGET_S:
             handle = self.pool.take_if_quiet()
             if handle is not None:
@@ -133,9 +134,15 @@ class Reader:
                     with handle.deadline(INLINE_BUDGET_S):
                         return fn(handle, *args, **kwargs)
                 except QueryTimeoutError:
-                    limit -= time.monotonic() - started   # the rest on a worker thread
+                    left = limit - (time.monotonic() - started)   # the rest on a worker
                 finally:
                     self.pool.release(handle)
+        return await self._on_worker(fn, args, kwargs, limit, left)
+
+    async def _on_worker(self, fn: Callable[..., T], args: tuple[Any, ...],
+                         kwargs: dict[str, Any], limit: float, left: float) -> T:
+        """``fn`` on one of the pool's threads within ``left`` of the request's
+        ``limit`` seconds (the errors name ``limit``)."""
         # The wait for a handle holds no thread; the read then runs on the pool's own
         # threads, one per handle (kgbench.service.storepool).
         handle = await self.pool.acquire()
@@ -147,9 +154,11 @@ class Reader:
             try:
                 # The store's own deadline stops the engine's work too, so an abandoned
                 # read gives its handle back soon instead of holding it as long as it runs.
-                with handle.deadline(limit):
+                with handle.deadline(left):
                     outcome: Any = fn(handle, *args, **kwargs)
                 settle = _succeed
+            except QueryTimeoutError as exc:
+                outcome, settle = (exc if left == limit else QueryTimeoutError(limit)), _fail
             except BaseException as exc:   # noqa: BLE001 - handed to the request
                 outcome, settle = exc, _fail
             finally:
@@ -166,7 +175,7 @@ class Reader:
         # first (cheaper than wrapping the executor's future, shielding it and waiting
         # for it with wait_for: an event loop's work per request is most of an entity
         # page's overhead).
-        timer = loop.call_later(limit + WALL_CLOCK_GRACE_S, _abandon, answer, limit)
+        timer = loop.call_later(left + WALL_CLOCK_GRACE_S, _abandon, answer, limit)
         try:
             return await answer
         finally:

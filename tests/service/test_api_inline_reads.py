@@ -117,7 +117,7 @@ def test_a_short_read_that_runs_long_gives_the_loop_back_and_keeps_its_time(
         await asyncio.sleep(0.01)
         started = time.perf_counter()
         try:
-            with pytest.raises(QueryTimeoutError):
+            with pytest.raises(QueryTimeoutError, match=f"time limit of {limit:g} s"):
                 await Reader(pool, limit, alone=True).run(read, short=True)
             return time.perf_counter() - started
         finally:

@@ -5,7 +5,11 @@ worker thread with a wall-clock bound.
 A route that reads the store should take ``reader: Reader = Depends(reader)`` and
 ``await reader.run(fn, ...)``: the handle is waited for without a thread, ``fn`` runs
 on the pool's own threads, and the handle is returned only when ``fn`` ends, so a
-request that timed out (504) never hands a handle still in use to the next request. ``Depends(store)`` gives a handle for the
+request that timed out (504) never hands a handle still in use to the next request.
+``await reader.run(fn, ..., short=True)`` says ``fn`` is a few indexed reads with
+little JSON (an entity page): when its request is the only one the server is handling,
+it runs on the event loop's own thread instead, for at most
+:data:`INLINE_BUDGET_S` (:meth:`Reader.run`). ``Depends(store)`` gives a handle for the
 whole request, for routes whose reads are small and bounded by construction.
 """
 

@@ -244,8 +244,10 @@ async def facts(reader: ReaderDep,
     """One page of an entity's facts in one direction, optionally of the predicates
     ``predicate`` matches, in the store's order per predicate (predicates by id; pages
     are windows of it); ``more`` says later pages exist."""
+    # A "contains" filter walks the store's predicate list in Python: not short.
+    short = offset + limit <= SHORT_PAGE and (predicate is None or match == "exact")
     return await reader.run(_facts, id, direction, predicate, match, offset, limit,
-                            short=offset + limit <= SHORT_PAGE)
+                            short=short)
 
 
 def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,

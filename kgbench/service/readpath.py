@@ -28,17 +28,18 @@ import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError, create_model
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgbench.service import deps
 from kgbench.service.jsonbody import JsonBody
+from kgbench.service.protocol import alone
 
 __all__ = ["ReadPath", "direct_routes", "query_model"]
 
@@ -60,15 +61,17 @@ class DirectRoute:
         """The route's arguments from ``query_string`` (the parameters it declares;
         others are ignored, as FastAPI ignores them), or ``None`` when the model refuses
         them. A missing parameter takes its default; of one given twice, the last wins."""
-        query = QueryParams(query_string)
+        # As Starlette's QueryParams parses it, without building one.
+        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+        last = dict(pairs)
         given: dict[str, Any] = {}
         for _, alias, repeated in self.fields:
             if repeated:
-                values = query.getlist(alias)
+                values = [value for key, value in pairs if key == alias]
                 if values:
                     given[alias] = values
-            elif alias in query:
-                given[alias] = query[alias]
+            elif alias in last:
+                given[alias] = last[alias]
         try:
             model = self.model.model_validate(given)
         except ValidationError:
@@ -134,7 +137,8 @@ class ReadPath:
             return
         assert route is not None
         state = self.fastapi.state
-        values[route.reader_param] = deps.Reader(state.stores, state.settings.query_timeout_s)
+        values[route.reader_param] = deps.Reader(state.stores, state.settings.query_timeout_s,
+                                                 alone(scope))
         try:
             response = await route.endpoint(**values)
         except Exception as exc:

@@ -65,6 +65,9 @@ MAX_PATHS = 200
 MAX_MATCHED_PREDICATES = 100
 """Predicates one facts filter may match (each is one read)."""
 AMBIGUOUS_SHOWN = 5
+SHORT_PAGE = 100
+"""Facts a direction up to which a page of an entity's facts is a short read (its
+store reads and its JSON are bounded small: :meth:`kgbench.service.deps.Reader.run`)."""
 
 router = APIRouter(prefix="/api", tags=["reads"], responses=ERROR_RESPONSES)
 
@@ -153,7 +156,7 @@ async def entity(reader: ReaderDep, id: IdParam,
                  ) -> JsonBody:
     """An entity by exact id with its first facts out and in (sorted by predicate)
     and the names of the entities they reach; 404 when no entity has that id."""
-    return await reader.run(_entity_page, id, limit)
+    return await reader.run(_entity_page, id, limit, short=limit <= SHORT_PAGE)
 
 
 def _lookup(store: Store, q: str, limit: int) -> JsonBody:
@@ -241,7 +244,10 @@ async def facts(reader: ReaderDep,
     """One page of an entity's facts in one direction, optionally of the predicates
     ``predicate`` matches, in the store's order per predicate (predicates by id; pages
     are windows of it); ``more`` says later pages exist."""
-    return await reader.run(_facts, id, direction, predicate, match, offset, limit)
+    # A "contains" filter walks the store's predicate list in Python: not short.
+    short = offset + limit <= SHORT_PAGE and (predicate is None or match == "exact")
+    return await reader.run(_facts, id, direction, predicate, match, offset, limit,
+                            short=short)
 
 
 def _neighborhood(store: Store, id: str, hops: int, max_per_node: int,

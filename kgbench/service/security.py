@@ -59,6 +59,9 @@ SECURITY_HEADERS = (
 
 
 _POLICY_HEADER = (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())
+_PAGE_TAIL = (*SECURITY_HEADERS, _POLICY_HEADER)
+_API_TAIL = (*_PAGE_TAIL, (b"cache-control", b"no-store"))
+"""What :func:`response_headers` adds to a response without a policy of its own."""
 
 
 def response_headers(headers: Iterable[tuple[bytes, bytes]], *, api: bool
@@ -67,9 +70,10 @@ def response_headers(headers: Iterable[tuple[bytes, bytes]], *, api: bool
     headers, the UI's policy unless the route set one of its own (a generated report,
     sandboxed: :mod:`kgbench.service.htmlfiles`), and no caching of API answers."""
     kept = [(k, v) for k, v in headers if not k.lower().startswith(b"access-control-")]
-    kept.extend(SECURITY_HEADERS)
     if not any(k.lower() == b"content-security-policy" for k, _ in kept):
-        kept.append(_POLICY_HEADER)
+        kept.extend(_API_TAIL if api else _PAGE_TAIL)
+        return kept
+    kept.extend(SECURITY_HEADERS)
     if api:
         kept.append((b"cache-control", b"no-store"))
     return kept
@@ -157,7 +161,9 @@ class SecurityMiddleware:
                    for k, v in scope.get("headers", [])}
         try:
             self._check_request(scope, headers)
-            receive = await self._bounded_body(receive, headers)
+            # Without either header a request has no body (RFC 9112, 6.3): nothing to bound.
+            if "content-length" in headers or "transfer-encoding" in headers:
+                receive = await self._bounded_body(receive, headers)
         except _Refused as refused:
             await self._refuse(send, refused)
             return

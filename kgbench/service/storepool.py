@@ -22,6 +22,10 @@ Before lending a handle it compares the store's generation
 handles were opened at, and when a writer changed it, opens new handles and retires
 the old ones (each closed when its current read ends), logging one line.
 
+The embedded store's handles are :attr:`local`: a read on one is work of this process
+(the engine's threads), not a wait for a server, which is what lets a short one run on
+the event loop's thread (:meth:`take_if_quiet`).
+
 The routes wait without a thread (:meth:`StorePool.acquire`, awaited), and run their
 read on the pool's own ``size`` threads once they hold a handle (:attr:`executor`).
 When they waited in a thread of the event loop's shared executor (6 threads on 2
@@ -92,6 +96,9 @@ class StorePool:
         self._handles = _ready(open_readers(location, size))
         self.backend = self._handles[0].backend
         self.dialect = self._handles[0].dialect
+        self.local = self.backend == "ladybug"
+        """Whether a read is this process's own work (the embedded store), not a wait
+        for a database server."""
         self._idle: list[Store] = list(self._handles)
         self._generation = self._handles[0].generation()
         self._checked_at = time.monotonic()
@@ -143,6 +150,18 @@ class StorePool:
             self._abandon(waiter)
             raise
         return self._handed_over(waiter)
+
+    def take_if_quiet(self) -> Store | None:
+        """A handle for the caller alone when no read holds one now (every handle idle,
+        nobody waiting), else ``None`` at once; give it back with :meth:`release`. The
+        server runs a short read on the event loop's own thread only then
+        (:meth:`kgbench.service.deps.Reader.run`): with other reads running, the loop
+        has their requests to tend."""
+        self.reopen_if_changed()
+        with self._lock:
+            if len(self._idle) == self.size and not self._waiters:
+                return self._idle.pop()
+        return None
 
     def release(self, handle: Store) -> None:
         """Give back a handle of :meth:`acquire` (from any thread)."""

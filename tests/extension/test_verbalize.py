@@ -1324,28 +1324,31 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
         "The number of children of George Washington is 4."
 
 
-def test_kinds_written_as_names_read_as_common_nouns() -> None:
+@pytest.mark.parametrize(("subject", "predicate", "values", "whole", "expected"), [
+    ("South Korea", "location.country.form_of_government", ["Unitary state"], False,
+     "South Korea is a unitary state."),
+    ("Australia", "location.country.form_of_government", ["Parliamentary system"], False,
+     "Australia has a parliamentary system."),
+    ("South Korea", "location.country.form_of_government", ["Unitary state"], True,
+     "South Korea's only form of government is a unitary state."),
+    ("John Hurt", "people.person.profession", ["Actor"], True, "John Hurt works only as an actor."),
+    ("John Hurt", "people.person.profession", ["Actor", "Film director"], True,
+     "John Hurt works only as an actor and a film director."),
+    # a name that is no plain noun stays a name
+    ("Barack Obama", "people.person.profession", ["Film Director"], True,
+     "Barack Obama's only profession is Film Director."),
+])
+def test_kinds_written_as_names_read_as_common_nouns(subject: str, predicate: str,
+                                                     values: list[str], whole: bool,
+                                                     expected: str) -> None:
     """A profession or form of government is a kind of thing: "South Korea is a unitary
     state", "John Hurt works only as an actor" (blind round 19 rated "… only profession
-    is Actor", "… form of government is Unitary state" 3 of 5)."""
-    state = Triple(s="m.kr", p="location.country.form_of_government", o="m.us",
-                   s_name="South Korea", o_name="Unitary state")
-    assert hop_sentence([state], set()) == "South Korea is a unitary state."
-    system = Triple(s="m.au", p="location.country.form_of_government", o="m.ps",
-                    s_name="Australia", o_name="Parliamentary system")
-    assert hop_sentence([system], set()) == "Australia has a parliamentary system."
-    assert exhaustive_sentence([state], PhraseTable()) == \
-        "South Korea's only form of government is a unitary state."
-    jobs = [Triple(s="m.jh", p="people.person.profession", o=o, s_name="John Hurt", o_name=n)
-            for o, n in (("m.ac", "Actor"), ("m.fd", "Film director"))]
-    assert exhaustive_sentence(jobs[:1], PhraseTable()) == "John Hurt works only as an actor."
-    assert exhaustive_sentence(jobs, PhraseTable()) == \
-        "John Hurt works only as an actor and a film director."
-    # a name that is no plain noun stays a name
-    odd = Triple(s="m.bo", p="people.person.profession", o="m.fd2", s_name="Barack Obama",
-                 o_name="Film Director")
-    assert exhaustive_sentence([odd], PhraseTable()) == \
-        "Barack Obama's only profession is Film Director."
+    is Actor", "… form of government is Unitary state" 3 of 5); ``whole``: the citation
+    states all the subject's values."""
+    facts = [Triple(s="m.s", p=predicate, o=f"m.v{i}", s_name=subject, o_name=v)
+             for i, v in enumerate(values)]
+    text = exhaustive_sentence(facts, PhraseTable()) if whole else hop_sentence(facts, set())
+    assert text == expected
 
 
 def test_an_attribute_fact_reads_as_people_state_it() -> None:

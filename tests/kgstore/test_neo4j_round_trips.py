@@ -75,6 +75,23 @@ def test_facts_out_reads_entity_and_literal_objects_in_one_statement(
                 assert transactions == []   # kept from the first read
 
 
+@pytest.mark.parametrize("backend", ["neo4j"])
+def test_facts_many_reads_entity_and_literal_objects_in_one_statement(
+        store_factory: Callable[[], Store], film_kg: KG) -> None:
+    writable, opened = _film_stores(store_factory, film_kg)
+    ids = sorted(film_kg.entity_ids)
+    with opened as read_only:
+        transactions = _count_transactions(read_only)
+        for predicate in sorted({f.predicate for f in film_kg.facts}):
+            for limit in (0, 1, 2, 100):   # a limit the entity objects alone may reach
+                transactions.clear()
+                found = read_only.facts_many(ids, predicate=predicate, outgoing=True,
+                                             limit=limit)
+                assert found == writable.facts_many(ids, predicate=predicate, outgoing=True,
+                                                    limit=limit), (predicate, limit)
+                assert transactions in ([1], []), (predicate, limit)   # [] when all kept
+
+
 def _open_transactions() -> int:
     """Transactions open on the server now, besides the one that asks (SHOW TRANSACTIONS
     lists every session's: the server's own count, not the store's)."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -283,16 +284,28 @@ class _Builder:
         self.seed = seed
         self.answers = set(ext.answers)
         self.entities: dict[str, Entity] = {}
+        # Brief records (name, CVT mark) of the irrelevant walk's entities, whose full
+        # records are not read: all a sample shows of them.
+        self.walked: dict[str, Entity] = {}
         self.remember(ext.facts)
 
-    def remember(self, facts: Iterable[Fact]) -> None:
-        missing = [f for f in facts if f.subject not in self.entities
-                   or (isinstance(f.object, str) and f.object not in self.entities)]
+    def remember(self, facts: Iterable[Fact], walked: Mapping[str, Entity] | None = None
+                 ) -> None:
+        """Reads the records of ``facts``' entities not known yet, but for those with
+        ``walked`` (brief) records."""
+        self.walked.update(walked or {})
+        known = self.entities.keys() | self.walked.keys()
+        missing = [f for f in facts if f.subject not in known
+                   or (isinstance(f.object, str) and f.object not in known)]
         if missing:
             self.entities.update(cand.entity_records(self.store, missing))
 
+    def record(self, id: str) -> Entity | None:
+        """A full record read, else a walk's brief one."""
+        return self.entities.get(id) or self.walked.get(id)
+
     def name(self, id: str) -> str | None:
-        e = self.entities.get(id)
+        e = self.record(id)
         return e.name if e else None
 
     def triple(self, f: Fact) -> Triple:
@@ -333,7 +346,7 @@ class _Builder:
             seed=self.seed,
             cvt_nodes=tuple(sorted({
                 n for f in (*original, *facts) for n in (f.subject, f.object_key)
-                if (e := self.entities.get(n)) is not None and e.is_cvt})),
+                if (e := self.record(n)) is not None and e.is_cvt})),
         )
 
 
@@ -586,9 +599,18 @@ def unreadable_predicates(store: Store) -> frozenset[str]:
     United States Dollar" reads as filler to any reader (2.3% of the samples of the
     blind-draw runs cited such a fact); the walk has other relations to take (on the
     Wikidata sample store 1 irrelevant sample of 27 was made before). Phrases from a
-    user's ``--phrases`` file are not consulted here."""
-    table = store_phrase_table(store)
-    return frozenset(p.id for p in store.predicates() if not table.askable(p.id))
+    user's ``--phrases`` file are not consulted here. Worked out once per store, as its
+    phrase table is: every question's irrelevant edit asks (300 predicates copied and
+    looked up, about 1 ms a question on the 1M-fact extension benchmark)."""
+    found = _UNREADABLE.get(store)
+    if found is None:
+        table = store_phrase_table(store)
+        found = _UNREADABLE[store] = frozenset(
+            p.id for p in store.predicates() if not table.askable(p.id))
+    return found
+
+
+_UNREADABLE: weakref.WeakKeyDictionary[Store, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
@@ -620,7 +642,7 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
                                 template, any_leaf_kind=match.relaxed)
     if problem is not None:
         return f"candidate rejected: {problem}"
-    b.remember(match.facts)
+    b.remember(match.facts, match.records)
     shown = [n for f in match.facts for e in (f.subject, f.object_key)
              if e != match.anchor and (n := b.name(e))]
     answer_names = [a.name or a.value or "" for a in map(b.answer, b.ext.answers)]

@@ -134,3 +134,17 @@ def test_walk_reads_a_larger_window_when_the_first_has_no_way(walk_kg: Store) ->
     assert _walk(walk_kg, limit=200) == [Fact("m.x", OTHER, "m.s")]
     assert _walk(walk_kg, limit=2, first_window=2) is None   # no larger window to fall back to
     assert _walk(walk_kg, limit=2) is None
+
+
+def test_walk_hands_back_the_records_it_read_of_its_entities(walk_kg: Store) -> None:
+    # The irrelevant sample names the walk's entities from these, instead of reading
+    # their records again (a round trip each time on Neo4j).
+    records: dict[str, Entity] = {}
+    walk = similar_subgraph(walk_kg, [Fact("m.s", ASKED, "m.a")], "m.s",
+                            avoid_entities={"m.a"}, avoid_predicates={ASKED, AVOID},
+                            cvt_nodes=(), rng=random.Random(0), records=records)
+    assert walk == [Fact("m.x", OTHER, "m.s")]
+    assert set(records) == {"m.x"}   # the root's own record is no neighbour's
+    full = walk_kg.entities(["m.x"])["m.x"]
+    assert (records["m.x"].name, records["m.x"].is_cvt) == (full.name, full.is_cvt) \
+        == ("Node x", False)

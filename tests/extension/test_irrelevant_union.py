@@ -182,6 +182,13 @@ def test_the_irrelevant_walk_avoids_predicates_that_read_as_ids(tmp_path: Path) 
                       Fact("Q1", "film.film.genre", "Q2")],
                      predicates=[Predicate("P57", "director")])
         assert unreadable_predicates(store) == frozenset({"P2163"})
+        # Worked out once per store (every question's irrelevant edit asks): the
+        # store's predicates are not read again.
+        asked: list[int] = []
+        read = store.predicates
+        store.predicates = lambda **kw: asked.append(1) or read(**kw)  # type: ignore[method-assign]
+        assert unreadable_predicates(store) == frozenset({"P2163"})
+        assert asked == []
 
 
 def test_an_irrelevant_citation_takes_no_relation_whose_words_echo_an_answer(

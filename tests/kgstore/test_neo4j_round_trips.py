@@ -57,7 +57,7 @@ def test_read_only_store_reads_the_predicates_once(
 
 
 @pytest.mark.parametrize("backend", ["neo4j"])
-def test_facts_out_reads_entity_and_literal_objects_in_one_statement(
+def test_facts_out_and_facts_many_read_entity_and_literal_objects_in_one_statement(
         store_factory: Callable[[], Store], film_kg: KG) -> None:
     writable, opened = _film_stores(store_factory, film_kg)
     with opened as read_only:
@@ -73,6 +73,17 @@ def test_facts_out_reads_entity_and_literal_objects_in_one_statement(
                 assert read_only.facts_out(id, predicate=predicate, limit=2) == first[:2]
                 assert first == writable.facts_out(id, predicate=predicate, limit=100)
                 assert transactions == []   # kept from the first read
+    with open_store(URI, read_only=True) as read_only:   # nothing kept yet
+        transactions = _count_transactions(read_only)
+        ids = [*sorted(film_kg.entity_ids), "m.missing"]   # an unknown id reads as none
+        for predicate in sorted({f.predicate for f in film_kg.facts}):
+            for limit in (0, 1, 2, 100):   # a limit the entity objects alone may reach
+                transactions.clear()
+                found = read_only.facts_many(ids, predicate=predicate, outgoing=True,
+                                             limit=limit)
+                assert found == writable.facts_many(ids, predicate=predicate, outgoing=True,
+                                                    limit=limit), (predicate, limit)
+                assert transactions in ([1], []), (predicate, limit)   # [] when all kept
 
 
 def _open_transactions() -> int:

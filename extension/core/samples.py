@@ -622,7 +622,10 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     template = compile_query(first, classes=False, limit=None).instantiate(solution)
     nodes = {f.subject for f in facts} | {f.object_key for f in facts}
     in_template = {f.subject for f in template} | {f.object_key for f in template}
-    anchors = [s for s in q.subjects if s in in_template]
+    # a subject the first disjunct names, not one its solution only reaches (a union's
+    # namesake can be the first disjunct's answer: hypothesis found e5 -> e8, both "Alpha")
+    named = set(first.entity_ids())
+    anchors = [s for s in q.subjects if s in in_template and s in named]
     if not anchors:
         return "no subject entity in the first disjunct's subgraph"
     cvts = {n for n in nodes if (e := b.entities.get(n)) is not None and e.is_cvt}

@@ -804,6 +804,31 @@ def question_from(facts: list[Fact], kind: str, pick: int) -> QueryGraph | None:
     return options[pick % len(options)] if options else None
 
 
+def test_a_union_namesake_that_answers_the_first_disjunct_is_no_irrelevant_anchor(
+        tmp_path: Path) -> None:
+    """Hypothesis found it: e5 and its answer e8 share the name "Alpha", so the union asks
+    about both; the irrelevant walk must start from a subject the first disjunct names
+    (e5), not from e8, which that disjunct only reaches as its answer."""
+    entities = [Entity("e5", "Alpha", types=("t.a",)), Entity("e8", "Alpha", types=("t.b",)),
+                Entity("e0", "Beta", types=("t.a",)), Entity("e1", "Gamma", types=("t.a",))]
+    facts = [Fact("e5", "d.x.p", "e8"), Fact("e8", "d.x.p", "e0"),
+             Fact("e8", "d.x.q", Literal("1", "xsd:integer")),
+             Fact("e1", "d.x.q", Literal("2", "xsd:integer"))]
+    graph = build_query_graph([("e5", "d.x.p", "?a")], answer="a")
+    unions = 0
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest(entities, facts, cvt_types=CVT_TYPES)
+        grounder = Grounder(store)
+        for seed in range(40):
+            samples, _ = structured_samples(store, grounder, parsed("q", graph, store), seed=seed)
+            for s in samples:
+                unions += s.query.rule == "union"
+                if s.label == "irrelevant":
+                    first = QueryGraph.model_validate(s.query.extended[0])
+                    assert s.edit.subject in first.entity_ids(), (seed, s.edit)
+    assert unions   # the case is drawn
+
+
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(kg_data=random_kg(), picks=st.lists(st.integers(0, 50), min_size=3, max_size=3),
        seed=st.integers(0, 10_000))

@@ -42,49 +42,28 @@ from extension.verbalize.logical_form import (
     one_direction,
     ordered_constraints,
 )
+from extension.verbalize.realise_words import (
+    GENERIC_NOUNS,
+    IRREGULAR_PAST,
+    NO_NOUN_ALONE,
+    OBJECT_TYPES,
+    PERSON_NOUNS,
+    PLACE_NOUNS,
+    PLACED,
+    PREPOSITIONS,
+    QUALIFIER_WORDS,
+    RELATIVE,
+    YEARS,
+    agent_of,
+    is_passive,
+    without_asked_noun,
+)
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
 
 MAX_NESTING = 1
 """Most descriptions nested in one another in a question or statement: "Where was the
 director of Jaws born?" has one; "the capital of the country of citizenship of Keir
 Dullea" has two, which readers found hard to follow (issue 34)."""
-
-_IRREGULAR_PAST = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
-                   "taken": "took", "shown": "showed", "chosen": "chose", "driven": "drove",
-                   "spoken": "spoke", "won": "won", "made": "made", "held": "held",
-                   "built": "built", "led": "led", "sold": "sold", "founded": "founded",
-                   "shot": "shot", "told": "told", "found": "found", "sent": "sent"}
-"""Participles whose simple past differs or is not "-ed": "was written by" -> "wrote"."""
-_PERSON_NOUNS = frozenset({"person", "human", "people", "composer", "actor", "director",
-                           "writer", "producer", "author", "musician", "artist", "singer"})
-"""Type nouns of people: a question that cannot name them asks "who"."""
-_OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
-                           "language", "genre", "award", "album", "song", "company",
-                           "organization", "university", "school", "character", "actor",
-                           "series", "program", "sport", "instrument", "religion"})
-"""Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
-_GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object"})
-"""Type nouns that say less than another relation's would ("location" for
-``location.location.contains`` beside "country" for ``location.country.…``)."""
-_PLACE_NOUNS = frozenset({"place", "country", "city", "state", "region", "continent", "county",
-                          "town", "village", "island", "province", "territory", "nation",
-                          "district", "area", "university", "school", "college", "venue",
-                          "stadium", "building", "location", "sea", "ocean", "river",
-                          "mountain", "lake", "division"})
-"""Nouns that name a kind of place; a place answer otherwise named by its role
-("birthplace", "filming location") is asked "which place"."""
-_NO_NOUN_ALONE = frozenset({"cause", "form", "date", "number", "kind", "type", "part",
-                            "name", "rate", "means", "mode", "place"})
-"""Heads of "<head> of <noun>" frame nouns that name nothing alone: "What did Brittany
-Murphy die of?", not "Which cause did she die of?"."""
-_QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date": "from",
-                    "end_date": "until"}
-"""A mediator role (its id's last part) read as a preposition before its value: "starred
-in The Godfather as Michael Corleone", "was married to X from 1926"."""
-_PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with",
-                           "as"})
-"""Words a phrase may end in before its object ("composed the music for")."""
-
 
 class Realiser:
     """Text for the forms of one sample or candidate: ``table`` (frames), ``names``
@@ -133,12 +112,12 @@ class Realiser:
                  for c in self.form.constraints.get(var, ())
                  if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0]))]
         if typed:   # "the country that contains X" (it has a form of government), not "place"
-            return next((n for n in typed if n not in _GENERIC_NOUNS), typed[0])
+            return next((n for n in typed if n not in GENERIC_NOUNS), typed[0])
         objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
         for c in objects:   # film.music_contributor.film: the last part names the object
             last = english.singular(_local_name(c.predicate).rpartition(".")[2]
                                     .replace("_", " "))
-            if last in _OBJECT_TYPES:
+            if last in OBJECT_TYPES:
                 return english.type_word(last)
         for c in objects:   # "country of origin" names a role; as a type, "country"
             if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
@@ -146,7 +125,7 @@ class Realiser:
             if noun := self.table.noun(c.predicate):
                 head, of, _ = noun.partition(" of ")
                 # "country of origin" names a country; "cause of death" names no cause
-                return None if of and head in _NO_NOUN_ALONE else head
+                return None if of and head in NO_NOUN_ALONE else head
         return None
 
     def ref(self, node: str, skip: Constraint | None) -> str:
@@ -170,7 +149,7 @@ class Realiser:
         """The CVT's further roles: " as Michael Corleone", " with character X"."""
         words, withs = [], []
         for r, n in c.qualifiers:
-            word = _QUALIFIER_WORDS.get(_local_name(r).rpartition(".")[2])
+            word = QUALIFIER_WORDS.get(_local_name(r).rpartition(".")[2])
             if word:
                 words.append(f" {word} {self.ref(n, None)}")
             else:
@@ -237,7 +216,7 @@ class Realiser:
                 or self.form.nodes.get(c.other, {}).get("kind") == "literal":
             return None
         found = re.fullmatch(r"has the ([\w ]+)", self.phrase(c.predicate))
-        if not found or found.group(1).rpartition(" ")[2] in _PREPOSITIONS:
+        if not found or found.group(1).rpartition(" ")[2] in PREPOSITIONS:
             return None
         return found.group(1)
 
@@ -252,8 +231,8 @@ class Realiser:
             return inverse
         phrase = self.phrase(predicate)   # "was written by" -> "wrote"
         m = re.fullmatch(r"(?:was|were) (\w+) by", phrase)
-        if m and (m.group(1) in _IRREGULAR_PAST or m.group(1).endswith("ed")):
-            return _IRREGULAR_PAST.get(m.group(1), m.group(1))
+        if m and (m.group(1) in IRREGULAR_PAST or m.group(1).endswith("ed")):
+            return IRREGULAR_PAST.get(m.group(1), m.group(1))
         return None
 
     def describe(self, var: str, skip: Constraint | None) -> str:
@@ -302,7 +281,7 @@ class Realiser:
             raise Unphrasable(f"no noun names {var}")
         noun = named
         clauses = [self.relative(c, noun, many) for c in rest]
-        if len(rest) == 1 and _agent_of(noun, clauses[0]):
+        if len(rest) == 1 and agent_of(noun, clauses[0]):
             noun = "person"   # "the person who directed The Godfather", not "the director
             clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
         shown = ("people" if noun == "person" else english.plural(noun)) if many else noun
@@ -315,7 +294,7 @@ class Realiser:
         readers rated "the capital of the country of citizenship of Robert Shaw" 3
         ("unnatural") in 14 of 16 ratings."""
         head, of, _ = noun.partition(" of ")
-        if not of or head not in _PLACE_NOUNS or self.form.is_variable(c.other) \
+        if not of or head not in PLACE_NOUNS or self.form.is_variable(c.other) \
                 or c.qualifiers:
             return None
         phrase = self.phrase(c.predicate)
@@ -327,7 +306,7 @@ class Realiser:
         shown = english.plural(head) if many else head
         if last == "in":
             return f"the {shown} where {subject} {phrase[:-3]}"
-        if last in _PREPOSITIONS:
+        if last in PREPOSITIONS:
             return f"the {shown} {subject} {phrase}"
         return None
 
@@ -335,14 +314,14 @@ class Realiser:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
         "whose capital is X", "with music by X", "that features X" ("that feature X"
         after a ``plural`` noun)."""
-        who = "who" if noun in _PERSON_NOUNS or self.kind(c.var) == "person" else "that"
+        who = "who" if noun in PERSON_NOUNS or self.kind(c.var) == "person" else "that"
         vp = self.verb_phrase(c, plural)
         first, _, rest = vp.partition(" ")
         if first in ("was", "is", "were", "are") and rest:
             second = rest.partition(" ")[0]
             echo = plural and noun is not None and second[:4] == english.plural(noun)[:4]
-            if not echo and (second.endswith("ed") or second in _IRREGULAR_PAST or second in (
-                    "born", "located", "based", "buried", "known") or second in _PREPOSITIONS):
+            if not echo and (second.endswith("ed") or second in IRREGULAR_PAST or second in (
+                    "born", "located", "based", "buried", "known") or second in PREPOSITIONS):
                 return rest   # not "the films filmed in Detroit" (LanguageTool: a repeated verb)
         if c.var_is_subject and not c.qualifiers:
             noun_of = self.table.noun(c.predicate)
@@ -364,14 +343,14 @@ class Realiser:
         if kind == "person":
             return "who"
         noun = self.noun(var)
-        if noun and kind == "place" and noun.rpartition(" ")[2] not in _PLACE_NOUNS:
+        if noun and kind == "place" and noun.rpartition(" ")[2] not in PLACE_NOUNS:
             noun = "place"   # "Which place is the birthplace of …", not "Which birthplace …"
         if noun and avoid:
             stems = {w[:5] for w in avoid.split() if len(w) > 3}
             noun = " ".join(w for w in noun.split() if w[:5] not in stems) or noun
         if noun and noun not in ("entity", "one", "thing") and not self._named(var, noun):
             return f"which {english.plural(noun) if self.plural else noun}"
-        return "who" if noun in _PERSON_NOUNS else "what"
+        return "who" if noun in PERSON_NOUNS else "what"
 
     def _named(self, var: str, noun: str | None) -> bool:
         """Whether a constant of ``var``'s constraints is ``noun`` itself: "Which
@@ -425,7 +404,7 @@ class Realiser:
                 vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
                 if wh == "what" and self.wh(self.form.answer).startswith("which "):
                     wh = self.wh(self.form.answer)
-        vps[0] = _without_asked_noun(wh, vps[0])
+        vps[0] = without_asked_noun(wh, vps[0])
         return english.capitalized(f"{wh} {english.join(vps)}?")
 
     def single_question(self, c: Constraint) -> str | None:
@@ -439,7 +418,7 @@ class Realiser:
             # "Which ethnic group does the actor of X belong to?", not "What includes the
             # actor of X?": the answer read as the object of the relation's inverse.
             inverse = self.table.inverse(c.predicate)
-            placed = _PLACED.fullmatch(inverse or "")
+            placed = PLACED.fullmatch(inverse or "")
             if placed:   # "Where were the actors of Rear Window born?"
                 wh = "when" if placed.group(3) == "on" else "where"
                 be = english.agree(placed.group(1), c.other in self.several)
@@ -498,10 +477,10 @@ class Realiser:
             wh = (f"which {english.plural(held) if self.plural else held}" if held
                   else self.wh(c.var))
             if wh != "what":
-                verb = _without_asked_noun(wh, english.agree(english.phrase_before(inverse, subject),
+                verb = without_asked_noun(wh, english.agree(english.phrase_before(inverse, subject),
                                                      self.plural))
                 return english.capitalized(f"{wh} {verb} {subject}?")
-        if inverse and _passive(inverse) and not active:   # not "Which award was won by X?"
+        if inverse and is_passive(inverse) and not active:   # not "Which award was won by X?"
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
                 return english.capitalized(f"{wh} {english.agree(str(inverse), self.plural)} {subject}?")
@@ -526,12 +505,12 @@ class Realiser:
         "Which country is Al Pacino a citizen of?". None for a phrase that does not start
         with a verb this can move ("has the capital"), or one that says nothing after
         its copula."""
-        if _RELATIVE.search(subject):
+        if RELATIVE.search(subject):
             # "Which genres is the film that features Peter Stormare in?" strands its
             # preposition behind a clause: "What are the genres of …" reads better.
             return None
         head, the, tail = phrase.partition(" the ")
-        noun = tail if the and tail.rpartition(" ")[2] not in _PREPOSITIONS else None
+        noun = tail if the and tail.rpartition(" ")[2] not in PREPOSITIONS else None
         if noun is None:
             head = phrase
         first, _, rest = head.partition(" ")
@@ -564,12 +543,12 @@ class Realiser:
         many = len(answers) > 1 or capped
         inverse = self.table.inverse(cs[0].predicate) if len(cs) == 1 else None
         if inverse and cs[0].var_is_subject and not cs[0].qualifiers and (
-                self.phrase(cs[0].predicate).startswith("includes") or _PLACED.fullmatch(inverse)):
+                self.phrase(cs[0].predicate).startswith("includes") or PLACED.fullmatch(inverse)):
             # from what the answer holds, as the question asks: "Heat is in the genre
             # Crime Fiction.", not "Crime Fiction includes the film Heat."
             c = cs[0]
             tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", inverse)
-            if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
+            if many and tail and tail.group(2).rpartition(" ")[2] not in PREPOSITIONS:
                 inverse = f"{tail.group(1)} {english.plural(tail.group(2))}"
             text = f"{self.ref(c.other, c)} {english.agree(inverse, c.other in self.several)} {listed}"
             return english.sentence(english.capitalized(text + (", among others" if capped else "")))
@@ -578,14 +557,14 @@ class Realiser:
             unit = self.table.unit(c.predicate)
             listed = english.join([with_unit(a, unit) for a in answers])
             phrase = self.phrase(c.predicate)
-            if phrase.endswith(" on") and all(_YEARS.fullmatch(a) for a in answers):
+            if phrase.endswith(" on") and all(YEARS.fullmatch(a) for a in answers):
                 phrase = phrase[:-3] + " in"
             qualifiers = self.qualifiers(c)
             inverse = self.inverse(c.predicate)
             active = english.base_form(phrase.partition(" ")[0]) is not None \
                 and not phrase.startswith("includes")
             if inverse and not qualifiers and not active and (
-                    _passive(inverse) or phrase.startswith("includes")
+                    is_passive(inverse) or phrase.startswith("includes")
                     or re.fullmatch(r"(?:is|was) the [\w ]+ of", phrase)) and not inverse.startswith(
                     ("is the ", "was the ", "has ")):
                 # as the question asks it: "Italian is spoken in Argentina.", "Ed Asner
@@ -612,7 +591,7 @@ class Realiser:
                 noun = english.plural(noun) if many else noun
                 verb = "include" if capped else ("are" if many else "is")
                 subject = self.ref(c.other, c)
-                if not capped and subject.rpartition(" ")[2] in _PREPOSITIONS:
+                if not capped and subject.rpartition(" ")[2] in PREPOSITIONS:
                     # "Washington, D.C. is the capital of the country Trent Reznor is a
                     # citizen of.", not "… is a citizen of is Washington, D.C."
                     return english.sentence(english.capitalized(
@@ -623,7 +602,7 @@ class Realiser:
             # Central Time Zone" (blind round 19: 3 of 5)
             phrase = english.phrase_before(phrase, listed)
             tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", phrase)
-            if many and tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
+            if many and tail and tail.group(2).rpartition(" ")[2] not in PREPOSITIONS:
                 # "features the characters A and B", "is in the genres …" (not "composed
                 # the music fors")
                 phrase = f"{tail.group(1)} {english.plural(tail.group(2))}"
@@ -652,53 +631,11 @@ class Realiser:
                         vps[0])
             clause = vps[1] if main is vps[0] else vps[0]
             who = "who" if self.kind(self.form.answer) == "person" \
-                or self.noun(self.form.answer) in _PERSON_NOUNS else "which"
+                or self.noun(self.form.answer) in PERSON_NOUNS else "which"
             return english.sentence(english.capitalized(f"{listed}, {who} {clause}, {main}"))
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
 
-
-
-_YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
-"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
-
-
-_PLACED = re.compile(r"(was|is) (born|buried|located|based|founded|filmed|released|produced|"
-                     r"studied|taught) (in|on|at)")
-"""An inverse phrase that places its subject: a question about the place or date asks
-"where"/"when" with it."""
-
-
-def _without_asked_noun(wh: str, vp: str) -> str:
-    """``vp`` without the noun a "which <noun>" question already asks: "Which countries
-    are in Europe?", not "Which countries are countries in Europe?"."""
-    if not wh.startswith("which "):
-        return vp
-    noun = wh[6:]
-    nouns = f"{re.escape(noun)}|{re.escape(english.singular(noun))}"
-    return re.sub(rf"^(is|are|was|were) (?:an? )?(?:{nouns})(?= (?:in|of|on)\b)", r"\1", vp)
-
-
-def _passive(phrase: str) -> bool:
-    """Whether ``phrase`` is a passive verb and its preposition ("is spoken in", "was
-    won by"): a question asks its subject with it ("Which language is spoken in …")."""
-    found = re.fullmatch(r"(?:is|was) (\w+) (?:in|by|at|on|to|from|for)", phrase)
-    return found is not None and (found.group(1).endswith(("ed", "en"))
-                                  or found.group(1) in _IRREGULAR_PAST)
-
-
-_RELATIVE = re.compile(r"\b(?:that|who|whose|which|where)\b|\b\w+ed by\b|\b(?:born|located|based) in\b"
-                       r"| (?:of|in|for|to|with|at|on)$")
-"""A description with a clause or participle after its noun ("the film that features X",
-"the films directed by X", "the country Plato is a citizen of")."""
-
-
-def _agent_of(noun: str, clause: str) -> bool:
-    """Whether ``noun`` names the doer of the clause's verb ("director" / "directed
-    The Godfather", "composer" / "composed the music for"): the first five letters of
-    the noun's last word start one of the clause's first two words."""
-    stem = noun.rpartition(" ")[2][:5]
-    return len(stem) == 5 and any(w.startswith(stem) for w in clause.split()[:2])
 
 
 def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],

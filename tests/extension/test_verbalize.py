@@ -333,7 +333,7 @@ def test_known_demo_texts(demo_texts: list[tuple[StructuredSample, Verbalization
         "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in godfather.citations] == [
         "The Godfather's only sequel is The Godfather Part II.",
-        "The Godfather was directed only by Francis Ford Coppola."]
+        "The Godfather's only director is Francis Ford Coppola."]
     assert godfather.answer == \
         "The film whose sequel is The Godfather Part II was directed by Francis Ford Coppola."
     inception = by_id[("demo-008:supportive", 0)]
@@ -747,7 +747,7 @@ def test_from_store_names_wikidata_predicates_by_their_labels(tmp_path: Path) ->
     # the store holds no other director or filming location of Jaws: "only" (no slot
     # of a number says it)
     assert [c.text for c in text.citations] == [
-        "Jaws was directed only by Steven Spielberg. Jaws' only filming location is Martha's "
+        "Jaws' only director is Steven Spielberg. Jaws' only filming location is Martha's "
         "Vineyard. The duration of Jaws is 124."]
 
 
@@ -1402,7 +1402,7 @@ def test_a_slot_the_store_holds_more_of_says_no_only() -> None:
     def two(subject: str, predicate: str) -> int:
         return 2
     assert TemplateVerbalizer(slot_size=one).verbalize(s).citations[0].text == \
-        "Heat was directed only by Michael Mann."
+        "Heat's only director is Michael Mann."
     assert TemplateVerbalizer(slot_size=two).verbalize(s).citations[0].text == \
         "Heat was directed by Michael Mann."
     assert TemplateVerbalizer().verbalize(s).citations[0].text == \

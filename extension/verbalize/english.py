@@ -76,7 +76,7 @@ def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
     head, the, last = phrase.rpartition(" the ")
     if not the or last.rpartition(" ")[2] in _PREPOSITIONS:   # "is the home of" stays
         return phrase
-    if other.startswith(f"the {last} "):
+    if other.startswith((f"the {last} ", f"the {plural(last)} ")):   # "the genres of X"
         return head
     if named and other.lower().endswith(f" {last.lower()}") and not other.startswith("the "):
         # "is in the Eastern Time Zone", not "is in the time zone Eastern Time Zone" (blind

@@ -49,6 +49,8 @@ def test_only_the_article_mention_added_is_capitalised_at_a_sentence_start() -> 
 def test_a_phrase_does_not_say_the_twice_before_what_follows() -> None:
     assert english.phrase_before("is in the genre", "the genre of Jaws") == "is in"
     assert english.phrase_before("is in the genre", "the genre that includes Jaws") == "is in"
+    # blind round 23: "Which program is in the genre the genres of The Devil's Double?"
+    assert english.phrase_before("is in the genre", "the genres of The Devil's Double") == "is in"
     assert english.phrase_before("includes the country", "the Republic of Ireland") \
         == "includes"
     assert english.phrase_before("has the capital", "the birthplace of X", named=False) \

@@ -42,7 +42,8 @@ demo: $(STAMP)
 # The Neo4j tests (one process: they share the one test database) run beside the xdist run
 # of the others, not after it: they wait on the server more than they compute (about 1.3
 # cores), and one after the other the two took 11.6 + 8.3 minutes here. Their output is
-# printed when both are done; each run has its own temporary folder.
+# printed when both are done; each run has its own temporary folder, removed at its end
+# (a run writes about 3 GB of stores; pytest's default kept the last three).
 # Bytecode is cached for the test runs, outside the tree, even where the environment
 # says not to (PYTHONDONTWRITEBYTECODE): without it every pytest process rewrote the
 # asserts of all test modules again (16 s of collection, not 8) and every CLI child
@@ -55,7 +56,8 @@ test: $(STAMP) $(EXPORT_STAMP) $(REAL_MODELS_STAMP) chromium $(GRAMMAR_CLASSPATH
 	echo "Neo4j tests (-m neo4j) run in the background; their report follows the others'"; \
 	$(BIN)/python -m pytest -q -p no:xdist -p no:cacheprovider --basetemp "$$work/tmp" \
 	    --durations=10 -m neo4j tests > "$$work/neo4j.log" 2>&1 & neo4j=$$!; \
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=15 -m "not neo4j" tests; a=$$?; \
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --basetemp "$$work/tmpx" --durations=15 \
+	    -m "not neo4j" tests; a=$$?; \
 	wait $$neo4j; b=$$?; \
 	echo "== Neo4j tests (-m neo4j, one process)"; cat "$$work/neo4j.log"; rm -rf "$$work"; \
 	test $$a -eq 0 -a \( $$b -eq 0 -o $$b -eq 5 \)

@@ -443,3 +443,16 @@ def agree(vp: str, many: bool) -> str:
 
 
 _AUX = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def shared_verb(first: str, second: str) -> str | None:
+    """Two verb phrases with one verb and different prepositions said once: "is spoken
+    in Egypt" and "is spoken by Armenians" -> "is spoken both in Egypt and by
+    Armenians" (blind rounds 20-23 rated "is spoken in Egypt and is spoken by …" 3 of
+    5); None where they do not share their first two words."""
+    a, b = first.split(" "), second.split(" ")
+    if len(a) < 4 or len(b) < 4 or a[:2] != b[:2] or a[0] not in ("is", "are", "was", "were") \
+            or a[1] in _PREPOSITIONS or a[1] == "the" \
+            or a[2] not in _PREPOSITIONS or b[2] not in _PREPOSITIONS or a[2] == b[2]:
+        return None
+    return f"{a[0]} {a[1]} both {' '.join(a[2:])} and {' '.join(b[2:])}"

@@ -59,6 +59,11 @@ from extension.verbalize.realise_words import (
     without_asked_noun,
 )
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
+from extension.verbalize.two_constraints import (
+    narrowed_object_question,
+    shared_held_question,
+    shared_held_statement,
+)
 
 MAX_NESTING = 1
 """Most descriptions nested in one another in a question or statement: "Where was the
@@ -374,6 +379,9 @@ class Realiser:
             special = self.single_question(cs[0])
             if special:
                 return special
+        held = shared_held_question(cs, self.phrase, self.ref, self.form.is_variable, self.plural)
+        if held:   # "Which time zone are both Colorado and Wyoming in?"
+            return held
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
                 and not cs[1].qualifiers and not self.form.is_variable(cs[1].other) and (
                     cs[1].var_is_subject and self.phrase(cs[1].predicate) in (
@@ -385,12 +393,19 @@ class Realiser:
                                         within=self.constant(cs[1].other))
             if narrowed:   # "Where in Ohio was the director of Jaws born?"
                 return narrowed
-        wh = self.wh(self.form.answer)
         first = self.verb_phrase(cs[0])
+        wh = self.wh(self.form.answer, avoid=first)   # "Which language is spoken in …"
         if first.startswith("is the ") and wh.startswith("which"):
             wh = "what"   # "What is the capital of France", not "Which location is …"
         plural = self.plural and wh.startswith("which")
         vps = self.verb_phrases(cs, plural)
+        merged = english.shared_verb(*vps) if len(vps) == 2 else None
+        vps = [merged] if merged else vps   # "is spoken both in Egypt and by Armenians"
+        narrowed = narrowed_object_question(
+            cs, vps, lambda c: self._verb_question(c, self.ref(c.other, c), self.phrase(c.predicate)),
+            self.form.is_variable)
+        if narrowed:   # "Which religion practised in Indonesia does Ron Paul follow?"
+            return narrowed
         if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
             # Not "What is the birthplace of X and is …", whose second "is" has no
             # subject a reader can find: "What is the birthplace of X and the capital of
@@ -611,6 +626,10 @@ class Realiser:
             if capped:
                 text += ", among others"
             return english.sentence(english.capitalized(text))
+        held = None if capped else shared_held_statement(
+            cs, self.phrase, self.ref, self.form.is_variable, answers)
+        if held:   # "Both Colorado and Wyoming are in the Mountain Time Zone."
+            return held
         vps = self.verb_phrases(cs, many)
         shared = re.fullmatch(r"(?:is|are) the ([\w ]+?) of (both .+)", vps[0]) \
             if len(vps) == 1 else None
@@ -622,6 +641,9 @@ class Realiser:
                     f"{shared.group(2)} {english.attribute_phrase(shared.group(1), answers, True)}"))
             return english.sentence(english.capitalized(
                 f"the {shared.group(1)} of {shared.group(2)} {verb} {listed}"))
+        merged = english.shared_verb(*vps) if len(vps) == 2 and not capped else None
+        if merged:   # "Arabic is spoken both in Egypt and by Armenians."
+            return english.sentence(english.capitalized(f"{listed} {merged}"))
         if len(vps) == 2 and not many:
             # "Japan, which contains Tokyo, is the country of citizenship of Fumio
             # Hayasaka.", not "Japan is the country of citizenship of … and contains

@@ -520,3 +520,40 @@ def test_a_plural_noun_is_not_followed_by_its_own_participle() -> None:
                ("?f", "film.film.directed_by", "?x")], {"m.det": "Detroit"})
     text = str(question(g, several=frozenset({"?f"})))
     assert "films filmed" not in text and "films that were filmed in Detroit" in text, text
+
+
+def test_two_subjects_in_one_time_zone_or_genre_are_asked_and_stated_with_is_in() -> None:
+    """Blind rounds 18-23 rated "What is the genre of both A and B?" 3.8 and "What is
+    the time zone of both A and B?" 4.2 of 5 (the whole sample 4.5)."""
+    names = {"m.co": "Colorado", "m.wy": "Wyoming", "m.h": "Heat", "m.r": "Ronin"}
+    zone = graph([("m.co", "location.location.time_zones", "?x"),
+                  ("m.wy", "location.location.time_zones", "?x")], names)
+    assert question(zone) == "Which time zone are both Colorado and Wyoming in?"
+    assert realise_statement(zone, [], names, TABLE, ["the Mountain Time Zone"], rule="none") \
+        == "Both Colorado and Wyoming are in the Mountain Time Zone."
+    genre = graph([("m.h", "film.film.genre", "?x"), ("m.r", "film.film.genre", "?x")], names)
+    assert question(genre) == "Which genre are both Heat and Ronin in?"
+    assert realise_statement(genre, [], names, TABLE, ["Crime Fiction", "Thriller"],
+                             rule="none") == \
+        "Both Heat and Ronin are in the genres Crime Fiction and Thriller."
+
+
+def test_two_relations_with_one_passive_verb_say_it_once() -> None:
+    names = {"m.eg": "Egypt", "m.ar": "Armenians"}
+    g = graph([("m.eg", "location.country.languages_spoken", "?x"),
+               ("m.ar", "people.ethnicity.languages_spoken", "?x")], names)
+    assert question(g) == "Which language is spoken both in Egypt and by Armenians?"
+    assert realise_statement(g, [], names, TABLE, ["Arabic"], rule="none") == \
+        "Arabic is spoken both in Egypt and by Armenians."
+
+
+def test_a_named_subjects_relation_narrowed_by_a_participle_asks_its_object() -> None:
+    """Not "Which religion is practised in Indonesia and is the religion of Ron Paul?"
+    (blind rounds 20-23: 3 of 5, the noun said twice)."""
+    religion = "location.statistical_region.religions..location.religion_percentage.religion"
+    names = {"m.id": "Indonesia", "m.rp": "Ron Paul", "m.eg": "Egypt", "m.ins": "The Insider"}
+    g = graph([("m.id", religion, "?x"), ("m.rp", "people.person.religion", "?x")], names)
+    assert question(g) == "Which religion practised in Indonesia does Ron Paul follow?"
+    film = graph([("m.eg", "location.country.languages_spoken", "?x"),
+                  ("m.ins", "film.film.language", "?x")], names)
+    assert question(film) == "Which language spoken in Egypt is The Insider in?"

@@ -1219,11 +1219,21 @@ ONE_FACT_CONTRADICTIONS = {
         ("m.rome_empire", CAPITAL, "m.rome"), ("m.hungary", CAPITAL, "m.rome"),
         "m.rome_empire", "m.hungary", "constraint",
         "Rome is the capital only of the Kingdom of Hungary."),
+    # A place is the birthplace of many, but a person was born in one: read from the
+    # person's side, the replaced place denies the answer without "only" (blind round
+    # 22 rated "was born only in" 3 of 5; and an "only" said in contradictory citations
+    # alone tells the label).
+    "replaced birthplace read from the person": (
+        {"m.nyc": "New York City", "m.la": "Los Angeles", "m.tc": "Tony Curtis"},
+        ("m.nyc", "location.location.people_born_here", "m.tc"),
+        ("m.la", "location.location.people_born_here", "m.tc"),
+        "m.nyc", "m.la", "constraint",
+        "Los Angeles is the birthplace of Tony Curtis."),
 }
 
 
 @pytest.mark.parametrize("case", list(ONE_FACT_CONTRADICTIONS))
-def test_a_replaced_value_that_may_have_several_says_only(case: str) -> None:
+def test_a_replaced_value_says_only_where_it_may_have_several(case: str) -> None:
     names, original, edited, replaced, replacement, contradicts, expected = \
         ONE_FACT_CONTRADICTIONS[case]
     NAMES.update(names)
@@ -1502,3 +1512,23 @@ def test_a_whole_slot_cited_apart_is_said_plainly() -> None:
                answers=[answer("m.sci"), answer("m.ast")], query_original=query)
     texts = [c.text for c in TemplateVerbalizer(slot_size=lambda a, p: 2).verbalize(s).citations]
     assert len(texts) == 3 and not any(" only " in t for t in texts), texts
+
+
+def test_a_replaced_runtime_reads_as_the_one_value() -> None:
+    """A film's runtime replaced in its cut: "Amélie has a runtime of 117 minutes"
+    denies 122 minutes as any reader reads it; "has a runtime only of" (rated 3 of 5 in
+    blind round 22) said it in contradictory citations alone."""
+    NAMES.update({"m.amelie": "Amélie"})
+    original = [tr("m.amelie", "film.film.runtime", "c1"),
+                tr("c1", "film.film_cut.runtime", Literal("122", datatype="xsd:integer"))]
+    edited = [original[0], tr("c1", "film.film_cut.runtime", Literal("117", datatype="xsd:integer"))]
+    rep = Replacement(replaced=AnswerEntity(value="122", datatype="xsd:integer"),
+                      replacement=AnswerEntity(value="117", datatype="xsd:integer"),
+                      basis="same_role")
+    edit = Edit(kind="replace_answer", replaced=rep.replaced, replacement=rep.replacement,
+                replacement_basis="same_role", replacements=(rep,), contradicts="answer")
+    s = sample(edited, complexity="single", subjects=["m.amelie"],
+               answers=[AnswerEntity(value="122", datatype="xsd:integer")],
+               label="contradictory", edit=edit, original=original, cvts=("c1",))
+    texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
+    assert texts == ["Amélie has a runtime of 117 minutes."], texts

@@ -544,3 +544,46 @@ def sub_fact_hop(t: Triple, cvts: Collection[str], anchors: Mapping[str, Triple]
 
 
 __all__ = ["citation_parts", "hop_sentence"]
+
+
+_NOUN_TAIL = re.compile(r"(.* the) (\w+(?: \w+){0,2})")
+
+
+def shared_subject_sentences(texts: Sequence[str], names: Collection[str]) -> list[str]:
+    """``texts`` (one citation's sentences) with runs of sentences that differ only in
+    their last name said once: "Christopher Nolan directed Inception. Christopher Nolan
+    directed Interstellar." -> "Christopher Nolan directed Inception and Interstellar.",
+    "… features the character Roger Thornhill. … features the character Eve Kendall." ->
+    "… features the characters Roger Thornhill and Eve Kendall." (blind round 24's sheet
+    repeated one subject and verb four times in a citation). Only a tail that is one of
+    ``names`` (the display names of the citation's facts) is merged: "played Jules
+    Winnfield in Pulp Fiction" stays a sentence of its own."""
+    out: list[str] = []
+    run: list[tuple[str, str]] = []   # (head, name) of the sentences being merged
+    longest_first = sorted(names, key=lambda n: (-len(n), n))
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(f"{run[0][0]} {run[0][1]}.")
+        elif run:
+            head = run[0][0]
+            tail = _NOUN_TAIL.fullmatch(head)
+            if tail and tail.group(2).rpartition(" ")[2] not in _PREPOSITIONS:
+                head = f"{tail.group(1)} {english.plural(tail.group(2))}"
+            out.append(f"{head} {english.join([name for _, name in run])}.")
+        run.clear()
+
+    for text in texts:
+        found = next(((text[:-len(name) - 2], name) for name in longest_first
+                      if text.endswith(f" {name}.") and len(text) > len(name) + 2
+                      and " only " not in f" {text} "), None)
+        if found is None or not found[0]:
+            flush()
+            out.append(text)
+            continue
+        if run and run[0][0] != found[0]:
+            flush()
+        if found[1] not in (name for _, name in run):
+            run.append(found)
+    flush()
+    return out

@@ -381,6 +381,12 @@ PLAIN_NOUN = re.compile(r"[A-Z][a-z]+(?:[- ][a-z]+)*")
 lower-case after "works as a"."""
 
 
+TITLED_KIND = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}")
+"""A kind written in title case, two or three words ("Film Producer", "Voice Actor" in
+FB15k-237): as a profession or form of government it is a common noun too ("works as a
+film producer"; blind round 24 rated "has Film Producer as a profession" 3); no name of
+a kind has a lower-case word between capitals ("Attorneys in the United States")."""
+
 _KIND_NOUNS = frozenset({"profession", "form of government"})
 """Frame nouns whose values are kinds of thing written as names ("Film director",
 "Constitutional monarchy"): a person writes them as common nouns, "a film director",
@@ -391,9 +397,10 @@ def kind_values(noun: str, names: Sequence[str], many: bool = False) -> list[str
     """``names`` as common nouns with their article ("an actor", "a republic"), plural
     without one for a plural subject ("actors"), when ``noun`` (the relation's frame
     noun) is one of :data:`_KIND_NOUNS` and every name is a plain noun; else None."""
-    if noun not in _KIND_NOUNS or not names or not all(PLAIN_NOUN.fullmatch(n) for n in names):
+    if noun not in _KIND_NOUNS or not names \
+            or not all(PLAIN_NOUN.fullmatch(n) or TITLED_KIND.fullmatch(n) for n in names):
         return None
-    lowered = [n[0].lower() + n[1:] for n in names]
+    lowered = [n.lower() if TITLED_KIND.fullmatch(n) else n[0].lower() + n[1:] for n in names]
     return [plural(k) for k in lowered] if many else [article(k) for k in lowered]
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from extension.verbalize.extended_question import Unphrasable
-from extension.verbalize.relation_phrases import folded_key
+from extension.verbalize.relation_phrases import PhraseTable, folded_key
 from loaders.unfold import freebase_reverse_properties
 
 Edge = tuple[str, str, str]
@@ -89,17 +89,26 @@ def logical_form(graph: Mapping[str, Any]) -> Form:
     return form
 
 
-def one_direction(cs: Sequence[Constraint]) -> list[Constraint]:
+def one_direction(cs: Sequence[Constraint], table: PhraseTable | None = None) -> list[Constraint]:
     """``cs`` with a relation that a Freebase reverse property of another constraint
     states the other way read in that constraint's direction: a WebQSP intersection
     grounded through ``music.genre.artists`` for one composer and ``music.artist.genre``
     for the other reads "What is the genre of both Tchaikovsky and Korngold?", not
     "Which genre is performed by Korngold and is the genre of Tchaikovsky?" (blind round
-    17 rated its answer 3). Text only: the query and its facts keep their ids."""
+    17 rated its answer 3). With ``table``, a relation read from its object that has no
+    inverse phrase reads by its reverse property's own: "Voice Actor is the profession
+    of ?a" (``people.profession.people_with_this_profession``) as "?a has the profession
+    Voice Actor", not the seed template's "… is what Voice Actor is the profession of"
+    (blind round 24 rated it 1). Text only: the query and its facts keep their ids."""
     reverse = freebase_reverse_properties()
     out = list(cs)
     for i, c in enumerate(out):
         partner = reverse.get(c.predicate)
+        if table is not None and partner and not c.var_is_subject and not c.qualifiers \
+                and table.inverse(c.predicate) is None and table.noun(c.predicate) is None \
+                and table.readable(partner):
+            out[i] = Constraint(c.var, partner, True, c.other)
+            continue
         if c.var_is_subject and partner and not c.qualifiers and any(
                 d.predicate == partner and not d.var_is_subject and not d.qualifiers
                 for d in cs):

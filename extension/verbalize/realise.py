@@ -31,7 +31,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from extension.verbalize import english
+from extension.verbalize import english, two_constraints
 from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.logical_form import (
@@ -59,11 +59,6 @@ from extension.verbalize.realise_words import (
     without_asked_noun,
 )
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
-from extension.verbalize.two_constraints import (
-    narrowed_object_question,
-    shared_held_question,
-    shared_held_statement,
-)
 
 MAX_NESTING = 1
 """Most descriptions nested in one another in a question or statement: "Where was the
@@ -372,14 +367,15 @@ class Realiser:
     def question(self, order: Sequence[Constraint] | None = None) -> str:
         """The question asking for the answer variable (see the module docstring)."""
         cs = one_direction(order if order is not None
-                           else self.form.constraints.get(self.form.answer, []))
+                           else self.form.constraints.get(self.form.answer, []), self.table)
         if not cs:
             raise Unphrasable("the answer has no constraint")
         if len(cs) == 1:
             special = self.single_question(cs[0])
             if special:
                 return special
-        held = shared_held_question(cs, self.phrase, self.ref, self.form.is_variable, self.plural)
+        held = two_constraints.shared_held_question(cs, self.phrase, self.ref,
+                                                    self.form.is_variable, self.plural)
         if held:   # "Which time zone are both Colorado and Wyoming in?"
             return held
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
@@ -401,7 +397,7 @@ class Realiser:
         vps = self.verb_phrases(cs, plural)
         merged = english.shared_verb(*vps) if len(vps) == 2 else None
         vps = [merged] if merged else vps   # "is spoken both in Egypt and by Armenians"
-        narrowed = narrowed_object_question(
+        narrowed = two_constraints.narrowed_object_question(
             cs, vps, lambda c: self._verb_question(c, self.ref(c.other, c), self.phrase(c.predicate)),
             self.form.is_variable)
         if narrowed:   # "Which religion practised in Indonesia does Ron Paul follow?"
@@ -419,6 +415,8 @@ class Realiser:
                 vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
                 if wh == "what" and self.wh(self.form.answer).startswith("which "):
                     wh = self.wh(self.form.answer)
+        if re.match(r"(?:is|are|was|were) of\b", without_asked_noun(wh, vps[0])):
+            wh = "what"   # not "Which filming location is of Stand by Me …?"
         vps[0] = without_asked_noun(wh, vps[0])
         return english.capitalized(f"{wh} {english.join(vps)}?")
 
@@ -551,7 +549,7 @@ class Realiser:
                   order: Sequence[Constraint] | None = None) -> str:
         """ã: the constraints (in ``order``, default the form's) with the answers filled in."""
         cs = one_direction(order if order is not None
-                           else self.form.constraints.get(self.form.answer, []))
+                           else self.form.constraints.get(self.form.answer, []), self.table)
         if not cs or not answers:
             raise Unphrasable("no constraint or no answer to state")
         listed = english.join(list(answers))
@@ -626,7 +624,7 @@ class Realiser:
             if capped:
                 text += ", among others"
             return english.sentence(english.capitalized(text))
-        held = None if capped else shared_held_statement(
+        held = None if capped else two_constraints.shared_held_statement(
             cs, self.phrase, self.ref, self.form.is_variable, answers)
         if held:   # "Both Colorado and Wyoming are in the Mountain Time Zone."
             return held

@@ -268,6 +268,10 @@ def _clause(hop: _TextHop, known: str, table: PhraseTable, nouns: Mapping[str, s
         label = _label_noun(hop.predicate, table)
         if label:   # Wikidata "country": "is the country of Forth Bridge"
             return f"is the {label} of {known}"
+        if phrase.startswith(("is ", "was ", "are ", "were ", "has ")):
+            # "is what Voice Actor is the profession of" (blind round 24: 1 of 5)
+            raise Unphrasable(f"the relation {hop.predicate} reads from its object only "
+                              f"as {phrase!r}")
         return f"is {'whom' if nouns.get(hop.target) in PERSON_NOUNS else 'what'} " \
                f"{known} {phrase}"
     return f"is {_describe(hop, known, table, nouns)}"

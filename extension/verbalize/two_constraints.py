@@ -1,8 +1,9 @@
 """Two constraints on the answer said as one, as a person would.
 
-Two named subjects that share a value of an "is in the <noun>" relation: "Which time zone are both Colorado and Wyoming in?" and "Both
-Colorado and Wyoming are in the Mountain Time Zone.", "Which genre are both Heat and
-Ronin in?" and "Both Heat and Ronin are in the genre Crime Fiction.".
+Two named subjects that share a value of an "is in the <noun>" relation: "Which time
+zone are both Colorado and Wyoming in?" and "Both Colorado and Wyoming are in the
+Mountain Time Zone.", "Which genre are both Heat and Ronin in?" and "Both Heat and Ronin
+are in the genre Crime Fiction.".
 
 The general form read the shared value through its noun, "What is the time zone of both
 Colorado and Wyoming?" and "The genre of both Heat and Ronin is Crime Fiction.": blind

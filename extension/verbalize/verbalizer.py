@@ -39,6 +39,7 @@ from extension.verbalize.citations import (
     fact_clause,
     hop_text,
     part_hops,
+    shared_subject_sentences,
     sub_fact_hop,
 )
 from extension.verbalize.literals import is_number_datatype
@@ -200,7 +201,10 @@ class TemplateVerbalizer:
                     said.add(at)
             # Hops that read alike (three performances of one role, their films not in
             # G: "Elijah Wood played Frodo Baggins." three times) are said once.
-            citations.append(Citation(text=" ".join(dict.fromkeys(texts)),
+            names = {english.mention(n) or n for hop in part_triples for t in hop
+                     for n in (t.s_name, t.o_name) if n}
+            texts = shared_subject_sentences(list(dict.fromkeys(texts)), names)
+            citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))

@@ -557,3 +557,42 @@ def test_a_named_subjects_relation_narrowed_by_a_participle_asks_its_object() ->
     film = graph([("m.eg", "location.country.languages_spoken", "?x"),
                   ("m.ins", "film.film.language", "?x")], names)
     assert question(film) == "Which language spoken in Egypt is The Insider in?"
+
+
+def test_a_relation_without_an_inverse_phrase_reads_by_its_reverse_property() -> None:
+    """Blind round 24 rated "Which actor gave a performance with film Blade: Trinity and
+    is what Voice Actor is the profession of?" 1 of 5: the realiser had no reading of
+    ``people.profession.people_with_this_profession`` from its object and the sample fell
+    back to the seed template's text."""
+    names = {"m.b": "Blade: Trinity", "m.v": "Voice Actor"}
+    g = {"nodes": [node("?a", "answer"), node("?c0", "variable", is_cvt=True),
+                   node("m.b", name="Blade: Trinity"), node("m.v", name="Voice Actor")],
+         "answer": "?a",
+         "edges": [{"source": "?a", "predicate": "film.actor.film", "target": "?c0"},
+                   {"source": "?c0", "predicate": "film.performance.film", "target": "m.b"},
+                   {"source": "m.v", "predicate": "people.profession.people_with_this_profession",
+                    "target": "?a"}]}
+    assert realise_question(g, [], names, TABLE, rule="none") == \
+        "Who works as a voice actor and appeared in Blade: Trinity?"
+    assert realise_statement(g, [], names, TABLE, ["James Remar"], rule="none") == \
+        "James Remar, who appeared in Blade: Trinity, works as a voice actor."
+
+
+def test_a_kind_written_in_title_case_reads_as_a_common_noun() -> None:
+    names = {"m.mf": "Michael J. Fox", "m.db": "Dee Bradley Baker"}
+    both = graph([("m.mf", "people.person.profession", "?x"),
+                  ("m.db", "people.person.profession", "?x")], names)
+    assert realise_statement(both, [], names, TABLE, ["Voice Actor"], rule="none") == \
+        "Both Michael J. Fox and Dee Bradley Baker work as voice actors."
+    # a lower-case word between capitals is a name, not a kind
+    one = graph([("m.mf", "people.person.profession", "?x")], names)
+    assert "works as" not in realise_statement(
+        one, [], names, TABLE, ["Attorneys in the United States"], rule="none")
+
+
+def test_a_noun_the_question_asks_is_not_stripped_before_of() -> None:
+    names = {"m.sbm": "Stand by Me", "m.cr": "Cascade Range"}
+    g = graph([("m.sbm", "film.film.featured_film_locations", "?x"),
+               ("?x", "location.location.partially_contains", "m.cr")], names)
+    text = question(g)
+    assert text is not None and " is of " not in text and "a filming location of" in text, text

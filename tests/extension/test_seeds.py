@@ -745,3 +745,13 @@ def test_template_shows_names_without_the_locale_suffix() -> None:
     names = {**NAMES, "e0": "Douglas Adams-GB"}
     assert template_question("single", [edge("e0", "tp.birth", "?a")], names, PHRASES) == \
         "What is the birthplace of Douglas Adams?"
+
+
+def test_a_tree_constraint_read_only_as_a_copula_from_its_object_is_refused() -> None:
+    """"Which actor … and is what Voice Actor is the profession of?" (blind round 24
+    rated it 1 of 5): a relation whose phrase from its subject is "is the … of" has no
+    clause for the answer as its object; the seed is refused, not asked so."""
+    phrases = {**PHRASES, "tp.profession_of": "is the profession of"}
+    tree = [edge("?a", "tp.birth", "e1"), edge("e0", "tp.profession_of", "?a")]
+    with pytest.raises(Unphrasable, match="reads from its object only"):
+        template_question("tree", tree, NAMES, phrases)

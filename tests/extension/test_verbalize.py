@@ -36,6 +36,7 @@ from extension.verbalize.citations import (
     exhaustive_sentence,
     hop_sentence,
     part_hops,
+    shared_subject_sentences,
 )
 from extension.verbalize.english import display_name
 from extension.verbalize.extended_question import extended_question
@@ -1289,7 +1290,7 @@ def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
     assert len(texts) == 3 and sum(" only " in t for t in texts) == 1, texts
     # stated whole last, after its facts (not a whole then one of its facts again)
-    assert texts[-1] == "Isaac Newton's only professions are Film Director and Teacher.", texts
+    assert texts[-1] == "Isaac Newton works only as a film director and a teacher.", texts
 
 
 def test_a_reverse_property_reads_by_its_partners_frame() -> None:
@@ -1344,9 +1345,12 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
     ("John Hurt", "people.person.profession", ["Actor"], True, "John Hurt works only as an actor."),
     ("John Hurt", "people.person.profession", ["Actor", "Film director"], True,
      "John Hurt works only as an actor and a film director."),
-    # a name that is no plain noun stays a name
+    # a kind in title case reads as a common noun too; a name that is no plain noun
+    # (a lower-case word between capitals) stays a name
     ("Barack Obama", "people.person.profession", ["Film Director"], True,
-     "Barack Obama's only profession is Film Director."),
+     "Barack Obama works only as a film director."),
+    ("Barack Obama", "people.person.profession", ["Attorneys in the United States"], True,
+     "Barack Obama's only profession is Attorneys in the United States."),
 ])
 def test_kinds_written_as_names_read_as_common_nouns(subject: str, predicate: str,
                                                      values: list[str], whole: bool,
@@ -1532,3 +1536,25 @@ def test_a_replaced_runtime_reads_as_the_one_value() -> None:
                label="contradictory", edit=edit, original=original, cvts=("c1",))
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
     assert texts == ["Amélie has a runtime of 117 minutes."], texts
+
+
+def test_sentences_that_differ_only_in_their_last_name_are_said_once() -> None:
+    """Blind round 24's sheet: "Harry Potter and the Order of the Phoenix stars Robbie
+    Coltrane. Harry Potter and the Order of the Phoenix stars Timothy Spall. …"."""
+    NAMES.update({"m.cn": "Christopher Nolan", "m.inc": "Inception", "m.int": "Interstellar",
+                  "m.nbn": "North by Northwest", "m.rt": "Roger Thornhill", "m.ek": "Eve Kendall"})
+    films = [tr("m.cn", "film.director.film", "m.inc"), tr("m.cn", "film.director.film", "m.int")]
+    s = sample(films, complexity="single", subjects=["m.cn"],
+               answers=[answer("m.inc"), answer("m.int")])
+    (citation,) = TemplateVerbalizer().verbalize(s).citations
+    assert citation.text == "Christopher Nolan directed Inception and Interstellar."
+    assert shared_subject_sentences(
+        ["North by Northwest features the character Roger Thornhill.",
+         "North by Northwest features the character Eve Kendall."],
+        {"North by Northwest", "Roger Thornhill", "Eve Kendall"}) == \
+        ["North by Northwest features the characters Roger Thornhill and Eve Kendall."]
+    # a tail that is more than a name stays a sentence of its own
+    played = ["Samuel L. Jackson played Jules Winnfield in Pulp Fiction.",
+              "Samuel L. Jackson played Stephen in Django Unchained."]
+    assert shared_subject_sentences(played, {"Samuel L. Jackson", "Pulp Fiction",
+                                             "Django Unchained"}) == played

@@ -374,10 +374,9 @@ class Realiser:
             special = self.single_question(cs[0])
             if special:
                 return special
-        held = two_constraints.shared_held_question(cs, self.phrase, self.ref,
-                                                    self.form.is_variable, self.plural)
-        if held:   # "Which time zone are both Colorado and Wyoming in?"
-            return held
+        if held := two_constraints.shared_held_question(cs, self.phrase, self.ref,
+                                                        self.form.is_variable, self.plural):
+            return held   # "Which time zone are both Colorado and Wyoming in?"
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
                 and not cs[1].qualifiers and not self.form.is_variable(cs[1].other) and (
                     cs[1].var_is_subject and self.phrase(cs[1].predicate) in (

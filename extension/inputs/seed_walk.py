@@ -32,7 +32,8 @@ from extension.inputs.domain_spec import DomainSpec
 from extension.inputs.questions import Answer, ParsedQuestion
 from extension.verbalize import english
 from extension.verbalize.extended_question import reads_as_mediator
-from extension.verbalize.planner import HUB_MAX_LINKS, HUB_SHARE, is_hub
+from extension.verbalize.logical_form import logical_form
+from extension.verbalize.planner import HUB_MAX_LINKS, HUB_SHARE, asks_what_it_names, is_hub
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import PhraseTable, folded_key
 from extension.verbalize.seed_questions import PERSON_NOUNS, Unphrasable, template_question
@@ -511,6 +512,8 @@ class SeedWalk:
         if noun := self.answer_noun(answers):
             nouns[graph.answer] = noun
         try:
+            if asks_what_it_names(logical_form(graph.model_dump(mode="json")), self.phrases):
+                raise Unphrasable("the question's words tell its answer")
             text = template_question(shape, graph.edges, names, self.phrases,
                                      answer=graph.answer, cvt_nodes=cvts, nouns=nouns or None)
             if placeholder_words(text, names.values()):

@@ -12,6 +12,8 @@ of them a question may carry:
   relation's facts point at (with at least :data:`HUB_MIN_FACTS` of them) narrows
   nothing a reader cares about — hubs such as Male, Marriage, January, DVD, English,
   United States of America (:func:`hub_share`);
+* **no answer the question's own words tell**: the profession of "the actors of X"
+  (:func:`asks_what_it_names`);
 * **no bookkeeping attributes**: a relation whose frame marks its object as
   ``bookkeeping`` (a gender, the currency of a stored amount, a release medium, a film
   crew role, the type of a union; :meth:`PhraseTable.askable`) is never a new
@@ -104,6 +106,23 @@ class HubCounter:
         return is_hub(linked, total, share=self.share, min_facts=self.min_facts)
 
 
+def asks_what_it_names(form: Form, table: PhraseTable) -> str | None:
+    """Why the question's answer is told by its own wording, or None: the profession of
+    an entity the question names by a person's role ("What is the profession of the
+    actors of Paris, Texas?" -- "They work as actors": both blind readers of round 24
+    rated three such answers 3, "tautological")."""
+    for c in form.constraints.get(form.answer, []):
+        if c.var_is_subject or not form.is_variable(c.other) \
+                or table.noun(c.predicate) != "profession":
+            continue
+        for d in form.constraints.get(c.other, []):
+            if d.predicate != c.predicate and not d.var_is_subject \
+                    and table.kind(d.predicate) == "person" and table.noun(d.predicate):
+                return (f"the question asks the profession of the {table.noun(d.predicate)} "
+                        "it names")
+    return None
+
+
 def unaskable(table: PhraseTable, predicate: str) -> str | None:
     """Why ``predicate`` may not be a new constraint, or None."""
     if not table.readable(predicate):
@@ -113,5 +132,5 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
     return None
 
 
-__all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "HubCounter", "hub_share",
-           "is_hub", "too_many_constraints", "unaskable"]
+__all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "HubCounter",
+           "asks_what_it_names", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

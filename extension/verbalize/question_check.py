@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable
 from extension.verbalize.logical_form import logical_form
-from extension.verbalize.planner import HubCounter, too_many_constraints, unaskable
+from extension.verbalize.planner import (
+    HubCounter,
+    asks_what_it_names,
+    too_many_constraints,
+    unaskable,
+)
 from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import as_table, store_phrase_table
 from kgstore.models import normalize_name
@@ -58,9 +63,12 @@ def question_check(store: Store, question: str,
                 if why:
                     return f"question: {why}"
         try:
-            too_many = too_many_constraints(logical_form(graph), union=query.rule == "union")
+            form = logical_form(graph)
         except Unphrasable as e:
             return f"question: {e}"
+        too_many = too_many_constraints(form, union=query.rule == "union")
+        if told := asks_what_it_names(form, table):
+            return f"question: {told}"
         if too_many and query.rule != "none":
             return f"question: {too_many}"
         text = realise_question(graph, [e.model_dump() for e in query.added], names, table,

@@ -586,7 +586,8 @@ class Realiser:
                 head = f"{listed}, among others," if capped else listed
                 return english.sentence(english.capitalized(
                     f"{head} {english.agree(verb, many)} {subject}"))
-            attribute = re.fullmatch(r"has the ([\w ]+)", phrase)
+            # "follows the religion Catholicism" was rated 3 (round 24): a noun form
+            attribute = re.fullmatch(r"(?:has|follows) the ([\w ]+)", phrase)
             if attribute and not qualifiers and not capped \
                     and english.kind_values(attribute.group(1), answers) is not None:
                 # "Franz Liszt works as a pianist.", "South Korea is a unitary state.",

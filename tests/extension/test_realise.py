@@ -596,3 +596,25 @@ def test_a_noun_the_question_asks_is_not_stripped_before_of() -> None:
                ("?x", "location.location.partially_contains", "m.cr")], names)
     text = question(g)
     assert text is not None and " is of " not in text and "a filming location of" in text, text
+
+
+def test_a_question_whose_words_tell_its_answer_is_refused() -> None:
+    """"What is the profession of the actors of Paris, Texas?" -- "They work as
+    actors." (blind round 24: three answers rated 3, "tautological")."""
+    from extension.verbalize.planner import asks_what_it_names
+
+    names = {"m.pt": "Paris, Texas", "m.jaws": "Jaws"}
+    told = graph([("m.pt", "film.film.starring..film.performance.actor", "?p"),
+                  ("?p", "people.person.profession", "?x")], names)
+    assert asks_what_it_names(logical_form(told), TABLE) is not None
+    born = graph([("m.jaws", "film.film.directed_by", "?p"),
+                  ("?p", "people.person.place_of_birth", "?x")], names)
+    assert asks_what_it_names(logical_form(born), TABLE) is None
+
+
+def test_a_followed_religion_is_stated_by_its_noun() -> None:
+    names = {"m.mib": "Men in Black"}
+    g = graph([("m.mib", "film.film.starring..film.performance.actor", "?p"),
+               ("?p", "people.person.religion", "?x")], names)
+    assert realise_statement(g, [], names, TABLE, ["Catholicism"], rule="none") == \
+        "The religion of the actor of Men in Black is Catholicism."

@@ -474,8 +474,11 @@ class SeedWalk:
                 chosen = next((t for t in types if t in cvt_types), types[0])
                 triples.append((var, TYPE_PREDICATE, chosen))
                 cvt_types.add(chosen)
+        # English answers only, as WebQSP's queries ask (``langMatches(lang(?x), 'en')``):
+        # Wikidata keeps a demonym in every language ("Belize is home to people called
+        # белизы, بليزيون, … and Belizean": blind round 25 rated it 2)
         graph = build_query_graph(triples, answer="?a", cvt_types=frozenset(cvt_types),
-                                  not_equal=list(draft.not_equal))
+                                  not_equal=list(draft.not_equal), answer_languages=("en",))
         wanted = {var for var, _ in draft.cvts}
         if all(n.is_cvt for n in graph.nodes if n.id in wanted):
             return graph

@@ -533,7 +533,8 @@ class Realiser:
         else:
             wh = self.wh(c.var)
         if first in ("is", "was"):
-            if not rest or rest.startswith(("the ", "located", "based")) or wh == "what":
+            if not rest or rest.startswith(("the ", "located", "based")) or wh == "what" \
+                    or rest.rpartition(" ")[2] not in PREPOSITIONS:   # "… home to people called?"
                 return None
             be, _, rest = english.agree(f"{first} {rest}", many).partition(" ")   # "are citizens of"
             return english.capitalized(f"{wh} {be} {subject} {rest}?")

@@ -618,3 +618,11 @@ def test_a_followed_religion_is_stated_by_its_noun() -> None:
                ("?p", "people.person.religion", "?x")], names)
     assert realise_statement(g, [], names, TABLE, ["Catholicism"], rule="none") == \
         "The religion of the actor of Men in Black is Catholicism."
+
+
+def test_a_phrase_that_ends_without_a_preposition_is_not_stranded() -> None:
+    """"Which demonyms is Belize home to people called?" (blind round 25: 2 of 5)."""
+    names = {"Q242": "Belize"}
+    g = graph([("Q242", "P1549", "?x")], names)
+    text = question(g)
+    assert text is None or not text.endswith("called?"), text

@@ -1210,7 +1210,7 @@ ONE_FACT_CONTRADICTIONS = {
         {"m.robin": "Robin Wright", "m.usa": "the United States of America",
          "m.uk": "the United Kingdom"},
         ("m.robin", NAT, "m.usa"), ("m.robin", NAT, "m.uk"), "m.usa", "m.uk", "answer",
-        "Robin Wright is a citizen only of the United Kingdom."),
+        "Robin Wright's only country of citizenship is the United Kingdom."),
     # A constraint contradiction that replaces the state of (state, capital, city) keeps
     # the city: "The Kingdom of Hungary has Rome as a capital" beside "The capital of the
     # Roman Empire is Rome" was read as irrelevant by both readers of blind round 13 (a

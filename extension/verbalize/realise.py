@@ -169,6 +169,8 @@ class Realiser:
             phrase = english.phrase_before(self.phrase(c.predicate), other, named=named)
             return f"{english.agree(phrase, plural)} {other}{tail}"
         inverse = self.inverse(c.predicate)
+        if inverse and (attribute := self._attribute(c)):
+            return english.attribute_phrase(attribute, [other], plural)
         if inverse:
             return f"{english.agree(english.phrase_before(inverse, other, named=named), plural)} " \
                    f"{other}{tail}"
@@ -209,13 +211,13 @@ class Realiser:
         return out
 
     def _attribute(self, c: Constraint) -> str | None:
-        """The noun of a "has the <noun>" relation from ``c.var`` to a named entity,
-        read "has Arabic as a spoken language" (blind rounds 4-6 rated "Which place has
-        the spoken language Arabic …" 3: "like database fields"); None otherwise."""
-        if not c.var_is_subject or c.qualifiers \
-                or self.form.nodes.get(c.other, {}).get("kind") == "literal":
+        """The noun of a "has the <noun>" relation (or reverse property's) from ``c.var``
+        to a named entity, read "has Arabic as a spoken language" (rated 3 as "has the
+        spoken language Arabic …" in rounds 4-6 and 26: "like database fields")."""
+        if c.qualifiers or self.form.nodes.get(c.other, {}).get("kind") == "literal":
             return None
-        found = re.fullmatch(r"has the ([\w ]+)", self.phrase(c.predicate))
+        phrase = self.phrase(c.predicate) if c.var_is_subject else self.inverse(c.predicate)
+        found = re.fullmatch(r"has the ([\w ]+)", phrase or "")
         if not found or found.group(1).rpartition(" ")[2] in PREPOSITIONS:
             return None
         return found.group(1)
@@ -240,8 +242,7 @@ class Realiser:
         (the one the text came through): "the director of Jaws", "the film directed by
         Irvin Kershner", "the country whose capital is Vienna"."""
         if self._depth >= MAX_NESTING:
-            raise Unphrasable(f"describing {var} would nest more than {MAX_NESTING} "
-                              "descriptions (\"the capital of the country of citizenship of X\")")
+            raise Unphrasable(f"describing {var} would nest more than {MAX_NESTING} descriptions")
         self._depth += 1
         try:
             return self._describe(var, skip)

@@ -159,8 +159,8 @@ def test_kinds_written_as_names_read_with_their_article() -> None:
 
 
 def test_two_verb_phrases_with_one_verb_say_it_once() -> None:
-    assert english.shared_verb("is spoken in Egypt", "is spoken by Armenians") == \
-        "is spoken both in Egypt and by Armenians"
+    # a passive verb stays twice (round 26 rated "is spoken both in Greece and by …" 3)
+    assert english.shared_verb("is spoken in Egypt", "is spoken by Armenians") is None
     # a name before a description (the demo's "Which place contains the birthplace of
     # Francis Ford Coppola and contains Ann Arbor?" was rated 3 in 11 of 14 ratings)
     assert english.shared_verb("contains the birthplace of Francis Ford Coppola",

@@ -538,13 +538,23 @@ def test_two_subjects_in_one_time_zone_or_genre_are_asked_and_stated_with_is_in(
         "Both Heat and Ronin are in the genres Crime Fiction and Thriller."
 
 
-def test_two_relations_with_one_passive_verb_say_it_once() -> None:
+def test_a_language_asked_with_its_verb_names_its_noun_once() -> None:
+    """Not "Which spoken language is spoken in Egypt …?"; and one passive verb stays
+    twice (round 26 rated "is spoken both in Greece and by John Milton" 3 in all six
+    ratings)."""
     names = {"m.eg": "Egypt", "m.ar": "Armenians"}
     g = graph([("m.eg", "location.country.languages_spoken", "?x"),
                ("m.ar", "people.ethnicity.languages_spoken", "?x")], names)
-    assert question(g) == "Which language is spoken both in Egypt and by Armenians?"
-    assert realise_statement(g, [], names, TABLE, ["Arabic"], rule="none") == \
-        "Arabic is spoken both in Egypt and by Armenians."
+    assert question(g) == "Which language is spoken in Egypt and is spoken by Armenians?"
+
+
+def test_two_languages_of_a_country_read_by_the_reverse_property_as_an_attribute() -> None:
+    """Round 26 rated "Which country has the spoken language both German and Croatian?"
+    3: one constraint grounded through ``language.human_language.countries_spoken_in``."""
+    names = {"m.de": "German", "m.hr": "Croatian"}
+    g = graph([("m.de", "language.human_language.countries_spoken_in", "?x"),
+               ("?x", "location.country.languages_spoken", "m.hr")], names)
+    assert question(g) == "Which country has both German and Croatian as spoken languages?"
 
 
 def test_a_named_subjects_relation_narrowed_by_a_participle_asks_its_object() -> None:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from extension.verbalize import english, two_constraints
+from extension.verbalize import descriptions, english, two_constraints
 from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.logical_form import (
@@ -261,9 +261,10 @@ class Realiser:
                      and self.table.noun(c.predicate)), None)
         if head is not None and len(rest) == 1:   # "the director of Jaws"
             noun = str(self.table.noun(head.predicate))
-            clause = self._role_clause(head, noun, many)
-            if clause:
-                return clause
+            if not self.form.is_variable(head.other) and not head.qualifiers and (
+                    clause := descriptions.role_clause(self.phrase(head.predicate), noun,
+                                                       self.ref(head.other, head), many)):
+                return clause   # "the country Plato is a citizen of"
             return f"the {english.plural(noun) if many else noun} of " \
                    f"{self.ref(head.other, head)}"
         attribute = re.fullmatch(r"is the ([\w ]+) of", self.phrase(rest[0].predicate)) \
@@ -286,30 +287,7 @@ class Realiser:
             noun = "person"   # "the person who directed The Godfather", not "the director
             clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
         shown = ("people" if noun == "person" else english.plural(noun)) if many else noun
-        return f"the {shown} {' and '.join(clauses)}"
-
-    def _role_clause(self, c: Constraint, noun: str, many: bool) -> str | None:
-        """A place named by a "<place> of <role>" noun, said with the relation's verb:
-        "the country Plato is a citizen of", "the place where Federico Fellini died",
-        "the country where Dredd was produced"; None for other nouns. Blind round 19's
-        readers rated "the capital of the country of citizenship of Robert Shaw" 3
-        ("unnatural") in 14 of 16 ratings."""
-        head, of, _ = noun.partition(" of ")
-        if not of or head not in PLACE_NOUNS or self.form.is_variable(c.other) \
-                or c.qualifiers:
-            return None
-        phrase = self.phrase(c.predicate)
-        first, _, _ = phrase.partition(" ")
-        last = phrase.rpartition(" ")[2]
-        if first in ("has", "have", "is", "are") and not phrase.startswith("is a "):
-            return None   # "has the country of origin": no verb to say it with
-        subject = self.ref(c.other, c)
-        shown = english.plural(head) if many else head
-        if last == "in":
-            return f"the {shown} where {subject} {phrase[:-3]}"
-        if last in PREPOSITIONS:
-            return f"the {shown} {subject} {phrase}"
-        return None
+        return descriptions.genre_modified(shown, clauses) or f"the {shown} {' and '.join(clauses)}"
 
     def relative(self, c: Constraint, noun: str | None, plural: bool = False) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",
@@ -466,6 +444,8 @@ class Realiser:
         m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at)", phrase)
         if m:
             return english.capitalized(f"{wh} {english.agree(m.group(1), many)} {subject} {m.group(2)}?")
+        if its := re.fullmatch(r"has its (\w+) in", phrase):   # not "What is the headquarters of X?"
+            return english.capitalized(f"{wh} {'do' if many else 'does'} {subject} have its {its.group(1)}?")
         words = phrase.split()
         ends = ("in", "on", "at", "from") if wh == "where" or within else ("in", "on", "at")
         base = english.base_form(words[0]) if len(words) in (2, 3) \
@@ -518,9 +498,12 @@ class Realiser:
         "Which country is Al Pacino a citizen of?". None for a phrase that does not start
         with a verb this can move ("has the capital"), or one that says nothing after
         its copula."""
-        if RELATIVE.search(subject):
+        if RELATIVE.search(subject) and (phrase.startswith(("is ", "was ")) or any(
+                w.rpartition(" ")[2] in PREPOSITIONS for w in (phrase, subject))):
             # "Which genres is the film that features Peter Stormare in?" strands its
-            # preposition behind a clause: "What are the genres of …" reads better.
+            # preposition behind a clause: "What are the genres of …" reads better; a
+            # verb does not ("Which characters does the film directed by X feature?",
+            # not "What are the characters of …": round 26, 3 of 5)
             return None
         head, the, tail = phrase.partition(" the ")
         noun = tail if the and tail.rpartition(" ")[2] not in PREPOSITIONS else None

@@ -105,7 +105,9 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
         words = other.split(" ")
         if len(words) < 4 or not is_passive(" ".join(["is", *words[1:3]])):
             continue
-        found = re.fullmatch(r"Which ([\w ]+?) (does|do|did|is|are|was|were) (.+)", ask(c) or "")
+        # with its verb after the subject ("does Ron Paul follow"), not a stranded
+        # preposition: "Which language spoken in Egypt is The Insider in?" (round 26: 3)
+        found = re.fullmatch(r"Which ([\w ]+?) (does|do|did) (.+)", ask(c) or "")
         if found:
             return f"Which {found.group(1)} {' '.join(words[1:])} {found.group(2)} {found.group(3)}"
     return None

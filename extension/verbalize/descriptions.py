@@ -1,0 +1,61 @@
+"""Noun phrases for an intermediate entity that a person writes instead of the frame's
+"the <noun> of X" or "the <noun> that …" (issue 34, item 2: "an intermediate entity is
+described by a relation that identifies it").
+
+* a place named by a "<place> of <role>" noun is said with the relation's verb: "the
+  country Plato is a citizen of", "the place where Federico Fellini died" (blind round
+  19 rated "the capital of the country of citizenship of Robert Shaw" 3 in 14 of 16
+  ratings);
+* things in a genre take the genre as a modifier: "the slasher films", not "the films in
+  the genre Slasher" (round 26: 3 of 5).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from extension.verbalize import english
+from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS
+
+__all__ = ["genre_modified", "role_clause"]
+
+
+def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
+    """The place a "<place> of <role>" ``noun`` names, by ``phrase`` (the relation read
+    from the place's owner ``subject``): "the country Plato is a citizen of", "the place
+    where Federico Fellini died", "the country where Dredd was produced"; None for other
+    nouns or a phrase without a verb ("has the country of origin")."""
+    head, of, _ = noun.partition(" of ")
+    if not of or head not in PLACE_NOUNS:
+        return None
+    first, _, _ = phrase.partition(" ")
+    last = phrase.rpartition(" ")[2]
+    if first in ("has", "have", "is", "are") and not phrase.startswith("is a "):
+        return None
+    shown = english.plural(head) if many else head
+    if last == "in":
+        return f"the {shown} where {subject} {phrase[:-3]}"
+    if last in PREPOSITIONS:
+        return f"the {shown} {subject} {phrase}"
+    return None
+
+
+_IN_GENRE = re.compile(r"in the genre (.+)")
+
+
+def genre_modified(shown: str, clauses: Sequence[str]) -> str | None:
+    """"the slasher films" for ``shown`` "films" and the one clause "in the genre
+    Slasher"; "the science fiction films", "the action films" (a genre named "Action
+    Film" loses its "Film"); None unless the genre's name is a common noun
+    (:data:`english.PLAIN_NOUN`, :data:`english.TITLED_KIND`)."""
+    found = _IN_GENRE.fullmatch(clauses[0]) if len(clauses) == 1 else None
+    if found is None:
+        return None
+    genre = found.group(1)
+    if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
+        return None
+    modifier = re.sub(r" films?$", "", genre.lower())
+    if not modifier or modifier in ("film", "films"):
+        return None
+    return f"the {modifier} {shown}"

@@ -326,7 +326,11 @@ class Realiser:
             noun = "place"   # "Which place is the birthplace of …", not "Which birthplace …"
         if noun and avoid:
             stems = {w[:5] for w in avoid.split() if len(w) > 3}
-            noun = " ".join(w for w in noun.split() if w[:5] not in stems) or noun
+            kept = " ".join(w for w in noun.split() if w[:5] not in stems)
+            if not kept and (agent_of(noun, avoid) or noun.endswith(("er", "or", "ist"))
+                             and f"the {noun} of " in avoid):
+                return "who"   # "Who directed Ocean's 11?", not "Which director directed …"
+            noun = kept or noun
         if noun and noun not in ("entity", "one", "thing") and not self._named(var, noun):
             return f"which {english.plural(noun) if self.plural else noun}"
         return "who" if noun in PERSON_NOUNS else "what"

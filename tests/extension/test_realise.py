@@ -682,3 +682,13 @@ def test_a_vat_rate_reads_in_percent() -> None:
     names = {"Q35": "Denmark"}
     g = graph([("Q35", "P2855", "?x")], names)
     assert "25 percent" in realise_statement(g, [], names, TABLE, ["25"], rule="none")
+
+
+def test_a_noun_its_verb_repeats_is_asked_with_who() -> None:
+    """"Which director directed Ocean's 11?", "Which cinematographer was the
+    cinematographer of Get Smart?" (blind round 27: 3 of 5)."""
+    names = {"m.o": "Ocean's 11"}
+    g = {"nodes": [node("?x", "answer"), node("m.o", name="Ocean's 11")], "answer": "?x",
+         "edges": [{"source": "?x", "predicate": "film.director.film", "target": "m.o"}]}
+    realiser = Realiser(logical_form(g), TABLE, names, nouns={"?x": "director"})
+    assert realiser.question() == "Who directed Ocean's 11?"

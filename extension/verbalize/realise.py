@@ -136,6 +136,9 @@ class Realiser:
         text = self.constant(node)
         if skip is not None and self.form.nodes.get(node, {}).get("kind") == "literal":
             return with_unit(text, self.table.unit(skip.predicate))
+        if skip is not None and skip.predicate.startswith("people.ethnicity.") \
+                and not skip.var_is_subject and re.fullmatch(r"(?:[A-Z]\w+ )+[A-Z]\w*an", text):
+            return f"{text}s"   # "spoken by Asian Americans", not "by Asian American" (round 27)
         return text
 
     def _others(self, var: str, skip: Constraint | None) -> list[Constraint]:

@@ -692,3 +692,15 @@ def test_a_noun_its_verb_repeats_is_asked_with_who() -> None:
          "edges": [{"source": "?x", "predicate": "film.director.film", "target": "m.o"}]}
     realiser = Realiser(logical_form(g), TABLE, names, nouns={"?x": "director"})
     assert realiser.question() == "Who directed Ocean's 11?"
+
+
+def test_a_people_named_by_a_nationality_reads_in_the_plural() -> None:
+    """"Which language is spoken in Egypt and is spoken by Lebanese American?" (blind
+    rounds 26-27: 3 of 5)."""
+    names = {"m.eg": "Egypt", "m.la": "Lebanese American", "m.ar": "Armenians"}
+    g = graph([("m.eg", "location.country.languages_spoken", "?x"),
+               ("m.la", "people.ethnicity.languages_spoken", "?x")], names)
+    assert question(g) == "Which language is spoken in Egypt and is spoken by Lebanese Americans?"
+    plural = graph([("m.eg", "location.country.languages_spoken", "?x"),
+                    ("m.ar", "people.ethnicity.languages_spoken", "?x")], names)
+    assert question(plural) == "Which language is spoken in Egypt and is spoken by Armenians?"

@@ -20,7 +20,7 @@ from typing import Any
 from extension.core.samples import AnswerEntity, StructuredSample
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal
-from extension.verbalize.logical_form import Fanout, several_bindings
+from extension.verbalize.logical_form import Fanout, one_of_bindings, several_bindings
 from extension.verbalize.realise import realise_statement
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
@@ -81,7 +81,8 @@ def realised_statement(sample: StructuredSample, table: PhraseTable, names: Mapp
     return realise_statement(graph, query.added, names, table, texts, rule=query.rule,
                              union_subjects=query.union_subjects,
                              capped=sample.answers_capped,
-                             several=several_bindings(graph, sample.original_subgraph, fanout))
+                             several=several_bindings(graph, sample.original_subgraph, fanout),
+                             one_of=one_of_bindings(graph, sample.original_subgraph, fanout))
 
 
 def answer_text(a: AnswerEntity) -> str:

@@ -138,18 +138,33 @@ from (``outgoing``) or into ``entity`` (None: not known)."""
 
 def several_bindings(graph: Mapping[str, Any], facts: Sequence[Any],
                      fanout: Fanout | None = None) -> frozenset[str]:
-    """The variables other than the answer that several entities fill: in the grounding
+    """The variables other than the answer that several entities fill in the grounding
     ``facts`` (triples with ``s``, ``p``, ``o``; the same for every label of a question,
-    the grounding before any edit), or, for a variable described by one relation to a
-    constant, in the store (``fanout``: Jumper has several actors even where one of
-    them has the asked fact). "Where were the actors of Heat born?", not "Where was the
-    actor of Heat born?" answered with three birthplaces."""
+    the grounding before any edit): "Where were the actors of Heat born?", not "Where
+    was the actor of Heat born?" answered with three birthplaces."""
+    return _bindings(graph, facts, fanout)[0]
+
+
+def one_of_bindings(graph: Mapping[str, Any], facts: Sequence[Any],
+                    fanout: Fanout | None = None) -> frozenset[str]:
+    """The variables described by one relation to a constant that several entities fill
+    in the store (``fanout``) but one in the grounding: Fight Club has several actors,
+    and one of them has the asked fact. Said "one of the actors of Fight Club": "the
+    actors of Fight Club earned the degree Bachelor of Arts" beside a citation of Edward
+    Norton's degree alone was read as partially supportive (blind round 28, three
+    samples), "the actor of Fight Club" as if it had one."""
+    return _bindings(graph, facts, fanout)[1]
+
+
+def _bindings(graph: Mapping[str, Any], facts: Sequence[Any],
+              fanout: Fanout | None) -> tuple[frozenset[str], frozenset[str]]:
     try:
         form = logical_form(graph)
     except Unphrasable:
-        return frozenset()
+        return frozenset(), frozenset()
     cvts = {n for n, info in form.nodes.items() if info.get("is_cvt")}
     several: set[str] = set()
+    one_of: set[str] = set()
     for var, cs in form.constraints.items():
         if var == form.answer or var in cvts:
             continue
@@ -171,8 +186,8 @@ def several_bindings(graph: Mapping[str, Any], facts: Sequence[Any],
             count = fanout(value, role or outer, False) if c.var_is_subject \
                 else fanout(value, outer, True)
             if count is not None and count > 1:
-                several.add(var)
-    return frozenset(several)
+                one_of.add(var)
+    return frozenset(several), frozenset(one_of)
 
 
 def _fillers(facts: Sequence[Any], predicate: str, value: str, var_is_subject: bool
@@ -198,4 +213,4 @@ def graph_names(graph: Mapping[str, Any]) -> dict[str, str]:
 
 
 __all__ = ["Constraint", "Edge", "Fanout", "Form", "graph_names", "logical_form",
-           "ordered_constraints", "several_bindings"]
+           "one_of_bindings", "ordered_constraints", "several_bindings"]

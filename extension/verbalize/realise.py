@@ -72,13 +72,14 @@ class Realiser:
 
     def __init__(self, form: Form, table: PhraseTable, names: Mapping[str, str],
                  nouns: Mapping[str, str] | None = None, plural: bool = False,
-                 several: Collection[str] = ()) -> None:
+                 several: Collection[str] = (), one_of: Collection[str] = ()) -> None:
         self.form = form
         self.table = table
         self.names = dict(names)
         self.nouns = dict(nouns or {})
         self.plural = plural
         self.several = frozenset(several)
+        self.one_of = frozenset(one_of) - self.several   # "one of the actors of Fight Club"
         self._depth = 0
 
     # -- nodes ------------------------------------------------------------------------------
@@ -253,6 +254,13 @@ class Realiser:
             self._depth -= 1
 
     def _describe(self, var: str, skip: Constraint | None) -> str:
+        if var in self.one_of:   # described in the plural, said as one of them
+            self.several, self.one_of = self.several | {var}, self.one_of - {var}
+            try:
+                text = self._describe(var, skip)
+            finally:
+                self.several, self.one_of = self.several - {var}, self.one_of | {var}
+            return f"one of {text}" if text.startswith("the ") else text
         rest = self._others(var, skip)
         if not rest:
             raise Unphrasable(f"nothing describes {var}")
@@ -652,7 +660,8 @@ class Realiser:
 
 def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
                      table: PhraseTable, *, rule: str, union_subjects: Sequence[Any] = (),
-                     plural: bool = False, several: Collection[str] = ()) -> str | None:
+                     plural: bool = False, several: Collection[str] = (),
+                     one_of: Collection[str] = ()) -> str | None:
     """q̃ of an extended query's first disjunct ``graph`` (query-graph JSON), its
     constraints in :func:`ordered_constraints`' order; a union's subject as its
     namesakes told apart; ``several``: :func:`several_bindings`. None when it cannot be
@@ -660,7 +669,7 @@ def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapp
     try:
         form = logical_form(graph)
         realiser = Realiser(form, table, {**graph_names(graph), **names}, plural=plural,
-                            several=several)
+                            several=several, one_of=one_of)
         text = realiser.question(ordered_constraints(form, added))
         if rule == "union":
             text = union_text(text, names, union_subjects, table)
@@ -672,13 +681,13 @@ def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapp
 def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
                       table: PhraseTable, answers: Sequence[str], *, rule: str,
                       union_subjects: Sequence[Any] = (), capped: bool = False,
-                      several: Collection[str] = ()) -> str | None:
+                      several: Collection[str] = (), one_of: Collection[str] = ()) -> str | None:
     """ã of the same query (:meth:`Realiser.statement`); None when it cannot be
     realised."""
     try:
         form = logical_form(graph)
         realiser = Realiser(form, table, {**graph_names(graph), **names},
-                            plural=len(answers) > 1 or capped, several=several)
+                            plural=len(answers) > 1 or capped, several=several, one_of=one_of)
         text = realiser.statement(answers, capped, ordered_constraints(form, added))
         if rule == "union":   # the namesakes may start the sentence: "The Psycho that …"
             text = english.capitalized(union_text(text, names, union_subjects, table))

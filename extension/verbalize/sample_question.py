@@ -16,7 +16,7 @@ from extension.core.samples import StructuredSample
 from extension.verbalize import english
 from extension.verbalize.answers import constant_names
 from extension.verbalize.extended_question import extended_question, question_nouns
-from extension.verbalize.logical_form import Fanout, several_bindings
+from extension.verbalize.logical_form import Fanout, one_of_bindings, several_bindings
 from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import PhraseTable, as_table
 
@@ -116,9 +116,11 @@ def realised_question(sample: StructuredSample, table: PhraseTable,
     graph = (query.extended or (query.original,))[0]
     names = constant_names(sample)
     many = len(sample.answer_entities) > 1 or sample.answers_capped
-    several = several_bindings(graph, sample.original_subgraph, fanout)
+    facts = sample.original_subgraph
     return realise_question(graph, query.added, names, table, rule=query.rule,
-                            union_subjects=query.union_subjects, plural=many, several=several)
+                            union_subjects=query.union_subjects, plural=many,
+                            several=several_bindings(graph, facts, fanout),
+                            one_of=one_of_bindings(graph, facts, fanout))
 
 
 def _old_subject(original: object, extended: Sequence[object]) -> str | None:

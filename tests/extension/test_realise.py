@@ -704,3 +704,21 @@ def test_a_people_named_by_a_nationality_reads_in_the_plural() -> None:
     plural = graph([("m.eg", "location.country.languages_spoken", "?x"),
                     ("m.ar", "people.ethnicity.languages_spoken", "?x")], names)
     assert question(plural) == "Which language is spoken in Egypt and is spoken by Armenians?"
+
+
+def test_an_intermediate_several_fill_in_the_store_but_one_in_the_grounding_is_one_of_them() -> None:
+    """Blind round 28: "The actors of Fight Club earned the degree Bachelor of Arts"
+    beside a citation of Edward Norton's degree alone read as partially supportive."""
+    from extension.verbalize.logical_form import one_of_bindings
+
+    names = {"m.fc": "Fight Club"}
+    g = graph([("m.fc", "film.film.starring..film.performance.actor", "?p"),
+               ("?p", "people.person.education..education.education.degree", "?x")], names)
+    norton = [Triple(s="m.fc", p="film.film.starring..film.performance.actor", o="m.en")]
+    five_actors = lambda entity, predicate, outgoing: 5  # noqa: E731
+    assert several_bindings(g, norton, five_actors) == frozenset()
+    one_of = one_of_bindings(g, norton, five_actors)
+    assert one_of == {"?p"}
+    assert question(g, one_of=one_of).startswith("Which degree did one of the actors of Fight Club")
+    assert realise_statement(g, [], names, TABLE, ["Bachelor of Arts"], rule="none",
+                             one_of=one_of).startswith("One of the actors of Fight Club ")

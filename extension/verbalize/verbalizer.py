@@ -38,6 +38,7 @@ from extension.verbalize.citations import (
     exhaustive_sentence,
     fact_clause,
     hop_text,
+    one_subject_sentences,
     part_hops,
     shared_subject_sentences,
     sub_fact_hop,
@@ -203,7 +204,8 @@ class TemplateVerbalizer:
             # G: "Elijah Wood played Frodo Baggins." three times) are said once.
             names = {english.mention(n) or n for hop in part_triples for t in hop
                      for n in (t.s_name, t.o_name) if n}
-            texts = shared_subject_sentences(list(dict.fromkeys(texts)), names)
+            texts = one_subject_sentences(
+                shared_subject_sentences(list(dict.fromkeys(texts)), names), names)
             citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)

@@ -772,8 +772,8 @@ def test_constructor_overrides_and_labels() -> None:
                        o_name="New York City")])
     assert verbalizer.name == "template"
     assert texts_of(verbalizer, s) == [
-        "The Godfather was followed by The Godfather Part II. "
-        "The Godfather has New York City as a filming location."]
+        "The Godfather was followed by The Godfather Part II and has New York City as a "
+        "filming location."]
 
 
 # -- questions and answers ---------------------------------------------------------------------
@@ -1558,3 +1558,24 @@ def test_sentences_that_differ_only_in_their_last_name_are_said_once() -> None:
               "Samuel L. Jackson played Stephen in Django Unchained."]
     assert shared_subject_sentences(played, {"Samuel L. Jackson", "Pulp Fiction",
                                              "Django Unchained"}) == played
+
+
+def test_two_sentences_about_one_subject_are_said_as_one() -> None:
+    """Blind rounds 27-29 rated a citation number holding a second sentence 3
+    ("unnumbered joined fact")."""
+    from extension.verbalize.citations import one_subject_sentences
+
+    assert one_subject_sentences(["Janeane Garofalo works as a screenwriter.",
+                                  "Janeane Garofalo works as a comedian."],
+                                 {"Janeane Garofalo"}) == \
+        ["Janeane Garofalo works as a screenwriter and a comedian."]
+    assert one_subject_sentences(["Tony Blair works as a lawyer.",
+                                  "Tony Blair belongs to the ethnic group Scottish people."],
+                                 {"Tony Blair", "Scottish people"}) == \
+        ["Tony Blair works as a lawyer and belongs to the ethnic group Scottish people."]
+    # a longer name that starts with another is another subject
+    apart = ["Princeton is located in New Jersey.", "Princeton University is located in Princeton."]
+    assert one_subject_sentences(apart, {"Princeton", "Princeton University", "New Jersey"}) == apart
+    # no "A and B and C"
+    lists = ["X played A and B.", "X played C."]
+    assert one_subject_sentences(lists, {"X"}) == lists

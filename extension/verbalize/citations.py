@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
 from extension.verbalize.literals import render_literal, with_unit
+from extension.verbalize.realise_words import PLACE_NOUNS
 from extension.verbalize.relation_phrases import (
     PhraseTable,
     _local_name,
@@ -173,8 +174,10 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
     own = table[first.p]
     noun = has_noun(own)
     ending = _HELD.fullmatch(own)
-    if noun is None and ending:
+    if noun is None and ending and ending.group(1).rpartition(" ")[2] not in PLACE_NOUNS:
         noun = ending.group(1)   # "Kansas's only time zone is …", "… only religion is …"
+    # a place: "Scotland is only in the United Kingdom", not "Scotland's only country is
+    # the United Kingdom" (blind round 30: 3 of 5)
     if noun is None and not first.literal and table.kind(first.p) == "person":
         # "Jaws' only director is Steven Spielberg", "Toy Story's only composer is Randy
         # Newman", not "… was directed only by …", "… has music only by …" (blind round
@@ -185,8 +188,10 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
         # is a citizen only of …" (blind round 25 rated it 3 in 18 ratings)
         noun = table.noun(first.p)
     if noun is None:
-        return english.sentence(english.sentence_start(
-            f"{subject} {_only(_dated_phrase(first, table), objects)}"))
+        phrase = _dated_phrase(first, table)
+        if ending:   # "is only in the United Kingdom", not "is in the country the …"
+            phrase = phrase.partition(" the ")[0]
+        return english.sentence(english.sentence_start(f"{subject} {_only(phrase, objects)}"))
     return _owner_sentence(subject, noun, [_object_text(t, table) for t in triples])
 
 

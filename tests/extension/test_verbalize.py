@@ -1579,3 +1579,16 @@ def test_two_sentences_about_one_subject_are_said_as_one() -> None:
     # no "A and B and C"
     lists = ["X played A and B.", "X played C."]
     assert one_subject_sentences(lists, {"X"}) == lists
+
+
+def test_a_whole_place_slot_reads_as_only_in() -> None:
+    """"Scotland's only country is the United Kingdom" (blind round 30: 3 of 5); a time
+    zone keeps its noun."""
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    scotland = Triple(s="Q22", p="P17", o="Q145", s_name="Scotland", o_name="United Kingdom")
+    assert exhaustive_sentence([scotland], table) == "Scotland is only in the United Kingdom."
+    kansas = Triple(s="m.k", p="location.location.time_zones", o="m.c", s_name="Kansas",
+                    o_name="Central Time Zone")
+    assert exhaustive_sentence([kansas], table) == "Kansas' only time zone is the Central Time Zone."

@@ -167,8 +167,7 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
                                [_subject_text(t) for t in triples])
     if phrase:
         subjects = english.join([_subject_text(t) for t in triples])
-        return english.sentence(english.sentence_start(
-            f"{_object_text(first, table)} {_only(phrase, subjects)}"))
+        return _only_sentence(_object_text(first, table), phrase, subjects, len(triples))
     subject = _subject_text(first)
     objects = english.join([_object_text(t, table) for t in triples])
     own = table[first.p]
@@ -191,7 +190,7 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
         phrase = _dated_phrase(first, table)
         if ending:   # "is only in the United Kingdom", not "is in the country the …"
             phrase = phrase.partition(" the ")[0]
-        return english.sentence(english.sentence_start(f"{subject} {_only(phrase, objects)}"))
+        return _only_sentence(subject, phrase, objects, len(triples))
     return _owner_sentence(subject, noun, [_object_text(t, table) for t in triples])
 
 
@@ -218,13 +217,22 @@ def _owner_sentence(subject: str, noun: str, objects: Sequence[str]) -> str:
 _PREPOSITIONS = frozenset({"of", "by", "in", "at", "on", "for", "to", "with", "from", "into"})
 
 
+def _only_sentence(subject: str, phrase: str, objects: str, count: int) -> str:
+    """"<subject> <phrase> <objects>" said as all there is (:func:`_only`); a place's
+    teams by where they are based: "The only team based in Japan is the Japan national
+    football team." ("Japan is home only to …" was rated 3 by both readers of round
+    30)."""
+    if phrase == "is the home of":
+        teams, be = ("teams", "are") if count > 1 else ("team", "is")
+        return english.sentence(f"The only {teams} based in {subject} {be} {objects}")
+    return english.sentence(english.sentence_start(f"{subject} {_only(phrase, objects)}"))
+
+
 def _only(phrase: str, objects: str) -> str:
     """``phrase`` and its ``objects`` with "only" where a writer puts it: before the
     phrase's last preposition ("is a citizen only of the United Kingdom", "was directed
     only by Rob Minkoff"), after a lone verb ("speaks only English"); else at the end.
     Readers of blind rounds 5-6 found a trailing "only" odd ("directed Chinatown only")."""
-    if phrase == "is the home of":   # "Argentina is home only to Boca Juniors"
-        return f"is home only to {objects}"
     words = phrase.split()
     if len(words) >= 2 and words[-1] in _PREPOSITIONS:
         return f"{' '.join(words[:-1])} only {words[-1]} {objects}"

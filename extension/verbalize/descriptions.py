@@ -7,7 +7,10 @@ described by a relation that identifies it").
   19 rated "the capital of the country of citizenship of Robert Shaw" 3 in 14 of 16
   ratings);
 * things in a genre take the genre as a modifier: "the slasher films", not "the films in
-  the genre Slasher" (round 26: 3 of 5).
+  the genre Slasher" (round 26: 3 of 5);
+* what an entity is the "<noun> of" reads by that noun ("the capital of France", "the
+  genre of Heat"), a team's home by where it is based ("the country where Boca Juniors
+  is based": "the home of Boca Juniors" was rated 3 in round 30).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["genre_modified", "role_clause"]
+__all__ = ["genre_modified", "owner_phrase", "role_clause"]
 
 
 def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
@@ -59,3 +62,28 @@ def genre_modified(shown: str, clauses: Sequence[str]) -> str | None:
     if not modifier or modifier in ("film", "films"):
         return None
     return f"the {modifier} {shown}"
+
+
+_OWNED = re.compile(r"is the ([\w ]+) of")
+_HELD_IN = re.compile(r"is in the ([\w ]+)")
+_PLACED_IN = re.compile(r"is (based|located|headquartered) in")
+
+
+def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None) -> str | None:
+    """A template (``{}`` for the owner's text) naming what the owner of a relation read
+    ``phrase`` from it (and ``inverse`` from the owner) is: "the capital of {}" ("is the
+    capital of"); "the genre of {}" ("includes the film", inverse "is in the genre"),
+    not "the film genre that includes the film Heat"; "the country where {} is based"
+    for a home (``noun``: the entity's type noun, a place noun or "place"). None for
+    other phrases. ``many``: the entity is several ("the genres of {}")."""
+    owned = _OWNED.fullmatch(phrase)
+    placed = _PLACED_IN.fullmatch(inverse or "")
+    if owned and owned.group(1) == "home" and placed:
+        head = noun if noun in PLACE_NOUNS else "place"
+        shown = english.plural(head) if many else head
+        return f"the {shown} where {{}} is {placed.group(1)}"
+    held = _HELD_IN.fullmatch(inverse or "") if phrase.startswith("includes ") else None
+    found = owned or held
+    if found is None:
+        return None
+    return f"the {english.plural(found.group(1)) if many else found.group(1)} of {{}}"

@@ -76,8 +76,8 @@ def phrase_before(phrase: str, other: str, *, named: bool = True) -> str:
     head, the, last = phrase.rpartition(" the ")
     if not the or last.rpartition(" ")[2] in _PREPOSITIONS:   # "is the home of" stays
         return phrase
-    if other.startswith((f"the {last} ", f"the {plural(last)} ")):   # "the genres of X"
-        return head
+    if other.startswith((f"the {last} ", f"the {plural(last)} ", f"one of the {plural(last)} ")):
+        return head   # "the genres of X", "is in one of the genres of X"
     if named and other.lower().endswith(f" {last.lower()}") and not other.startswith("the "):
         # "is in the Eastern Time Zone", not "is in the time zone Eastern Time Zone" (blind
         # round 10: 3 of 5); the caller's name follows "the"
@@ -425,7 +425,13 @@ def attribute_phrase(noun: str, names: Sequence[str], many: bool = False) -> str
         return " and ".join(parts)
     both = "both " if len(names) == 2 else ""
     role = article(noun) if len(names) == 1 else plural(noun)
+    if noun in ONE_OF_A_KIND and len(names) == 1 and not many:
+        role = f"its {noun}"   # "has Vienna as its capital" (round 30: "as a capital", 3)
     return f"{'have' if many else 'has'} {both}{join(list(names))} as {role}"
+
+
+ONE_OF_A_KIND = frozenset({"capital", "currency"})
+"""Attributes a subject has one of, said "has Vienna as its capital"."""
 
 
 def agree(vp: str, many: bool) -> str:

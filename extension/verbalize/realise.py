@@ -278,17 +278,12 @@ class Realiser:
                 return clause   # "the country Plato is a citizen of"
             return f"the {english.plural(noun) if many else noun} of " \
                    f"{self.ref(head.other, head)}"
-        attribute = re.fullmatch(r"is the ([\w ]+) of", self.phrase(rest[0].predicate)) \
-            if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers else None
-        if attribute:   # "the capital of X"
-            noun = english.plural(attribute.group(1)) if many else attribute.group(1)
-            return f"the {noun} of {self.ref(rest[0].other, rest[0])}"
-        held = re.fullmatch(r"is in the ([\w ]+)", self.table.inverse(rest[0].predicate) or "") \
-            if len(rest) == 1 and rest[0].var_is_subject and not rest[0].qualifiers and \
-            self.phrase(rest[0].predicate).startswith("includes ") else None
-        if held:   # "the genre of Heat", not "the film genre that includes the film Heat"
-            kind = english.plural(held.group(1)) if many else held.group(1)
-            return f"the {kind} of {self.ref(rest[0].other, rest[0])}"
+        c = rest[0]
+        if len(rest) == 1 and c.var_is_subject and not c.qualifiers and (
+                owned := descriptions.owner_phrase(self.phrase(c.predicate),
+                                                   self.table.inverse(c.predicate), many,
+                                                   self.noun(var, skip))):
+            return owned.format(self.ref(c.other, c))   # "the capital of X"
         named = self.noun(var, skip) or {"person": "person", "place": "place"}.get(self.kind(var))
         if named is None:
             raise Unphrasable(f"no noun names {var}")
@@ -642,6 +637,13 @@ class Realiser:
         merged = english.shared_verb(*vps) if len(vps) == 2 and not capped else None
         if merged:   # "Arabic is spoken both in Egypt and by Armenians."
             return english.sentence(english.capitalized(f"{listed} {merged}"))
+        who = "who" if self.kind(self.form.answer) == "person" \
+            or self.noun(self.form.answer) in PERSON_NOUNS else "which"
+        if not many and self.kind(self.form.answer) not in ("date", "number") and (
+                verbal := two_constraints.object_answer_statement(
+                cs, vps, lambda c: self.table.inverse(c.predicate) if c.var_is_subject
+                else self.phrase(c.predicate), self.ref, self.several.__contains__, listed, who)):
+            return verbal   # "The director of Jaws was born in Cincinnati, which is …"
         if len(vps) == 2 and not many:
             # "Japan, which contains Tokyo, is the country of citizenship of Fumio
             # Hayasaka.", not "Japan is the country of citizenship of … and contains
@@ -650,8 +652,6 @@ class Realiser:
             main = next((vp for vp in vps if vp.startswith(("is the ", "is an ", "is a "))),
                         vps[0])
             clause = vps[1] if main is vps[0] else vps[0]
-            who = "who" if self.kind(self.form.answer) == "person" \
-                or self.noun(self.form.answer) in PERSON_NOUNS else "which"
             return english.sentence(english.capitalized(f"{listed}, {who} {clause}, {main}"))
         subject = f"{listed}, among others," if capped else listed
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))

@@ -17,6 +17,11 @@ The answer as what a named subject's relation reaches, narrowed by a passive par
 practised in Indonesia and is the religion of Ron Paul?" (rated 3 of 5, the noun said
 twice).
 
+An answer that one constraint reaches by a verb and the other describes, stated from
+the verb's subject: "The director of Jaws was born in Cincinnati, which is located in
+Ohio.", not "Cincinnati, which is located in Ohio, is the birthplace of the director of
+Jaws." (blind round 30: "clause order unnatural", "passive and roundabout").
+
 CAQA §4.4 asks q̃ and ã to read naturally (Appendix A, Tables 10-11).
 """
 
@@ -29,7 +34,8 @@ from extension.verbalize import english
 from extension.verbalize.logical_form import Constraint
 from extension.verbalize.realise_words import PREPOSITIONS, is_passive
 
-__all__ = ["narrowed_object_question", "shared_held_question", "shared_held_statement"]
+__all__ = ["narrowed_object_question", "object_answer_statement", "shared_held_question",
+           "shared_held_statement"]
 
 Phrase = Callable[[str], str]
 """predicate -> its phrase "S <phrase> O" (raises Unphrasable when it has none)."""
@@ -110,4 +116,43 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
         found = re.fullmatch(r"Which ([\w ]+?) (does|do|did) (.+)", ask(c) or "")
         if found:
             return f"Which {found.group(1)} {' '.join(words[1:])} {found.group(2)} {found.group(3)}"
+    return None
+
+
+_ROUNDABOUT = re.compile(r"(?:is|are|was|were) the [\w ]+ of |has .+ as an? |(?:was|were) \w+ by ")
+"""The answer's side of a relation read through a noun or a passive ("is the birthplace
+of X", "has Arabic as a spoken language", "was attended by X"): said from X instead.
+An active reading ("stars Leonardo DiCaprio", "has music by James Horner", "influenced
+Michael Jackson") keeps the answer first, as the question asks."""
+
+
+def object_answer_statement(cs: Sequence[Constraint], vps: Sequence[str],
+                            reading: Callable[[Constraint], str | None], ref: Ref,
+                            several: Callable[[str], bool], listed: str, who: str
+                            ) -> str | None:
+    """"The director of Jaws was born in Cincinnati, which is located in Ohio." for the
+    two constraints ``cs`` on one answer (``listed``) with verb phrases ``vps`` (the
+    answer as their subject, in ``cs``' order): one reaching the answer by a verb
+    ("was born in", "studied at") that reads roundabout from the answer
+    (:data:`_ROUNDABOUT`), the other the answer's own ("is located in Ohio");
+    ``who``: "who" or "which" for the answer; ``several``: whether a subject reads as
+    many ("The actors of Heat were born in …"); ``reading``: a constraint's phrase from
+    its other end to the answer (a reverse property's inverse: "was born in" for "is the
+    birthplace of"), None without one. None otherwise."""
+    if len(cs) != 2 or len(vps) != 2:
+        return None
+    for i, c in enumerate(cs):
+        own = reading(c) or ""
+        verb = own.partition(" ")[0]
+        if not own or c.qualifiers \
+                or own.startswith("includes") or not _ROUNDABOUT.match(vps[i]) \
+                or not (is_passive(own) or own.startswith("was born ")
+                        or english.base_form(verb) is not None):
+            continue
+        # "Ron Paul follows Protestantism", not "follows the religion Protestantism"
+        head = verb if re.fullmatch(r"\w+ the [\w ]+", own) and \
+            own.rpartition(" ")[2] not in PREPOSITIONS else english.phrase_before(own, listed)
+        head = english.agree(head, several(c.other))
+        return english.sentence(english.sentence_start(
+            f"{ref(c.other, c)} {head} {listed}, {who} {vps[1 - i]}"))
     return None

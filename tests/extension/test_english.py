@@ -169,3 +169,12 @@ def test_two_verb_phrases_with_one_verb_say_it_once() -> None:
     assert english.shared_verb("has music by John Williams", "has the member X") is None
     assert english.shared_verb("stars Tom Hanks", "stars in Big") is None
     assert english.shared_verb("directed Jaws", "was born in Ohio") is None
+
+
+def test_an_attribute_a_subject_has_one_of_is_its_own() -> None:
+    """Blind round 30: "The United States of America has Washington, D.C. as a capital"
+    rated 3 ("as a capital")."""
+    assert english.attribute_phrase("capital", ["Washington, D.C."]) == \
+        "has Washington, D.C. as its capital"
+    assert english.attribute_phrase("spoken language", ["Arabic"]) == \
+        "has Arabic as a spoken language"

@@ -722,3 +722,45 @@ def test_an_intermediate_several_fill_in_the_store_but_one_in_the_grounding_is_o
     assert question(g, one_of=one_of).startswith("Which degree did one of the actors of Fight Club")
     assert realise_statement(g, [], names, TABLE, ["Bachelor of Arts"], rule="none",
                              one_of=one_of).startswith("One of the actors of Fight Club ")
+
+
+def test_a_country_described_by_its_team_is_where_the_team_is_based() -> None:
+    """Blind round 30: "Which religions are practised in the home of Boca Juniors?"
+    rated 3 by both readers."""
+    names = {"m.boca": "Boca Juniors"}
+    g = graph([("?c", "sports.sports_team_location.teams", "m.boca"),
+               ("?c", "location.country.languages_spoken", "?x")], names)
+    assert question(g) == "Which language is spoken in the country where Boca Juniors is based?"
+
+
+def test_one_of_several_genres_follows_in_the_genre_once() -> None:
+    """"… are listed in the genre one of the genres of 2 Fast 2 Furious" (a described
+    genre said as one of several): the phrase's own "the genre" goes."""
+    from extension.verbalize import english
+
+    assert english.phrase_before("is listed in the genre", "one of the genres of Heat") == \
+        "is listed in"
+
+
+def test_an_answer_reached_by_a_verb_is_stated_from_the_verbs_subject() -> None:
+    """Blind round 30: "Melbourne, which is located in Victoria, is the birthplace of
+    John Williams." ("clause order unnatural") and "University College London, which is
+    located in London, was attended by …" ("passive and roundabout")."""
+    names = {"m.jw": "John Williams", "m.vic": "Victoria"}
+    g = graph([("m.jw", "people.person.place_of_birth", "?x"),
+               ("?x", "location.location.containedby", "m.vic")], names)
+    assert realise_statement(g, [], names, TABLE, ["Melbourne"], rule="none") == \
+        "John Williams was born in Melbourne, which is located in Victoria."
+    # an active reading from the answer keeps the answer first, as the question asks
+    names = {"m.jh": "James Horner", "m.ld": "Leonardo DiCaprio"}
+    g = graph([("?x", "film.film.music", "m.jh"),
+               ("?x", "film.film.starring..film.performance.actor", "m.ld")], names)
+    text = realise_statement(g, [], names, TABLE, ["Titanic"], rule="none")
+    assert text is not None and text.startswith("Titanic, which "), text
+    # a kind after the verb goes: "Ron Paul follows Protestantism, which is …"
+    names = {"m.rp": "Ron Paul", "m.ca": "Canada"}
+    g = graph([("m.rp", "people.person.religion", "?x"),
+               ("m.ca", "location.statistical_region.religions..location.religion_percentage.religion",
+                "?x")], names)
+    text = realise_statement(g, [], names, TABLE, ["Protestantism"], rule="none")
+    assert text == "Ron Paul follows Protestantism, which is practised in Canada.", text

@@ -1327,7 +1327,13 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
         "Massachusetts' only time zone is the Central Time Zone."
     home = Triple(s="m.ar", p="sports.sports_team_location.teams", o="m.boca",
                   s_name="Argentina", o_name="Boca Juniors")
-    assert exhaustive_sentence([home], table) == "Argentina is home only to Boca Juniors."
+    # round 30 rated "Argentina is home only to Boca Juniors" 3 in turn (both readers)
+    assert exhaustive_sentence([home], table) == \
+        "The only team based in Argentina is Boca Juniors."
+    river = Triple(s="m.ar", p="sports.sports_team_location.teams", o="m.river",
+                   s_name="Argentina", o_name="River Plate")
+    assert exhaustive_sentence([home, river], table) == \
+        "The only teams based in Argentina are Boca Juniors and River Plate."
     children = Triple(s="m.gw", p="P1971", o="4", s_name="George Washington", literal=True,
                       datatype="http://www.w3.org/2001/XMLSchema#decimal")
     table = PhraseTable(overrides={"P1971": "has the number of children"})
@@ -1592,3 +1598,45 @@ def test_a_whole_place_slot_reads_as_only_in() -> None:
     kansas = Triple(s="m.k", p="location.location.time_zones", o="m.c", s_name="Kansas",
                     o_name="Central Time Zone")
     assert exhaustive_sentence([kansas], table) == "Kansas' only time zone is the Central Time Zone."
+
+
+def test_a_description_a_reader_knows_fits_several_is_one_of_them(tmp_path: Path) -> None:
+    """Blind round 30: "the person who died in Berlin", "the actor of Beowulf", "the film
+    directed by Roman Polanski" each rated 3 by both readers ("placeholder-ish"): the
+    store keeps one person born in Cincinnati, a reader knows there are more. A relation
+    most of whose objects have several subjects (measured over enough facts) counts as
+    several for a description; one that is functional that way does not."""
+    from extension.verbalize.verbalizer import MEASURED_FACTS, reader_fanout
+
+    born = "people.person.place_of_birth"
+    people = [Entity(f"m.p{i}", f"Person {i}") for i in range(41)]
+    cities = [Entity(f"m.c{i}", f"City {i}") for i in range(10)] + [Entity("m.cin", "Cincinnati")]
+    facts = [Fact(f"m.p{i}", born, f"m.c{i % 10}") for i in range(40)] + \
+        [Fact("m.p40", born, "m.cin")]
+    films = [Entity(f"m.f{i}", f"Film {i}") for i in range(40)]
+    facts += [Fact(f"m.f{i}", DIRECTED, f"m.p{i}") for i in range(40)]
+    with open_store(tmp_path / "kg", create=True) as store:
+        store.ingest(people + cities + films, facts)
+        verbalizer = TemplateVerbalizer.from_store(store)
+        assert verbalizer.fanout is not None
+        # Cincinnati has one native in the store, but places have several: "one of the
+        # people born in Cincinnati"
+        assert verbalizer.fanout("m.cin", born, False) == 2
+        assert reader_fanout(store, "m.cin", born, False, facts=41) == 2
+        # a film's director: one per film, "the director of Film 3"
+        assert verbalizer.fanout("m.f3", DIRECTED, True) == 1
+        # too few facts to say: the store's own count
+        assert reader_fanout(store, "m.cin", born, False, facts=MEASURED_FACTS - 1) == 1
+
+
+def test_a_teams_home_is_where_it_is_based() -> None:
+    """Blind round 30: "the home of Boca Juniors" rated 3 by both readers."""
+    from extension.verbalize.descriptions import owner_phrase
+
+    assert owner_phrase("is the home of", "is based in", False, "country") == \
+        "the country where {} is based"
+    assert owner_phrase("is the home of", "is based in", False, None) == \
+        "the place where {} is based"
+    assert owner_phrase("is the capital of", None, False, "city") == "the capital of {}"
+    assert owner_phrase("includes the film", "is in the genre", True, None) == "the genres of {}"
+    assert owner_phrase("directed", "was directed by", False, None) is None

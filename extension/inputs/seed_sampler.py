@@ -88,6 +88,9 @@ FAILURE_REASONS: dict[str, str] = {
     "same_fact_twice": "path: both hops go through n-ary facts of one kind (the "
                        "character of a film's performance, then that character's "
                        "performances), so the question restates one fact",
+    "description_fits_several": "path: the store has one intermediate entity where a "
+                                "reader expects several (one actor of a film, one native "
+                                "of a city), so its description would pin nobody",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }

@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Literal as TypingLiteral
 
 from extension.core.asked_relations import asked_weight
+from extension.core.functionality import functionality
 from extension.core.grounding import Grounder, Grounding
 from extension.core.query_graph import (
     TYPE_PREDICATE,
@@ -33,7 +34,13 @@ from extension.inputs.questions import Answer, ParsedQuestion
 from extension.verbalize import english
 from extension.verbalize.extended_question import reads_as_mediator
 from extension.verbalize.logical_form import logical_form
-from extension.verbalize.planner import HUB_MAX_LINKS, HUB_SHARE, asks_what_it_names, is_hub
+from extension.verbalize.planner import (
+    HUB_MAX_LINKS,
+    HUB_SHARE,
+    asks_what_it_names,
+    fits_several,
+    is_hub,
+)
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import PhraseTable, folded_key
 from extension.verbalize.seed_questions import PERSON_NOUNS, Unphrasable, template_question
@@ -311,6 +318,16 @@ class SeedWalk:
             out.sort(key=lambda c: not c.cvts)
         return out
 
+    def fits_several(self, choice: _Choice) -> bool:
+        """Whether a reader expects several entities at the end of ``choice`` from its
+        start (:func:`~extension.verbalize.planner.fits_several`): a path question whose
+        grounding reaches one of them ("the actor of Beowulf" for the one actor with a
+        country in the store) would describe nobody in particular (blind round 31 rated
+        "one of the films that feature X" 3 in 16 ratings)."""
+        ends = functionality(self.store, choice.predicate)
+        return fits_several(ends.forward if choice.forward else ends.inverse,
+                            self.counts.get(choice.predicate, 0))
+
     def draw_hop(self, choice: _Choice, rng: random.Random, *, entity_end: bool) -> _Hop | None:
         """One concrete hop of ``choice``; through CVTs: one of its CVTs, then one of
         the CVT's roles by specificity. ``entity_end`` keeps hops that end at an entity
@@ -379,7 +396,7 @@ class SeedWalk:
                     reason = "same_fact_twice"
                     continue
                 outcome = self.finish("path", _draft([(h0, d, "?v"), (h1, "?v", "?a")], (d,)),
-                                      qid)
+                                      qid, described=first)
                 if outcome.question is not None:
                     return outcome
                 reason = outcome.reason
@@ -486,8 +503,11 @@ class SeedWalk:
             n.model_copy(update={"is_cvt": True}) if n.id in wanted else n
             for n in graph.nodes)})
 
-    def finish(self, shape: SeedShape, draft: _Draft, qid: str) -> _Outcome:
-        """Ground and check ``draft``; the question record when it passes."""
+    def finish(self, shape: SeedShape, draft: _Draft, qid: str,
+               described: _Choice | None = None) -> _Outcome:
+        """Ground and check ``draft``; the question record when it passes. ``described``:
+        the relation that describes the path's ``?v``, refused when its grounding binds
+        one ``?v`` and a reader expects several (:meth:`fits_several`)."""
         graph = self.graph(draft)
         signature = (shape, tuple(sorted((e.source, e.predicate, e.target) for e in graph.edges)),
                      graph.not_equal)
@@ -501,6 +521,9 @@ class SeedWalk:
         else:
             grounding = self.grounder.ground(graph)
             reason = self._answer_problem(grounding, classification.subjects)
+            if reason is None and described is not None and self.fits_several(described) \
+                    and len({str(b.get("v")) for b in grounding.bindings}) == 1:   # no "?"
+                reason = "description_fits_several"
         answers: tuple[Answer, ...] = ()
         if reason is None and grounding is not None:
             answers = self.answers(grounding.answers)

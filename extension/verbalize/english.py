@@ -430,7 +430,7 @@ def attribute_phrase(noun: str, names: Sequence[str], many: bool = False) -> str
     return f"{'have' if many else 'has'} {both}{join(list(names))} as {role}"
 
 
-ONE_OF_A_KIND = frozenset({"capital", "currency"})
+ONE_OF_A_KIND = frozenset({"capital", "currency", "prequel", "sequel"})
 """Attributes a subject has one of, said "has Vienna as its capital"."""
 
 

@@ -12,7 +12,9 @@ A candidate is refused when:
   constants, a new relation that is bookkeeping, a new constant that is a hub;
 * a way-1 description does not pin the entity it replaces in the store ("the person
   whose profession is Composer": the new entity has more than one neighbour over the
-  new relation, on that side);
+  new relation, on that side), or not for a reader ("the person who died in Berlin":
+  the relation has several on that side for most entities,
+  :func:`~extension.verbalize.planner.fits_several`);
 * a new constant is named by a name other entities of the store share ("the language
   of Madagascar", the film, beside the country): the question's text could not pin it
   (a noun before it, "the film Madagascar", would not pin a second film of that name).
@@ -24,12 +26,14 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from extension.core.functionality import functionality
 from extension.verbalize import english
 from extension.verbalize.extended_question import Unphrasable
 from extension.verbalize.logical_form import logical_form
 from extension.verbalize.planner import (
     HubCounter,
     asks_what_it_names,
+    fits_several,
     too_many_constraints,
     unaskable,
 )
@@ -86,6 +90,12 @@ def question_check(store: Store, question: str,
                 if len(read(entity, predicate=edge.predicate, limit=2)) > 1:
                     return (f"question: the new hop from {names.get(entity, entity)!r} "
                             "describes more than the entity it replaces")
+                ends = functionality(store, edge.predicate)
+                if fits_several(ends.forward if entity_is_subject else ends.inverse,
+                                hubs.counts.get(edge.predicate, 0)):
+                    return (f"question: a reader takes the new hop from "
+                            f"{names.get(entity, entity)!r} to fit several entities "
+                            f"({edge.predicate} has several on that side)")
             elif hubs.hub(entity, edge.predicate, entity_is_subject=entity_is_subject):
                 return (f"question: {names.get(entity, entity)!r} is a hub of "
                         f"{edge.predicate}: it narrows nothing a reader asks about")

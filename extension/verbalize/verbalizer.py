@@ -45,6 +45,7 @@ from extension.verbalize.citations import (
 )
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.logical_form import Fanout
+from extension.verbalize.planner import fits_several
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import (
     FrameColumns,
@@ -315,31 +316,23 @@ def store_fanout(store: Store, entity: str, predicate: str, outgoing: bool) -> i
     return sum(1 for f in around.facts if f.predicate == predicate and end(f))
 
 
-MEASURED_FACTS = 30
-"""Fewest facts of a predicate whose measured functionality :func:`reader_fanout`
-trusts: the Wikidata sample store's five citizenship facts (four people with one
-country, one with two) said nothing of how many countries a person has."""
-
-
 def reader_fanout(store: Store, entity: str, predicate: str, outgoing: bool, *,
                   facts: int) -> int | None:
     """How many entities a reader takes ``entity`` to have at the other end of
-    ``predicate``: the store's count (:func:`store_fanout`), and at least 2 where fewer
-    than :data:`~extension.core.functionality.FUNCTIONAL_SHARE` of the predicate's
-    entities on that end hold one fact of it (a film's actors, the people born in a
-    city, a director's films), measured over at least :data:`MEASURED_FACTS` ``facts``. The store may keep one actor of Beowulf or one person
+    ``predicate``: the store's count (:func:`store_fanout`), and at least 2 where the
+    relation fits several on that end (:func:`~extension.verbalize.planner.fits_several`
+    over its ``facts``: a film's actors, the people born in a city, a director's films). The store may keep one actor of Beowulf or one person
     who died in Berlin, but a reader knows there are others: "the actor of Beowulf",
     "the person who died in Berlin", "the film directed by Roman Polanski" read as
     placeholders (blind round 30: each rated 3 by both readers), "one of the actors of
     Beowulf" does not (:func:`~extension.verbalize.logical_form.one_of_bindings`)."""
-    from extension.core.functionality import FUNCTIONAL_SHARE, functionality
+    from extension.core.functionality import functionality
 
     count = store_fanout(store, entity, predicate, outgoing)
-    if (count is not None and count != 1) or facts < MEASURED_FACTS:
+    if count is not None and count != 1:
         return count
     ends = functionality(store, predicate)
-    share = ends.forward if outgoing else ends.inverse
-    return 2 if share < FUNCTIONAL_SHARE else count
+    return 2 if fits_several(ends.forward if outgoing else ends.inverse, facts) else count
 
 
 def exhaustive_slots(sample: StructuredSample,

@@ -118,3 +118,27 @@ def test_a_hub_constant_is_refused_as_a_new_constraint(tmp_path: Path) -> None:
         refused = check(way2("m.drama"))
         assert refused is not None and "hub" in refused
         assert check(way2("m.noir")) is None
+
+
+def test_a_way1_description_a_reader_takes_for_several_is_refused(tmp_path: Path) -> None:
+    """Blind rounds 30-31: "the person who died in Berlin", "one of the people born in
+    Honolulu" rated 3 (placeholder-ish). The store keeps one film a sequel of The
+    Godfather Part II names, but when most films have several sequels (measured over
+    enough facts) "the film whose sequel is X" pins nothing for a reader."""
+    from extension.verbalize.planner import MEASURED_FACTS, fits_several
+
+    assert fits_several(0.57, MEASURED_FACTS) and not fits_several(0.57, MEASURED_FACTS - 1)
+    assert not fits_several(0.97, 10_000)
+    films = [Entity(f"m.f{i}", f"Film {i}") for i in range(60)]
+    # films 0-19 each have two sequels, each sequel one film before it: the relation
+    # fits several from its subject's side, one from its object's
+    many = [Fact(f"m.f{i}", SEQUEL, f"m.f{20 + i}") for i in range(20)] + \
+        [Fact(f"m.f{i}", SEQUEL, f"m.f{40 + i}") for i in range(20)]
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([*ENTITIES, *films], [*FACTS, *many])
+        check = question_check(store, "who directed the godfather?")
+        # ?v1 --sequel--> m.g2: read from The Godfather Part II, one prequel per film
+        assert check(way1("m.g2", SEQUEL, False)) is None
+        # m.g --sequel--> ?v1: read from The Godfather, "its sequels" fit several
+        refused = check(way1("m.g", SEQUEL, True))
+        assert refused is not None and "several" in refused, refused

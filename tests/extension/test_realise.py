@@ -170,7 +170,7 @@ def test_two_constraints_coordinate_with_the_answer_as_subject() -> None:
     g = graph([("?x", "film.film.directed_by", "m.jw"), ("?x", "film.film.prequel", "m.sw")],
               JAWS)
     assert question(g, [("?x", "film.film.prequel", "m.sw")], rule="intersection_way2") \
-        == "Which film was directed by John Williams and has Star Wars as a prequel?"
+        == "Which film was directed by John Williams and has Star Wars as its prequel?"
 
 
 def test_a_mediator_hop_reads_as_one_relation_and_its_qualifier_as_a_preposition() -> None:

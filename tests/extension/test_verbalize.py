@@ -839,7 +839,7 @@ def test_verbalize_names_the_old_subject_of_way_1_from_the_subgraph() -> None:
     text = TemplateVerbalizer().verbalize(s)
     assert text.question_extended == "Who directed the film whose sequel is The Godfather Part II?"
     assert [c.text for c in text.citations] == [
-        "The Godfather has The Godfather Part II as a sequel.",
+        "The Godfather has The Godfather Part II as its sequel.",
         "The Godfather was directed by Francis Ford Coppola."]
 
 
@@ -1606,7 +1606,8 @@ def test_a_description_a_reader_knows_fits_several_is_one_of_them(tmp_path: Path
     store keeps one person born in Cincinnati, a reader knows there are more. A relation
     most of whose objects have several subjects (measured over enough facts) counts as
     several for a description; one that is functional that way does not."""
-    from extension.verbalize.verbalizer import MEASURED_FACTS, reader_fanout
+    from extension.verbalize.planner import MEASURED_FACTS
+    from extension.verbalize.verbalizer import reader_fanout
 
     born = "people.person.place_of_birth"
     people = [Entity(f"m.p{i}", f"Person {i}") for i in range(41)]

@@ -41,6 +41,7 @@ from extension.verbalize.citations import (
     one_subject_sentences,
     part_hops,
     shared_subject_sentences,
+    shared_tail_sentences,
     sub_fact_hop,
 )
 from extension.verbalize.literals import is_number_datatype
@@ -208,8 +209,8 @@ class TemplateVerbalizer:
             # G: "Elijah Wood played Frodo Baggins." three times) are said once.
             names = {english.mention(n) or n for hop in part_triples for t in hop
                      for n in (t.s_name, t.o_name) if n}
-            texts = one_subject_sentences(
-                shared_subject_sentences(list(dict.fromkeys(texts)), names), names)
+            texts = one_subject_sentences(shared_tail_sentences(
+                shared_subject_sentences(list(dict.fromkeys(texts)), names), names), names)
             citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)

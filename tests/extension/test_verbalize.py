@@ -1641,3 +1641,42 @@ def test_a_teams_home_is_where_it_is_based() -> None:
     assert owner_phrase("is the capital of", None, False, "city") == "the capital of {}"
     assert owner_phrase("includes the film", "is in the genre", True, None) == "the genres of {}"
     assert owner_phrase("directed", "was directed by", False, None) is None
+
+
+def test_sentences_that_differ_only_in_their_subject_are_said_once() -> None:
+    """Blind round 32: a citation number holding a second sentence rated 3 in 22
+    ratings ("two facts under one number")."""
+    from extension.verbalize.citations import shared_tail_sentences
+
+    names = {"Akira Kurosawa", "Hayao Miyazaki", "Tokyo", "Jaws", "Schindler's List", "Duel",
+             "Steven Spielberg", "John Hurt", "Edward Furlong", "Italy", "the Republic of Ireland"}
+    assert shared_tail_sentences(["Akira Kurosawa was born in Tokyo.",
+                                  "Hayao Miyazaki was born in Tokyo."], names) == \
+        ["Akira Kurosawa and Hayao Miyazaki were born in Tokyo."]
+    assert shared_tail_sentences(["Jaws' only director is Steven Spielberg.",
+                                  "Schindler's List's only director is Steven Spielberg.",
+                                  "Duel's only director is Steven Spielberg."], names) == \
+        ["Steven Spielberg is the only director of Jaws, Schindler's List and Duel."]
+    # a singular noun after the verb has no plural the merge could give
+    kept = ["John Hurt works only as an actor.", "Edward Furlong works only as an actor.",
+            "Italy is a country in Europe.", "The Republic of Ireland is a country in Europe."]
+    assert shared_tail_sentences(kept, names) == kept
+    # a name the second sentence capitalises keeps its own case
+    assert shared_tail_sentences(["Italy was born in Tokyo.",
+                                  "The Republic of Ireland was born in Tokyo."], names) == \
+        ["Italy and the Republic of Ireland were born in Tokyo."]
+
+
+def test_a_crew_role_and_a_whole_language_read_as_people_say_them() -> None:
+    """Blind round 32: "had a crew member in the role of Animator" and "Iris is only in
+    English" each rated 3 by both readers."""
+    from extension.verbalize.citations import exhaustive_sentence, fact_clause
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    crew = Triple(s="m.st", p="film.film.other_crew..film.film_crew_gig.film_crew_role",
+                  o="m.an", s_name="Star Trek", o_name="Animator")
+    assert fact_clause(crew, table) == "Star Trek had an animator on its crew"
+    language = Triple(s="m.iris", p="film.film.language", o="m.en", s_name="Iris",
+                      o_name="English")
+    assert exhaustive_sentence([language], table) == "Iris is in English only."

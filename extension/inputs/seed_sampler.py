@@ -91,6 +91,9 @@ FAILURE_REASONS: dict[str, str] = {
     "description_fits_several": "path: the store has one intermediate entity where a "
                                 "reader expects several (one actor of a film, one native "
                                 "of a city), so its description would pin nobody",
+    "vague_description": "path: the intermediate entity would be named by a noun that "
+                         "describes nothing a reader pictures ('the language of "
+                         "Collateral')",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }

@@ -40,6 +40,7 @@ from extension.verbalize.planner import (
     asks_what_it_names,
     fits_several,
     is_hub,
+    vague_description,
 )
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.relation_phrases import PhraseTable, folded_key
@@ -379,6 +380,9 @@ class SeedWalk:
                   if self.spec.matches_predicate(c.predicate) and c.reaches_entities()]
         reason = "no_relations"
         for first in self.ordered(firsts, rng, cvt_first=True)[:_TRIES]:
+            if first.forward and vague_description(self.phrases, first.predicate):
+                reason = "vague_description"   # "the language of Collateral"
+                continue
             h0 = self.draw_hop(first, rng, entity_end=True)
             if h0 is None:
                 continue

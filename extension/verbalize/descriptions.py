@@ -8,6 +8,8 @@ described by a relation that identifies it").
   ratings);
 * things in a genre take the genre as a modifier: "the slasher films", not "the films in
   the genre Slasher" (round 26: 3 of 5);
+* a place that holds a named one reads by where that one lies: "the country where
+  Kokomo is located", not "the country that contains Kokomo" (round 33: 3 of 5);
 * what an entity is the "<noun> of" reads by that noun ("the capital of France", "the
   genre of Heat"), a team's home by where it is based ("the country where Boca Juniors
   is based": "the home of Boca Juniors" was rated 3 in round 30).
@@ -21,7 +23,8 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["genre_modified", "owner_phrase", "role_clause"]
+__all__ = ["container_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+           "role_clause"]
 
 
 def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
@@ -42,6 +45,37 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
     if last in PREPOSITIONS:
         return f"the {shown} {subject} {phrase}"
     return None
+
+
+def modified(shown: str, clauses: Sequence[str]) -> str | None:
+    """A noun phrase for ``shown`` (a noun, plural where several) and its ``clauses``
+    as a person says it, where :func:`genre_modified` or :func:`container_clause`
+    applies; None otherwise."""
+    return genre_modified(shown, clauses) or container_clause(shown, clauses)
+
+
+_IN_NOUNS = frozenset({"actor", "dubbing actor", "character"})
+"""Role nouns a person joins to a film with "in": "the actors in Heat" (blind round 33
+rated "the actors of Heat" 3 in 10 of 16 ratings)."""
+
+
+def preposition(noun: str) -> str:
+    """The preposition between a role ``noun`` and what it is a role of: "in" for
+    :data:`_IN_NOUNS`, else "of"."""
+    return "in" if noun in _IN_NOUNS else "of"
+
+
+_CONTAINS = re.compile(r"that contains? (.+)")
+
+
+def container_clause(shown: str, clauses: Sequence[str]) -> str | None:
+    """"the country where Kokomo is located" for ``shown`` "country" and the one clause
+    "that contains Kokomo" (blind round 33: "the country that contains …" rated 3 in 19
+    of 20 ratings, "the place that contains …" likewise)."""
+    found = _CONTAINS.fullmatch(clauses[0]) if len(clauses) == 1 else None
+    if found is None:
+        return None
+    return f"the {shown} where {found.group(1)} is located"
 
 
 _IN_GENRE = re.compile(r"in the genre (.+)")

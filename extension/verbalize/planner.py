@@ -18,6 +18,8 @@ of them a question may carry:
   (:func:`fits_several`): the store may keep one actor of Beowulf, but a reader knows
   there are others; blind round 30 rated "the person who died in Berlin" 3, round 31
   "one of the people born in Honolulu" 3 (21 items);
+* **descriptions a reader pictures**: not "the language of Collateral"
+  (:func:`vague_description`);
 * **no answer the question's own words tell**: the profession of "the actors of X"
   (:func:`asks_what_it_names`);
 * **no bookkeeping attributes**: a relation whose frame marks its object as
@@ -71,6 +73,22 @@ def fits_several(share_with_one: float, facts: int) -> bool:
     from extension.core.functionality import FUNCTIONAL_SHARE
 
     return facts >= MEASURED_FACTS and share_with_one < FUNCTIONAL_SHARE
+
+
+VAGUE_NOUNS = frozenset({"language"})
+"""Frame nouns that describe nothing a reader pictures when they name an entity by its
+owner: "the language of Collateral", "the language of Gina Gershon" (blind round 33:
+3 in 14 of 16 ratings); the language itself ("English") reads better, and a question
+that needs the hop asks something else."""
+
+
+def vague_description(table: PhraseTable, predicate: str) -> str | None:
+    """Why describing an entity as ``predicate``'s object by its subject ("the
+    <noun> of X") tells a reader nothing they picture, or None."""
+    noun = table.noun(predicate)
+    if noun in VAGUE_NOUNS:
+        return f"'the {noun} of …' describes nothing a reader pictures"
+    return None
 
 
 def too_many_constraints(form: Form, union: bool = False) -> str | None:
@@ -158,4 +176,4 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
 
 
 __all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
-           "HubCounter", "asks_what_it_names", "fits_several", "hub_share", "is_hub", "too_many_constraints", "unaskable"]
+           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

@@ -36,6 +36,7 @@ from extension.verbalize.planner import (
     fits_several,
     too_many_constraints,
     unaskable,
+    vague_description,
 )
 from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import as_table, store_phrase_table
@@ -90,6 +91,8 @@ def question_check(store: Store, question: str,
                 if len(read(entity, predicate=edge.predicate, limit=2)) > 1:
                     return (f"question: the new hop from {names.get(entity, entity)!r} "
                             "describes more than the entity it replaces")
+                if entity_is_subject and (vague := vague_description(table, edge.predicate)):
+                    return f"question: {vague}"
                 ends = functionality(store, edge.predicate)
                 if fits_several(ends.forward if entity_is_subject else ends.inverse,
                                 hubs.counts.get(edge.predicate, 0)):

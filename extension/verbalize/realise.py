@@ -276,8 +276,8 @@ class Realiser:
                     clause := descriptions.role_clause(self.phrase(head.predicate), noun,
                                                        self.ref(head.other, head), many)):
                 return clause   # "the country Plato is a citizen of"
-            return f"the {english.plural(noun) if many else noun} of " \
-                   f"{self.ref(head.other, head)}"
+            return f"the {english.plural(noun) if many else noun} " \
+                   f"{descriptions.preposition(noun)} {self.ref(head.other, head)}"
         c = rest[0]
         if len(rest) == 1 and c.var_is_subject and not c.qualifiers and (
                 owned := descriptions.owner_phrase(self.phrase(c.predicate),
@@ -293,7 +293,7 @@ class Realiser:
             noun = "person"   # "the person who directed The Godfather", not "the director
             clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
         shown = ("people" if noun == "person" else english.plural(noun)) if many else noun
-        return descriptions.genre_modified(shown, clauses) or f"the {shown} {' and '.join(clauses)}"
+        return descriptions.modified(shown, clauses) or f"the {shown} {' and '.join(clauses)}"
 
     def relative(self, c: Constraint, noun: str | None, plural: bool = False) -> str:
         """A post-modifier of a noun: "directed by X", "born in X", "located in X",

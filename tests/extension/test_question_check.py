@@ -142,3 +142,16 @@ def test_a_way1_description_a_reader_takes_for_several_is_refused(tmp_path: Path
         # m.g --sequel--> ?v1: read from The Godfather, "its sequels" fit several
         refused = check(way1("m.g", SEQUEL, True))
         assert refused is not None and "several" in refused, refused
+
+
+def test_a_way1_description_by_a_vague_noun_is_refused(tmp_path: Path) -> None:
+    """Blind round 33: "the language of Collateral" rated 3 in 14 of 16 ratings."""
+    from kgstore.models import Predicate
+
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([*ENTITIES, Entity("m.en", "English")],
+                     [*FACTS, Fact("m.g2", LANGUAGE, "m.en")],
+                     predicates=[Predicate(LANGUAGE, "language")])
+        check = question_check(store, "who directed the godfather?")
+        refused = check(way1("m.g2", LANGUAGE, True))
+        assert refused is not None and "the language of" in refused, refused

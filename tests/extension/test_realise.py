@@ -144,11 +144,11 @@ def test_an_intermediate_several_entities_fill_reads_in_the_plural() -> None:
     several = several_bindings(g, facts)
     assert several == {"?a"}
     assert several_bindings(g, facts[:2]) == frozenset()
-    assert question(g, several=several) == "Where were the actors of Heat born?"
-    assert question(g) == "Where was the actor of Heat born?"
+    assert question(g, several=several) == "Where were the actors in Heat born?"
+    assert question(g) == "Where was the actor in Heat born?"
     assert realise_statement(g, [], NAMES, TABLE, ["Los Angeles", "New York City"],
                              rule="none", several=several) \
-        == "The actors of Heat were born in Los Angeles and New York City."
+        == "The actors in Heat were born in Los Angeles and New York City."
 
 
 def test_an_intermediate_entity_is_described_by_the_relation_that_identifies_it() -> None:
@@ -340,7 +340,7 @@ def test_an_answer_that_is_a_kind_reads_as_a_common_noun() -> None:
     actors = graph([("m.al", "film.film.starring..film.performance.actor", "?a"),
                     ("?a", "people.person.profession", "?x")], names, cvts=())
     realiser = Realiser(logical_form(actors), TABLE, names, several={"?a"})
-    assert realiser.statement(["Actor"]) == "The actors of Alien work as actors."
+    assert realiser.statement(["Actor"]) == "The actors in Alien work as actors."
 
 
 def test_two_is_the_constraints_share_one_is() -> None:
@@ -510,7 +510,9 @@ def test_an_intermediate_is_named_by_its_most_specific_type() -> None:
     that contains Karachi" (blind round 10: "placeholder-like")."""
     g = graph([("?p", "location.location.contains", "m.k"),
                ("?p", "location.country.form_of_government", "?x")], {"m.k": "Karachi"})
-    assert question(g) == "What is the form of government of the country that contains Karachi?"
+    # round 33: "the country that contains …" 3 in 19 of 20 ratings
+    assert question(g) == \
+        "What is the form of government of the country where Karachi is located?"
 
 
 def test_a_plural_noun_is_not_followed_by_its_own_participle() -> None:
@@ -624,7 +626,7 @@ def test_a_followed_religion_is_stated_by_its_noun() -> None:
     g = graph([("m.mib", "film.film.starring..film.performance.actor", "?p"),
                ("?p", "people.person.religion", "?x")], names)
     assert realise_statement(g, [], names, TABLE, ["Catholicism"], rule="none") == \
-        "The religion of the actor of Men in Black is Catholicism."
+        "The religion of the actor in Men in Black is Catholicism."
 
 
 def test_a_phrase_that_ends_without_a_preposition_is_not_stranded() -> None:
@@ -719,9 +721,9 @@ def test_an_intermediate_several_fill_in_the_store_but_one_in_the_grounding_is_o
     assert several_bindings(g, norton, five_actors) == frozenset()
     one_of = one_of_bindings(g, norton, five_actors)
     assert one_of == {"?p"}
-    assert question(g, one_of=one_of).startswith("Which degree did one of the actors of Fight Club")
+    assert question(g, one_of=one_of).startswith("Which degree did one of the actors in Fight Club")
     assert realise_statement(g, [], names, TABLE, ["Bachelor of Arts"], rule="none",
-                             one_of=one_of).startswith("One of the actors of Fight Club ")
+                             one_of=one_of).startswith("One of the actors in Fight Club ")
 
 
 def test_a_country_described_by_its_team_is_where_the_team_is_based() -> None:

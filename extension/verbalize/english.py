@@ -434,6 +434,15 @@ ONE_OF_A_KIND = frozenset({"capital", "currency", "prequel", "sequel"})
 """Attributes a subject has one of, said "has Vienna as its capital"."""
 
 
+_PLURALE_TANTUM = re.compile(r"(?:^|\s)(?:reserves|earnings|assets|proceeds|remains)$")
+
+
+def copula(noun: str) -> str:
+    """"are" for a noun used only in the plural ("What are the total reserves of
+    Ghana?": blind round 33 rated "What is the total reserves" 3), else "is"."""
+    return "are" if _PLURALE_TANTUM.search(noun) else "is"
+
+
 def agree(vp: str, many: bool) -> str:
     """A verb phrase whose subject is plural: "was born in" -> "were born in", "has"
     -> "have", "contains" -> "contain" (past forms stay)."""

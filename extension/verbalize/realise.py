@@ -495,7 +495,7 @@ class Realiser:
             who = "who" if kind == "person" else "what"
             if self.plural:
                 return english.capitalized(f"{who} are the {english.plural(noun)} of {subject}?")
-            return english.capitalized(f"{who} is the {noun} of {subject}?")
+            return english.capitalized(f"{who} {english.copula(noun)} the {noun} of {subject}?")
         if m:   # "Which award was X nominated for?"
             return english.capitalized(f"{self.wh(c.var)} {english.agree(m.group(1), c.other in self.several)}"
                                        f" {subject} {m.group(2)} {m.group(3)}?")

@@ -178,3 +178,9 @@ def test_an_attribute_a_subject_has_one_of_is_its_own() -> None:
         "has Washington, D.C. as its capital"
     assert english.attribute_phrase("spoken language", ["Arabic"]) == \
         "has Arabic as a spoken language"
+
+
+def test_a_noun_used_only_in_the_plural_takes_are() -> None:
+    assert english.copula("total reserves") == "are"
+    assert english.copula("capital") == "is"
+    assert english.copula("reserve currency") == "is"

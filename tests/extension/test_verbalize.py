@@ -1210,7 +1210,7 @@ ONE_FACT_CONTRADICTIONS = {
         {"m.robin": "Robin Wright", "m.usa": "the United States of America",
          "m.uk": "the United Kingdom"},
         ("m.robin", NAT, "m.usa"), ("m.robin", NAT, "m.uk"), "m.usa", "m.uk", "answer",
-        "Robin Wright's only country of citizenship is the United Kingdom."),
+        "The United Kingdom is the only country Robin Wright is a citizen of."),
     # A constraint contradiction that replaces the state of (state, capital, city) keeps
     # the city: "The Kingdom of Hungary has Rome as a capital" beside "The capital of the
     # Roman Empire is Rome" was read as irrelevant by both readers of blind round 13 (a
@@ -1288,9 +1288,11 @@ def test_an_exhaustive_slot_cited_in_two_parts_says_only_once() -> None:
                answers=[answer("m.sci"), answer("m.ast")], label="contradictory", edit=edit,
                original=orig, query_original=query)
     texts = [c.text for c in TemplateVerbalizer().verbalize(s).citations]
-    assert len(texts) == 3 and sum(" only " in t for t in texts) == 1, texts
+    assert len(texts) == 3 and sum(" only " in t or " no other " in t for t in texts) == 1, texts
     # stated whole last, after its facts (not a whole then one of its facts again)
-    assert texts[-1] == "Isaac Newton works only as a film director and a teacher.", texts
+    assert texts[-1] == \
+        "Isaac Newton works as a film director and a teacher, and has no other profession.", \
+        texts
 
 
 def test_a_reverse_property_reads_by_its_partners_frame() -> None:
@@ -1348,13 +1350,13 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
      "Australia has a parliamentary system."),
     ("South Korea", "location.country.form_of_government", ["Unitary state"], True,
      "South Korea's only form of government is a unitary state."),
-    ("John Hurt", "people.person.profession", ["Actor"], True, "John Hurt works only as an actor."),
+    ("John Hurt", "people.person.profession", ["Actor"], True, "John Hurt works as an actor and has no other profession."),
     ("John Hurt", "people.person.profession", ["Actor", "Film director"], True,
-     "John Hurt works only as an actor and a film director."),
+     "John Hurt works as an actor and a film director, and has no other profession."),
     # a kind in title case reads as a common noun too; a name that is no plain noun
     # (a lower-case word between capitals) stays a name
     ("Barack Obama", "people.person.profession", ["Film Director"], True,
-     "Barack Obama works only as a film director."),
+     "Barack Obama works as a film director and has no other profession."),
     ("Barack Obama", "people.person.profession", ["Attorneys in the United States"], True,
      "Barack Obama's only profession is Attorneys in the United States."),
 ])

@@ -15,6 +15,7 @@ A candidate is refused when:
   new relation, on that side), or not for a reader ("the person who died in Berlin":
   the relation has several on that side for most entities,
   :func:`~extension.verbalize.planner.fits_several`);
+* its q̃ doubles a word ("… Saint Lucia is located located?");
 * a new constant is named by a name other entities of the store share ("the language
   of Madagascar", the film, beside the country): the question's text could not pin it
   (a noun before it, "the film Madagascar", would not pin a second film of that name).
@@ -38,6 +39,7 @@ from extension.verbalize.planner import (
     unaskable,
     vague_description,
 )
+from extension.verbalize.quality import doubled_words
 from extension.verbalize.realise import realise_question
 from extension.verbalize.relation_phrases import as_table, store_phrase_table
 from kgstore.models import normalize_name
@@ -80,6 +82,9 @@ def question_check(store: Store, question: str,
                                 rule=query.rule, union_subjects=query.union_subjects)
         if text is None:
             return "question: its logical form cannot be realised as an English question"
+        if doubled := doubled_words(text, names.values()):
+            # "Where is the place where Saint Lucia is located located?" (blind round 35)
+            return f"question: its text doubles a word ({doubled[0]!r})"
         # The new constants' records, names and facts, which the tests below read, in
         # one go where each read is a round trip (Neo4j).
         store.read_ahead([_new_constant(edge) for edge in query.added], names=True)

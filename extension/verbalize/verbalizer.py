@@ -38,10 +38,7 @@ from extension.verbalize.citations import (
     exhaustive_sentence,
     fact_clause,
     hop_text,
-    one_subject_sentences,
     part_hops,
-    shared_subject_sentences,
-    shared_tail_sentences,
     sub_fact_hop,
 )
 from extension.verbalize.literals import is_number_datatype
@@ -57,6 +54,11 @@ from extension.verbalize.relation_phrases import (
     load_relation_phrases,
 )
 from extension.verbalize.sample_question import sample_question
+from extension.verbalize.sentence_joins import (
+    one_subject_sentences,
+    shared_subject_sentences,
+    shared_tail_sentences,
+)
 
 if TYPE_CHECKING:
     from kgstore.store import Store

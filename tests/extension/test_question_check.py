@@ -155,3 +155,22 @@ def test_a_way1_description_by_a_vague_noun_is_refused(tmp_path: Path) -> None:
         check = question_check(store, "who directed the godfather?")
         refused = check(way1("m.g2", LANGUAGE, True))
         assert refused is not None and "the language of" in refused, refused
+
+
+def test_a_question_that_doubles_a_word_is_refused(tmp_path: Path) -> None:
+    """Blind round 35: "Where is the place where Saint Lucia is located located?" (2)."""
+    within, contains = "location.location.containedby", "location.location.contains"
+    places = [Entity("m.sl", "Saint Lucia"), Entity("m.car", "Caribbean"),
+              Entity("m.am", "Americas")]
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest(places, [Fact("m.car", within, "m.am"), Fact("m.car", contains, "m.sl")])
+        original = build_query_graph([("m.car", within, "?x")], answer="x")
+        extended = build_query_graph([("?v1", contains, "m.sl"), ("?v1", within, "?x")],
+                                     answer="x")
+        rule = "intersection_way1"
+        shape = result_shape(rule, "single")
+        query = ExtendedQuery(original=original, disjuncts=(extended,), rule=rule, shape=shape,
+                              complexity=complexity_of(rule, shape), subjects=("m.sl",),
+                              added=(extended.edges[0],))
+        refused = question_check(store, "where is the caribbean located?")(query)
+        assert refused is not None and "doubles a word" in refused, refused

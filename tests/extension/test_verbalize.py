@@ -36,7 +36,6 @@ from extension.verbalize.citations import (
     exhaustive_sentence,
     hop_sentence,
     part_hops,
-    shared_subject_sentences,
 )
 from extension.verbalize.english import display_name
 from extension.verbalize.extended_question import extended_question
@@ -50,6 +49,7 @@ from extension.verbalize.relation_phrases import (
     relation_phrase,
     type_noun,
 )
+from extension.verbalize.sentence_joins import shared_subject_sentences
 from extension.verbalize.verbalizer import (
     TemplateVerbalizer,
     UnreadableFact,
@@ -1579,7 +1579,7 @@ def test_sentences_that_differ_only_in_their_last_name_are_said_once() -> None:
 def test_two_sentences_about_one_subject_are_said_as_one() -> None:
     """Blind rounds 27-29 rated a citation number holding a second sentence 3
     ("unnumbered joined fact")."""
-    from extension.verbalize.citations import one_subject_sentences
+    from extension.verbalize.sentence_joins import one_subject_sentences
 
     assert one_subject_sentences(["Janeane Garofalo works as a screenwriter.",
                                   "Janeane Garofalo works as a comedian."],
@@ -1656,7 +1656,7 @@ def test_a_teams_home_is_where_it_is_based() -> None:
 def test_sentences_that_differ_only_in_their_subject_are_said_once() -> None:
     """Blind round 32: a citation number holding a second sentence rated 3 in 22
     ratings ("two facts under one number")."""
-    from extension.verbalize.citations import shared_tail_sentences
+    from extension.verbalize.sentence_joins import shared_tail_sentences
 
     names = {"Akira Kurosawa", "Hayao Miyazaki", "Tokyo", "Jaws", "Schindler's List", "Duel",
              "Steven Spielberg", "John Hurt", "Edward Furlong", "Italy", "the Republic of Ireland"}

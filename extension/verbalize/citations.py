@@ -107,7 +107,7 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     other = _object_text(t, table)
     attribute = _HAS_PHRASE.fullmatch(table[t.p])
     inverse = None if t.literal else table.inverse(t.p)
-    if inverse and is_passive(inverse) and re.match(r"ha[sd] the ", table[t.p]) \
+    if inverse and is_passive(inverse) and re.match(r"ha[sd] ", table[t.p]) \
             and not t.p.startswith("people.ethnicity."):
         # "Arabic is spoken in Egypt", "Hook was nominated for the Academy Award for
         # Best Sound", not "Egypt has Arabic as a spoken language", "… had the nominee

@@ -33,15 +33,18 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
     where Federico Fellini died", "the country where Dredd was produced"; None for other
     nouns or a phrase without a verb ("has the country of origin")."""
     head, of, _ = noun.partition(" of ")
-    if not of or head not in PLACE_NOUNS:
+    if not of:   # "release region", "school": the place noun that ends it
+        head = noun.rpartition(" ")[2]
+    if head not in PLACE_NOUNS:
         return None
     first, _, _ = phrase.partition(" ")
     last = phrase.rpartition(" ")[2]
     if first in ("has", "have", "is", "are") and not phrase.startswith("is a "):
         return None
     shown = english.plural(head) if many else head
-    if last == "in":
-        return f"the {shown} where {subject} {phrase[:-3]}"
+    if last in ("in", "at"):   # "the school where Tom Hanks studied" (round 35: "the
+        # school of Tom Hanks" 3), "the regions where Coriolanus was released"
+        return f"the {shown} where {subject} {phrase.rpartition(' ')[0]}"
     if last in PREPOSITIONS:
         return f"the {shown} {subject} {phrase}"
     return None

@@ -766,3 +766,15 @@ def test_an_answer_reached_by_a_verb_is_stated_from_the_verbs_subject() -> None:
                 "?x")], names)
     text = realise_statement(g, [], names, TABLE, ["Protestantism"], rule="none")
     assert text == "Ron Paul follows Protestantism, which is practised in Canada.", text
+
+
+def test_a_place_noun_of_a_role_reads_by_its_verb() -> None:
+    """Blind round 35: "the school of Tom Hanks", "the release regions of Coriolanus"
+    rated 3."""
+    from extension.verbalize.descriptions import role_clause
+
+    assert role_clause("studied at", "school", "Tom Hanks", False) == \
+        "the school where Tom Hanks studied"
+    assert role_clause("was released in", "release region", "Coriolanus", True) == \
+        "the regions where Coriolanus was released"
+    assert role_clause("has the release region", "release region", "X", False) is None

@@ -23,6 +23,7 @@ A candidate is refused when:
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -85,6 +86,9 @@ def question_check(store: Store, question: str,
         if doubled := doubled_words(text, names.values()):
             # "Where is the place where Saint Lucia is located located?" (blind round 35)
             return f"question: its text doubles a word ({doubled[0]!r})"
+        if repeated := _REPEATED_NOUN.search(text):
+            # "the distributor of the distributors of The Black Dahlia" (round 36: 2)
+            return f"question: it describes {repeated.group(0)!r} by itself"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"
             return "question: it asks where of a place it names by where"
@@ -116,6 +120,9 @@ def question_check(store: Store, question: str,
         return None
 
     return check
+
+
+_REPEATED_NOUN = re.compile(r"\bthe (\w+) (?:of|in) (?:one of )?the \1s?\b")
 
 
 def _new_constant(edge: QueryEdge) -> str:

@@ -142,7 +142,9 @@ def one_subject_sentences(texts: Sequence[str], names: Collection[str]) -> list[
             continue
         one, two = first[len(subject) + 1:-1], second[len(subject) + 1:-1]
         a, b = one.split(" "), two.split(" ")
-        if len(a) > 2 and len(b) > 2 and a[:2] == b[:2] and a[1] in PREPOSITIONS:
+        if len(a) > 2 and len(b) > 2 and a[:2] == b[:2] and a[1] in PREPOSITIONS \
+                and (a[2] == b[2] or a[2] != "the") and " only" not in f" {one} {two}":
+            # not "is in the genre Adventure Film and French only" (round 36: 2)
             joined = f"{one} and {' '.join(b[2:])}"   # "works as a screenwriter and a comedian"
         elif len(a) > 1 and len(b) > 1 and a[0] == b[0] and a[0] not in _COPULAS:
             joined = f"{one} and {' '.join(b[1:])}"   # "played A and B"

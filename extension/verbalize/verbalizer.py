@@ -254,9 +254,16 @@ class ExhaustiveSlot:
 def check_answer_names(sample: StructuredSample) -> None:
     """Refuse answers two of which have one name ("Psycho and Psycho are in the genre
     Thriller": the 1960 film and its 1998 remake; both readers of blind round 15 rated
-    it 2). No citation tells a reader which is which. Raises :class:`UnreadableFact`."""
+    it 2). No citation tells a reader which is which; nor answers without a name. Raises
+    :class:`UnreadableFact`."""
     seen: set[str] = set()
+    named = {n for t in (*sample.original_subgraph, *sample.subgraph)
+             for n, name in ((t.s, t.s_name), (t.o, t.o_name)) if name}
     for a in sample.answer_entities:
+        if a.name is None and a.value is None and a.id not in named:
+            # "Aldous Huxley, Irwin Allen, _:unfolded_2e65… wrote …" (blind round 36: 1):
+            # a mediator or an entity the store has no name for is no answer to show
+            raise UnreadableFact(f"unreadable_text: an answer has no name ({a.id})")
         if a.name is None:
             continue
         if a.name.casefold() in seen:

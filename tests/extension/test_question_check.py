@@ -174,3 +174,13 @@ def test_a_question_that_doubles_a_word_is_refused(tmp_path: Path) -> None:
                               added=(extended.edges[0],))
         refused = question_check(store, "where is the caribbean located?")(query)
         assert refused is not None and "doubles a word" in refused, refused
+
+
+def test_a_description_by_its_own_noun_is_refused() -> None:
+    """Blind round 36: "Which film was produced by the distributor of the distributors of
+    The Black Dahlia?" (2)."""
+    from extension.verbalize.question_check import _REPEATED_NOUN
+
+    assert _REPEATED_NOUN.search("the distributor of the distributors of The Black Dahlia")
+    assert _REPEATED_NOUN.search("the actor in the actors of X")
+    assert not _REPEATED_NOUN.search("the capital of the country where Kokomo is located")

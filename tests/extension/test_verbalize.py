@@ -1520,6 +1520,17 @@ def test_answers_two_of_which_share_a_name_are_refused() -> None:
         TemplateVerbalizer().verbalize(s)
 
 
+def test_an_answer_without_a_name_is_refused() -> None:
+    """Blind round 36: "Aldous Huxley, Irwin Allen, _:unfolded_2e65… wrote …" rated 1."""
+    NAMES.update({"m.alice": "Alice in Wonderland", "m.huxley": "Aldous Huxley"})
+    written = "film.film.written_by"
+    facts = [tr("m.alice", written, "m.huxley")]
+    nameless = AnswerEntity(id="_:unfolded_2e65", name=None)
+    s = sample(facts, subjects=["m.alice"], answers=[answer("m.huxley"), nameless])
+    with pytest.raises(UnreadableFact, match="no name"):
+        TemplateVerbalizer().verbalize(s)
+
+
 def test_a_whole_slot_cited_apart_is_said_plainly() -> None:
     """A supportive concatenation cites each answer's fact apart; the store holding no
     other value would have "only" said where the slot's facts are together, but here
@@ -1595,6 +1606,11 @@ def test_two_sentences_about_one_subject_are_said_as_one() -> None:
     # no "A and B and C"
     lists = ["X played A and B.", "X played C."]
     assert one_subject_sentences(lists, {"X"}) == lists
+    # round 36: "Sherlock Holmes is in the genre Adventure Film and French only" (2)
+    assert one_subject_sentences(["Sherlock Holmes is in the genre Adventure Film.",
+                                  "Sherlock Holmes is in French only."],
+                                 {"Sherlock Holmes", "Adventure Film", "French"}) == \
+        ["Sherlock Holmes is in the genre Adventure Film and is in French only."]
 
 
 def test_a_whole_place_slot_reads_as_only_in() -> None:

@@ -238,6 +238,11 @@ def _question_samples(store: Store, grounder: Grounder, question: ParsedQuestion
     if isinstance(ext, ExtensionFailure):
         return [], [fail(ext.stage, ext.reason)]
     builder = _Builder(store, question, ext, seed, config)
+    unnamed = [a for a in ext.answers if isinstance(a, str)
+               and (entity := builder.entities.get(a)) is not None and not entity.name]
+    if unnamed:   # the answer would show an id (blind round 36: "_:unfolded_…", rated 1)
+        return [], [fail("extend", f"unnamed_answer: answer {unnamed[0]} has no name in the "
+                                   "store, so no text can state it")]
     samples = [builder.sample("supportive", list(ext.facts), Edit(kind="none"))]
     failures: list[SampleFailure] = []
     for label, make in (("partially_supportive", _partial), ("contradictory", _contradictory),

@@ -155,7 +155,8 @@ def _fact_clause(t: Triple, table: PhraseTable) -> str:
         return f"{_subject_text(t)} " \
                f"{english.attribute_phrase(attribute.group(1), [other], _group(t))}"
     phrase = _dated_phrase(t, table)
-    if phrase == "had a crew member in the role of" and not t.literal and (
+    if phrase == "had a crew member in the role of" and not t.literal \
+            and not other.endswith("s") and (   # not "a special effects" (round 39: 2)
             english.PLAIN_NOUN.fullmatch(other) or english.TITLED_KIND.fullmatch(other)):
         # "Star Trek had an animator on its crew", not "… had a crew member in the role
         # of Animator" (blind round 32: 3 in five of six ratings)

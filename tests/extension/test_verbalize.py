@@ -1704,6 +1704,9 @@ def test_a_crew_role_and_a_whole_language_read_as_people_say_them() -> None:
     crew = Triple(s="m.st", p="film.film.other_crew..film.film_crew_gig.film_crew_role",
                   o="m.an", s_name="Star Trek", o_name="Animator")
     assert fact_clause(crew, table) == "Star Trek had an animator on its crew"
+    effects = crew.model_copy(update={"o_name": "Special Effects"})
+    assert fact_clause(effects, table) == \
+        "Star Trek had a crew member in the role of Special Effects"
     language = Triple(s="m.iris", p="film.film.language", o="m.en", s_name="Iris",
                       o_name="English")
     assert exhaustive_sentence([language], table) == "Iris is in English only."

@@ -89,6 +89,13 @@ def question_check(store: Store, question: str,
         if repeated := _REPEATED_NOUN.search(text):
             # "the distributor of the distributors of The Black Dahlia" (round 36: 2)
             return f"question: it describes {repeated.group(0)!r} by itself"
+        if restated := _RESTATED_PROFESSION.search(text):
+            # "Who composed the music for Ocean's Eleven and works as a composer?" (round 40)
+            return f"question: {restated.group(0)!r} says again what its other verb says"
+        if listed := _NOT_A_GENRE.search(text):
+            # Netflix lists titles under countries and languages: "Which country includes
+            # the title Agora" (round 40: 2) asks for a country by a Netflix tag.
+            return f"question: {listed.group(0)!r} describes a {listed.group(1)} as a genre"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"
             return "question: it asks where of a place it names by where"
@@ -123,6 +130,20 @@ def question_check(store: Store, question: str,
 
 
 _REPEATED_NOUN = re.compile(r"\bthe (\w+) (?:of|in) (?:one of )?the \1s?\b")
+
+_PROFESSION_VERBS = {"composer": "composed", "director": "directed", "film director": "directed",
+                     "producer": "produced", "film producer": "produced",
+                     "screenwriter": "wrote", "writer": "wrote", "actor": "appeared in",
+                     "editor": "edited", "film editor": "edited"}
+_RESTATED_PROFESSION = re.compile(
+    "|".join(rf"\b{re.escape(verb)}\b.*\bworks? as an? {re.escape(noun)}\b"
+             rf"|\bworks? as an? {re.escape(noun)}\b.*\b{re.escape(verb)}\b"
+             for noun, verb in _PROFESSION_VERBS.items()))
+"""A profession constraint that the question's own verb implies: whoever composed a
+film's music is a composer."""
+
+_NOT_A_GENRE = re.compile(r"\b(?:[Ww]hich|the) (?!genres?\b)(\w+) (?:that )?includes? "
+                          r"the titles?\b")
 
 
 def _new_constant(edge: QueryEdge) -> str:

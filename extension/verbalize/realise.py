@@ -1,10 +1,9 @@
 """Questions and answer statements realised from a query graph, not from a question's text.
 
 CAQA builds q̃ and ã with an LLM from the extended logical form (Hu et al., §4.4 and
-Appendix A, Tables 10-11). Here the same
-text comes from the query graph itself through each relation's frame
-(:class:`~extension.verbalize.relation_phrases.PhraseTable`: the phrase "S <phrase> O",
-its inverse, the noun naming the object, what the object is):
+Appendix A, Tables 10-11). Here the same text comes from the query graph itself through
+each relation's frame (:class:`~extension.verbalize.relation_phrases.PhraseTable`: the
+phrase "S <phrase> O", its inverse, the noun naming the object, what the object is):
 
 * the answer variable is asked with the question word its kind takes ("Who directed
   Jaws?", "Where was Barack Obama born?", "When was Inception released?", "What is the
@@ -63,7 +62,7 @@ from extension.verbalize.relation_phrases import PhraseTable, _local_name
 MAX_NESTING = 1
 """Most descriptions nested in one another in a question or statement: "Where was the
 director of Jaws born?" has one; "the capital of the country of citizenship of Keir
-Dullea" has two, which readers found hard to follow (issue 34)."""
+Dullea" has two, hard to follow (issue 34)."""
 
 class Realiser:
     """Text for the forms of one sample or candidate: ``table`` (frames), ``names``
@@ -272,9 +271,7 @@ class Realiser:
                      and self.table.noun(c.predicate)), None)
         if head is not None and len(rest) == 1:   # "the director of Jaws"
             noun = str(self.table.noun(head.predicate))
-            if not self.form.is_variable(head.other) and not head.qualifiers and (
-                    clause := descriptions.role_clause(self.phrase(head.predicate), noun,
-                                                       self.ref(head.other, head), many)):
+            if clause := self._role_clause(head, many):
                 return clause   # "the country Plato is a citizen of"
             return f"the {english.plural(noun) if many else noun} " \
                    f"{descriptions.preposition(noun)} {self.ref(head.other, head)}"
@@ -391,22 +388,28 @@ class Realiser:
         if narrowed:   # "Which religion practised in Indonesia does Ron Paul follow?"
             return narrowed
         if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
-            # Not "What is the birthplace of X and is …", whose second "is" has no
-            # subject a reader can find: "What is the birthplace of X and the capital of
-            # France?"; other verb phrases first: "What contains Atlanta and is the
-            # country of citizenship of X?"
-            copular = [vp for vp in vps if vp.startswith("is the ")]
-            others = [vp for vp in vps if not vp.startswith("is the ")]
-            if not others:
-                vps = [copular[0], *(vp[3:] for vp in copular[1:])]
-            else:
-                vps = [*others, copular[0], *(vp[3:] for vp in copular[1:])]
-                if wh == "what" and self.wh(self.form.answer).startswith("which "):
-                    wh = self.wh(self.form.answer)
+            if len(vps) == len(cs):   # "is the place where Y died"
+                vps = [f"is {clause}" if vp.startswith("is the ") and not c.var_is_subject
+                       and (clause := self._role_clause(c)) else vp
+                       for c, vp in zip(cs, vps, strict=True)]
+            joined = two_constraints.copular_question(wh, vps, plural,
+                                                      lambda: self.wh(self.form.answer))
+            if isinstance(joined, str):
+                return joined
+            wh, vps = joined
         if re.match(r"(?:is|are|was|were) of\b", without_asked_noun(wh, vps[0])):
             wh = "what"   # not "Which filming location is of Stand by Me …?"
         vps[0] = without_asked_noun(wh, vps[0])
         return english.capitalized(f"{wh} {english.join(vps)}?")
+
+    def _role_clause(self, c: Constraint, many: bool = False) -> str | None:
+        """The object of ``c`` as the place its relation names ("the place where X
+        died", :func:`~extension.verbalize.descriptions.role_clause`), or None."""
+        noun = self.table.noun(c.predicate)
+        if not noun or c.qualifiers or self.form.is_variable(c.other):
+            return None
+        return descriptions.role_clause(self.phrase(c.predicate), str(noun),
+                                        self.ref(c.other, c), many)
 
     def single_question(self, c: Constraint) -> str | None:
         """The most natural question for one constraint where the answer is its
@@ -657,7 +660,6 @@ class Realiser:
         return english.sentence(english.capitalized(f"{subject} {english.join(vps)}"))
 
 
-
 def realise_question(graph: Mapping[str, Any], added: Sequence[Any], names: Mapping[str, str],
                      table: PhraseTable, *, rule: str, union_subjects: Sequence[Any] = (),
                      plural: bool = False, several: Collection[str] = (),
@@ -682,8 +684,7 @@ def realise_statement(graph: Mapping[str, Any], added: Sequence[Any], names: Map
                       table: PhraseTable, answers: Sequence[str], *, rule: str,
                       union_subjects: Sequence[Any] = (), capped: bool = False,
                       several: Collection[str] = (), one_of: Collection[str] = ()) -> str | None:
-    """ã of the same query (:meth:`Realiser.statement`); None when it cannot be
-    realised."""
+    """ã of the same query (:meth:`Realiser.statement`); None when it cannot be realised."""
     try:
         form = logical_form(graph)
         realiser = Realiser(form, table, {**graph_names(graph), **names},

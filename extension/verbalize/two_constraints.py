@@ -156,3 +156,24 @@ def object_answer_statement(cs: Sequence[Constraint], vps: Sequence[str],
         return english.sentence(english.sentence_start(
             f"{ref(c.other, c)} {head} {listed}, {who} {vps[1 - i]}"))
     return None
+
+
+def copular_question(wh: str, vps: list[str], plural: bool,
+                     which: Callable[[], str]) -> str | tuple[str, list[str]]:
+    """The question, or its ``(wh, vps)`` put in order, for verb phrases of which the
+    first says what the answer is ("is the birthplace of X"). Not "What is the
+    birthplace of X and is …", whose second "is" has no subject a reader can find:
+    two such phrases alone read "What is both the birthplace of X and the place where Y
+    died?" (blind rounds 39-40 rated "What is the birthplace of X and the place of death
+    of Y?" 3: "both" says the answer is one thing that is each); other verb phrases
+    first: "What contains Atlanta and is the country Plato is a citizen of?", asked by
+    the answer's noun from ``which()`` when it has one ("Which place contains …")."""
+    copular = [vp for vp in vps if vp.startswith("is the ")]
+    others = [vp for vp in vps if not vp.startswith("is the ")]
+    if not others and len(copular) == 2 and not plural:
+        return english.capitalized(f"{wh} is both {copular[0][3:]} and {copular[1][3:]}?")
+    if not others:
+        return wh, [copular[0], *(vp[3:] for vp in copular[1:])]
+    if wh == "what" and (asked := which()).startswith("which "):
+        wh = asked
+    return wh, [*others, copular[0], *(vp[3:] for vp in copular[1:])]

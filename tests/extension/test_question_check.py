@@ -184,3 +184,44 @@ def test_a_description_by_its_own_noun_is_refused() -> None:
     assert _REPEATED_NOUN.search("the distributor of the distributors of The Black Dahlia")
     assert _REPEATED_NOUN.search("the actor in the actors of X")
     assert not _REPEATED_NOUN.search("the capital of the country where Kokomo is located")
+
+
+def way2(original: list[tuple[str, str, str]], added: tuple[str, str, str],
+         subject: str) -> ExtendedQuery:
+    """An intersection (way 2) of ``original`` with one more constraint on its answer."""
+    extended = build_query_graph([*original, added], answer="x")
+    rule = "intersection_way2"
+    shape = result_shape(rule, "single")
+    return ExtendedQuery(original=build_query_graph(original, answer="x"),
+                         disjuncts=(extended,), rule=rule, shape=shape,
+                         complexity=complexity_of(rule, shape), subjects=(subject,),
+                         added=(extended.edges[-1],))
+
+
+def test_a_profession_the_questions_verb_implies_is_refused(tmp_path: Path) -> None:
+    """Blind round 40: "Who composed the music for Ocean's Eleven and works as a
+    composer?" (3 from both readers): whoever composed a film's music is a composer;
+    another profession still narrows the question."""
+    music, profession = "film.film.music", "people.person.profession"
+    people = [Entity("m.oe", "Ocean's Eleven"), Entity("m.dh", "David Holmes"),
+              Entity("m.composer", "Composer"), Entity("m.dj", "Disc jockey")]
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest(people, [Fact("m.oe", music, "m.dh"), Fact("m.dh", profession, "m.composer"),
+                              Fact("m.dh", profession, "m.dj")])
+        check = question_check(store, "who composed the music for ocean's eleven?")
+        original = [("m.oe", music, "?x")]
+        refused = check(way2(original, ("?x", profession, "m.composer"), "m.composer"))
+        assert refused is not None and "says again" in refused, refused
+        assert check(way2(original, ("?x", profession, "m.dj"), "m.dj")) is None
+
+
+def test_a_netflix_tag_does_not_describe_a_country_or_a_language() -> None:
+    """Blind round 40: "What is the form of government of the country that includes the
+    title Agora?" (2 from both readers): Netflix lists films under countries and
+    languages, which no reader calls a genre of the film."""
+    from extension.verbalize.question_check import _NOT_A_GENRE
+
+    assert _NOT_A_GENRE.search("Which country includes the title Agora and is …?")
+    assert _NOT_A_GENRE.search("Where is the language that includes the title The Orphanage spoken?")
+    assert not _NOT_A_GENRE.search("Which genre includes the title Agora?")
+    assert not _NOT_A_GENRE.search("What includes the titles distributed by Samuel Goldwyn Films?")

@@ -252,7 +252,7 @@ def test_a_phrase_ending_in_its_noun_does_not_repeat_it_before_a_description() -
                ("?x", "film.film.directed_by", "m.rz")], {**names, "m.rz": "Robert Zemeckis"})
     text = question(g)
     assert text is not None and "the genre the genre" not in text
-    assert "is listed in the genre of A Christmas Carol" in text
+    assert "is listed on Netflix under the genre of A Christmas Carol" in text
     g2 = graph([("?g", "media_common.netflix_genre.titles", "m.cc"),
                 ("?g", "media_common.netflix_genre.titles", "?x"),
                 ("?x", "film.film.directed_by", "m.rz")], {**names, "m.rz": "Robert Zemeckis"})
@@ -350,13 +350,33 @@ def test_two_is_the_constraints_share_one_is() -> None:
     g = graph([("m.mk", "people.person.place_of_birth", "?x"),
                ("m.fr", "location.country.capital", "?x")], names)
     text = question(g, [("m.fr", "location.country.capital", "?x")], rule="intersection_way2")
-    assert text == "What is the birthplace of Mathieu Kassovitz and the capital of France?"
+    assert text == "What is both the birthplace of Mathieu Kassovitz and the capital of France?"
     g = graph([("m.mk", "people.person.nationality", "?x"),
                ("?x", "location.location.contains", "m.at")], names)
     text = question(g, [("?x", "location.location.contains", "m.at")],
                     rule="intersection_way2")
-    assert text == ("Which place contains Atlanta and is the country of citizenship of "
-                    "Mathieu Kassovitz?")
+    assert text == "Which place contains Atlanta and is the country Mathieu Kassovitz is a citizen of?"
+
+
+def test_two_is_the_constraints_ask_for_one_thing_that_is_both() -> None:
+    """Blind rounds 39-40 rated "What is the birthplace of Barack Obama and the place of
+    death of Cyril J. Mockridge?" and "What is the jurisdiction of Adolf Hitler and the
+    country of citizenship of Albert Einstein?" 3 (one reader 2): "both" joins them, and
+    a place its relation's verb names reads by that verb."""
+    names = {"m.bo": "Barack Obama", "m.cm": "Cyril J. Mockridge", "m.ah": "Adolf Hitler",
+             "m.ae": "Albert Einstein"}
+    g = graph([("m.bo", "people.person.place_of_birth", "?x"),
+               ("m.cm", "people.deceased_person.place_of_death", "?x")], names)
+    assert question(g, [("m.cm", "people.deceased_person.place_of_death", "?x")],
+                    rule="intersection_way2") == \
+        "What is both the birthplace of Barack Obama and the place where Cyril J. Mockridge died?"
+    office = ("government.politician.government_positions_held.."
+              "government.government_position_held.jurisdiction_of_office")
+    g = graph([("m.ah", office, "?x"), ("m.ae", "people.person.nationality", "?x")], names)
+    assert question(g, [("m.ae", "people.person.nationality", "?x")],
+                    rule="intersection_way2") == ("What is both the place where Adolf Hitler "
+                                                  "held office and the country Albert Einstein "
+                                                  "is a citizen of?")
 
 
 def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:

@@ -221,6 +221,20 @@ def echoes_an_answer(candidate_names: Iterable[str], answer_names: Iterable[str]
     return None
 
 
+def echoes_a_role(candidate_roles: Iterable[str], question_roles: Iterable[str]) -> str | None:
+    """The first role noun of an irrelevant candidate's facts at its anchor that shares a
+    content word (:func:`name_words`) with a role noun of the question's facts there
+    ("executive producer" beside "producer", "actor" beside "dubbing actor"), or None.
+    Blind round 41: a reader took "Inglourious Basterds was executive produced by Bob
+    Weinstein" for part of an answer about "the films produced by Bob Weinstein", and
+    "Evangelion stars Megumi Hayashibara" for its dubbing actor."""
+    wanted = set().union(*(name_words(r) for r in question_roles))
+    for role in candidate_roles:
+        if name_words(role) & wanted:
+            return role
+    return None
+
+
 def sub_facts(original: Sequence[Fact], edited: Iterable[Fact]) -> list[tuple[Fact, bool]]:
     """Each triple of the original ``G`` with ``supported`` = still in the edit."""
     kept = set(edited)

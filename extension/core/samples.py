@@ -35,6 +35,7 @@ from extension.core.edits import (
     delete_path_edit,
     delete_triple_edit,
     derived_answers,
+    echoes_a_role,
     echoes_an_answer,
     instantiated_facts,
     replace_answers_edit,
@@ -54,7 +55,7 @@ from extension.core.query_graph import QueryGraph
 from extension.core.vocabulary import CONTAINMENT_PREDICATES, is_containment_predicate
 from extension.inputs.questions import ParsedQuestion
 from extension.verbalize.question_check import question_check
-from extension.verbalize.relation_phrases import store_phrase_table
+from extension.verbalize.relation_phrases import PhraseTable, store_phrase_table
 from kgstore.models import Entity, Fact, Literal, Object
 from kgstore.patterns import Binding
 from kgstore.store import Store
@@ -618,6 +619,18 @@ def unreadable_predicates(store: Store) -> frozenset[str]:
 _UNREADABLE: weakref.WeakKeyDictionary[Store, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
+def _person_roles(table: PhraseTable, facts: Iterable[Fact], anchor: str) -> list[str]:
+    """The role nouns of the relations of ``facts`` at ``anchor`` that link a person,
+    directly or through a mediator (the folded id of the two hops: "film.film.starring..
+    film.performance.actor", "actor")."""
+    facts = list(facts)
+    hops = [f.predicate for f in facts if anchor in (f.subject, f.object_key)]
+    hops += [f"{f.predicate}..{g.predicate}" for f in facts if f.subject == anchor
+             for g in facts if g.subject == f.object_key and g is not f]
+    return [str(table.noun(p)) for p in hops
+            if table.noun(p) and table.kind(p) == "person"]
+
+
 def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     q = b.ext.query
     facts = list(b.ext.facts)
@@ -663,4 +676,8 @@ def _irrelevant(b: _Builder, rng: random.Random) -> _Outcome:
     echo = echoes_an_answer([table[f.predicate] for f in match.facts], answer_names)
     if echo is not None:
         return f"candidate rejected: its relation {echo!r} echoes an answer"
+    echo = echoes_a_role(_person_roles(table, match.facts, match.anchor),
+                         _person_roles(table, facts, match.anchor))
+    if echo is not None:
+        return f"candidate rejected: its role {echo!r} reads like one the question asks through"
     return match.facts, Edit(kind="swap_subgraph", subject=match.anchor)

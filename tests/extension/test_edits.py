@@ -327,6 +327,34 @@ def test_an_irrelevant_citation_must_not_echo_an_answer() -> None:
     assert echoes_an_answer(["Ann Arbor"], ["1979"]) is None   # short words and numbers
 
 
+def test_an_irrelevant_citation_must_not_take_a_role_the_question_asks_through() -> None:
+    """Blind round 41: "Inglourious Basterds was executive produced by Bob Weinstein",
+    the irrelevant citation of "Where were the films produced by Bob Weinstein
+    released?", was read as partially supportive; so was "Evangelion stars Megumi
+    Hayashibara" for a question about the film's dubbing actor."""
+    from extension.core.edits import echoes_a_role
+    from extension.core.samples import _person_roles
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    question = [Fact("m.ib", "film.film.produced_by", "m.bw")]
+    cited = [Fact("m.ib", "film.film.executive_produced_by", "m.bw"),
+             Fact("m.ib", "film.film.distributors", "m.us")]
+    assert _person_roles(table, cited, "m.bw") == ["executive producer"]
+    assert echoes_a_role(_person_roles(table, cited, "m.bw"),
+                         _person_roles(table, question, "m.bw")) == "executive producer"
+    dubbed = "film.film.dubbing_performances..film.dubbing_performance.actor"
+    starring = "film.film.starring..film.performance.actor"
+    assert echoes_a_role(["actor"], ["dubbing actor"]) == "actor"
+    assert echoes_a_role(_person_roles(table, [Fact("m.ev", starring, "m.mh")], "m.ev"),
+                         _person_roles(table, [Fact("m.ev", dubbed, "m.x")], "m.ev")) == "actor"
+    # the same through mediators, as a store that unfolds FB15k-237's folded ids holds them
+    via_cvt = [Fact("m.ev", "film.film.starring", "_:p1"), Fact("_:p1", "film.performance.actor", "m.mh")]
+    assert _person_roles(table, via_cvt, "m.ev") == ["actor"]
+    assert echoes_a_role(["director"], ["composer"]) is None
+    assert echoes_a_role(["producer"], []) is None
+
+
 def test_a_branch_that_only_places_the_answer_is_not_the_partial_samples_cut() -> None:
     """Blind round 8: both readers read a citation missing only "Cincinnati is located in
     Ohio" as supportive (they knew it); a tree's partial sample cuts another branch."""

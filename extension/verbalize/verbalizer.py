@@ -220,10 +220,10 @@ class TemplateVerbalizer:
                                for s in sample.sub_facts)
         question = sample_question(sample, table, self.fanout)
         statement = answer_statement(sample, table, self.fanout)
-        names = [n for t in context for n in (t.s_name, t.o_name) if n] + \
+        shown = [n for t in context for n in (t.s_name, t.o_name) if n] + \
             [a.name for a in sample.answer_entities if a.name]
         for which, text in (("question", question), ("answer statement", statement)):
-            if found := placeholder_words(text, names):
+            if found := placeholder_words(text, shown):
                 # no type names one of its variables: "the one that …" is no English
                 raise UnreadableFact(f"unreadable_text: the {which} would say {found[0]!r} "
                                      f"({text!r}); no type of the store names its entity")

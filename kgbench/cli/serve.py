@@ -101,6 +101,7 @@ def serve(
 
     from kgbench.service import create_app
     from kgbench.service.protocol import HttpProtocol
+    from kgbench.service.serving import run_server
 
     app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host
@@ -109,6 +110,7 @@ def serve(
     err.file.flush()
     # httptools (kgbench.service.protocol) and uvloop, not uvicorn's pure-Python h11 and
     # asyncio's loop: h11 alone cost more per request than an entity page's store reads.
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False,
-                date_header=False, proxy_headers=False, access_log=False,
-                http=HttpProtocol, loop="uvloop")
+    # The event loop on a thread of its own, not the main one (kgbench.service.serving).
+    run_server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                              server_header=False, date_header=False, proxy_headers=False,
+                              access_log=False, http=HttpProtocol, loop="uvloop"))

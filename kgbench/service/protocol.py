@@ -102,7 +102,7 @@ class HttpProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self.scope[SERVER_TASKS] = self.server_state.tasks  # type: ignore[typeddict-unknown-key]
+        self.scope[SERVER_TASKS] = self.server_state.tasks  # type: ignore[literal-required]
 
     def send_400_response(self, msg: str) -> None:
         headers = [*self.server_state.default_headers,

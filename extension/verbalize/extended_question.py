@@ -337,8 +337,12 @@ def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
         if not obj:
             raise Unphrasable(f"what tells a {name!r} apart has no name")
         phrase = table[str(fact_predicate)]
+        # "the John Williams who is a citizen of Australia" (blind rounds rated "the John
+        # Williams that is …" 2): a person's own relations take "who"
+        that = "who" if row.get("fact_outgoing", True) and \
+            str(fact_predicate).startswith("people.person.") else "that"
         if row.get("fact_outgoing", True):
-            return f"the {name} that {phrase} {obj}"
+            return f"the {name} {that} {phrase} {obj}"
         inverse = table.inverse(str(fact_predicate))
         if inverse:
             return f"the {name} that {inverse} {obj}"

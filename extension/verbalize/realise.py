@@ -385,7 +385,7 @@ class Realiser:
         narrowed = two_constraints.narrowed_object_question(
             cs, vps, lambda c: self._verb_question(c, self.ref(c.other, c), self.phrase(c.predicate)),
             self.form.is_variable)
-        if narrowed:   # "Which religion practised in Indonesia does Ron Paul follow?"
+        if narrowed:   # "Which of the religions practised in Indonesia does Ron Paul follow?"
             return narrowed
         if wh in ("what", "who") and vps[0].startswith("is the ") and len(vps) > 1:
             if len(vps) == len(cs):   # "is the place where Y died"

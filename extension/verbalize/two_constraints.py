@@ -13,9 +13,9 @@ form: their present tense is wrong for subjects no longer alive, which the text 
 tell.
 
 The answer as what a named subject's relation reaches, narrowed by a passive participle:
-"Which religion practised in Indonesia does Ron Paul follow?", not "Which religion is
-practised in Indonesia and is the religion of Ron Paul?" (rated 3 of 5, the noun said
-twice).
+"Which of the religions practised in Indonesia does Ron Paul follow?", not "Which
+religion is practised in Indonesia and is the religion of Ron Paul?" (rated 3 of 5, the
+noun said twice).
 
 An answer that one constraint reaches by a verb and the other describes, stated from
 the verb's subject: "The director of Jaws was born in Cincinnati, which is located in
@@ -97,7 +97,7 @@ def shared_held_statement(cs: Sequence[Constraint], phrase: Phrase, ref: Ref,
 def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
                              ask: Callable[[Constraint], str | None],
                              is_variable: Callable[[str], bool]) -> str | None:
-    """"Which religion practised in Indonesia does Ron Paul follow?" from the verb
+    """"Which of the religions practised in Indonesia does Ron Paul follow?" from the verb
     phrases ``vps`` of ``cs`` ("is practised in Indonesia", "is the religion of Ron
     Paul") and ``ask`` (a constraint -> the question asking its object: "Which religion
     does Ron Paul follow?"); None where one phrase is not "is the <noun> of <name>" or
@@ -114,8 +114,10 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
         # with its verb after the subject ("does Ron Paul follow"), not a stranded
         # preposition: "Which language spoken in Egypt is The Insider in?" (round 26: 3)
         found = re.fullmatch(r"Which ([\w ]+?) (does|do|did) (.+)", ask(c) or "")
-        if found:
-            return f"Which {found.group(1)} {' '.join(words[1:])} {found.group(2)} {found.group(3)}"
+        if found:   # "Which of the religions …": round 40 rated "Which religion practised
+            # in Argentina does Marc Anthony follow?" 3 in 4 of 4 ratings
+            return (f"Which of the {english.plural(found.group(1))} {' '.join(words[1:])} "
+                    f"{found.group(2)} {found.group(3)}")
     return None
 
 

@@ -79,7 +79,7 @@ def test_union_names_what_tells_the_namesakes_apart() -> None:
              "fact_object_name": "Guitarist"}]
     text = compose_extended_question("what did john williams compose?", [], {}, None,
                                      "union", union_subjects=rows)
-    assert text == ("what did John Williams the composer or the John Williams that has the "
+    assert text == ("what did John Williams the composer or the John Williams who has the "
                     "profession Guitarist compose?")
     with pytest.raises(Unphrasable):
         compose_extended_question("what did john williams compose?", [], {}, None, "union",

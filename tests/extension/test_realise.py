@@ -585,7 +585,7 @@ def test_a_named_subjects_relation_narrowed_by_a_participle_asks_its_object() ->
     religion = "location.statistical_region.religions..location.religion_percentage.religion"
     names = {"m.id": "Indonesia", "m.rp": "Ron Paul", "m.eg": "Egypt", "m.ins": "The Insider"}
     g = graph([("m.id", religion, "?x"), ("m.rp", "people.person.religion", "?x")], names)
-    assert question(g) == "Which religion practised in Indonesia does Ron Paul follow?"
+    assert question(g) == "Which of the religions practised in Indonesia does Ron Paul follow?"
 
 
 def test_a_relation_without_an_inverse_phrase_reads_by_its_reverse_property() -> None:

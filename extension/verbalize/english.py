@@ -231,6 +231,9 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | (?:National|American|Premier|Major)\ (?:[A-Z][\w'-]*\ )*(?:League|Association)
   | (?:[A-Z][\w'-]*\ )+Time\ Zone                   # the Central Time Zone
   | \d{4}\ (?:Summer|Winter)\ (?:Olympics|Olympic\ Games|Paralympics)
+  | (?:[A-Z][\w'-]*\ )+(?:Ocean|Peninsula)           # the Iberian Peninsula
+  | [A-Z][a-z]+(?:an|ic)\ Sea                        # the Mediterranean Sea, the Baltic Sea
+  | (?:Sea|Gulf|Bay|Strait)\ of\ [A-Z].*              # the Gulf of Mexico
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in
 the Philippines", "the Czech Republic"; since blind round 6, "a member of the Republican

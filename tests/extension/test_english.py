@@ -19,7 +19,9 @@ from extension.verbalize.relation_phrases import PhraseTable, relation_phrase, t
     "Federated States of Micronesia", "England national football team", "Gambia",
     # blind round 19: "honoured at 63rd Academy Awards", "plays in National Football League"
     "63rd Academy Awards", "90th United States Congress", "20th century", "Roman Empire",
-    "Holy Roman Empire", "Ottoman Empire", "National Football League", "Central Time Zone", "2010 Winter Olympics"])
+    "Holy Roman Empire", "Ottoman Empire", "National Football League", "Central Time Zone", "2010 Winter Olympics",
+    # blind rounds 41-42: "the place that lies partly in Mediterranean Sea", "Iberian Peninsula"
+    "Mediterranean Sea", "Iberian Peninsula", "Pacific Ocean", "Gulf of Mexico", "Baltic Sea"])
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
@@ -30,7 +32,7 @@ def test_names_that_take_the(name: str) -> None:
     "France", "United Airlines", "Republic Pictures", "Moonrise Kingdom", "Kingdom of Heaven",
     "Gabrielle Union", "Union County", "The Hague", "Republic", "Islands in the Stream",
     "Ohio", "Comoros-GB", "20th Century Fox", "3rd Rock from the Sun", "Boardwalk Empire",
-    "Inland Empire", "Justice League"])
+    "Inland Empire", "Justice League", "Deep Blue Sea", "Mystic River", "Sea Biscuit"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

@@ -386,6 +386,10 @@ class SeedWalk:
             h0 = self.draw_hop(first, rng, entity_end=True)
             if h0 is None:
                 continue
+            if h0.via is not None and h0.exit and \
+                    vague_description(self.phrases, f"{first.predicate}..{h0.exit}"):
+                reason = "vague_description"   # "the regions where Hugo was released"
+                continue
             v = str(h0.end)
             onward = [c for c in self.choices(v) if c.cvts or any(h.end != d for h in c.hops)]
             reason = "no_onward_hop"

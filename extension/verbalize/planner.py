@@ -75,11 +75,14 @@ def fits_several(share_with_one: float, facts: int) -> bool:
     return facts >= MEASURED_FACTS and share_with_one < FUNCTIONAL_SHARE
 
 
-VAGUE_NOUNS = frozenset({"language"})
+VAGUE_NOUNS = frozenset({"language", "release region"})
 """Frame nouns that describe nothing a reader pictures when they name an entity by its
 owner: "the language of Collateral", "the language of Gina Gershon" (blind round 33:
 3 in 14 of 16 ratings); the language itself ("English") reads better, and a question
-that needs the hop asks something else."""
+that needs the hop asks something else. A film's release regions are dozens of
+countries nobody asks about as a group: "Who went on holiday to the regions where
+Wreck-It Ralph was released?", "What awarded medals to the regions where Green Lantern
+was released?" (blind rounds 38-43: 2 and 3)."""
 
 
 def vague_description(table: PhraseTable, predicate: str) -> str | None:

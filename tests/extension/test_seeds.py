@@ -798,3 +798,28 @@ def test_a_path_through_the_one_native_the_store_keeps_is_refused(tmp_path: Path
     assert sample.shapes[0].failures.get("description_fits_several", 0) >= 1, \
         sample.shapes[0].failures
     assert all("one of" not in q.question for q in sample.questions)
+
+
+def test_a_path_through_a_films_release_regions_is_refused(tmp_path: Path) -> None:
+    """Blind rounds 38-43 rated "Who went on holiday to the regions where Wreck-It Ralph
+    was released?" and "What awarded medals to the regions where Green Lantern was
+    released?" 2-3: a film's release regions (a CVT hop) are dozens of countries nobody
+    asks about as a group. The films here have no other path: none is drawn."""
+    release, region = "film.film.release_date_s", "film.film_regional_release_date.film_release_region"
+    language = "location.country.official_language"
+    cvt_type, film_type = "film.film_regional_release_date", "film.film"
+    films = [Entity(f"m.f{i}", f"Film {i}", types=(film_type,)) for i in range(8)]
+    countries = [Entity(f"m.k{i}", f"Country {i}", types=("location.country",)) for i in range(6)]
+    languages = [Entity(f"m.l{i}", f"Language {i}") for i in range(6)]
+    cvts = [Entity(f"m.r{i}_{j}", None, types=(cvt_type,), is_cvt=True)
+            for i in range(8) for j in range(3)]
+    facts = [Fact(f"m.f{i}", release, f"m.r{i}_{j}") for i in range(8) for j in range(3)]
+    facts += [Fact(f"m.r{i}_{j}", region, f"m.k{(i + j) % 6}") for i in range(8) for j in range(3)]
+    facts += [Fact(f"m.k{i}", language, f"m.l{i}") for i in range(6)]
+    with open_store(tmp_path / "store", create=True) as store:
+        store.ingest([*films, *countries, *languages, *cvts], facts,
+                     cvt_types=(cvt_type,))
+        sample = sample_seed_questions(store, film_type, 8, seed=0, shapes=("path",))
+    assert all("release" not in q.question for q in sample.questions), \
+        [q.question for q in sample.questions]
+    assert sample.shapes[0].failures.get("vague_description", 0) >= 1, sample.shapes[0].failures

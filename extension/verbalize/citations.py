@@ -161,6 +161,8 @@ def _fact_clause(t: Triple, table: PhraseTable) -> str:
         # "Star Trek had an animator on its crew", not "… had a crew member in the role
         # of Animator" (blind round 32: 3 in five of six ratings)
         return f"{_subject_text(t)} had {english.article(other.lower())} on its crew"
+    if _group(t):   # "Korean people are found in Japan" (round 43: "… is found", 3)
+        phrase = english.agree(phrase, True)
     return f"{_subject_text(t)} {english.phrase_before(phrase, other)} {other}"
 
 
@@ -242,7 +244,8 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
             phrase = phrase.partition(" the ")[0]
         return _only_sentence(subject, phrase, objects, len(triples),
                               language=table.noun(first.p) == "language")
-    return _owner_sentence(subject, noun, [_object_text(t, table) for t in triples])
+    return _owner_sentence(subject, noun, [_object_text(t, table) for t in triples],
+                           people=first.p.startswith("people.ethnicity."))
 
 
 _HELD = re.compile(r"(?:is in|follows|plays|performs in) the ((?:[\w ]+ )?(?!(?:of|by|in|at|on|"
@@ -251,9 +254,12 @@ _HELD = re.compile(r"(?:is in|follows|plays|performs in) the ((?:[\w ]+ )?(?!(?:
 "follows the religion"): stated whole as "<subject>'s only <kind> is …"."""
 
 
-def _owner_sentence(subject: str, noun: str, objects: Sequence[str]) -> str:
+def _owner_sentence(subject: str, noun: str, objects: Sequence[str], *,
+                    people: bool = False) -> str:
     """"Egypt's only form of government is Monarchy.", "Jamaica's only spoken languages
-    are Spanish and French." """
+    are Spanish and French."; ``people``: the subject is an ethnic group, whose language
+    is spoken by it ("Armenian is the only language spoken by Armenians", not "spoken in
+    Armenians": blind rounds 42-43)."""
     many = len(objects) > 1
     kinds = english.kind_values(noun, objects)
     if kinds and noun == "profession":   # "John Hurt works as an actor and has no other …"
@@ -266,9 +272,10 @@ def _owner_sentence(subject: str, noun: str, objects: Sequence[str]) -> str:
         # of citizenship is Y", "… only spoken language …" and "works only as" rated 3
         # in 24 ratings, "stilted")
         head = english.plural(clause[0]) if many else clause[0]
+        tail = clause[1].replace("spoken in", "spoken by") if people else clause[1]
         return english.sentence(english.sentence_start(
             f"{english.join(list(objects))} {'are' if many else 'is'} the only {head} "
-            f"{clause[1].format(subject)}"))
+            f"{tail.format(subject)}"))
     objects = kinds or objects   # "Egypt's only form of government is a monarchy."
     noun = english.plural(noun) if many else noun
     owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"

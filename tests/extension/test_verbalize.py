@@ -1728,3 +1728,26 @@ def test_a_film_genre_that_is_a_common_noun_reads_as_a_kind_of_film() -> None:
     assert fact_clause(genre, PhraseTable()) == "Jaws is an adventure film"
     odd = genre.model_copy(update={"o_name": "LGBT"})
     assert fact_clause(odd, PhraseTable()) == "Jaws is in the genre LGBT"
+
+
+def test_an_ethnic_groups_facts_read_with_the_group_as_people() -> None:
+    """Blind rounds 42-43: "Armenian is the only language spoken in Armenians" and
+    "Korean people is found in Japan" (3): a group's language is spoken by it, and a
+    group named in the plural takes a plural verb."""
+    from extension.core.samples import Triple
+    from extension.verbalize.citations import exhaustive_sentence, fact_clause
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    spoken = "people.ethnicity.languages_spoken"
+    assert exhaustive_sentence([Triple(s="m.arm", p=spoken, o="m.hy", s_name="Armenians",
+                                       o_name="Armenian")], table) == \
+        "Armenian is the only language spoken by Armenians."
+    assert exhaustive_sentence([Triple(s="m.ie", p="location.country.languages_spoken",
+                                       o="m.ga", s_name="Ireland", o_name="Irish")], table) == \
+        "Irish is the only language spoken in Ireland."
+    found = "people.ethnicity.geographic_distribution"
+    assert fact_clause(Triple(s="m.k", p=found, o="m.jp", s_name="Korean people",
+                              o_name="Japan"), table) == "Korean people are found in Japan"
+    assert fact_clause(Triple(s="m.h", p=found, o="m.jp", s_name="Hispanic",
+                              o_name="Japan"), table) == "Hispanic is found in Japan"

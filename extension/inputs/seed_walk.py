@@ -40,6 +40,7 @@ from extension.verbalize.planner import (
     asks_what_it_names,
     fits_several,
     is_hub,
+    netflix_tag_description,
     vague_description,
 )
 from extension.verbalize.quality import placeholder_words
@@ -553,6 +554,8 @@ class SeedWalk:
             if placeholder_words(text, names.values()):
                 # "the one that", "Which entity": no type of the store names a variable
                 raise Unphrasable(f"no noun for a variable of {text!r}")
+            if tagged := netflix_tag_description(text):
+                raise Unphrasable(tagged)
         except Unphrasable:
             self.tried[signature] = "unreadable_text"
             return _Outcome(reason="unreadable_text")

@@ -231,7 +231,8 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | (?:National|American|Premier|Major)\ (?:[A-Z][\w'-]*\ )*(?:League|Association)
   | (?:[A-Z][\w'-]*\ )+Time\ Zone                   # the Central Time Zone
   | \d{4}\ (?:Summer|Winter)\ (?:Olympics|Olympic\ Games|Paralympics)
-  | (?:[A-Z][\w'-]*\ )+(?:Ocean|Peninsula)           # the Iberian Peninsula
+  | (?:Pacific|Atlantic|Indian|Arctic|Southern|Antarctic)\ Ocean   # not "Tess Ocean"
+  | (?:[A-Z][\w'-]*\ )+Peninsula                     # the Iberian Peninsula
   | [A-Z][a-z]+(?:an|ic)\ Sea                        # the Mediterranean Sea, the Baltic Sea
   | (?:Sea|Gulf|Bay|Strait)\ of\ [A-Z].*              # the Gulf of Mexico
 )$""")

@@ -33,6 +33,8 @@ Pure rules over counts the caller reads from the store, so the engine's check
 
 from __future__ import annotations
 
+import re
+
 from extension.verbalize.logical_form import Form
 from extension.verbalize.relation_phrases import PhraseTable
 from kgstore.store import Store
@@ -92,6 +94,21 @@ def vague_description(table: PhraseTable, predicate: str) -> str | None:
     if noun in VAGUE_NOUNS:
         return f"'the {noun} of …' describes nothing a reader pictures"
     return None
+
+
+_NETFLIX_TAG = re.compile(r"\b(?:[Ww]hich|the) (\w+) (that )?includes? the titles?\b")
+
+
+def netflix_tag_description(text: str) -> str | None:
+    """Why ``text`` describes an entity by a Netflix tag, or None. Netflix lists titles
+    under countries and languages as well as genres: "Which country includes the title
+    Agora" (blind round 40: 2) asks for a country by a tag, and "the genre that includes
+    the title The Orphanage" is a language asked where it is spoken (round 44: 2). A
+    genre asked by its titles stays: "Which genre includes the title Agora?"."""
+    found = _NETFLIX_TAG.search(text)
+    if found is None or (found.group(1) in ("genre", "genres") and not found.group(2)):
+        return None
+    return f"{found.group(0)!r} describes an entity by a Netflix tag"
 
 
 def too_many_constraints(form: Form, union: bool = False) -> str | None:
@@ -179,4 +196,4 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
 
 
 __all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
-           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]
+           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

@@ -36,6 +36,7 @@ from extension.verbalize.planner import (
     HubCounter,
     asks_what_it_names,
     fits_several,
+    netflix_tag_description,
     too_many_constraints,
     unaskable,
     vague_description,
@@ -92,10 +93,8 @@ def question_check(store: Store, question: str,
         if restated := _RESTATED_PROFESSION.search(text):
             # "Who composed the music for Ocean's Eleven and works as a composer?" (round 40)
             return f"question: {restated.group(0)!r} says again what its other verb says"
-        if listed := _NOT_A_GENRE.search(text):
-            # Netflix lists titles under countries and languages: "Which country includes
-            # the title Agora" (round 40: 2) asks for a country by a Netflix tag.
-            return f"question: {listed.group(0)!r} describes a {listed.group(1)} as a genre"
+        if tagged := netflix_tag_description(text):
+            return f"question: {tagged}"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"
             return "question: it asks where of a place it names by where"
@@ -141,9 +140,6 @@ _RESTATED_PROFESSION = re.compile(
              for noun, verb in _PROFESSION_VERBS.items()))
 """A profession constraint that the question's own verb implies: whoever composed a
 film's music is a composer."""
-
-_NOT_A_GENRE = re.compile(r"\b(?:[Ww]hich|the) (?!genres?\b)(\w+) (?:that )?includes? "
-                          r"the titles?\b")
 
 
 def _new_constant(edge: QueryEdge) -> str:

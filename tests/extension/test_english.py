@@ -32,7 +32,8 @@ def test_names_that_take_the(name: str) -> None:
     "France", "United Airlines", "Republic Pictures", "Moonrise Kingdom", "Kingdom of Heaven",
     "Gabrielle Union", "Union County", "The Hague", "Republic", "Islands in the Stream",
     "Ohio", "Comoros-GB", "20th Century Fox", "3rd Rock from the Sun", "Boardwalk Empire",
-    "Inland Empire", "Justice League", "Deep Blue Sea", "Mystic River", "Sea Biscuit"])
+    "Inland Empire", "Justice League", "Deep Blue Sea", "Mystic River", "Sea Biscuit",
+    "Tess Ocean", "Danny Ocean"])   # round 44: "Julia Roberts played the Tess Ocean"
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

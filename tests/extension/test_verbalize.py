@@ -1751,3 +1751,46 @@ def test_an_ethnic_groups_facts_read_with_the_group_as_people() -> None:
                               o_name="Japan"), table) == "Korean people are found in Japan"
     assert fact_clause(Triple(s="m.h", p=found, o="m.jp", s_name="Hispanic",
                               o_name="Japan"), table) == "Hispanic is found in Japan"
+
+
+def test_a_player_plays_an_instrument_or_a_sport_said_from_the_player() -> None:
+    """Blind rounds 40-44 rated "Ringo Starr plays the instrument Guitar" and "Piano is
+    played by Wolfgang Amadeus Mozart" 3; a name that is no plain noun keeps its frame."""
+    from extension.core.samples import Triple
+    from extension.verbalize.citations import fact_clause
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    assert fact_clause(Triple(s="m.r", p="music.group_member.instruments_played", o="m.g",
+                              s_name="Ringo Starr", o_name="Double bass"), table) == \
+        "Ringo Starr plays the double bass"
+    assert fact_clause(Triple(s="m.p", p="music.instrument.instrumentalists", o="m.m",
+                              s_name="Piano", o_name="Wolfgang Amadeus Mozart"), table) == \
+        "Wolfgang Amadeus Mozart plays the piano"
+    assert fact_clause(Triple(s="m.f", p="music.instrument.instrumentalists", o="m.c",
+                              s_name="Fender Stratocaster", o_name="Eric Clapton"), table) == \
+        "Fender Stratocaster is played by Eric Clapton"
+
+
+def test_an_education_reads_as_where_a_person_studied() -> None:
+    """Blind round 44: "Francis Ford Coppola received an education with institution
+    Hofstra University and degree Bachelor of Arts" (2-3)."""
+    from extension.core.samples import Triple
+    from extension.verbalize.citations import hop_text
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    table = PhraseTable()
+    studied = [Triple(s="m.ffc", p="people.person.education", o="m.e",
+                      s_name="Francis Ford Coppola"),
+               Triple(s="m.e", p="education.education.institution", o="m.h",
+                      o_name="Hofstra University"),
+               Triple(s="m.e", p="education.education.degree", o="m.ba",
+                      o_name="Bachelor of Arts")]
+    assert hop_text(studied, {"m.e"}, table) == \
+        "Francis Ford Coppola studied at Hofstra University, earning a Bachelor of Arts."
+    assert hop_text(studied[:2], {"m.e"}, table) == \
+        "Francis Ford Coppola studied at Hofstra University."
+    # a role it has no words for keeps the general reading, every fact said
+    other = [*studied, Triple(s="m.e", p="education.education.start_date", o="1960",
+                              literal=True)]
+    assert "studied at" not in hop_text(other, {"m.e"}, table)

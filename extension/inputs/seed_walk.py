@@ -41,6 +41,7 @@ from extension.verbalize.planner import (
     fits_several,
     is_hub,
     netflix_tag_description,
+    noun_before_description,
     vague_description,
 )
 from extension.verbalize.quality import placeholder_words
@@ -554,7 +555,7 @@ class SeedWalk:
             if placeholder_words(text, names.values()):
                 # "the one that", "Which entity": no type of the store names a variable
                 raise Unphrasable(f"no noun for a variable of {text!r}")
-            if tagged := netflix_tag_description(text):
+            if tagged := netflix_tag_description(text) or noun_before_description(text):
                 raise Unphrasable(tagged)
         except Unphrasable:
             self.tried[signature] = "unreadable_text"

@@ -111,6 +111,22 @@ def netflix_tag_description(text: str) -> str | None:
     return f"{found.group(0)!r} describes an entity by a Netflix tag"
 
 
+_LINK_WORD = r"(?:of|in|by|for|to|at|on|from|with|as|where|who|that|which|whose|and|or)\b"
+_NOUN_BEFORE_DESCRIPTION = re.compile(
+    rf"\bthe (?!{_LINK_WORD})[a-z]+(?: (?!{_LINK_WORD})[a-z]+)? "
+    r"the [a-z]+ (?:who|that|whose|where|of|in|by)\b")
+
+
+def noun_before_description(text: str) -> str | None:
+    """Why ``text`` puts a relation's own noun before a description of its object, or
+    None: "Which film had the crew member the person who composed …?", "Which genres
+    include the title the films that feature Tim Curry?" (blind round 45: 2 from both
+    readers). "the place where the director of Jaws was born" is a description, not
+    this."""
+    found = _NOUN_BEFORE_DESCRIPTION.search(text)
+    return None if found is None else f"{found.group(0)!r} names a noun before a description"
+
+
 def too_many_constraints(form: Form, union: bool = False) -> str | None:
     """Why the question of ``form`` names too many constants, or None."""
     count = len(form.constants())
@@ -196,4 +212,4 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
 
 
 __all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
-           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]
+           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

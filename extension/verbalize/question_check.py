@@ -37,6 +37,7 @@ from extension.verbalize.planner import (
     asks_what_it_names,
     fits_several,
     netflix_tag_description,
+    noun_before_description,
     too_many_constraints,
     unaskable,
     vague_description,
@@ -93,7 +94,7 @@ def question_check(store: Store, question: str,
         if restated := _RESTATED_PROFESSION.search(text):
             # "Who composed the music for Ocean's Eleven and works as a composer?" (round 40)
             return f"question: {restated.group(0)!r} says again what its other verb says"
-        if tagged := netflix_tag_description(text):
+        if tagged := netflix_tag_description(text) or noun_before_description(text):
             return f"question: {tagged}"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"

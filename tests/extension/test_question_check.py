@@ -227,3 +227,19 @@ def test_a_netflix_tag_does_not_describe_a_country_or_a_language() -> None:
     assert tagged("Where is the genre that includes the title The Orphanage spoken?")
     assert not tagged("Which genre includes the title Agora?")
     assert not tagged("What includes the titles distributed by Samuel Goldwyn Films?")
+
+
+def test_a_relations_noun_before_a_description_is_refused() -> None:
+    """Blind round 45: "Which film had the crew member the person who composed the music
+    for North by Northwest?" and "Which genres include the title the films that feature
+    Tim Curry?" (2 from both readers); descriptions that start with a place noun and a
+    relative word still read."""
+    from extension.verbalize.planner import noun_before_description as garbled
+
+    assert garbled("Which film had the crew member the person who composed the music for X?")
+    assert garbled("Which genres include the title the films that feature Tim Curry?")
+    for fine in ("Where is the place where the director of Jaws was born located?",
+                 "What is the genre of the film that the person who directed Jaws produced?",
+                 "Which language is spoken in the country where the director of Jaws was born?",
+                 "Who is the spouse of the director of Jaws?"):
+        assert not garbled(fine), fine

@@ -316,8 +316,31 @@ def _union(question: str, names: Mapping[str, str], union_subjects: Sequence[Any
     other = f"the other {name}"
     described = [d for d in described if d != other] + [d for d in described if d == other]
     start, end = span
+    both = _all_namesakes(question[:start], question[end:], [str(d) for d in described])
+    if both is not None:
+        return both
     either = ", ".join(str(d) for d in described[:-1]) + f" or {described[-1]}"
     return f"{question[:start]}{either}{question[end:]}"
+
+
+_PLURAL_VERB = {"was": "were", "is": "are", "does": "do", "has": "have", "did": "did"}
+
+
+def _all_namesakes(before: str, after: str, described: Sequence[str]) -> str | None:
+    """The text with every namesake joined by "and" where the verb beside the mention
+    can agree with them: "Where were John Williams the composer and the John Williams
+    who is a citizen of Australia born?", "… and … were born in Floral Park and
+    Melbourne."; None elsewhere (the text keeps "or"). The union's answers are all of
+    theirs, which "and" says: blind rounds rated "Where was the John Williams that is a
+    citizen of Australia or John Williams the composer born?" 2 in most rounds."""
+    both = ", ".join(described[:-1]) + f" and {described[-1]}"
+    asked = re.search(r"\b(was|is|does|has|did) $", before)
+    if asked:   # a question: the auxiliary before its subject
+        return f"{before[:asked.start()]}{_PLURAL_VERB[asked.group(1)]} {both}{after}"
+    stated = re.match(r" (was|is|has) ", after)
+    if not before.strip() and stated:   # a statement that starts with its subject
+        return f"{before}{both} {_PLURAL_VERB[stated.group(1)]}{after[stated.end() - 1:]}"
+    return None
 
 
 def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],

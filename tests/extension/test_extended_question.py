@@ -79,7 +79,7 @@ def test_union_names_what_tells_the_namesakes_apart() -> None:
              "fact_object_name": "Guitarist"}]
     text = compose_extended_question("what did john williams compose?", [], {}, None,
                                      "union", union_subjects=rows)
-    assert text == ("what did John Williams the composer or the John Williams who has the "
+    assert text == ("what did John Williams the composer and the John Williams who has the "
                     "profession Guitarist compose?")
     with pytest.raises(Unphrasable):
         compose_extended_question("what did john williams compose?", [], {}, None, "union",
@@ -121,4 +121,4 @@ def test_a_namesake_is_told_apart_by_the_noun_a_reader_uses_for_its_type() -> No
     rows = [{"entity": "m.a", "name": "John Williams", "type": "film.music_contributor"},
             {"entity": "m.b", "name": "John Williams", "type": "music.guitarist"}]
     text = union_text("Where was John Williams born?", {}, rows, PhraseTable())
-    assert text == "Where was John Williams the composer or John Williams the guitarist born?"
+    assert text == "Where were John Williams the composer and John Williams the guitarist born?"

@@ -308,7 +308,7 @@ def test_questions_and_answers_of_the_demo_samples(
             # (a profession reads lower-case: "works as a musician")
             assert name and name.lower() in q_ext.lower(), (s.id, q_ext)
         if s.query.rule == "union":   # every namesake, told apart, in the question
-            assert " or " in q_ext and "entities named" not in q_ext, q_ext
+            assert (" or " in q_ext or " and " in q_ext) and "entities named" not in q_ext, q_ext
         assert q_ext not in text.answer
         for a in s.answer_entities:
             assert (a.name or render_literal(a.value or "", a.datatype)) in text.answer

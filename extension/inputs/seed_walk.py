@@ -42,6 +42,7 @@ from extension.verbalize.planner import (
     is_hub,
     netflix_tag_description,
     noun_before_description,
+    restated_profession,
     vague_description,
 )
 from extension.verbalize.quality import placeholder_words
@@ -555,7 +556,8 @@ class SeedWalk:
             if placeholder_words(text, names.values()):
                 # "the one that", "Which entity": no type of the store names a variable
                 raise Unphrasable(f"no noun for a variable of {text!r}")
-            if tagged := netflix_tag_description(text) or noun_before_description(text):
+            if tagged := netflix_tag_description(text) or noun_before_description(text) \
+                    or restated_profession(text):
                 raise Unphrasable(tagged)
         except Unphrasable:
             self.tried[signature] = "unreadable_text"

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
+from extension.verbalize.fact_readings import education_clause, played_clause
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.realise_words import PLACE_NOUNS, is_passive
 from extension.verbalize.relation_phrases import (
@@ -118,27 +119,6 @@ def genre_kind(genre: str) -> str | None:
     if not _FILM_KINDS.intersection(lowered.lower().split()):
         lowered = f"{lowered} film"
     return english.article(lowered)
-
-
-_PLAYED = {"music.group_member.instruments_played": ("player", "the "),
-           "music.instrument.instrumentalists": ("thing", "the "),
-           "sports.sport.pro_athletes..sports.pro_sports_played.athlete": ("thing", "")}
-"""Relations of a player and what they play, by the side the player is on, and the
-article the played thing takes ("plays the guitar", "plays football")."""
-
-
-def played_clause(t: Triple) -> str | None:
-    """"Ringo Starr plays the guitar", "David Beckham plays football": a player and an
-    instrument or sport whose name is a plain noun, said from the player (blind rounds
-    40-43 rated "Ringo Starr plays the instrument Guitar" and "Piano is played by
-    Wolfgang Amadeus Mozart" 3); None for other facts."""
-    side = _PLAYED.get(t.p)
-    if side is None or t.literal:
-        return None
-    player, thing = (t.s_name, t.o_name) if side[0] == "player" else (t.o_name, t.s_name)
-    if not player or not thing or not english.PLAIN_NOUN.fullmatch(thing):
-        return None
-    return f"{english.mention(player)} plays {side[1]}{thing[0].lower()}{thing[1:]}"
 
 
 def _fact_clause(t: Triple, table: PhraseTable) -> str:
@@ -341,28 +321,6 @@ def _only(phrase: str, objects: str) -> str:
     return f"{phrase} {objects} only"
 
 
-_EDUCATION_ROLES = ("education.education.institution", "education.education.degree",
-                    "education.education.major_field_of_study")
-
-
-def education_clause(anchor: Triple, roles: Sequence[Triple], table: PhraseTable) -> str | None:
-    """"Francis Ford Coppola studied at Hofstra University, earning a Bachelor of Arts
-    in Theatre": a Freebase education (its institution, degree and major) as a person
-    writes it (blind round 44 rated "received an education with institution Hofstra
-    University and degree Bachelor of Arts" 2-3); None for one with other roles."""
-    found = {t.p: _object_text(t, table) for t in roles}
-    if set(found) - set(_EDUCATION_ROLES) or _EDUCATION_ROLES[0] not in found \
-            or len(found) != len(roles):
-        return None
-    institution, degree, major = (found.get(p) for p in _EDUCATION_ROLES)
-    clause = f"{_subject_text(anchor)} studied at {institution}"
-    if degree:
-        clause += f", earning {english.article(degree)}"
-    if major:
-        clause += f" in {major}" if degree else f", majoring in {major}"
-    return clause
-
-
 class _Fold:
     """The facts of one hop through CVT nodes, read as clauses (see :func:`hop_sentence`).
     Each CVT is read once; a CVT that another CVT of the hop points at is read inside
@@ -457,10 +415,12 @@ class _Fold:
                 return folded
             head = english.capitalized(english.article(self.noun(cvt)))
             return f"{head} has {english.join(roles)}" if roles else f"{head} is linked to another entry"
-        if anchor.p == "people.person.education" and (
-                studied := education_clause(anchor, [t for t in self.triples if t.s == cvt],
-                                            self.table)):
-            return studied
+        if anchor.p == "people.person.education":
+            held = [t for t in self.triples if t.s == cvt]
+            found = {t.p: _object_text(t, self.table) for t in held}
+            if len(found) == len(held) and (
+                    studied := education_clause(_subject_text(anchor), found)):
+                return studied
         # A Wikidata statement node repeats the statement's property for its main value.
         main = next((t for t in self.triples if t.s == cvt and t.p == anchor.p
                      and (t.literal or t.o not in self.cvts)), None)

@@ -127,6 +127,24 @@ def noun_before_description(text: str) -> str | None:
     return None if found is None else f"{found.group(0)!r} names a noun before a description"
 
 
+_PROFESSION_VERBS = {"composer": "composed", "director": "directed", "film director": "directed",
+                     "producer": "produced", "film producer": "produced",
+                     "screenwriter": "wrote", "writer": "wrote", "actor": "appeared in",
+                     "editor": "edited", "film editor": "edited"}
+_RESTATED_PROFESSION = re.compile(
+    "|".join(rf"\b{re.escape(verb)}\b.*\bworks? as an? {re.escape(noun)}\b"
+             rf"|\bworks? as an? {re.escape(noun)}\b.*\b{re.escape(verb)}\b"
+             for noun, verb in _PROFESSION_VERBS.items()))
+
+
+def restated_profession(text: str) -> str | None:
+    """Why ``text`` asks for a profession its own verb implies, or None: whoever composed
+    a film's music is a composer ("Who composed the music for Ocean's Eleven and works as
+    a composer?", blind rounds 40 and 47: 3 from both readers)."""
+    found = _RESTATED_PROFESSION.search(text)
+    return None if found is None else f"{found.group(0)!r} says again what its other verb says"
+
+
 def too_many_constraints(form: Form, union: bool = False) -> str | None:
     """Why the question of ``form`` names too many constants, or None."""
     count = len(form.constants())
@@ -212,4 +230,4 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
 
 
 __all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
-           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]
+           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "restated_profession", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

@@ -38,6 +38,7 @@ from extension.verbalize.planner import (
     fits_several,
     netflix_tag_description,
     noun_before_description,
+    restated_profession,
     too_many_constraints,
     unaskable,
     vague_description,
@@ -91,10 +92,8 @@ def question_check(store: Store, question: str,
         if repeated := _REPEATED_NOUN.search(text):
             # "the distributor of the distributors of The Black Dahlia" (round 36: 2)
             return f"question: it describes {repeated.group(0)!r} by itself"
-        if restated := _RESTATED_PROFESSION.search(text):
-            # "Who composed the music for Ocean's Eleven and works as a composer?" (round 40)
-            return f"question: {restated.group(0)!r} says again what its other verb says"
-        if tagged := netflix_tag_description(text) or noun_before_description(text):
+        if tagged := restated_profession(text) or netflix_tag_description(text) \
+                or noun_before_description(text):
             return f"question: {tagged}"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"
@@ -131,16 +130,6 @@ def question_check(store: Store, question: str,
 
 _REPEATED_NOUN = re.compile(r"\bthe (\w+) (?:of|in) (?:one of )?the \1s?\b")
 
-_PROFESSION_VERBS = {"composer": "composed", "director": "directed", "film director": "directed",
-                     "producer": "produced", "film producer": "produced",
-                     "screenwriter": "wrote", "writer": "wrote", "actor": "appeared in",
-                     "editor": "edited", "film editor": "edited"}
-_RESTATED_PROFESSION = re.compile(
-    "|".join(rf"\b{re.escape(verb)}\b.*\bworks? as an? {re.escape(noun)}\b"
-             rf"|\bworks? as an? {re.escape(noun)}\b.*\b{re.escape(verb)}\b"
-             for noun, verb in _PROFESSION_VERBS.items()))
-"""A profession constraint that the question's own verb implies: whoever composed a
-film's music is a composer."""
 
 
 def _new_constant(edge: QueryEdge) -> str:

@@ -243,3 +243,14 @@ def test_a_relations_noun_before_a_description_is_refused() -> None:
                  "Which language is spoken in the country where the director of Jaws was born?",
                  "Who is the spouse of the director of Jaws?"):
         assert not garbled(fine), fine
+
+
+def test_a_restated_profession_is_named_by_its_verb_either_way_round() -> None:
+    """Blind rounds 40 and 47: "Who composed the music for A Clockwork Orange and works
+    as a composer?" (a seed question: the sampler refuses it with the engine's rule)."""
+    from extension.verbalize.planner import restated_profession
+
+    assert restated_profession("Who composed the music for A Clockwork Orange and works as a composer?")
+    assert restated_profession("Who works as a film director and directed Jaws?")
+    assert not restated_profession("Who directed The Godfather Part III and works as a screenwriter?")
+    assert not restated_profession("Who was born in Frankfurt am Main and works as a composer?")

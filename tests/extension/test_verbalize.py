@@ -1770,6 +1770,11 @@ def test_a_player_plays_an_instrument_or_a_sport_said_from_the_player() -> None:
     assert fact_clause(Triple(s="m.f", p="music.instrument.instrumentalists", o="m.c",
                               s_name="Fender Stratocaster", o_name="Eric Clapton"), table) == \
         "Fender Stratocaster is played by Eric Clapton"
+    athlete = "sports.sport.pro_athletes..sports.pro_sports_played.athlete"
+    assert fact_clause(Triple(s="m.af", p=athlete, o="m.jm", s_name="American football",
+                              o_name="John Madden"), table) == "John Madden plays American football"
+    assert fact_clause(Triple(s="m.fb", p=athlete, o="m.db", s_name="Football",
+                              o_name="David Beckham"), table) == "David Beckham plays football"
 
 
 def test_an_education_reads_as_where_a_person_studied() -> None:

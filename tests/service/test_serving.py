@@ -61,13 +61,20 @@ def test_the_event_loop_runs_off_the_main_thread_and_ctrl_c_still_stops_it() -> 
                 time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)   # Ctrl-C, received by the main thread
 
-    threading.Thread(target=client, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):   # raised again after the graceful shutdown
-        run_server(_config(app, port))
+    # Python's own SIGINT handler, as a command line has it (a pytest-xdist worker
+    # ignores SIGINT, and the server raises again whatever it found)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=client, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):   # raised again after the graceful shutdown
+            run_server(_config(app, port))
+        restored = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert answers == [200]
     assert seen == [False]                   # the request ran on the loop's own thread
     assert events == ["startup", "shutdown"]   # the lifespan ran its shutdown
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # restored
+    assert restored is signal.default_int_handler   # the handler it found, back
 
 
 def test_a_port_the_server_cannot_bind_ends_it_as_uvicorn_does() -> None:

@@ -131,10 +131,14 @@ _PROFESSION_VERBS = {"composer": "composed", "director": "directed", "film direc
                      "producer": "produced", "film producer": "produced",
                      "screenwriter": "wrote", "writer": "wrote", "actor": "appeared in",
                      "editor": "edited", "film editor": "edited"}
+_AS_PROFESSION = r"(?:works? as an?|ha(?:s|ve) the profession)"
 _RESTATED_PROFESSION = re.compile(
-    "|".join(rf"\b{re.escape(verb)}\b.*\bworks? as an? {re.escape(noun)}\b"
-             rf"|\bworks? as an? {re.escape(noun)}\b.*\b{re.escape(verb)}\b"
-             for noun, verb in _PROFESSION_VERBS.items()))
+    "|".join(rf"\b{re.escape(verb)}\b.*\b{_AS_PROFESSION} {re.escape(noun)}\b"
+             rf"|\b{_AS_PROFESSION} {re.escape(noun)}\b.*\b{re.escape(verb)}\b"
+             for noun, verb in _PROFESSION_VERBS.items()), re.IGNORECASE)
+"""A profession said by the frame ("works as a composer") or by the relation's record
+wording a seed question has before the engine reads it ("has the profession
+Composer")."""
 
 
 def restated_profession(text: str) -> str | None:

@@ -252,5 +252,7 @@ def test_a_restated_profession_is_named_by_its_verb_either_way_round() -> None:
 
     assert restated_profession("Who composed the music for A Clockwork Orange and works as a composer?")
     assert restated_profession("Who works as a film director and directed Jaws?")
+    # a seed question's own text, before q̃ reads it (round 48's draw)
+    assert restated_profession("Who composed the music for Spirited Away and has the profession Composer?")
     assert not restated_profession("Who directed The Godfather Part III and works as a screenwriter?")
     assert not restated_profession("Who was born in Frankfurt am Main and works as a composer?")

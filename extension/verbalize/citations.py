@@ -152,7 +152,9 @@ def _fact_clause(t: Triple, table: PhraseTable) -> str:
         # Hook" (blind round 33: 3 in 13 ratings); an ethnic group keeps its own frame
         # ("Armenians have Persian as a spoken language": its name is singular)
         return f"{other} {inverse} {_subject_text(t)}"
-    if attribute and t.literal:   # "The number of children of George Washington is 4."
+    if attribute and t.literal:   # "The population of X is …", "X has 4 children."
+        if count := english.counted(attribute.group(1), other):
+            return f"{_subject_text(t)} has {count}"
         return f"the {attribute.group(1)} of {_subject_text(t)} is {other}"
     if attribute:   # "Egypt has Arabic as a spoken language"
         return f"{_subject_text(t)} " \

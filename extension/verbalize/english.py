@@ -493,3 +493,27 @@ _NO_SHARED_VERB = frozenset({"is", "are", "was", "were", "has", "have", "had", "
 """Verbs whose two objects do not share them ("has music by X and the member Y")."""
 _DESCRIPTION = re.compile(r"\b(?:of|that|who|whose|where|which)\b")
 """A noun phrase that describes rather than names ("the birthplace of X")."""
+
+
+_COUNT_NOUN = re.compile(r"number of ((?:[a-z]+ )*[a-z]+s|children|people)")
+
+
+def counted(noun: str | None, value: str) -> str | None:
+    """A "number of <things>" attribute with its whole-number ``value`` as a person
+    writes a count: "4 children", "1 child", "no children" (blind rounds 40-47 rated
+    "The number of children of George Washington is 4." 3); None for other nouns or
+    values."""
+    found = _COUNT_NOUN.fullmatch(noun or "")
+    if found is None or not re.fullmatch(r"\d+", value):
+        return None
+    things = found.group(1)
+    if value == "0":
+        return f"no {things}"
+    return f"{value} {singular(things) if value == '1' else things}"
+
+
+def count_question(noun: str | None, subject: str) -> str | None:
+    """"How many children does George Washington have?" for the attribute "number of
+    children"; None for other nouns."""
+    found = _COUNT_NOUN.fullmatch(noun or "")
+    return None if found is None else f"How many {found.group(1)} does {subject} have?"

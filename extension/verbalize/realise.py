@@ -263,9 +263,8 @@ class Realiser:
         rest = self._others(var, skip)
         if not rest:
             raise Unphrasable(f"nothing describes {var}")
-        # Several entities answer to the description in the grounding (a film's actors):
-        # "Where were the actors of Heat born?", not "Where was the actor of Heat born?"
-        # answered with three birthplaces (blind round 6: "one actor born on three dates").
+        # Several entities answer to the description (a film's actors): "Where were the
+        # actors of Heat born?", not "… the actor …" (round 6: "one actor, three dates").
         many = var in self.several
         head = next((c for c in rest if not c.var_is_subject and not c.qualifiers
                      and self.table.noun(c.predicate)), None)
@@ -442,7 +441,8 @@ class Realiser:
                 return asked
             return None
         phrase = self.phrase(c.predicate)
-        return self._where_when(c, subject, phrase) or self._asked(c, subject, phrase)
+        return english.count_question(self.table.noun(c.predicate), subject) \
+            or self._where_when(c, subject, phrase) or self._asked(c, subject, phrase)
 
     def _where_when(self, c: Constraint, subject: str, phrase: str, within: str = ""
                     ) -> str | None:
@@ -514,9 +514,8 @@ class Realiser:
         if RELATIVE.search(subject) and (phrase.startswith(("is ", "was ")) or any(
                 w.rpartition(" ")[2] in PREPOSITIONS for w in (phrase, subject))):
             # "Which genres is the film that features Peter Stormare in?" strands its
-            # preposition behind a clause: "What are the genres of …" reads better; a
-            # verb does not ("Which characters does the film directed by X feature?",
-            # not "What are the characters of …": round 26, 3 of 5)
+            # preposition: "What are the genres of …" reads better; a verb does not
+            # ("Which characters does the film directed by X feature?": round 26)
             return None
         head, the, tail = phrase.partition(" the ")
         noun = tail if the and tail.rpartition(" ")[2] not in PREPOSITIONS else None
@@ -596,12 +595,14 @@ class Realiser:
                     f"{english.attribute_phrase(attribute.group(1), answers, c.other in self.several)}"))
             if attribute and not qualifiers:
                 # "The capital of the country of origin of Pulp Fiction is Washington,
-                # D.C.", not "… has the capital Washington, D.C.": blind readers rated
-                # the "has the <noun>" statements 3 of 5, "like database fields".
+                # D.C.", not "… has the capital Washington, D.C." (rated 3 of 5, "like
+                # database fields"); a count as a count: "X has 4 children."
                 noun = attribute.group(1)
+                subject = self.ref(c.other, c)
+                if not many and (count := english.counted(noun, listed)):
+                    return english.sentence(english.capitalized(f"{subject} has {count}"))
                 noun = english.plural(noun) if many else noun
                 verb = "include" if capped else ("are" if many else "is")
-                subject = self.ref(c.other, c)
                 if not capped and subject.rpartition(" ")[2] in PREPOSITIONS:
                     # "Washington, D.C. is the capital of the country Trent Reznor is a
                     # citizen of.", not "… is a citizen of is Washington, D.C."
@@ -649,9 +650,8 @@ class Realiser:
             return verbal   # "The director of Jaws was born in Cincinnati, which is …"
         if len(vps) == 2 and not many:
             # "Japan, which contains Tokyo, is the country of citizenship of Fumio
-            # Hayasaka.", not "Japan is the country of citizenship of … and contains
-            # Tokyo." (blind round 17 rated the joined verb phrases 3): the relation
-            # that names what the answer is stays the sentence's own.
+            # Hayasaka.", not "… and contains Tokyo." (round 17 rated the joined verb
+            # phrases 3): the relation that names what the answer is stays the sentence's.
             main = next((vp for vp in vps if vp.startswith(("is the ", "is an ", "is a "))),
                         vps[0])
             clause = vps[1] if main is vps[0] else vps[0]

@@ -798,3 +798,18 @@ def test_a_place_noun_of_a_role_reads_by_its_verb() -> None:
     assert role_clause("was released in", "release region", "Coriolanus", True) == \
         "the regions where Coriolanus was released"
     assert role_clause("has the release region", "release region", "X", False) is None
+
+
+def test_a_count_is_asked_and_stated_as_a_count() -> None:
+    """Blind rounds 40-47 rated "What is the number of children of Sebastián Piñera?"
+    and "The number of children of Sebastián Piñera is 4." 3."""
+    names = {"m.sp": "Sebastián Piñera"}
+    table = PhraseTable()   # its P1971 frame: "has the number of children", a number
+    g = {"nodes": [node("m.sp", "entity", name="Sebastián Piñera"), node("?x", "answer")],
+         "edges": [{"source": "m.sp", "predicate": "P1971", "target": "?x"}]}
+    assert realise_question(g, [], names, table, rule="none") == \
+        "How many children does Sebastián Piñera have?"
+    assert realise_statement(g, [], names, table, ["4"], rule="none") == \
+        "Sebastián Piñera has 4 children."
+    assert realise_statement(g, [], names, table, ["1"], rule="none") == \
+        "Sebastián Piñera has 1 child."

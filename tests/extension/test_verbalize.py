@@ -1340,8 +1340,15 @@ def test_a_whole_slot_and_a_number_read_as_people_state_them() -> None:
     children = Triple(s="m.gw", p="P1971", o="4", s_name="George Washington", literal=True,
                       datatype="http://www.w3.org/2001/XMLSchema#decimal")
     table = PhraseTable(overrides={"P1971": "has the number of children"})
-    assert hop_sentence([children], set(), table) == \
-        "The number of children of George Washington is 4."
+    # a count reads as one (blind rounds 40-47 rated "The number of children of … is 4." 3)
+    assert hop_sentence([children], set(), table) == "George Washington has 4 children."
+    none = children.model_copy(update={"o": "0"})
+    assert hop_sentence([none], set(), table) == "George Washington has no children."
+    population = Triple(s="m.fr", p="P1082", o="67000000", s_name="France", literal=True,
+                        datatype="http://www.w3.org/2001/XMLSchema#decimal")
+    assert hop_sentence([population], set(),
+                        PhraseTable(overrides={"P1082": "has the population"})) == \
+        "The population of France is 67,000,000."
 
 
 @pytest.mark.parametrize(("subject", "predicate", "values", "whole", "expected"), [

@@ -94,6 +94,11 @@ FAILURE_REASONS: dict[str, str] = {
     "vague_description": "path: the intermediate entity would be named by a noun that "
                          "describes nothing a reader pictures ('the language of "
                          "Collateral')",
+    "broad_description": "path: the intermediate entities would be described by a "
+                         "relation that links the subject to more of them than a "
+                         "question may have answers (a genre's films: 'Who starred in "
+                         "the musical films?'), a class rather than a few a reader "
+                         "could list",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }

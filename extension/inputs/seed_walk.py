@@ -386,6 +386,9 @@ class SeedWalk:
             if first.forward and vague_description(self.phrases, first.predicate):
                 reason = "vague_description"   # "the language of Collateral"
                 continue
+            if len(first.hops) + len(first.cvts) > self.max_answers:
+                reason = "broad_description"   # "the horror works": a class, not a few
+                continue
             h0 = self.draw_hop(first, rng, entity_end=True)
             if h0 is None:
                 continue

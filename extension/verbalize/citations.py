@@ -77,7 +77,11 @@ def _ends(triples: Sequence[Triple], hop: Sequence[int], cvts: Collection[str]) 
 
 
 def _subject_text(t: Triple) -> str:
-    return english.mention(t.s_name) or t.s
+    shown = english.mention(t.s_name) or t.s
+    # a group that speaks or lives somewhere is its people ("spoken by Russian
+    # Americans"); the group a person belongs to keeps its name
+    people = t.p.startswith("people.ethnicity.") and t.p != "people.ethnicity.people"
+    return english.people_name(shown) if people else shown
 
 
 def _object_text(t: Triple, table: PhraseTable) -> str:
@@ -174,7 +178,7 @@ def _fact_clause(t: Triple, table: PhraseTable) -> str:
 def _group(t: Triple) -> bool:
     """Whether ``t``'s subject is a people named in the plural ("Armenians", "Irish
     people"): "Armenians have Russian as a spoken language"."""
-    name = t.s_name or ""
+    name = _subject_text(t)
     return t.p.startswith("people.ethnicity.") and (name.endswith("s") or name.endswith(" people"))
 
 

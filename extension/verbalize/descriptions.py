@@ -102,7 +102,7 @@ def genre_modified(shown: str, clauses: Sequence[str]) -> str | None:
 
 
 _OWNED = re.compile(r"is the ([\w ]+) of")
-_HELD_IN = re.compile(r"is in the ([\w ]+)")
+_HELD_IN = re.compile(r"is in the ([\w ]+)|belongs to the ([\w ]+)")
 _PLACED_IN = re.compile(r"is (based|located|headquartered) in")
 
 
@@ -110,7 +110,9 @@ def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None)
     """A template (``{}`` for the owner's text) naming what the owner of a relation read
     ``phrase`` from it (and ``inverse`` from the owner) is: "the capital of {}" ("is the
     capital of"); "the genre of {}" ("includes the film", inverse "is in the genre"),
-    not "the film genre that includes the film Heat"; "the country where {} is based"
+    not "the film genre that includes the film Heat"; "the ethnic group of {}"
+    ("includes", inverse "belongs to the ethnic group"; blind round 48 rated "the
+    ethnicity that includes Patrick McGoohan" 3); "the country where {} is based"
     for a home (``noun``: the entity's type noun, a place noun or "place"). None for
     other phrases. ``many``: the entity is several ("the genres of {}")."""
     owned = _OWNED.fullmatch(phrase)
@@ -119,8 +121,9 @@ def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None)
         head = noun if noun in PLACE_NOUNS else "place"
         shown = english.plural(head) if many else head
         return f"the {shown} where {{}} is {placed.group(1)}"
-    held = _HELD_IN.fullmatch(inverse or "") if phrase.startswith("includes ") else None
+    held = _HELD_IN.fullmatch(inverse or "") if phrase.split(" ")[0] == "includes" else None
     found = owned or held
     if found is None:
         return None
-    return f"the {english.plural(found.group(1)) if many else found.group(1)} of {{}}"
+    noun_of = found.group(1) or found.group(2)
+    return f"the {english.plural(noun_of) if many else noun_of} of {{}}"

@@ -265,6 +265,16 @@ def mention(name: str | None) -> str | None:
     return shown
 
 
+_GROUP_IN_SINGULAR = re.compile(r"(?:[A-Z]\w+ )+[A-Z]\w*an")
+
+
+def people_name(name: str) -> str:
+    """An ethnic group's name as its people: "Russian Americans" for the stored "Russian
+    American" ("spoken by Russian American", blind round 48: 3; "spoken by Asian
+    American", round 27); other names as they are ("Irish people", "Armenians")."""
+    return f"{name}s" if _GROUP_IN_SINGULAR.fullmatch(name) else name
+
+
 def display_name(name: str | None) -> str | None:
     """An entity's name as the text shows it: FB15k-237's ``entity2text.txt`` marks some
     names with the locale of the label they came from ("Inventor-GB", "50th Annual

@@ -45,7 +45,6 @@ from extension.verbalize.realise_words import (
     GENERIC_NOUNS,
     IRREGULAR_PAST,
     NO_NOUN_ALONE,
-    OBJECT_TYPES,
     PERSON_NOUNS,
     PLACE_NOUNS,
     PLACED,
@@ -55,6 +54,7 @@ from extension.verbalize.realise_words import (
     YEARS,
     agent_of,
     is_passive,
+    object_type,
     without_asked_noun,
 )
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
@@ -115,10 +115,8 @@ class Realiser:
             return next((n for n in typed if n not in GENERIC_NOUNS), typed[0])
         objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
         for c in objects:   # film.music_contributor.film: the last part names the object
-            last = english.singular(_local_name(c.predicate).rpartition(".")[2]
-                                    .replace("_", " "))
-            if last in OBJECT_TYPES:
-                return english.type_word(last)
+            if found := object_type(_local_name(c.predicate).rpartition(".")[2]):
+                return found
         for c in objects:   # "country of origin" names a role; as a type, "country"
             if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
                 continue
@@ -126,7 +124,8 @@ class Realiser:
                 head, of, _ = noun.partition(" of ")
                 # "country of origin" names a country; "cause of death" names no cause
                 return None if of and head in NO_NOUN_ALONE else head
-        return None
+        return next((found for c in objects if (found := object_type(
+            _local_name(c.predicate).rpartition(".")[2], head_only=True))), None)
 
     def ref(self, node: str, skip: Constraint | None) -> str:
         """A node as a phrase names it: a constant by name (a number with the unit of
@@ -137,8 +136,8 @@ class Realiser:
         if skip is not None and self.form.nodes.get(node, {}).get("kind") == "literal":
             return with_unit(text, self.table.unit(skip.predicate))
         if skip is not None and skip.predicate.startswith("people.ethnicity.") \
-                and not skip.var_is_subject and re.fullmatch(r"(?:[A-Z]\w+ )+[A-Z]\w*an", text):
-            return f"{text}s"   # "spoken by Asian Americans", not "by Asian American" (round 27)
+                and not skip.var_is_subject:
+            return english.people_name(text)   # "spoken by Asian Americans" (round 27)
         return text
 
     def _others(self, var: str, skip: Constraint | None) -> list[Constraint]:

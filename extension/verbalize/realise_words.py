@@ -24,6 +24,22 @@ OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city
                           "organization", "university", "school", "character", "actor",
                           "series", "program", "sport", "instrument", "religion"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
+
+
+def object_type(last_part: str, *, head_only: bool = False) -> str | None:
+    """The type noun the last part of a Freebase relation id names for its object:
+    ``film`` (``film.actor.film``); ``head_only``: its plural head followed by how the
+    objects relate (``countries_spoken_in``: "country", ``people_born_here``: "person";
+    WebQSP on FB15k-237, with no type facts, asked "What has Persian as a spoken
+    language and contains Basra?"), a last resort after the frame's noun ("political
+    party" before ``organizations_founded``). None otherwise (``film_release_region``
+    names a region)."""
+    last = english.singular(last_part.replace("_", " "))
+    if not head_only:
+        return english.type_word(last) if last in OBJECT_TYPES else None
+    head = last_part.partition("_")[0]
+    one = english.singular(head)
+    return english.type_word(one) if one != head and one in OBJECT_TYPES else None
 GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object"})
 """Type nouns that say less than another relation's would ("location" for
 ``location.location.contains`` beside "country" for ``location.country.…``)."""

@@ -813,3 +813,22 @@ def test_a_count_is_asked_and_stated_as_a_count() -> None:
         "Sebastián Piñera has 4 children."
     assert realise_statement(g, [], names, table, ["1"], rule="none") == \
         "Sebastián Piñera has 1 child."
+
+
+def test_a_group_is_described_by_what_its_member_belongs_to() -> None:
+    """Blind round 48 rated "Which language is spoken by the ethnicity that includes
+    Patrick McGoohan?" 3 from one reader: a person says "the ethnic group of …"."""
+    names = {**NAMES, "m.pm": "Patrick McGoohan"}
+    g = graph([("?e", "people.ethnicity.people", "m.pm"),
+               ("?e", "people.ethnicity.languages_spoken", "?x")], names, cvts=())
+    assert question(g) == "Which language is spoken by the ethnic group of Patrick McGoohan?"
+
+
+def test_a_plural_head_of_a_relation_names_its_object_type() -> None:
+    """WebQSP on FB15k-237 (no type facts) asked "What has Persian as a spoken language
+    and contains Basra?": ``countries_spoken_in`` names its objects, countries."""
+    names = {**NAMES, "m.fa": "Persian", "m.ba": "Basra"}
+    g = graph([("m.fa", "language.human_language.countries_spoken_in", "?x"),
+               ("m.ba", "location.location.containedby", "?x")], names, cvts=())
+    text = question(g)
+    assert text is not None and text.startswith("Which country "), text

@@ -1758,6 +1758,17 @@ def test_an_ethnic_groups_facts_read_with_the_group_as_people() -> None:
                               o_name="Japan"), table) == "Korean people are found in Japan"
     assert fact_clause(Triple(s="m.h", p=found, o="m.jp", s_name="Hispanic",
                               o_name="Japan"), table) == "Hispanic is found in Japan"
+    # round 48: "Russian is the only language spoken by Russian American" (3)
+    assert exhaustive_sentence([Triple(s="m.ra", p=spoken, o="m.ru", s_name="Russian American",
+                                       o_name="Russian")], table) == \
+        "Russian is the only language spoken by Russian Americans."
+    assert fact_clause(Triple(s="m.ra", p=found, o="m.us", s_name="Russian American",
+                              o_name="United States of America"), table) == \
+        "Russian Americans are found in the United States of America"
+    member = Triple(s="m.ra", p="people.ethnicity.people", o="m.pm", s_name="Russian American",
+                    o_name="Patrick McGoohan")
+    assert fact_clause(member, table) == \
+        "Patrick McGoohan belongs to the ethnic group Russian American"
 
 
 def test_a_player_plays_an_instrument_or_a_sport_said_from_the_player() -> None:

@@ -31,7 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from extension.verbalize import descriptions, english, two_constraints
-from extension.verbalize.extended_question import Unphrasable, readable_noun, union_text
+from extension.verbalize.extended_question import Unphrasable, union_text
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.logical_form import (
     Constraint,
@@ -42,9 +42,7 @@ from extension.verbalize.logical_form import (
     ordered_constraints,
 )
 from extension.verbalize.realise_words import (
-    GENERIC_NOUNS,
     IRREGULAR_PAST,
-    NO_NOUN_ALONE,
     PERSON_NOUNS,
     PLACE_NOUNS,
     PLACED,
@@ -54,10 +52,10 @@ from extension.verbalize.realise_words import (
     YEARS,
     agent_of,
     is_passive,
-    object_type,
     without_asked_noun,
 )
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
+from extension.verbalize.type_nouns import type_noun
 
 MAX_NESTING = 1
 """Most descriptions nested in one another in a question or statement: "Where was the
@@ -102,30 +100,8 @@ class Realiser:
         return "thing"
 
     def noun(self, var: str, skip: Constraint | None = None) -> str | None:
-        """A type noun for ``var``: given, else the Freebase type of a relation it is the
-        subject of ("film" for ``film.film.directed_by``), else the frame noun of a
-        relation that ends at it ("director") other than the one ``skip`` comes through
-        (not "was married to the spouse born in Modesto")."""
-        if var in self.nouns:
-            return self.nouns[var]
-        typed = [english.singular(noun) if " " not in noun else noun   # "continents" types
-                 for c in self.form.constraints.get(var, ())
-                 if c.var_is_subject and (noun := readable_noun(c.predicate.partition("..")[0]))]
-        if typed:   # "the country that contains X" (it has a form of government), not "place"
-            return next((n for n in typed if n not in GENERIC_NOUNS), typed[0])
-        objects = [c for c in self.form.constraints.get(var, ()) if not c.var_is_subject]
-        for c in objects:   # film.music_contributor.film: the last part names the object
-            if found := object_type(_local_name(c.predicate).rpartition(".")[2]):
-                return found
-        for c in objects:   # "country of origin" names a role; as a type, "country"
-            if skip is not None and c.predicate == skip.predicate and c.other == skip.var:
-                continue
-            if noun := self.table.noun(c.predicate):
-                head, of, _ = noun.partition(" of ")
-                # "country of origin" names a country; "cause of death" names no cause
-                return None if of and head in NO_NOUN_ALONE else head
-        return next((found for c in objects if (found := object_type(
-            _local_name(c.predicate).rpartition(".")[2], head_only=True))), None)
+        """A type noun for ``var``: given, else :func:`~extension.verbalize.type_nouns.type_noun`."""
+        return self.nouns[var] if var in self.nouns else type_noun(self.form, self.table, var, skip)
 
     def ref(self, node: str, skip: Constraint | None) -> str:
         """A node as a phrase names it: a constant by name (a number with the unit of
@@ -361,6 +337,11 @@ class Realiser:
         if held := two_constraints.shared_held_question(cs, self.phrase, self.ref,
                                                         self.form.is_variable, self.plural):
             return held   # "Which time zone are both Colorado and Wyoming in?"
+        if speaking := two_constraints.speaking_country_question(
+                cs, self.constant, lambda c: self._verb_question(
+                    c, self.ref(c.other, c), self.phrase(c.predicate)),
+                lambda c: self.verb_phrase(c, self.plural), self.form.is_variable, self.plural):
+            return speaking   # "Which Italian-speaking country contains Rosario?"
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
                 and not cs[1].qualifiers and not self.form.is_variable(cs[1].other) and (
                     cs[1].var_is_subject and self.phrase(cs[1].predicate) in (
@@ -623,8 +604,11 @@ class Realiser:
                 text += ", among others"
             return english.sentence(english.capitalized(text))
         held = None if capped else two_constraints.shared_held_statement(
-            cs, self.phrase, self.ref, self.form.is_variable, answers)
-        if held:   # "Both Colorado and Wyoming are in the Mountain Time Zone."
+            cs, self.phrase, self.ref, self.form.is_variable, answers) or \
+            two_constraints.speaking_country_statement(
+                cs, self.constant, lambda c: self.verb_phrase(c, many),
+                lambda c: self.phrase(c.predicate), self.ref, self.form.is_variable, answers)
+        if held:   # "Both Colorado and Wyoming are in …", "Argentina is an Italian-speaking …"
             return held
         vps = self.verb_phrases(cs, many)
         shared = re.fullmatch(r"(?:is|are) the ([\w ]+?) of (both .+)", vps[0]) \

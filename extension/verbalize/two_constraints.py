@@ -22,6 +22,11 @@ the verb's subject: "The director of Jaws was born in Cincinnati, which is locat
 Ohio.", not "Cincinnati, which is located in Ohio, is the birthplace of the director of
 Jaws." (blind round 30: "clause order unnatural", "passive and roundabout").
 
+A country asked with a language spoken there names the language as its modifier:
+"Which Italian-speaking country contains Rosario?", "Which English-speaking country is
+Donnie Yen a citizen of?", not "Which country has Italian as a spoken language and
+contains Rosario?" (blind rounds 42-49: 3 from both readers, 20 items).
+
 CAQA §4.4 asks q̃ and ã to read naturally (Appendix A, Tables 10-11).
 """
 
@@ -35,7 +40,7 @@ from extension.verbalize.logical_form import Constraint
 from extension.verbalize.realise_words import PREPOSITIONS, is_passive
 
 __all__ = ["narrowed_object_question", "object_answer_statement", "shared_held_question",
-           "shared_held_statement"]
+           "shared_held_statement", "speaking_country_question", "speaking_country_statement"]
 
 Phrase = Callable[[str], str]
 """predicate -> its phrase "S <phrase> O" (raises Unphrasable when it has none)."""
@@ -110,6 +115,8 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
             continue
         words = other.split(" ")
         if len(words) < 4 or not is_passive(" ".join(["is", *words[1:3]])):
+            if modified := _modified_object_question(other, ask(c)):
+                return modified
             continue
         # with its verb after the subject ("does Ron Paul follow"), not a stranded
         # preposition: "Which language spoken in Egypt is The Insider in?" (round 26: 3)
@@ -119,6 +126,23 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
             return (f"Which of the {english.plural(found.group(1))} {' '.join(words[1:])} "
                     f"{found.group(2)} {found.group(3)}")
     return None
+
+
+def _modified_object_question(other: str, asked: str | None) -> str | None:
+    """"Which country in Europe is Rafael Nadal a citizen of?", "Which country that
+    contains Atlanta is Mathieu Kassovitz a citizen of?" from the answer's own verb
+    phrase ``other`` and the question ``asked`` of the other constraint ("Which country
+    is Rafael Nadal a citizen of?"), not "Which country contains Atlanta and is the
+    country Mathieu Kassovitz is a citizen of?" (blind rounds 42-47: 3 from both
+    readers). None where ``other`` says what the answer is or has ("is the home of",
+    "has …"), or ``asked`` is no "Which <noun> <verb> …" question."""
+    found = re.fullmatch(r"Which ([\w ]+?) (is|are|was|were|does|do|did) (.+)", asked or "")
+    if found is None or re.match(r"(?:is|are|was|were) the |ha(?:s|ve|d) |(?:is|are) an? ",
+                                 other):
+        return None
+    placed = re.fullmatch(r"(?:is|are) ((?:located )?in .+)", other)
+    modifier = placed.group(1) if placed else f"that {other}"
+    return f"Which {found.group(1)} {modifier} {found.group(2)} {found.group(3)}"
 
 
 _ROUNDABOUT = re.compile(r"(?:is|are|was|were) the [\w ]+ of |has .+ as an? |(?:was|were) \w+ by ")
@@ -179,3 +203,91 @@ def copular_question(wh: str, vps: list[str], plural: bool,
     if wh == "what" and (asked := which()).startswith("which "):
         wh = asked
     return wh, [*others, copular[0], *(vp[3:] for vp in copular[1:])]
+
+
+_SPOKEN_IN = {"location.country.languages_spoken": True,
+              "language.human_language.countries_spoken_in": False}
+"""Relations between a country and a language spoken there -> whether the country is
+their subject."""
+_LANGUAGE_NAME = re.compile(r"[A-Z][\w']+(?: [A-Z][\w']+)?")
+
+
+def _spoken_pair(cs: Sequence[Constraint], name: Callable[[str], str],
+                 is_variable: Callable[[str], bool]) -> tuple[str, Constraint] | None:
+    """``(language name, the other constraint)`` where one of the two constraints ``cs``
+    is a language spoken in the answer (:data:`_SPOKEN_IN`) named by one or two
+    capitalised words, and the other names a constant; else None."""
+    if len(cs) != 2 or any(c.qualifiers for c in cs):
+        return None
+    for spoken, other in ((cs[0], cs[1]), (cs[1], cs[0])):
+        if _SPOKEN_IN.get(spoken.predicate) is spoken.var_is_subject \
+                and not is_variable(spoken.other) and not is_variable(other.other) \
+                and other.predicate not in _SPOKEN_IN:
+            language = name(spoken.other)
+            return (language, other) if _LANGUAGE_NAME.fullmatch(language) else None
+    return None
+
+
+def _own_phrase(other: Constraint, verb_phrase: Callable[[Constraint], str]) -> str | None:
+    """The other constraint read from the answer where it says what the answer does or
+    where it lies ("contains Rosario", "is in North America", not "is a country in …");
+    None where it reads better from its other end ("is the country of citizenship of …",
+    "is a filming location of …")."""
+    own = re.sub(r"^(is|are) (?:an? )?(?:country|countries) in ", r"\1 in ", verb_phrase(other))
+    said = other.var_is_subject or re.match(r"(?:is|are) in ", own) \
+        or not re.match(r"(?:is|are|was|were|ha[sd]|have) ", own)
+    return own if said else None
+
+
+def speaking_country_question(cs: Sequence[Constraint], name: Callable[[str], str],
+                              ask: Callable[[Constraint], str | None],
+                              verb_phrase: Callable[[Constraint], str],
+                              is_variable: Callable[[str], bool], plural: bool) -> str | None:
+    """"Which Italian-speaking country contains Rosario?" for two constraints ``cs`` on
+    the answer, one a language spoken in it (:func:`_spoken_pair`): the other by its
+    ``verb_phrase`` from the answer (:func:`_own_phrase`), else asked as ``ask`` asks it
+    ("Which country is Donnie Yen a citizen of?", "Where was Domino filmed?") with the
+    modifier before the noun. ``name``: a constant's text. None where neither fits."""
+    pair = _spoken_pair(cs, name, is_variable)
+    if pair is None:
+        return None
+    language, other = pair
+    country = f"{language}-speaking {'countries' if plural else 'country'}"
+    if own := _own_phrase(other, verb_phrase):
+        return english.capitalized(f"which {country} {own}?")
+    asked = ask(other) or ""
+    if found := re.fullmatch(r"(?:Which (?:country|countries|place|places) |Where )(.+)", asked):
+        lead = "Which" if asked.startswith("Which") else "In which"
+        return f"{lead} {country} {found.group(1)}"
+    return None
+
+
+def speaking_country_statement(cs: Sequence[Constraint], name: Callable[[str], str],
+                               verb_phrase: Callable[[Constraint], str],
+                               reading: Callable[[Constraint], str], ref: Ref,
+                               is_variable: Callable[[str], bool], answers: Sequence[str]
+                               ) -> str | None:
+    """ã of :func:`speaking_country_question`: "Argentina is an Italian-speaking country
+    that contains Rosario.", "Egypt is an Arabic-speaking country in the Eastern European
+    Time Zone.", "Donnie Yen is a citizen of Hong Kong, an English-speaking country."
+    (not "Italian is spoken in Argentina, which contains Rosario.": rated 3 beside the
+    question it answers). ``verb_phrase``: a constraint read from the answer, agreeing
+    with ``answers``; ``reading``: its phrase from its other end to the answer."""
+    pair = _spoken_pair(cs, name, is_variable)
+    if pair is None:
+        return None
+    language, other = pair
+    many = len(answers) > 1
+    listed = english.join(list(answers))
+    kind = f"{language}-speaking {'countries' if many else 'country'}"
+    if own := _own_phrase(other, verb_phrase):
+        placed = re.fullmatch(r"(?:is|are) (in .+)", own)
+        tail = placed.group(1) if placed else f"that {own}"
+        be = "are" if many else f"is {english.article(kind).partition(' ')[0]}"   # "is an"
+        return english.sentence(english.capitalized(f"{listed} {be} {kind} {tail}"))
+    if reading(other).startswith(("is the ", "was the ", "has ", "includes ")):
+        return None
+    subject = ref(other.other, other)
+    return english.sentence(english.capitalized(
+        f"{subject} {english.phrase_before(reading(other), listed)} {listed}, "
+        f"{english.article(kind) if not many else kind}"))

@@ -128,6 +128,10 @@ def genre_kind(genre: str) -> str | None:
 def _fact_clause(t: Triple, table: PhraseTable) -> str:
     if played := played_clause(t):
         return played
+    if table[t.p] == "is the subject of" and table.inverse(t.p) == "is about":
+        # "District 9 is about South Africa", not "South Africa is the subject of
+        # District 9" (blind round 50)
+        return f"{_object_text(t, table)} is about {_subject_text(t)}"
     reverse = None if t.literal else table.partner(t.p)
     if reverse is not None and not _CONTAINER.match(table[reverse]):
         # Said from the other end, by the frame of its reverse property: "Newton is in

@@ -21,9 +21,9 @@ import re
 from collections.abc import Sequence
 
 from extension.verbalize import english
-from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS
+from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["container_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["container_clause", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
 
 
@@ -54,7 +54,8 @@ def modified(shown: str, clauses: Sequence[str]) -> str | None:
     """A noun phrase for ``shown`` (a noun, plural where several) and its ``clauses``
     as a person says it, where :func:`genre_modified` or :func:`container_clause`
     applies; None otherwise."""
-    return genre_modified(shown, clauses) or container_clause(shown, clauses)
+    return genre_modified(shown, clauses) or container_clause(shown, clauses) \
+        or topic_clause(shown, clauses)
 
 
 _IN_NOUNS = frozenset({"actor", "dubbing actor", "character"})
@@ -116,6 +117,9 @@ def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None)
     for a home (``noun``: the entity's type noun, a place noun or "place"). None for
     other phrases. ``many``: the entity is several ("the genres of {}")."""
     owned = _OWNED.fullmatch(phrase)
+    if owned and owned.group(1) == "subject" and inverse == "is about" and noun \
+            and noun not in GENERIC_NOUNS:   # "the military conflict {} is about"
+        return f"the {english.plural(noun) if many else noun} {{}} is about"
     placed = _PLACED_IN.fullmatch(inverse or "")
     if owned and owned.group(1) == "home" and placed:
         head = noun if noun in PLACE_NOUNS else "place"
@@ -127,3 +131,29 @@ def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None)
         return None
     noun_of = found.group(1) or found.group(2)
     return f"the {english.plural(noun_of) if many else noun_of} of {{}}"
+
+
+_ROLE_CLAUSE = re.compile(r"(?:who|that) (?:is|was|are|were) (?:an? |the )?([\w ]+?) (of|in|for) (.+)")
+
+
+def role_noun_clause(noun: str, clause: str) -> str | None:
+    """"the executive producer of Cold Mountain" for the type ``noun`` "producer" and
+    its ``clause`` "who was an executive producer of Cold Mountain" (blind rounds 48-49
+    rated "the producer who was an executive producer of …" 3): a clause that names the
+    noun's role says it alone. None where the role does not end in the noun's word."""
+    found = _ROLE_CLAUSE.fullmatch(clause)
+    word = noun.rpartition(" ")[2]
+    if found is None or found.group(1).rpartition(" ")[2] not in (word, english.plural(word)):
+        return None
+    return f"the {found.group(1)} {found.group(2)} {found.group(3)}"
+
+
+_SUBJECT_OF = re.compile(r"(?:who|that) (?:is|are|was|were) the subjects? of (.+)")
+
+
+def topic_clause(shown: str, clauses: Sequence[str]) -> str | None:
+    """"the person Christopher Columbus: The Discovery is about" for ``shown`` "person"
+    and the one clause "who is the subject of Christopher Columbus: The Discovery"
+    (blind round 50: 3 from both readers)."""
+    found = _SUBJECT_OF.fullmatch(clauses[0]) if len(clauses) == 1 else None
+    return None if found is None else f"the {shown} {found.group(1)} is about"

@@ -235,6 +235,7 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | (?:[A-Z][\w'-]*\ )+Peninsula                     # the Iberian Peninsula
   | [A-Z][a-z]+(?:an|ic)\ Sea                        # the Mediterranean Sea, the Baltic Sea
   | (?:Sea|Gulf|Bay|Strait)\ of\ [A-Z].*              # the Gulf of Mexico
+  | (?:\d{4}\ )?(?!(?:Star|Summer|This)\ )(?:[A-Z][\w-]*\ (?:and\ )?)+(?:Years'\ )?Wars?
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in
 the Philippines", "the Czech Republic"; since blind round 6, "a member of the Republican
@@ -246,7 +247,11 @@ shape that does not, the film "Kingdom of Heaven", is left out. Since blind roun
 ("honoured at 63rd Academy Awards", "plays in National Football League"): ceremonies and
 congresses named by an ordinal (not "20th Century Fox" or "3rd Rock from the Sun"), the
 empires named by an adjective (not "Boardwalk Empire" or "Inland Empire"), national
-leagues, time zones and Olympic Games ("the 2010 Winter Olympics"): 258 more of FB15k-237's names, none of them wrongly."""
+leagues, time zones and Olympic Games ("the 2010 Winter Olympics"): 258 more of FB15k-237's names, none of them wrongly.
+Since blind round 50 ("Full Metal Jacket is about Vietnam War"): wars, "the Vietnam War",
+"the Napoleonic Wars", "the Seven Years' War" (35 of FB15k-237's 43 names ending in
+"War" or "Wars"; not the films "Star Wars", "Summer Wars", "This Means War", "Charlie
+Wilson's War", "The Flowers of War")."""
 
 
 def takes_the(name: str) -> bool:

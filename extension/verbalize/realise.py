@@ -260,6 +260,8 @@ class Realiser:
             raise Unphrasable(f"no noun names {var}")
         noun = named
         clauses = [self.relative(c, noun, many) for c in rest]
+        if len(rest) == 1 and (role := descriptions.role_noun_clause(noun, clauses[0])):
+            return role   # "the executive producer of Cold Mountain"
         if len(rest) == 1 and agent_of(noun, clauses[0]):
             noun = "person"   # "the person who directed The Godfather", not "the director
             clauses = [self.relative(rest[0], noun, many)]   # that directed The Godfather"
@@ -470,6 +472,11 @@ class Realiser:
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
                 return english.capitalized(f"{wh} {english.agree(str(inverse), self.plural)} {subject}?")
+        if m and m.group(3) == "by" and inverse and english.base_form(inverse.partition(" ")[0]) \
+                and (wh := self.wh(c.var, avoid=inverse)) != "what":
+            # "Which combatants fought in the Vietnam War?", not "… was the Vietnam War
+            # fought by?" (blind round 50: 3 from both readers)
+            return english.capitalized(f"{wh} {english.agree(inverse, self.plural)} {subject}?")
         asked = self._verb_question(c, subject, phrase)
         if asked:
             return asked

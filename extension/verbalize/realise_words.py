@@ -40,9 +40,11 @@ def object_type(last_part: str, *, head_only: bool = False) -> str | None:
     head = last_part.partition("_")[0]
     one = english.singular(head)
     return english.type_word(one) if one != head and one in OBJECT_TYPES else None
-GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object"})
+GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object",
+                           "subject", "book subject"})
 """Type nouns that say less than another relation's would ("location" for
-``location.location.contains`` beside "country" for ``location.country.…``)."""
+``location.location.contains`` beside "country" for ``location.country.…``; a film's
+subject is a war, a person or a place)."""
 PLACE_NOUNS = frozenset({"place", "country", "city", "state", "region", "continent", "county",
                          "town", "village", "island", "province", "territory", "nation",
                          "district", "area", "university", "school", "college", "venue",
@@ -59,7 +61,7 @@ QUALIFIER_WORDS = {"character": "as", "from": "from", "to": "until", "start_date
 """A mediator role (its id's last part) read as a preposition before its value: "starred
 in The Godfather as Michael Corleone", "was married to X from 1926"."""
 PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "of", "with",
-                          "as"})
+                          "as", "about"})
 """Words a phrase may end in before its object ("composed the music for")."""
 
 

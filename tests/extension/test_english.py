@@ -21,7 +21,10 @@ from extension.verbalize.relation_phrases import PhraseTable, relation_phrase, t
     "63rd Academy Awards", "90th United States Congress", "20th century", "Roman Empire",
     "Holy Roman Empire", "Ottoman Empire", "National Football League", "Central Time Zone", "2010 Winter Olympics",
     # blind rounds 41-42: "the place that lies partly in Mediterranean Sea", "Iberian Peninsula"
-    "Mediterranean Sea", "Iberian Peninsula", "Pacific Ocean", "Gulf of Mexico", "Baltic Sea"])
+    "Mediterranean Sea", "Iberian Peninsula", "Pacific Ocean", "Gulf of Mexico", "Baltic Sea",
+    # blind round 50: "Full Metal Jacket is about Vietnam War"
+    "Vietnam War", "Cold War", "Napoleonic Wars", "Seven Years' War", "French and Indian War",
+    "1982 Lebanon War", "Second Sino-Japanese War"])
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
@@ -33,7 +36,9 @@ def test_names_that_take_the(name: str) -> None:
     "Gabrielle Union", "Union County", "The Hague", "Republic", "Islands in the Stream",
     "Ohio", "Comoros-GB", "20th Century Fox", "3rd Rock from the Sun", "Boardwalk Empire",
     "Inland Empire", "Justice League", "Deep Blue Sea", "Mystic River", "Sea Biscuit",
-    "Tess Ocean", "Danny Ocean"])   # round 44: "Julia Roberts played the Tess Ocean"
+    "Tess Ocean", "Danny Ocean",   # round 44: "Julia Roberts played the Tess Ocean"
+    "Star Wars", "Summer Wars", "This Means War", "Charlie Wilson's War", "World War II",
+    "Oh! What a Lovely War", "The Flowers of War"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

@@ -882,3 +882,49 @@ def test_the_answer_to_a_language_modified_question_reads_the_same_way() -> None
     assert question(graph([("m.ro", "location.location.containedby", "?x"),
                            ("?x", "location.country.languages_spoken", "m.it")], names)) == \
         "Which Italian-speaking country contains Rosario?"
+
+
+def test_a_clause_naming_the_nouns_role_says_the_role_alone() -> None:
+    """Blind rounds 48-49 rated "What is the profession of the producer who was an
+    executive producer of 3000 Miles to Graceland?" and "What was the producer who was
+    an executive producer of Cold Mountain honoured at?" 3: "the executive producer of
+    Cold Mountain"."""
+    names = {**NAMES, "m.cm": "Cold Mountain"}
+    g = graph([("?v", "film.producer.films_executive_produced", "m.cm"),
+               ("?v", "people.person.profession", "?x")], names)
+    assert question(g) == "What is the profession of the executive producer of Cold Mountain?"
+    from extension.verbalize.descriptions import role_noun_clause
+    assert role_noun_clause("cinematographer", "who is the cinematographer of Sergeant York") \
+        == "the cinematographer of Sergeant York"   # not "the the cinematographer"
+    assert role_noun_clause("person", "who is a citizen of France") is None
+
+
+def test_what_a_work_is_about_reads_from_the_work() -> None:
+    """Blind round 50 rated "Where was the person who is the subject of Christopher
+    Columbus: The Discovery born?" 3 from both readers, and citations read "South Africa
+    is the subject of District 9"."""
+    from extension.verbalize import descriptions
+    from extension.verbalize.citations import fact_clause
+
+    assert descriptions.modified(
+        "person", ["who is the subject of Christopher Columbus: The Discovery"]) == \
+        "the person Christopher Columbus: The Discovery is about"
+    assert descriptions.modified("wars", ["that are the subjects of Full Metal Jacket"]) == \
+        "the wars Full Metal Jacket is about"
+    fact = Triple(s="m.sa", p="film.film_subject.films", o="m.d9", s_name="South Africa",
+                  o_name="District 9")
+    assert fact_clause(fact, TABLE) == "District 9 is about South Africa"
+    names = {**NAMES, "m.fmj": "Full Metal Jacket"}
+    fought = "military.military_conflict.combatants..military.military_combatant_group.combatants"
+    assert question(graph([("?v", "film.film_subject.films", "m.fmj"), ("?v", fought, "?x")],
+                          names)) == \
+        "Which combatant fought in the military conflict Full Metal Jacket is about?"
+
+
+def test_what_a_named_subject_owns_is_narrowed_by_the_answers_own_attribute() -> None:
+    """Blind rounds 48-50 rated "Which profession has Jurist as a specialization and is
+    the profession of Abraham Lincoln?" 3 from both readers."""
+    names = {**NAMES, "m.al": "Abraham Lincoln", "m.ju": "Jurist"}
+    g = graph([("?x", "people.profession.specializations", "m.ju"),
+               ("m.al", "people.person.profession", "?x")], names)
+    assert question(g) == "Which profession of Abraham Lincoln has Jurist as a specialization?"

@@ -43,6 +43,7 @@ from extension.verbalize.planner import (
     netflix_tag_description,
     noun_before_description,
     restated_profession,
+    some_place_where,
     vague_description,
 )
 from extension.verbalize.quality import placeholder_words
@@ -560,7 +561,7 @@ class SeedWalk:
                 # "the one that", "Which entity": no type of the store names a variable
                 raise Unphrasable(f"no noun for a variable of {text!r}")
             if tagged := netflix_tag_description(text) or noun_before_description(text) \
-                    or restated_profession(text):
+                    or restated_profession(text) or some_place_where(text):
                 raise Unphrasable(tagged)
         except Unphrasable:
             self.tried[signature] = "unreadable_text"

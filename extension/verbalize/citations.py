@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
+from extension.verbalize.descriptions import genre_kind
 from extension.verbalize.fact_readings import education_clause, played_clause
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.realise_words import PLACE_NOUNS, is_passive
@@ -101,30 +102,6 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
 
 _FILM_GENRE = frozenset({"film.film.genre", "film.film_genre.films_in_this_genre"})
 _IN_GENRE = re.compile(r"(.+) is in the genre (.+)")
-_FILM_KINDS = frozenset({"comedy", "drama", "thriller", "musical", "western", "documentary",
-                         "satire", "parody", "piece", "adaptation", "remake", "biopic",
-                         "mockumentary", "film", "movie"})
-"""Words of a genre that already name a kind of film ("a comedy", "a period piece", "a
-comedy of manners", "a film adaptation")."""
-
-
-_PROPER_GENRE_WORDS = frozenset({"Bollywood", "Hollywood", "Christmas", "Pre-Code",
-                                 "Japanese", "Chinese", "Indian", "British", "American"})
-
-
-def genre_kind(genre: str) -> str | None:
-    """A film genre as the kind of film it makes: "Adventure Film" -> "an adventure film",
-    "Comedy" -> "a comedy", "Science Fiction" -> "a science fiction film"; None for a
-    name that is no common noun ("LGBT", "Bollywood"). Blind rounds 32-38 rated "is in
-    the genre Adventure Film" 3-4 in most rounds ("raw labels")."""
-    if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
-        return None
-    lowered = " ".join(w if w in _PROPER_GENRE_WORDS else w.lower() for w in genre.split())
-    if not _FILM_KINDS.intersection(lowered.lower().split()):
-        lowered = f"{lowered} film"
-    return english.article(lowered)
-
-
 def _fact_clause(t: Triple, table: PhraseTable) -> str:
     if played := played_clause(t):
         return played

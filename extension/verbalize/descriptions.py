@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["container_clause", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["container_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
 
 
@@ -157,3 +157,27 @@ def topic_clause(shown: str, clauses: Sequence[str]) -> str | None:
     (blind round 50: 3 from both readers)."""
     found = _SUBJECT_OF.fullmatch(clauses[0]) if len(clauses) == 1 else None
     return None if found is None else f"the {shown} {found.group(1)} is about"
+
+
+_FILM_KINDS = frozenset({"comedy", "drama", "thriller", "musical", "western", "documentary",
+                         "satire", "parody", "piece", "adaptation", "remake", "biopic",
+                         "mockumentary", "film", "movie"})
+"""Words of a genre that already name a kind of film ("a comedy", "a period piece", "a
+comedy of manners", "a film adaptation")."""
+
+
+_PROPER_GENRE_WORDS = frozenset({"Bollywood", "Hollywood", "Christmas", "Pre-Code",
+                                 "Japanese", "Chinese", "Indian", "British", "American"})
+
+
+def genre_kind(genre: str) -> str | None:
+    """A film genre as the kind of film it makes: "Adventure Film" -> "an adventure film",
+    "Comedy" -> "a comedy", "Science Fiction" -> "a science fiction film"; None for a
+    name that is no common noun ("LGBT", "Bollywood"). Blind rounds 32-38 rated "is in
+    the genre Adventure Film" 3-4 in most rounds ("raw labels")."""
+    if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
+        return None
+    lowered = " ".join(w if w in _PROPER_GENRE_WORDS else w.lower() for w in genre.split())
+    if not _FILM_KINDS.intersection(lowered.lower().split()):
+        lowered = f"{lowered} film"
+    return english.article(lowered)

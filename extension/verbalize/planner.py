@@ -19,7 +19,8 @@ of them a question may carry:
   there are others; blind round 30 rated "the person who died in Berlin" 3, round 31
   "one of the people born in Honolulu" 3 (21 items);
 * **descriptions a reader pictures**: not "the language of Collateral"
-  (:func:`vague_description`);
+  (:func:`vague_description`), not "the place where Pueblo is located"
+  (:func:`some_place_where`);
 * **no answer the question's own words tell**: the profession of "the actors of X"
   (:func:`asks_what_it_names`);
 * **no bookkeeping attributes**: a relation whose frame marks its object as
@@ -125,6 +126,22 @@ def noun_before_description(text: str) -> str | None:
     this."""
     found = _NOUN_BEFORE_DESCRIPTION.search(text)
     return None if found is None else f"{found.group(0)!r} names a noun before a description"
+
+
+_SOME_PLACE_WHERE = re.compile(
+    r"\bthe places? (?:where .+? (?:is|are) located\b|that contains? )")
+"""Also a seed question's wording before the engine reads it ("the place that contains
+Pueblo")."""
+
+
+def some_place_where(text: str) -> str | None:
+    """Why ``text`` describes a place only as where another lies, or None: Pueblo lies in
+    Colorado, the United States and North America, so "What is the time zone of the
+    place where Pueblo is located?" and "Which team is based in the place where Siena is
+    located?" point nowhere a reader can tell (blind rounds 40-51: 3 in 14 of 20
+    ratings). "the country where Kokomo is located" names which."""
+    found = _SOME_PLACE_WHERE.search(text)
+    return None if found is None else f"{found.group(0)!r} does not say which place"
 
 
 _PROFESSION_VERBS = {"composer": "composed", "director": "directed", "film director": "directed",
@@ -234,4 +251,4 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
 
 
 __all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
-           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "restated_profession", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]
+           "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "restated_profession", "some_place_where", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

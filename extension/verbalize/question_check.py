@@ -39,6 +39,7 @@ from extension.verbalize.planner import (
     netflix_tag_description,
     noun_before_description,
     restated_profession,
+    some_place_where,
     too_many_constraints,
     unaskable,
     vague_description,
@@ -93,7 +94,7 @@ def question_check(store: Store, question: str,
             # "the distributor of the distributors of The Black Dahlia" (round 36: 2)
             return f"question: it describes {repeated.group(0)!r} by itself"
         if tagged := restated_profession(text) or netflix_tag_description(text) \
-                or noun_before_description(text):
+                or noun_before_description(text) or some_place_where(text):
             return f"question: {tagged}"
         if text.startswith("Where ") and " where " in text:
             # "Where are the regions where Coriolanus was released located?"

@@ -339,11 +339,11 @@ class Realiser:
         if held := two_constraints.shared_held_question(cs, self.phrase, self.ref,
                                                         self.form.is_variable, self.plural):
             return held   # "Which time zone are both Colorado and Wyoming in?"
-        if speaking := two_constraints.speaking_country_question(
+        if kinded := two_constraints.kind_modified_question(
                 cs, self.constant, lambda c: self._verb_question(
                     c, self.ref(c.other, c), self.phrase(c.predicate)),
                 lambda c: self.verb_phrase(c, self.plural), self.form.is_variable, self.plural):
-            return speaking   # "Which Italian-speaking country contains Rosario?"
+            return kinded   # "Which Italian-speaking country contains Rosario?"
         if len(cs) == 2 and not cs[0].var_is_subject and not cs[0].qualifiers \
                 and not cs[1].qualifiers and not self.form.is_variable(cs[1].other) and (
                     cs[1].var_is_subject and self.phrase(cs[1].predicate) in (
@@ -612,7 +612,7 @@ class Realiser:
             return english.sentence(english.capitalized(text))
         held = None if capped else two_constraints.shared_held_statement(
             cs, self.phrase, self.ref, self.form.is_variable, answers) or \
-            two_constraints.speaking_country_statement(
+            two_constraints.kind_modified_statement(
                 cs, self.constant, lambda c: self.verb_phrase(c, many),
                 lambda c: self.phrase(c.predicate), self.ref, self.form.is_variable, answers)
         if held:   # "Both Colorado and Wyoming are in …", "Argentina is an Italian-speaking …"

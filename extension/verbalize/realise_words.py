@@ -41,10 +41,10 @@ def object_type(last_part: str, *, head_only: bool = False) -> str | None:
     one = english.singular(head)
     return english.type_word(one) if one != head and one in OBJECT_TYPES else None
 GENERIC_NOUNS = frozenset({"location", "place", "topic", "thing", "entity", "object",
-                           "subject", "book subject"})
+                           "subject", "book subject", "ranked item"})
 """Type nouns that say less than another relation's would ("location" for
 ``location.location.contains`` beside "country" for ``location.country.…``; a film's
-subject is a war, a person or a place)."""
+subject is a war, a person or a place; a "ranked item" is a film or a book)."""
 PLACE_NOUNS = frozenset({"place", "country", "city", "state", "region", "continent", "county",
                          "town", "village", "island", "province", "territory", "nation",
                          "district", "area", "university", "school", "college", "venue",

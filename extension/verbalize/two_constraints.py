@@ -22,10 +22,12 @@ the verb's subject: "The director of Jaws was born in Cincinnati, which is locat
 Ohio.", not "Cincinnati, which is located in Ohio, is the birthplace of the director of
 Jaws." (blind round 30: "clause order unnatural", "passive and roundabout").
 
-A country asked with a language spoken there names the language as its modifier:
-"Which Italian-speaking country contains Rosario?", "Which English-speaking country is
-Donnie Yen a citizen of?", not "Which country has Italian as a spoken language and
-contains Rosario?" (blind rounds 42-49: 3 from both readers, 20 items).
+An answer one constraint makes a kind of thing is asked as that kind: "Which
+Italian-speaking country contains Rosario?", "Which English-speaking country is Donnie
+Yen a citizen of?", "Which action film features Nicole Kidman?", not "Which country has
+Italian as a spoken language and contains Rosario?" (blind rounds 42-49: 3 from both
+readers, 20 items) or "Which film features Nicole Kidman and is in the genre Action
+Film?" (rounds 50-51: 3, five items a round).
 
 CAQA §4.4 asks q̃ and ã to read naturally (Appendix A, Tables 10-11).
 """
@@ -36,11 +38,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from extension.verbalize import english
+from extension.verbalize.descriptions import genre_kind
 from extension.verbalize.logical_form import Constraint
 from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS, is_passive
 
 __all__ = ["narrowed_object_question", "object_answer_statement", "shared_held_question",
-           "shared_held_statement", "speaking_country_question", "speaking_country_statement"]
+           "answer_kind", "kind_modified_question", "kind_modified_statement", "shared_held_statement"]
 
 Phrase = Callable[[str], str]
 """predicate -> its phrase "S <phrase> O" (raises Unphrasable when it has none)."""
@@ -226,85 +229,110 @@ _SPOKEN_IN = {"location.country.languages_spoken": True,
               "language.human_language.countries_spoken_in": False}
 """Relations between a country and a language spoken there -> whether the country is
 their subject."""
+_IN_GENRE = {"film.film.genre": True, "film.film_genre.films_in_this_genre": False}
+"""Relations between a film and its genre -> whether the film is their subject."""
 _LANGUAGE_NAME = re.compile(r"[A-Z][\w']+(?: [A-Z][\w']+)?")
 
 
-def _spoken_pair(cs: Sequence[Constraint], name: Callable[[str], str],
-                 is_variable: Callable[[str], bool]) -> tuple[str, Constraint] | None:
-    """``(language name, the other constraint)`` where one of the two constraints ``cs``
-    is a language spoken in the answer (:data:`_SPOKEN_IN`) named by one or two
-    capitalised words, and the other names a constant; else None."""
+def answer_kind(c: Constraint, name: str) -> str | None:
+    """The kind of thing the answer is that constraint ``c`` (to the constant named
+    ``name``) makes it, as a noun phrase without article: "Italian-speaking country" (a
+    language spoken there), "action film", "comedy" (a film's genre that is a common
+    noun: :func:`~extension.verbalize.descriptions.genre_kind`); else None."""
+    if _SPOKEN_IN.get(c.predicate) is c.var_is_subject and _LANGUAGE_NAME.fullmatch(name):
+        return f"{name}-speaking country"
+    if _IN_GENRE.get(c.predicate) is c.var_is_subject and (kind := genre_kind(name)):
+        return kind.partition(" ")[2]
+    return None
+
+
+def _kind_pair(cs: Sequence[Constraint], name: Callable[[str], str],
+               is_variable: Callable[[str], bool]) -> tuple[str, Constraint] | None:
+    """``(the answer's kind, the other constraint)`` where one of the two constraints
+    ``cs`` makes the answer a kind of thing (:func:`answer_kind`) and the other, of
+    another relation, names a constant; else None."""
     if len(cs) != 2 or any(c.qualifiers for c in cs):
         return None
-    for spoken, other in ((cs[0], cs[1]), (cs[1], cs[0])):
-        if _SPOKEN_IN.get(spoken.predicate) is spoken.var_is_subject \
-                and not is_variable(spoken.other) and not is_variable(other.other) \
-                and other.predicate not in _SPOKEN_IN:
-            language = name(spoken.other)
-            return (language, other) if _LANGUAGE_NAME.fullmatch(language) else None
+    for kinded, other in ((cs[0], cs[1]), (cs[1], cs[0])):
+        if is_variable(kinded.other) or is_variable(other.other) \
+                or other.predicate in _SPOKEN_IN or other.predicate in _IN_GENRE:
+            continue
+        if kind := answer_kind(kinded, name(kinded.other)):
+            return kind, other
     return None
 
 
 def _own_phrase(other: Constraint, verb_phrase: Callable[[Constraint], str]) -> str | None:
     """The other constraint read from the answer where it says what the answer does or
-    where it lies ("contains Rosario", "is in North America", not "is a country in …");
-    None where it reads better from its other end ("is the country of citizenship of …",
-    "is a filming location of …")."""
+    where it lies ("contains Rosario", "features Nicole Kidman", "is in North America",
+    not "is a country in …"); None where it reads better from its other end ("is the
+    country of citizenship of …", "is a filming location of …", "was directed by …")."""
     own = re.sub(r"^(is|are) (?:an? )?(?:country|countries) in ", r"\1 in ", verb_phrase(other))
     said = other.var_is_subject or re.match(r"(?:is|are) in ", own) \
         or not re.match(r"(?:is|are|was|were|ha[sd]|have) ", own)
     return own if said else None
 
 
-def speaking_country_question(cs: Sequence[Constraint], name: Callable[[str], str],
-                              ask: Callable[[Constraint], str | None],
-                              verb_phrase: Callable[[Constraint], str],
-                              is_variable: Callable[[str], bool], plural: bool) -> str | None:
-    """"Which Italian-speaking country contains Rosario?" for two constraints ``cs`` on
-    the answer, one a language spoken in it (:func:`_spoken_pair`): the other by its
-    ``verb_phrase`` from the answer (:func:`_own_phrase`), else asked as ``ask`` asks it
-    ("Which country is Donnie Yen a citizen of?", "Where was Domino filmed?") with the
-    modifier before the noun. ``name``: a constant's text. None where neither fits."""
-    pair = _spoken_pair(cs, name, is_variable)
+def _plural_kind(kind: str) -> str:
+    head, of, rest = kind.partition(" of ")   # "comedies of manners"
+    return f"{english.plural(head)}{of}{rest}"
+
+
+def kind_modified_question(cs: Sequence[Constraint], name: Callable[[str], str],
+                           ask: Callable[[Constraint], str | None],
+                           verb_phrase: Callable[[Constraint], str],
+                           is_variable: Callable[[str], bool], plural: bool) -> str | None:
+    """"Which Italian-speaking country contains Rosario?", "Which action film features
+    Nicole Kidman?" for two constraints ``cs`` on the answer, one making it a kind of
+    thing (:func:`_kind_pair`): the other by its ``verb_phrase`` from the answer
+    (:func:`_own_phrase`), else asked as ``ask`` asks it ("Which country is Donnie Yen
+    a citizen of?", "Which film did Martin Scorsese direct?", "Where was Domino
+    filmed?") with the kind for its noun. ``name``: a constant's text. None where
+    neither fits."""
+    pair = _kind_pair(cs, name, is_variable)
     if pair is None:
         return None
-    language, other = pair
-    country = f"{language}-speaking {'countries' if plural else 'country'}"
+    kind, other = pair
+    shown = _plural_kind(kind) if plural else kind
     if own := _own_phrase(other, verb_phrase):
-        return english.capitalized(f"which {country} {own}?")
+        return english.capitalized(f"which {shown} {own}?")
     asked = ask(other) or ""
-    if found := re.fullmatch(r"(?:Which (?:country|countries|place|places) |Where )(.+)", asked):
+    noun = kind.rpartition(" ")[2] if "-speaking" in kind else "film"
+    if found := re.fullmatch(rf"(?:Which (?:{noun}|{english.plural(noun)}|place|places) "
+                             r"|Where )(.+)", asked):
         lead = "Which" if asked.startswith("Which") else "In which"
-        return f"{lead} {country} {found.group(1)}"
+        return f"{lead} {shown} {found.group(1)}"
     return None
 
 
-def speaking_country_statement(cs: Sequence[Constraint], name: Callable[[str], str],
-                               verb_phrase: Callable[[Constraint], str],
-                               reading: Callable[[Constraint], str], ref: Ref,
-                               is_variable: Callable[[str], bool], answers: Sequence[str]
-                               ) -> str | None:
-    """ã of :func:`speaking_country_question`: "Argentina is an Italian-speaking country
+def kind_modified_statement(cs: Sequence[Constraint], name: Callable[[str], str],
+                            verb_phrase: Callable[[Constraint], str],
+                            reading: Callable[[Constraint], str], ref: Ref,
+                            is_variable: Callable[[str], bool], answers: Sequence[str]
+                            ) -> str | None:
+    """ã of :func:`kind_modified_question`: "Argentina is an Italian-speaking country
     that contains Rosario.", "Egypt is an Arabic-speaking country in the Eastern European
-    Time Zone.", "Donnie Yen is a citizen of Hong Kong, an English-speaking country."
-    (not "Italian is spoken in Argentina, which contains Rosario.": rated 3 beside the
-    question it answers). ``verb_phrase``: a constraint read from the answer, agreeing
-    with ``answers``; ``reading``: its phrase from its other end to the answer."""
-    pair = _spoken_pair(cs, name, is_variable)
+    Time Zone.", "Days of Thunder is an action film that features Nicole Kidman.",
+    "Donnie Yen is a citizen of Hong Kong, an English-speaking country." (not "Italian
+    is spoken in Argentina, which contains Rosario.", "Days of Thunder, which is in the
+    genre Action Film, features Nicole Kidman.": rated 3 beside the questions they
+    answer, blind rounds 46-51). ``verb_phrase``: a constraint read from the answer,
+    agreeing with ``answers``; ``reading``: its phrase from its other end."""
+    pair = _kind_pair(cs, name, is_variable)
     if pair is None:
         return None
-    language, other = pair
+    kind, other = pair
     many = len(answers) > 1
     listed = english.join(list(answers))
-    kind = f"{language}-speaking {'countries' if many else 'country'}"
     if own := _own_phrase(other, verb_phrase):
         placed = re.fullmatch(r"(?:is|are) (in .+)", own)
         tail = placed.group(1) if placed else f"that {own}"
-        be = "are" if many else f"is {english.article(kind).partition(' ')[0]}"   # "is an"
-        return english.sentence(english.capitalized(f"{listed} {be} {kind} {tail}"))
+        shown = f"are {_plural_kind(kind)}" if many else f"is {english.article(kind)}"
+        return english.sentence(english.capitalized(f"{listed} {shown} {tail}"))
     if reading(other).startswith(("is the ", "was the ", "has ", "includes ")):
         return None
     subject = ref(other.other, other)
     return english.sentence(english.capitalized(
         f"{subject} {english.phrase_before(reading(other), listed)} {listed}, "
-        f"{english.article(kind) if not many else kind}"))
+        + (f"{'both' if len(answers) == 2 else 'all'} {_plural_kind(kind)}" if many
+           else english.article(kind))))

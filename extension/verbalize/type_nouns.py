@@ -14,7 +14,13 @@ from __future__ import annotations
 from extension.verbalize import english
 from extension.verbalize.extended_question import readable_noun
 from extension.verbalize.logical_form import Constraint, Form
-from extension.verbalize.realise_words import GENERIC_NOUNS, NO_NOUN_ALONE, PLACE_NOUNS, object_type
+from extension.verbalize.realise_words import (
+    GENERIC_NOUNS,
+    NO_NOUN_ALONE,
+    OBJECT_TYPES,
+    PLACE_NOUNS,
+    object_type,
+)
 from extension.verbalize.relation_phrases import PhraseTable, _local_name
 
 __all__ = ["object_noun", "type_noun"]
@@ -34,7 +40,9 @@ def type_noun(form: Form, table: PhraseTable, var: str,
         return specific   # "the country that contains X" (it has a form of government)
     found = object_noun(form, table, var, skip)
     last = (found or "").rpartition(" ")[2]   # "headquarters city": a city
-    return last if typed and last in PLACE_NOUNS else typed[0] if typed else found
+    if typed and (last in PLACE_NOUNS or found in OBJECT_TYPES):
+        return last   # "the film written by William Faulkner", not "the ranked item …"
+    return typed[0] if typed else found
 
 
 def object_noun(form: Form, table: PhraseTable, var: str,

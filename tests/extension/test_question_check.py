@@ -256,3 +256,16 @@ def test_a_restated_profession_is_named_by_its_verb_either_way_round() -> None:
     assert restated_profession("Who composed the music for Spirited Away and has the profession Composer?")
     assert not restated_profession("Who directed The Godfather Part III and works as a screenwriter?")
     assert not restated_profession("Who was born in Frankfurt am Main and works as a composer?")
+
+
+def test_a_place_described_only_as_where_another_lies_is_refused() -> None:
+    """Blind rounds 40-51 rated "What is the time zone of the place where Pueblo is
+    located?" and "Which team is based in the place where Siena is located?" 3 in 14 of
+    20 ratings: Pueblo lies in Colorado, the United States and North America."""
+    from extension.verbalize.planner import some_place_where
+
+    assert some_place_where("What is the time zone of the place where Pueblo is located?")
+    assert some_place_where("Which teams are based in the places where Siena and Padua are located?")
+    assert some_place_where("What is the time zone of the place that contains City 3?")
+    assert not some_place_where("What is the form of government of the country where Kokomo is located?")
+    assert not some_place_where("Where is the place where the director of Jaws was born located?")

@@ -928,3 +928,34 @@ def test_what_a_named_subject_owns_is_narrowed_by_the_answers_own_attribute() ->
     g = graph([("?x", "people.profession.specializations", "m.ju"),
                ("m.al", "people.person.profession", "?x")], names)
     assert question(g) == "Which profession of Abraham Lincoln has Jurist as a specialization?"
+
+
+def test_a_film_asked_with_its_genre_is_asked_as_that_kind_of_film() -> None:
+    """Blind rounds 50-51 rated "Which film features Nicole Kidman and is in the genre
+    Action Film?" and its answer "Days of Thunder, which is in the genre Action Film,
+    features Nicole Kidman." 3 (five items a round): "Which action film stars Nicole
+    Kidman?"; a genre that is no common noun keeps the general form."""
+    names = {**NAMES, "m.nk": "Nicole Kidman", "m.af": "Action Film", "m.ms": "Martin Scorsese",
+             "m.co": "Comedy", "m.lg": "LGBT"}
+    starring = "film.film.starring..film.performance.actor"
+    g = graph([("?x", starring, "m.nk"), ("?x", "film.film.genre", "m.af")], names)
+    assert question(g) == "Which action film stars Nicole Kidman?"
+    assert realise_statement(g, [], {}, TABLE, ["Days of Thunder"], rule="none") == \
+        "Days of Thunder is an action film that stars Nicole Kidman."
+    g = graph([("m.ms", "film.director.film", "?x"), ("?x", "film.film.genre", "m.co")], names)
+    assert question(g, plural=True) == "Which comedies did Martin Scorsese direct?"
+    assert realise_statement(g, [], {}, TABLE, ["After Hours", "The King of Comedy"],
+                             rule="none") == \
+        "Martin Scorsese directed After Hours and The King of Comedy, both comedies."
+    g = graph([("?x", "film.film.directed_by", "m.ms"), ("?x", "film.film.genre", "m.lg")], names)
+    assert question(g) == "Which film was directed by Martin Scorsese and is in the genre LGBT?"
+
+
+def test_a_ranked_item_is_named_by_what_it_is() -> None:
+    """Blind round 51 rated "Which ranked list does the ranked item written by William
+    Faulkner appear in?" 2 from both readers."""
+    names = {**NAMES, "m.wf": "William Faulkner"}
+    g = graph([("m.wf", "film.writer.film", "?v"),
+               ("?v", "award.ranked_item.appears_in_ranked_lists..award.ranking.list", "?x")],
+              names)
+    assert question(g) == "Which list does the film written by William Faulkner appear in?"

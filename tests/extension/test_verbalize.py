@@ -1721,7 +1721,8 @@ def test_a_crew_role_and_a_whole_language_read_as_people_say_them() -> None:
 
 def test_a_film_genre_that_is_a_common_noun_reads_as_a_kind_of_film() -> None:
     """Blind rounds 32-38: "is in the genre Adventure Film" rated 3-4 ("raw labels")."""
-    from extension.verbalize.citations import fact_clause, genre_kind
+    from extension.verbalize.citations import fact_clause
+    from extension.verbalize.descriptions import genre_kind
     from extension.verbalize.relation_phrases import PhraseTable
 
     assert genre_kind("Adventure Film") == "an adventure film"

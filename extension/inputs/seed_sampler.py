@@ -97,8 +97,8 @@ FAILURE_REASONS: dict[str, str] = {
     "broad_description": "path: the intermediate entities would be described by a "
                          "relation that links the subject to more of them than a "
                          "question may have answers (a genre's films: 'Who starred in "
-                         "the musical films?'), a class rather than a few a reader "
-                         "could list",
+                         "the musical films?') or that reaches a genre's works, a "
+                         "class rather than a few a reader could list",
     "domain_exhausted": "every entity of the domain was tried",
     "attempt_limit": "the attempt cap was reached before the requested count",
 }

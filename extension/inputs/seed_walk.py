@@ -40,6 +40,7 @@ from extension.verbalize.planner import (
     asks_what_it_names,
     fits_several,
     is_hub,
+    names_a_class,
     netflix_tag_description,
     noun_before_description,
     restated_profession,
@@ -387,7 +388,8 @@ class SeedWalk:
             if first.forward and vague_description(self.phrases, first.predicate):
                 reason = "vague_description"   # "the language of Collateral"
                 continue
-            if len(first.hops) + len(first.cvts) > self.max_answers:
+            if len(first.hops) + len(first.cvts) > self.max_answers \
+                    or names_a_class(first.predicate, first.forward):
                 reason = "broad_description"   # "the horror works": a class, not a few
                 continue
             h0 = self.draw_hop(first, rng, entity_end=True)

@@ -97,6 +97,21 @@ def vague_description(table: PhraseTable, predicate: str) -> str | None:
     return None
 
 
+GENRE_MEMBERS = frozenset({("film.film.genre", False), ("film.film_genre.films_in_this_genre", True),
+                           ("media_common.netflix_genre.titles", True),
+                           ("tv.tv_genre.programs", True)})
+"""``(relation, read forward)`` pairs that go from a genre to its works."""
+
+
+def names_a_class(predicate: str, forward: bool) -> bool:
+    """Whether following ``predicate`` (``forward`` from its subject, else from its
+    object) from an entity reaches the members of a class, not a few things a reader
+    could list: a genre's works ("Which languages are the spy films in?", "Which awards
+    were the melodrama works nominated for?": blind rounds 48-51, 3 from both readers,
+    however few the store holds)."""
+    return (predicate, forward) in GENRE_MEMBERS
+
+
 _NETFLIX_TAG = re.compile(r"\b(?:[Ww]hich|the) (\w+) (that )?includes? the titles?\b")
 
 
@@ -250,5 +265,5 @@ def unaskable(table: PhraseTable, predicate: str) -> str | None:
     return None
 
 
-__all__ = ["HUB_MAX_LINKS", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
+__all__ = ["GENRE_MEMBERS", "HUB_MAX_LINKS", "names_a_class", "HUB_MIN_FACTS", "HUB_SHARE", "MAX_CONSTRAINTS", "MEASURED_FACTS",
            "VAGUE_NOUNS", "HubCounter", "asks_what_it_names", "netflix_tag_description", "noun_before_description", "restated_profession", "some_place_where", "fits_several", "vague_description", "hub_share", "is_hub", "too_many_constraints", "unaskable"]

@@ -828,27 +828,36 @@ def test_a_path_through_a_films_release_regions_is_refused(tmp_path: Path) -> No
 
 def test_a_path_from_a_class_of_many_is_refused(tmp_path: Path) -> None:
     """Blind round 48 rated "Which awards were the horror works nominated for?" and
-    "What were the mystery films distributed by?" 3 from both readers: a genre's films
-    are a class, not a few entities a question describes. A genre of twelve films
-    (more than ``max_answers``) starts no path; one of three does."""
-    genre_type, film_type = "film.film_genre", "film.film"
-    genres = [Entity("m.big", "Horror", types=(genre_type,)),
-              Entity("m.small", "Auto racing", types=(genre_type,))]
+    "What were the mystery films distributed by?" 3 from both readers: a description
+    that links its subject to more entities than a question may have answers names a
+    class, not a few. A company of twelve films (more than ``max_answers``) starts no
+    path; one of three does. A genre's films start none however few (round 51: "Which
+    languages are the spy films in?", five films, 3 from both readers)."""
+    company_type, film_type, genre_type = "film.production_company", "film.film", "film.film_genre"
+    companies = [Entity("m.big", "Big Pictures", types=(company_type,)),
+                 Entity("m.small", "Small Pictures", types=(company_type,))]
+    genres = [Entity("m.spy", "Spy", types=(genre_type,))]
     films = [Entity(f"m.f{i}", f"Film {i}", types=(film_type,)) for i in range(15)]
     people = [Entity(f"m.d{i}", f"Director {i}", types=("people.person",)) for i in range(15)]
-    facts = [Fact(f"m.f{i}", "film.film.genre", "m.big" if i < 12 else "m.small")
-             for i in range(15)]
+    produced = "film.production_company.films"
+    facts = [Fact("m.big" if i < 12 else "m.small", produced, f"m.f{i}") for i in range(15)]
+    facts += [Fact(f"m.f{i}", "film.film.genre", "m.spy") for i in range(12, 15)]
     # two directors made the twelve: the answers would be few, the films still a class
     facts += [Fact(f"m.f{i}", "film.film.directed_by", f"m.d{i % 2 if i < 12 else i}")
               for i in range(15)]
     with open_store(tmp_path / "store", create=True) as store:
-        store.ingest([*genres, *films, *people], facts)
-        sample = sample_seed_questions(store, genre_type, 2, seed=0, shapes=("path",),
+        store.ingest([*companies, *genres, *films, *people], facts)
+        sample = sample_seed_questions(store, company_type, 2, seed=0, shapes=("path",),
                                        max_answers=5)
+        by_genre = sample_seed_questions(store, genre_type, 1, seed=0, shapes=("path",),
+                                         max_answers=5)
     subjects = {s for q in sample.questions for s in q.topic_entities}
     assert subjects == {"m.small"}, [q.question for q in sample.questions]
     assert sample.shapes[0].failures.get("broad_description", 0) >= 1, \
         sample.shapes[0].failures
+    assert not by_genre.questions, [q.question for q in by_genre.questions]
+    assert by_genre.shapes[0].failures.get("broad_description", 0) >= 1, \
+        by_genre.shapes[0].failures
 
 
 def test_a_path_through_the_place_where_a_city_lies_is_refused(tmp_path: Path) -> None:

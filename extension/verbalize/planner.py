@@ -121,10 +121,19 @@ def netflix_tag_description(text: str) -> str | None:
     Agora" (blind round 40: 2) asks for a country by a tag, and "the genre that includes
     the title The Orphanage" is a language asked where it is spoken (round 44: 2). A
     genre asked by its titles stays: "Which genre includes the title Agora?"."""
+    titled = re.search(r"\bincludes? the titles?\b", text)
+    if titled is not None and _NOT_A_GENRE.search(text):   # "Which genre is an official
+        return f"{titled.group(0)!r} asks a language or country by a Netflix tag"   # language …"
     found = _NETFLIX_TAG.search(text)
     if found is None or (found.group(1) in ("genre", "genres") and not found.group(2)):
         return None
     return f"{found.group(0)!r} describes an entity by a Netflix tag"
+
+
+_NOT_A_GENRE = re.compile(r"\b(?:languages?|countr(?:y|ies)|spoken|citizens?)\b")
+"""Words that say a Netflix tag is a language or a country: "Which genre is an official
+language of Taiwan and includes the title Crouching Tiger, Hidden Dragon?" (blind round
+52: 2 and 3)."""
 
 
 _LINK_WORD = r"(?:of|in|by|for|to|at|on|from|with|as|where|who|that|which|whose|and|or)\b"

@@ -225,6 +225,9 @@ def test_a_netflix_tag_does_not_describe_a_country_or_a_language() -> None:
     assert tagged("Which country includes the title Agora and is …?")
     assert tagged("Where is the language that includes the title The Orphanage spoken?")
     assert tagged("Where is the genre that includes the title The Orphanage spoken?")
+    # round 52 (2 and 3): the answer asked as a genre is a language by its other constraint
+    assert tagged("Which genre is an official language of Taiwan and includes the title "
+                  "Crouching Tiger, Hidden Dragon?")
     assert not tagged("Which genre includes the title Agora?")
     assert not tagged("What includes the titles distributed by Samuel Goldwyn Films?")
 

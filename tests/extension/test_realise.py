@@ -959,3 +959,14 @@ def test_a_ranked_item_is_named_by_what_it_is() -> None:
                ("?v", "award.ranked_item.appears_in_ranked_lists..award.ranking.list", "?x")],
               names)
     assert question(g) == "Which list does the film written by William Faulkner appear in?"
+
+
+def test_a_wikidata_property_with_one_subject_type_asks_for_that_kind() -> None:
+    """Blind round 52 rated "What lived in the capital of the United Kingdom?" and "What
+    has diplomatic relations with the country Douglas Adams is a citizen of?" 3 from both
+    readers: a residence is a person's, diplomatic relations a country's."""
+    names = {**NAMES, "Q145": "United Kingdom", "Q42": "Douglas Adams"}
+    assert question(graph([("?v", "P1376", "Q145"), ("?a", "P551", "?v")], names,
+                          answer="?a")) == "Who lived in the capital of the United Kingdom?"
+    assert question(graph([("Q42", "P27", "?v"), ("?a", "P530", "?v")], names, answer="?a")) \
+        == "Which country has diplomatic relations with the country Douglas Adams is a citizen of?"

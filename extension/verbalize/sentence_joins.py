@@ -7,7 +7,10 @@ repeats one subject and verb, 3 of 5):
 * sentences that differ only in their subject: "Akira Kurosawa and Hayao Miyazaki were
   born in Tokyo." (:func:`shared_tail_sentences`);
 * two sentences about one subject: "Janeane Garofalo works as a screenwriter and a
-  comedian." (:func:`one_subject_sentences`).
+  comedian." (:func:`one_subject_sentences`);
+* a sentence about the name another ends with: "Michael Clarke Duncan was born in
+  Chicago, which is the birthplace of Billy Zane.", "Star Wars' only sequel is The Empire
+  Strikes Back, whose only composer is John Williams." (:func:`chained_sentences`).
 
 The verbalizer applies them in that order to each citation's sentences
 (:class:`~extension.verbalize.verbalizer.TemplateVerbalizer`).
@@ -21,7 +24,8 @@ from collections.abc import Collection, Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import PREPOSITIONS
 
-__all__ = ["one_subject_sentences", "shared_subject_sentences", "shared_tail_sentences"]
+__all__ = ["chained_sentences", "one_subject_sentences", "shared_subject_sentences",
+           "shared_tail_sentences"]
 
 
 _NOUN_TAIL = re.compile(r"(.* the) (\w+(?: \w+){0,2})")
@@ -163,3 +167,57 @@ def _starts_with(text: str, name: str) -> bool:
     case: a sentence capitalises "the")."""
     return len(text) > len(name) + 1 and text[len(name)] == " " \
         and text[:1].lower() == name[:1].lower() and text[1:len(name)] == name[1:]
+
+
+def chained_sentences(texts: Sequence[str], names: Collection[str],
+                      people: Collection[str] = ()) -> list[str]:
+    """``texts`` with a sentence that starts with the name the one before ends with said
+    as a clause of it: "Michael Clarke Duncan was born in Chicago. Chicago is the
+    birthplace of Billy Zane." -> "Michael Clarke Duncan was born in Chicago, which is
+    the birthplace of Billy Zane."; "… is The Empire Strikes Back. The Empire Strikes
+    Back's only composer is John Williams." -> "…, whose only composer is John
+    Williams."; the other way round: "Iowa is located in the United States of America.
+    Cedar Rapids is located in Iowa." -> "Cedar Rapids is located in Iowa, which is
+    located in the United States of America." ("who" after one of ``people``). Blind
+    round 53: both readers rated a citation number holding a second sentence 3
+    ("unnumbered stray sentence", five items). One clause a sentence: a sentence that
+    already has one stays."""
+    out = list(texts)
+    ordered = sorted(names, key=lambda n: (-len(n), n))
+    i = 0
+    while i + 1 < len(out):
+        first, second = out[i], out[i + 1]
+        joined = None if _has_clause(first) or _has_clause(second) else (
+            _chained(first, second, ordered, people)
+            or _chained_back(first, second, ordered, people))
+        if joined is not None:
+            out[i:i + 2] = [joined]
+        i += 1
+    return out
+
+
+def _chained(first: str, second: str, names: Sequence[str], people: Collection[str]
+             ) -> str | None:
+    """``second`` as a clause on the name ``first`` ends with, or None."""
+    for name in (n for n in names if first.endswith(f" {n}.")):
+        if not (second[:1].lower() == name[:1].lower() and second[1:len(name)] == name[1:]):
+            continue
+        rest = second[len(name):]
+        if mark := next((m for m in ("'s ", "' ") if rest.startswith(m)), None):
+            return f"{first[:-1]}, whose {rest[len(mark):]}"   # "…, whose only composer is …"
+        if rest.startswith(" "):
+            return f"{first[:-1]}, {'who' if name in people else 'which'}{rest}"
+    return None
+
+
+def _chained_back(first: str, second: str, names: Sequence[str], people: Collection[str]
+                  ) -> str | None:
+    """``first`` as a clause on the name ``second`` ends with, where ``first`` starts
+    with it, or None."""
+    for name in (n for n in names if second.endswith(f" {n}.") and _starts_with(first, n)):
+        return f"{second[:-1]}, {'who' if name in people else 'which'} {first[len(name) + 1:]}"
+    return None
+
+
+def _has_clause(text: str) -> bool:
+    return re.search(r", (?:who|which|whose) ", text) is not None

@@ -77,3 +77,4 @@ def object_noun(form: Form, table: PhraseTable, var: str,
             return None if of and head in NO_NOUN_ALONE else head
     return next((found for c in objects if (found := object_type(
         _local_name(c.predicate).rpartition(".")[2], head_only=True))), None)
+

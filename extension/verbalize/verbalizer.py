@@ -41,10 +41,12 @@ from extension.verbalize.citations import (
     part_hops,
     sub_fact_hop,
 )
+from extension.verbalize.extended_question import readable_noun
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.logical_form import Fanout
 from extension.verbalize.planner import fits_several
 from extension.verbalize.quality import placeholder_words
+from extension.verbalize.realise_words import PERSON_NOUNS
 from extension.verbalize.relation_phrases import (
     FrameColumns,
     PhraseTable,
@@ -55,13 +57,29 @@ from extension.verbalize.relation_phrases import (
 )
 from extension.verbalize.sample_question import sample_question
 from extension.verbalize.sentence_joins import (
+    chained_sentences,
     one_subject_sentences,
     shared_subject_sentences,
     shared_tail_sentences,
 )
+from extension.verbalize.type_nouns import WIKIDATA_SUBJECT_TYPES
 
 if TYPE_CHECKING:
     from kgstore.store import Store
+
+def person_names(t: Triple, table: PhraseTable) -> list[str]:
+    """The names of ``t``'s ends that are people by its relation: the object of a
+    relation whose frame says its object is a person ("directed by"), the subject of one
+    whose Freebase type or Wikidata subject type is a person's (``people.person.…``,
+    ``film.actor.…``, P19): a citation's clause on them says "who"."""
+    found = []
+    if t.o_name and not t.literal and table.kind(t.p) == "person":
+        found.append(t.o_name)
+    if t.s_name and (readable_noun(t.p.partition("..")[0]) in PERSON_NOUNS
+                     or WIKIDATA_SUBJECT_TYPES.get(t.p) == "person"):
+        found.append(t.s_name)
+    return found
+
 
 class UnreadableFact(ValueError):
     """A fact of a sample's subgraph that no reader could read: its predicate has no
@@ -213,6 +231,9 @@ class TemplateVerbalizer:
                      for n in (t.s_name, t.o_name) if n}
             texts = one_subject_sentences(shared_tail_sentences(
                 shared_subject_sentences(list(dict.fromkeys(texts)), names), names), names)
+            people = {english.mention(n) or n for hop in part_triples for t in hop
+                      for n in person_names(t, table)}
+            texts = chained_sentences(texts, names, people)
             citations.append(Citation(text=" ".join(texts),
                                       triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)

@@ -1621,6 +1621,38 @@ def test_two_sentences_about_one_subject_are_said_as_one() -> None:
         ["Sherlock Holmes is in the genre Adventure Film and is in French only."]
 
 
+def test_a_sentence_about_the_name_another_ends_with_is_its_clause() -> None:
+    """Blind round 53: both readers rated a citation number holding a second sentence 3
+    ("unnumbered stray sentence", five items)."""
+    from extension.verbalize.sentence_joins import chained_sentences
+
+    assert chained_sentences(["Michael Clarke Duncan was born in Chicago.",
+                              "Chicago is the birthplace of Billy Zane."],
+                             {"Michael Clarke Duncan", "Chicago", "Billy Zane"}) == \
+        ["Michael Clarke Duncan was born in Chicago, which is the birthplace of Billy Zane."]
+    assert chained_sentences(["Jaws' only director is Steven Spielberg.",
+                              "Steven Spielberg was born in Cincinnati."],
+                             {"Jaws", "Steven Spielberg", "Cincinnati"}, {"Steven Spielberg"}) == \
+        ["Jaws' only director is Steven Spielberg, who was born in Cincinnati."]
+    assert chained_sentences(["Star Wars' only sequel is The Empire Strikes Back.",
+                              "The Empire Strikes Back's only composer is John Williams."],
+                             {"Star Wars", "The Empire Strikes Back", "John Williams"}) == \
+        ["Star Wars' only sequel is The Empire Strikes Back, whose only composer is John Williams."]
+    assert chained_sentences(["Iowa is located in the United States of America.",
+                              "Cedar Rapids is located in Iowa."],
+                             {"Iowa", "the United States of America", "Cedar Rapids"}) == \
+        ["Cedar Rapids is located in Iowa, which is located in the United States of America."]
+    # one clause a sentence; unrelated sentences stay apart
+    three = ["Ohio is located in the United States of America.", "Cincinnati is located in Ohio.",
+             "Steven Spielberg was born in Cincinnati."]
+    assert chained_sentences(three, {"Ohio", "the United States of America", "Cincinnati",
+                                     "Steven Spielberg"}) == \
+        ["Cincinnati is located in Ohio, which is located in the United States of America.",
+         "Steven Spielberg was born in Cincinnati."]
+    apart = ["Cast Away is a drama.", "Schindler's List is a drama."]
+    assert chained_sentences(apart, {"Cast Away", "Schindler's List"}) == apart
+
+
 def test_a_whole_place_slot_reads_as_only_in() -> None:
     """"Scotland's only country is the United Kingdom" (blind round 30: 3 of 5); a time
     zone keeps its noun."""

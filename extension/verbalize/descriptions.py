@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["container_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["container_clause", "filmed_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
 
 
@@ -55,7 +55,7 @@ def modified(shown: str, clauses: Sequence[str]) -> str | None:
     as a person says it, where :func:`genre_modified` or :func:`container_clause`
     applies; None otherwise."""
     return genre_modified(shown, clauses) or container_clause(shown, clauses) \
-        or topic_clause(shown, clauses)
+        or topic_clause(shown, clauses) or filmed_clause(shown, clauses)
 
 
 _IN_NOUNS = frozenset({"actor", "dubbing actor", "character"})
@@ -181,3 +181,14 @@ def genre_kind(genre: str) -> str | None:
     if not _FILM_KINDS.intersection(lowered.lower().split()):
         lowered = f"{lowered} film"
     return english.article(lowered)
+
+
+_FILMING_LOCATION = re.compile(r"that (?:is|are) (?:a )?filming locations? of (.+)")
+
+
+def filmed_clause(shown: str, clauses: Sequence[str]) -> str | None:
+    """"the place where Cowboys & Aliens was filmed" for ``shown`` "place" and the one
+    clause "that is a filming location of Cowboys & Aliens" (blind round 54: 2 and 3,
+    "placeholder 'the place that'")."""
+    found = _FILMING_LOCATION.fullmatch(clauses[0]) if len(clauses) == 1 else None
+    return None if found is None else f"the {shown} where {found.group(1)} was filmed"

@@ -270,5 +270,7 @@ def test_a_place_described_only_as_where_another_lies_is_refused() -> None:
     assert some_place_where("What is the time zone of the place where Pueblo is located?")
     assert some_place_where("Which teams are based in the places where Siena and Padua are located?")
     assert some_place_where("What is the time zone of the place that contains City 3?")
+    # round 54 (2 from both readers)
+    assert some_place_where("Where is the place that is partially located in Ohio located?")
     assert not some_place_where("What is the form of government of the country where Kokomo is located?")
     assert not some_place_where("Where is the place where the director of Jaws was born located?")

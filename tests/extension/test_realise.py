@@ -970,3 +970,12 @@ def test_a_wikidata_property_with_one_subject_type_asks_for_that_kind() -> None:
                           answer="?a")) == "Who lived in the capital of the United Kingdom?"
     assert question(graph([("Q42", "P27", "?v"), ("?a", "P530", "?v")], names, answer="?a")) \
         == "Which country has diplomatic relations with the country Douglas Adams is a citizen of?"
+
+
+def test_a_filming_location_is_where_the_film_was_filmed() -> None:
+    """Blind round 54 rated "What is the time zone of the place that is a filming
+    location of Cowboys & Aliens?" 3 and 2 ("placeholder 'the place that'")."""
+    names = {**NAMES, "m.ca": "Cowboys & Aliens"}
+    g = graph([("?v", "film.film_location.featured_in_films", "m.ca"),
+               ("?v", "location.location.time_zones", "?x")], names)
+    assert question(g) == "What is the time zone of the place where Cowboys & Aliens was filmed?"

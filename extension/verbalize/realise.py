@@ -301,8 +301,9 @@ class Realiser:
         if kind == "person":
             return "who"
         noun = self.noun(var)
-        if noun and kind == "place" and noun.rpartition(" ")[2] not in PLACE_NOUNS:
-            noun = "place"   # "Which place is the birthplace of …", not "Which birthplace …"
+        if kind == "place" and (not noun or noun.rpartition(" ")[2] not in PLACE_NOUNS):
+            noun = "place"   # "Which place is the birthplace of …", not "Which birthplace …";
+            # "Which places are located in …", not "What is located in …" (rounds 52, 55: 3)
         if noun and avoid:
             stems = {w[:5] for w in avoid.split() if len(w) > 3}
             kept = " ".join(w for w in noun.split() if w[:5] not in stems)

@@ -318,7 +318,11 @@ def test_a_place_named_by_a_role_of_a_named_entity_is_said_with_its_verb() -> No
     assert question(born) == "Who was born in the place where Federico Fellini died?"
     within = graph([("m.da", "people.person.nationality", "?c"),
                     ("?c", "location.location.contains", "?x")], names)
-    assert question(within) == "What is located in the country Douglas Adams is a citizen of?"
+    # rounds 52 and 55 rated "What is located in …" 3 from both readers
+    assert question(within) == "Which place is located in the country Douglas Adams is a " \
+        "citizen of?"
+    assert question(within, plural=True) == "Which places are located in the country Douglas " \
+        "Adams is a citizen of?"
 
 
 def test_a_name_that_ends_with_its_frame_noun_is_said_once_in_an_answer() -> None:

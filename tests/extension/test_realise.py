@@ -983,3 +983,14 @@ def test_a_filming_location_is_where_the_film_was_filmed() -> None:
     g = graph([("?v", "film.film_location.featured_in_films", "m.ca"),
                ("?v", "location.location.time_zones", "?x")], names)
     assert question(g) == "What is the time zone of the place where Cowboys & Aliens was filmed?"
+
+
+def test_a_films_distributor_reads_through_its_mediator() -> None:
+    """Blind round 56 rated "Which film was produced by the distributor of the
+    distributors of The Newton Boys?" 2 from both readers: the distributor relationship
+    (a mediator) had no folded frame."""
+    names = {**NAMES, "m.nb": "The Newton Boys"}
+    distributed = "film.film.distributors..film.film_film_distributor_relationship.distributor"
+    g = graph([("m.nb", distributed, "?v"), ("?v", "film.production_company.films", "?x")],
+              names)
+    assert question(g) == "Which film did the distributor of The Newton Boys produce?"

@@ -5,7 +5,9 @@ statement punctuate alike."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 _LOCALE_SUFFIX = re.compile(r"-(?:GB|US)$")
 
@@ -260,11 +262,30 @@ def takes_the(name: str) -> bool:
     return _TAKES_THE.match(name) is not None
 
 
+_WRITTEN_AS: ContextVar[Mapping[str, str]] = ContextVar("written_as", default={})
+"""The forms one sample's facts call for, by display name
+(:mod:`extension.verbalize.name_forms`: "the Dallas Cowboys", "basketball")."""
+
+
+@contextmanager
+def names_written_as(forms: Mapping[str, str]) -> Iterator[None]:
+    """Within the block :func:`mention` writes the names of ``forms`` as it says."""
+    token = _WRITTEN_AS.set(forms)
+    try:
+        yield
+    finally:
+        _WRITTEN_AS.reset(token)
+
+
 def mention(name: str | None) -> str | None:
     """A name as running text shows it: :func:`display_name`, with "the" before the
     names that take it ("the United Kingdom"). At the start of a sentence
-    :func:`capitalized` makes it "The United Kingdom"."""
+    :func:`capitalized` makes it "The United Kingdom". Within
+    :func:`names_written_as` a name its sample's facts show to be a team or a sport
+    is written as they call for."""
     shown = display_name(name)
+    if shown and (form := _WRITTEN_AS.get().get(shown)):
+        return form
     if shown and not shown.startswith(("the ", "The ")) and takes_the(shown):
         return f"the {shown}"
     return shown

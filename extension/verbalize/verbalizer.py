@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -44,6 +44,7 @@ from extension.verbalize.citations import (
 from extension.verbalize.extended_question import readable_noun
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.logical_form import Fanout
+from extension.verbalize.name_forms import agreed, name_forms
 from extension.verbalize.planner import fits_several
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.realise_words import PERSON_NOUNS
@@ -181,7 +182,21 @@ class TemplateVerbalizer:
 
     def verbalize(self, sample: StructuredSample) -> Verbalization:
         """The text of ``sample`` (see :class:`Verbalization`). Raises
-        :class:`UnreadableFact` when a fact of its subgraph cannot be put into words."""
+        :class:`UnreadableFact` when a fact of its subgraph cannot be put into words.
+        Names its facts show to be a team or a sport are written as such
+        (:mod:`extension.verbalize.name_forms`)."""
+        forms = name_forms((*sample.original_subgraph, *sample.subgraph))
+        with english.names_written_as(forms.written):
+            text = self._verbalize(sample)
+        if not forms.written:
+            return text
+        return replace(
+            text, question_extended=agreed(text.question_extended, forms),
+            answer=agreed(text.answer, forms),
+            citations=tuple(replace(c, text=agreed(c.text, forms)) for c in text.citations),
+            sub_fact_texts=tuple(agreed(t, forms) for t in text.sub_fact_texts))
+
+    def _verbalize(self, sample: StructuredSample) -> Verbalization:
         cvts = frozenset(sample.cvt_nodes)
         table = self.phrases
         check_readable(sample, table)

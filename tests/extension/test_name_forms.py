@@ -1,0 +1,105 @@
+"""Team and sport names as text writes them (:mod:`extension.verbalize.name_forms`):
+blind rounds 47-56 rated "Dallas Cowboys has Navy Blue as a color" and "… plays
+Basketball" 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from extension.core.samples import AnswerEntity, Triple
+from extension.verbalize.name_forms import NameForms, agreed, name_forms, sport_form, team_form
+from extension.verbalize.verbalizer import TemplateVerbalizer
+from tests.extension.test_verbalize import sample
+
+COLORS, SPORT, ROSTER = ("sports.sports_team.colors", "sports.sports_team.sport",
+                         "sports.pro_athlete.teams")
+
+
+@pytest.mark.parametrize(("name", "form"), [
+    ("Dallas Cowboys", ("the Dallas Cowboys", True)),
+    ("Boston Red Sox", ("the Boston Red Sox", True)),
+    ("St. Louis Blues", ("the St. Louis Blues", True)),
+    ("Los Angeles Angels of Anaheim", ("the Los Angeles Angels of Anaheim", True)),
+    ("Utah Jazz", ("the Utah Jazz", False)),
+    ("Oklahoma City Thunder", ("the Oklahoma City Thunder", False)),
+    # clubs and programmes keep their names as they are
+    ("Boca Juniors", None), ("Newell's Old Boys", None), ("Sporting Kansas City", None),
+    ("Nagoya Grampus", None), ("Celtic F.C.", None), ("San Francisco 49ers", None),
+    ("Kentucky Wildcats men's basketball", None), ("Real Salt Lake", None),
+])
+def test_team_form_is_the_city_and_nickname_with_the(name: str,
+                                                     form: tuple[str, bool] | None) -> None:
+    assert team_form(name) == form
+
+
+@pytest.mark.parametrize(("name", "form"), [
+    ("Basketball", "basketball"), ("Ice Hockey", "ice hockey"),
+    ("Artistic gymnastics", "artistic gymnastics"),
+    ("American football", None), ("Gaelic football", None),
+])
+def test_sport_form_is_a_common_noun(name: str, form: str | None) -> None:
+    assert sport_form(name) == form
+
+
+def test_only_a_team_relation_makes_a_name_a_team() -> None:
+    film = Triple(s="m.rd", p="film.film.directed_by", o="m.qt", s_name="Reservoir Dogs",
+                  o_name="Quentin Tarantino")
+    team = Triple(s="m.dc", p=COLORS, o="m.blue", s_name="Dallas Cowboys", o_name="Navy Blue")
+    assert name_forms([film]).written == {}
+    assert name_forms([film, team]).written == {"Dallas Cowboys": "the Dallas Cowboys"}
+
+
+def test_agreed_gives_a_plural_team_plural_verbs_and_a_sport_its_capital() -> None:
+    forms = NameForms({"Dallas Cowboys": "the Dallas Cowboys", "Basketball": "basketball"},
+                      frozenset({"the Dallas Cowboys"}), frozenset({"basketball"}))
+    assert agreed("The Dallas Cowboys has A as a color and has B as a color.", forms) == \
+        "The Dallas Cowboys have A as a color and have B as a color."
+    assert agreed("X played for the Dallas Cowboys, which plays basketball.", forms) == \
+        "X played for the Dallas Cowboys, which play basketball."
+    assert agreed("The Dallas Cowboys, which plays basketball, plays in the NFL.", forms) == \
+        "The Dallas Cowboys, which play basketball, play in the NFL."
+    assert agreed("Where is the Dallas Cowboys based?", forms) == \
+        "Where are the Dallas Cowboys based?"
+    assert agreed("basketball is played only by the Dallas Cowboys.", forms) == \
+        "Basketball is played only by the Dallas Cowboys."
+    # the team is not the subject: nothing changes
+    for text in ("The home city of the Dallas Cowboys is in Texas.",
+                 "The only team based in Dallas is the Dallas Cowboys.",
+                 "The Dallas Cowboys' only colors are Orange and Maroon."):
+        assert agreed(text, forms) == text
+
+
+def test_a_sample_about_a_team_reads_with_the_and_plural_verbs() -> None:
+    names = {"m.dc": "Dallas Cowboys", "m.blue": "Navy Blue", "m.royal": "Royal blue"}
+    facts = [Triple(s="m.dc", p=COLORS, o=o, s_name=names["m.dc"], o_name=names[o])
+             for o in ("m.blue", "m.royal")]
+    query = {"nodes": [{"id": "m.dc", "kind": "entity", "value": "m.dc", "name": names["m.dc"],
+                        "is_cvt": False},
+                       {"id": "?x", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": "m.dc", "predicate": COLORS, "target": "?x"}],
+             "answer": "?x", "function": "none"}
+    text = TemplateVerbalizer().verbalize(sample(
+        facts, subjects=["m.dc"], query_original=query,
+        answers=[AnswerEntity(id=o, name=names[o]) for o in ("m.blue", "m.royal")]))
+    assert text.question_extended == "What are the colors of the Dallas Cowboys?"
+    assert text.answer == "The colors of the Dallas Cowboys are Navy Blue and Royal blue."
+    assert text.citations[0].text == \
+        "The Dallas Cowboys have Navy Blue as a color and have Royal blue as a color."
+
+
+def test_a_sport_reads_lower_case_and_the_team_plural() -> None:
+    names = {"m.lal": "Los Angeles Lakers", "m.bb": "Basketball", "m.lo": "Lamar Odom"}
+    facts = [Triple(s="m.lo", p=ROSTER, o="m.lal", s_name=names["m.lo"], o_name=names["m.lal"]),
+             Triple(s="m.lal", p=SPORT, o="m.bb", s_name=names["m.lal"], o_name=names["m.bb"])]
+    query = {"nodes": [{"id": "m.lo", "kind": "entity", "value": "m.lo", "name": names["m.lo"],
+                        "is_cvt": False},
+                       {"id": "?x", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": "m.lo", "predicate": ROSTER, "target": "?x"}],
+             "answer": "?x", "function": "none"}
+    text = TemplateVerbalizer().verbalize(sample(
+        facts[:1], subjects=["m.lo"], query_original=query, original=facts[:1],
+        answers=[AnswerEntity(id="m.lal", name=names["m.lal"])]))
+    assert "the Los Angeles Lakers" in text.answer
+    both = TemplateVerbalizer().verbalize(sample(facts, original=facts))
+    joined = " ".join(c.text for c in both.citations)
+    assert "The Los Angeles Lakers play basketball." in joined, joined

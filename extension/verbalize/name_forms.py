@@ -33,6 +33,27 @@ _SPORT_SUBJECT = re.compile(r"sports\.sport\.")
 _SPORT_OBJECT = re.compile(r"(?:^|\.)(?:sports?|sports_played(?:_professionally)?|P641)$")
 """Relations whose object is a sport (``sports.sports_team.sport``,
 ``olympics.olympic_games.sports``; Wikidata's "sport")."""
+_GENRE_SUBJECT = re.compile(r"music\.genre\.")
+_GENRE_OBJECT = re.compile(r"^music\.(?:artist\.genre|genre\.(?:parent_genre|subgenre))$")
+"""Relations whose object is a music genre, written as a common noun like a sport ("is
+known for funk", not "performs in the genre Funk")."""
+
+_GENRE_WORDS = frozenset("""
+    acid acoustic adult alternative ambient and art avant-garde ballad ballet band baroque
+    bass beat big blues bluegrass bossa chamber classic classical college comedy
+    contemporary cool country dance dark death disco doom dream drone drum dub easy
+    electric electronic experimental extreme film folk free freestyle funk fusion game
+    garage glam gospel gothic groove grunge hard hardcore heartland heavy hip hit hop house
+    improvisation indie industrial instrumental jam jazz jump listening lounge math
+    melodic metal music musical new noise old opera operatic political pop popular post
+    power progressive psychedelic punk quiet radio rap reggae revival rhythm rock roll
+    roots score shock ska skate sludge smooth soft song soul southern space speed stoner
+    storm surf swamp swing symphonic technical techno teen theatre thrash time
+    traditional trance trip urban video vocal wave world worship""".split())
+"""Words of the music genres written in lower case: a genre all of whose words are
+ordinary English ("progressive rock", "rhythm and blues"). Coined names ("Breakbeat",
+"Krautrock") and those named after a place ("Chicago blues") keep their capital (the
+grammar gate's speller flags "breakbeat", "chicago")."""
 
 _SINGULAR_NICKNAMES = frozenset({
     "Thunder", "Heat", "Jazz", "Magic", "Lightning", "Wild", "Avalanche", "Fire", "Galaxy",
@@ -69,7 +90,8 @@ def team_form(name: str) -> tuple[str, bool] | None:
     return None
 
 
-_PROPER_FIRST_WORD = re.compile(r"[A-Z][a-z]+(?:an|ish|ese)|Gaelic|Olympic|Thai|Swiss|Basque")
+_PROPER_FIRST_WORD = re.compile(r"[A-Z][a-z]+(?:an|ish|ese)|Gaelic|Olympic|Nordic|Thai|Swiss|Basque|"
+                                r"Latin|Celtic|Arabic")
 """A sport's first word that stays capitalised ("American football", "Gaelic football";
 not "artistic gymnastics")."""
 
@@ -108,9 +130,10 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             if form[1]:
                 plural.add(form[0])
 
-    def sport(name: str | None) -> None:
+    def sport(name: str | None, genre: bool = False) -> None:
         shown = english.display_name(name)
-        if shown and shown not in written and (form := sport_form(shown)):
+        form = sport_form(shown) if shown and shown not in written else None
+        if shown and form and (not genre or set(re.split(r"[ -]", form)) <= _GENRE_WORDS):
             written[shown] = form
             lowered.add(form)
 
@@ -123,6 +146,10 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             team(t.o_name)
         if not t.literal and _SPORT_OBJECT.search(t.p):
             sport(t.o_name)
+        if _GENRE_SUBJECT.match(t.p):
+            sport(t.s_name, genre=True)
+        if not t.literal and _GENRE_OBJECT.match(t.p):
+            sport(t.o_name, genre=True)
     return NameForms(written, frozenset(plural), frozenset(lowered))
 
 

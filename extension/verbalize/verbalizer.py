@@ -249,8 +249,15 @@ class TemplateVerbalizer:
             people = {english.mention(n) or n for hop in part_triples for t in hop
                       for n in person_names(t, table)}
             texts = chained_sentences(texts, names, people)
-            citations.append(Citation(text=" ".join(texts),
-                                      triples=tuple(t for hop in part_triples for t in hop)))
+            text, held = " ".join(texts), tuple(t for hop in part_triples for t in hop)
+            same = next((i for i, c in enumerate(citations) if c.text == text), None)
+            if same is not None:
+                # Two parts that read alike (two nominations Samuel L. Jackson shared
+                # with Jamie Foxx: "[3] … with Jamie Foxx. … [5] … with Jamie Foxx.",
+                # round 57: "duplicated facts", 4) are one citation holding both.
+                citations[same] = Citation(text=text, triples=citations[same].triples + held)
+                continue
+            citations.append(Citation(text=text, triples=held))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
                                for s in sample.sub_facts)

@@ -103,3 +103,55 @@ def test_a_sport_reads_lower_case_and_the_team_plural() -> None:
     both = TemplateVerbalizer().verbalize(sample(facts, original=facts))
     joined = " ".join(c.text for c in both.citations)
     assert "The Los Angeles Lakers play basketball." in joined, joined
+
+
+def test_a_film_genre_answer_reads_as_the_kind_of_film() -> None:
+    from extension.verbalize.answers import genre_statement
+
+    assert genre_statement("Midnight Cowboy is in the genre Drama.", ["Drama"]) == \
+        "Midnight Cowboy is a drama."
+    assert genre_statement("Heat is in the genres Crime Fiction and Thriller.",
+                           ["Crime Fiction", "Thriller"]) == \
+        "Heat is a crime fiction film and a thriller."
+    assert genre_statement("Both A and B are in the genre Action Film.", ["Action Film"]) == \
+        "Both A and B are action films."
+    # each film need not be in both genres; a genre that is no common noun stays named
+    for text, genres in (("Both A and B are in the genres Drama and Comedy.",
+                          ["Drama", "Comedy"]),
+                         ("Milk is in the genre LGBT.", ["LGBT"])):
+        assert genre_statement(text, genres) == text
+
+
+def test_a_music_genre_is_what_an_artist_is_known_for() -> None:
+    fact = Triple(s="m.jh", p="music.artist.genre", o="m.pr", s_name="Jimi Hendrix",
+                  o_name="Progressive rock")
+    sub = Triple(s="m.pr", p="music.genre.subgenre", o="m.npr", s_name="Progressive rock",
+                 o_name="Neo-progressive rock")
+    text = TemplateVerbalizer().verbalize(sample([fact, sub], original=[fact, sub]))
+    joined = " ".join(c.text for c in text.citations)
+    # lower-case inside a sentence, capitalised at its start
+    assert joined == "Jimi Hendrix is known for progressive rock. Neo-progressive rock " \
+        "is a subgenre of progressive rock.", joined
+
+
+def test_parts_that_read_alike_are_one_citation() -> None:
+    born = "people.person.place_of_birth"
+    facts = [Triple(s=s, p=born, o="m.floral", s_name="John Williams", o_name="Floral Park")
+             for s in ("m.jw1", "m.jw2")]
+    text = TemplateVerbalizer().verbalize(sample(
+        facts, original=facts, complexity="union", subjects=["m.jw1", "m.jw2"],
+        answers=[AnswerEntity(id="m.floral", name="Floral Park")]))
+    assert [c.text for c in text.citations] == ["John Williams was born in Floral Park."]
+    assert len(text.citations[0].triples) == 2
+
+
+@pytest.mark.parametrize(("genre", "written"), [
+    ("Progressive rock", "progressive rock"), ("Rhythm and blues", "rhythm and blues"),
+    # coined names and places keep their capital (the grammar gate's speller flags
+    # "breakbeat", "chicago")
+    ("Breakbeat", None), ("Chicago blues", None), ("Krautrock", None),
+])
+def test_a_music_genre_is_lower_case_when_its_words_are_ordinary(genre: str,
+                                                                  written: str | None) -> None:
+    fact = Triple(s="m.a", p="music.artist.genre", o="m.g", s_name="Jimi Hendrix", o_name=genre)
+    assert name_forms([fact]).written.get(genre) == written

@@ -23,6 +23,7 @@ from extension.verbalize.descriptions import genre_kind
 from extension.verbalize.literals import render_literal
 from extension.verbalize.logical_form import Fanout, one_of_bindings, several_bindings
 from extension.verbalize.realise import realise_statement
+from extension.verbalize.realise_words import dated_phrase
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 Edge = tuple[str, str, str]
@@ -50,9 +51,7 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
         fact = _Describer(graphs[0], names, table, plural).as_fact()
         if fact is not None and texts:
-            if fact.endswith(" on") and all(_YEARS.fullmatch(t) for t in texts):
-                fact = fact[:-3] + " in"   # "was released on 1960" -> "… in 1960"
-            listed = english.join(texts)
+            fact, listed = dated_phrase(fact, texts)   # "was released in 1960"
             if sample.answers_capped:
                 listed = f"answers including {listed}"
             return english.sentence(english.capitalized(f"{fact} {listed}"))
@@ -104,8 +103,6 @@ def genre_statement(text: str, genres: Sequence[str]) -> str:
     return f"{found.group('subject')} {found.group('verb')} {shown}."
 
 
-_YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
-"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
 def realised_statement(sample: StructuredSample, table: PhraseTable, names: Mapping[str, str],

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 
 _LOCALE_SUFFIX = re.compile(r"-(?:GB|US)$")
 
@@ -262,7 +263,8 @@ def takes_the(name: str) -> bool:
     return _TAKES_THE.match(name) is not None
 
 
-_WRITTEN_AS: ContextVar[Mapping[str, str]] = ContextVar("written_as", default={})
+_WRITTEN_AS: ContextVar[Mapping[str, str]] = ContextVar("written_as",
+                                                         default=MappingProxyType({}))
 """The forms one sample's facts call for, by display name
 (:mod:`extension.verbalize.name_forms`: "the Dallas Cowboys", "basketball")."""
 

@@ -49,8 +49,8 @@ from extension.verbalize.realise_words import (
     PREPOSITIONS,
     QUALIFIER_WORDS,
     RELATIVE,
-    YEARS,
     agent_of,
+    dated_phrase,
     is_passive,
     without_asked_noun,
 )
@@ -552,10 +552,8 @@ class Realiser:
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]
             unit = self.table.unit(c.predicate)
-            listed = english.join([with_unit(a, unit) for a in answers])
-            phrase = self.phrase(c.predicate)
-            if phrase.endswith(" on") and all(YEARS.fullmatch(a) for a in answers):
-                phrase = phrase[:-3] + " in"
+            phrase, listed = dated_phrase(self.phrase(c.predicate),
+                                          [with_unit(a, unit) for a in answers])
             qualifiers = self.qualifiers(c)
             inverse = self.inverse(c.predicate)
             active = english.base_form(phrase.partition(" ")[0]) is not None \

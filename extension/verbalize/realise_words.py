@@ -70,6 +70,20 @@ YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
 """A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
 
 
+def dated_phrase(phrase: str, listed: list[str]) -> tuple[str, str]:
+    """A phrase ending in "on" and the dates it lists, each with its preposition: "was
+    released in 1960", "on 9 December 1983", and for a list of both "were released in
+    1932 and on 9 December 1983" (blind round 57: "released on 1932", 4); other phrases
+    as they are, the list joined."""
+    years = [bool(YEARS.fullmatch(a)) for a in listed]
+    if not phrase.endswith(" on") or not any(years):
+        return phrase, english.join(listed)
+    if all(years):
+        return phrase[:-3] + " in", english.join(listed)
+    return phrase[:-3], english.join([f"{'in' if y else 'on'} {a}"
+                                      for a, y in zip(listed, years, strict=True)])
+
+
 PLACED = re.compile(r"(was|is) (born|buried|located|based|founded|filmed|released|produced|"
                     r"studied|taught) (in|on|at)")
 """An inverse phrase that places its subject: a question about the place or date asks

@@ -994,3 +994,15 @@ def test_a_films_distributor_reads_through_its_mediator() -> None:
     g = graph([("m.nb", distributed, "?v"), ("?v", "film.production_company.films", "?x")],
               names)
     assert question(g) == "Which film did the distributor of The Newton Boys produce?"
+
+
+def test_dates_of_both_kinds_take_each_their_preposition() -> None:
+    """Blind round 57: "were released on 1932 and 9 December 1983" (4)."""
+    from extension.verbalize.realise_words import dated_phrase
+
+    assert dated_phrase("were released on", ["1932", "9 December 1983"]) == \
+        ("were released", "in 1932 and on 9 December 1983")
+    assert dated_phrase("was released on", ["1932"]) == ("was released in", "1932")
+    assert dated_phrase("was released on", ["9 December 1983"]) == \
+        ("was released on", "9 December 1983")
+    assert dated_phrase("was directed by", ["A", "B"]) == ("was directed by", "A and B")

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from extension.core.samples import Triple
 from extension.verbalize import english
+from extension.verbalize.name_forms import COMMON_PLAYED
 
 __all__ = ["education_clause", "played_clause"]
 
@@ -25,17 +26,6 @@ _PLAYED = {"music.group_member.instruments_played": ("player", "the "),
            "sports.sport.pro_athletes..sports.pro_sports_played.athlete": ("thing", "")}
 """Relations of a player and what they play, by the side the player is on, and the
 article the played thing takes ("plays the guitar", "plays football")."""
-
-_COMMON_PLAYED = frozenset(
-    "guitar bass piano drums drum violin viola cello keyboard keyboards organ saxophone "
-    "trumpet trombone flute clarinet oboe bassoon harmonica banjo mandolin ukulele harp "
-    "synthesizer percussion vocals accordion tuba horn double slide electric acoustic "
-    "rhythm lead steel electronic football basketball baseball tennis golf cricket rugby "
-    "hockey boxing soccer volleyball handball wrestling swimming cycling".split())
-"""First words of instruments and sports that are common nouns: written lower-case
-after "plays" ("plays the double bass", "plays football"). Others keep their capital:
-a brand ("plays the Mellotron", which a spelling check flags lower-case), "American
-football"."""
 
 
 def played_clause(t: Triple) -> str | None:
@@ -47,7 +37,7 @@ def played_clause(t: Triple) -> str | None:
     player, thing = (t.s_name, t.o_name) if side[0] == "player" else (t.o_name, t.s_name)
     if not player or not thing or not english.PLAIN_NOUN.fullmatch(thing):
         return None
-    if thing.split(" ")[0].lower() in _COMMON_PLAYED:
+    if thing.split(" ")[0].lower() in COMMON_PLAYED:
         thing = thing[0].lower() + thing[1:]
     return f"{english.mention(player)} plays {side[1]}{thing}"
 

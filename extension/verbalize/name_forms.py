@@ -33,6 +33,21 @@ _SPORT_SUBJECT = re.compile(r"sports\.sport\.")
 _SPORT_OBJECT = re.compile(r"(?:^|\.)(?:sports?|sports_played(?:_professionally)?|P641)$")
 """Relations whose object is a sport (``sports.sports_team.sport``,
 ``olympics.olympic_games.sports``; Wikidata's "sport")."""
+_INSTRUMENT_SUBJECT = re.compile(r"music\.instrument\.")
+_INSTRUMENT_OBJECT = re.compile(r"^music\.group_member\.instruments_played$")
+"""Relations whose object is an instrument: "the double bass", as a person writes it
+(blind round 58: "Double bass and Guitar are played by …", 3)."""
+
+COMMON_PLAYED = frozenset(
+    "guitar bass piano drums drum violin viola cello keyboard keyboards organ saxophone "
+    "trumpet trombone flute clarinet oboe bassoon harmonica banjo mandolin ukulele harp "
+    "synthesizer percussion vocals accordion tuba horn double slide electric acoustic "
+    "rhythm lead steel electronic football basketball baseball tennis golf cricket rugby "
+    "hockey boxing soccer volleyball handball wrestling swimming cycling".split())
+"""First words of instruments and sports that are common nouns: written lower-case
+("plays the double bass", "plays football"). Others keep their capital: a brand ("plays
+the Mellotron", which a spelling check flags lower-case), "American football"."""
+
 _GENRE_SUBJECT = re.compile(r"music\.genre\.")
 _GENRE_OBJECT = re.compile(r"^music\.(?:artist\.genre|genre\.(?:parent_genre|subgenre))$")
 """Relations whose object is a music genre, written as a common noun like a sport ("is
@@ -107,6 +122,14 @@ def sport_form(name: str) -> str | None:
     return name.lower()
 
 
+def instrument_form(name: str) -> str | None:
+    """An instrument as a common noun with its article ("the double bass"); None for a
+    brand or other name ("Mellotron")."""
+    if not english.PLAIN_NOUN.fullmatch(name) or name.split(" ")[0].lower() not in COMMON_PLAYED:
+        return None
+    return f"the {name[0].lower()}{name[1:]}"
+
+
 @dataclass(frozen=True)
 class NameForms:
     """One sample's name forms: display name -> as written, and the written forms that
@@ -137,7 +160,17 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             written[shown] = form
             lowered.add(form)
 
+    def instrument(name: str | None) -> None:
+        shown = english.display_name(name)
+        if shown and shown not in written and (form := instrument_form(shown)):
+            written[shown] = form
+            lowered.add(form)
+
     for t in triples:
+        if _INSTRUMENT_SUBJECT.match(t.p):
+            instrument(t.s_name)
+        if not t.literal and _INSTRUMENT_OBJECT.match(t.p):
+            instrument(t.o_name)
         if _TEAM_SUBJECT.match(t.p):
             team(t.s_name)
         if _SPORT_SUBJECT.match(t.p):

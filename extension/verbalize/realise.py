@@ -409,6 +409,8 @@ class Realiser:
                 wh = "when" if placed.group(3) == "on" else "where"
                 be = english.agree(placed.group(1), c.other in self.several)
                 return english.capitalized(f"{wh} {be} {subject} {placed.group(2)}?")
+            if inverse == "contains" and self.phrase(c.predicate) == "is located in":
+                return self._located_question(subject)   # not "What does X contain?"
             container = self.phrase(c.predicate).startswith(("includes", "contains"))
             if inverse and (self.wh(c.var) == "what" or container) and (
                     english.base_form(inverse.partition(" ")[0]) or container):
@@ -469,6 +471,8 @@ class Realiser:
                 verb = without_asked_noun(wh, english.agree(english.phrase_before(inverse, subject),
                                                      self.plural))
                 return english.capitalized(f"{wh} {verb} {subject}?")
+        if phrase == "contains" and inverse == "is located in":
+            return self._located_question(subject)
         if inverse and is_passive(inverse) and not active:   # not "Which award was won by X?"
             wh = self.wh(c.var, avoid=inverse)
             if wh != "what":   # "Which languages are spoken in Greece?"
@@ -491,6 +495,13 @@ class Realiser:
             return english.capitalized(f"{self.wh(c.var)} {english.agree(m.group(1), c.other in self.several)}"
                                        f" {subject} {m.group(2)} {m.group(3)}?")
         return None
+
+    def _located_question(self, subject: str) -> str:
+        """"Which places are located in the United Kingdom?", not "What does the United
+        Kingdom contain?" or "What is located in …" (rounds 52, 55, 58: 3)."""
+        wh = self.wh(self.form.answer, avoid="is located in")
+        wh = ("which places" if self.plural else "which place") if wh == "what" else wh
+        return english.capitalized(f"{wh} {english.agree('is located in', self.plural)} {subject}?")
 
     def _verb_question(self, c: Constraint, subject: str, phrase: str) -> str | None:
         """The answer asked as the object of ``phrase`` (read from ``subject`` to the

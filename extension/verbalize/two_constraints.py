@@ -204,6 +204,11 @@ def object_answer_statement(cs: Sequence[Constraint], vps: Sequence[str],
     return None
 
 
+_COPULAR = re.compile(r"is (?:the |[A-Z][\w.' -]*?'s? )")
+"""A verb phrase that says what its subject is: "is the birthplace of X", "is Albert
+Einstein's home country"."""
+
+
 def copular_question(wh: str, vps: list[str], plural: bool,
                      which: Callable[[], str]) -> str | tuple[str, list[str]]:
     """The question, or its ``(wh, vps)`` put in order, for verb phrases of which the
@@ -214,8 +219,8 @@ def copular_question(wh: str, vps: list[str], plural: bool,
     of Y?" 3: "both" says the answer is one thing that is each); other verb phrases
     first: "What contains Atlanta and is the country Plato is a citizen of?", asked by
     the answer's noun from ``which()`` when it has one ("Which place contains …")."""
-    copular = [vp for vp in vps if vp.startswith("is the ")]
-    others = [vp for vp in vps if not vp.startswith("is the ")]
+    copular = [vp for vp in vps if _COPULAR.match(vp)]
+    others = [vp for vp in vps if not _COPULAR.match(vp)]
     if not others and len(copular) == 2 and not plural:
         return english.capitalized(f"{wh} is both {copular[0][3:]} and {copular[1][3:]}?")
     if not others:

@@ -155,3 +155,24 @@ def test_a_music_genre_is_lower_case_when_its_words_are_ordinary(genre: str,
                                                                   written: str | None) -> None:
     fact = Triple(s="m.a", p="music.artist.genre", o="m.g", s_name="Jimi Hendrix", o_name=genre)
     assert name_forms([fact]).written.get(genre) == written
+
+
+def test_an_instrument_is_a_common_noun_with_its_article() -> None:
+    """Blind round 58: "Double bass and Guitar are played by …" (3)."""
+    from extension.verbalize.name_forms import instrument_form
+
+    assert instrument_form("Double bass") == "the double bass"
+    assert instrument_form("Mellotron") is None   # a brand keeps its name
+    played = "music.group_member.instruments_played"
+    names = {"m.rs": "Ringo Starr", "m.db": "Double bass", "m.g": "Guitar"}
+    facts = [Triple(s="m.rs", p=played, o=o, s_name=names["m.rs"], o_name=names[o])
+             for o in ("m.db", "m.g")]
+    query = {"nodes": [{"id": "m.rs", "kind": "entity", "value": "m.rs", "name": names["m.rs"],
+                        "is_cvt": False},
+                       {"id": "?x", "kind": "answer", "is_cvt": False}],
+             "edges": [{"source": "m.rs", "predicate": played, "target": "?x"}],
+             "answer": "?x", "function": "none"}
+    text = TemplateVerbalizer().verbalize(sample(
+        facts, subjects=["m.rs"], query_original=query,
+        answers=[AnswerEntity(id=o, name=names[o]) for o in ("m.db", "m.g")]))
+    assert text.answer == "Ringo Starr plays the double bass and the guitar."

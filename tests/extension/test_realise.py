@@ -309,20 +309,26 @@ def test_a_place_named_by_a_role_of_a_named_entity_is_said_with_its_verb() -> No
     names = {"m.rs": "Robert Shaw", "m.ff": "Federico Fellini", "m.da": "Douglas Adams"}
     capital = graph([("m.rs", "people.person.nationality", "?c"),
                      ("?c", "location.country.capital", "?x")], names)
-    assert question(capital) == "What is the capital of the country Robert Shaw is a citizen of?"
-    # the answer first: not "… is a citizen of is London"
+    # blind round 58 rated "the country Robert Shaw is a citizen of" 3 from both readers
+    assert question(capital) == "What is the capital of Robert Shaw's home country?"
     assert realise_statement(capital, [], names, TABLE, ["London"], rule="none") == \
-        "London is the capital of the country Robert Shaw is a citizen of."
+        "The capital of Robert Shaw's home country is London."
     born = graph([("m.ff", "people.deceased_person.place_of_death", "?p"),
                   ("?x", "people.person.place_of_birth", "?p")], names)
     assert question(born) == "Who was born in the place where Federico Fellini died?"
     within = graph([("m.da", "people.person.nationality", "?c"),
                     ("?c", "location.location.contains", "?x")], names)
     # rounds 52 and 55 rated "What is located in …" 3 from both readers
-    assert question(within) == "Which place is located in the country Douglas Adams is a " \
-        "citizen of?"
-    assert question(within, plural=True) == "Which places are located in the country Douglas " \
-        "Adams is a citizen of?"
+    assert question(within) == "Which place is located in Douglas Adams' home country?"
+    assert question(within, plural=True) == \
+        "Which places are located in Douglas Adams' home country?"
+    # a description keeps the relation's verb: no "the director of Jaws's home country"
+    from extension.verbalize.descriptions import role_clause
+
+    assert role_clause("is a citizen of", "country of citizenship", "the director of Jaws",
+                       False) == "the country the director of Jaws is a citizen of"
+    assert role_clause("is a citizen of", "country of citizenship", "Plato", True) == \
+        "Plato's home countries"
 
 
 def test_a_name_that_ends_with_its_frame_noun_is_said_once_in_an_answer() -> None:
@@ -379,8 +385,8 @@ def test_two_is_the_constraints_ask_for_one_thing_that_is_both() -> None:
     g = graph([("m.ah", office, "?x"), ("m.ae", "people.person.nationality", "?x")], names)
     assert question(g, [("m.ae", "people.person.nationality", "?x")],
                     rule="intersection_way2") == ("What is both the place where Adolf Hitler "
-                                                  "held office and the country Albert Einstein "
-                                                  "is a citizen of?")
+                                                  "held office and Albert Einstein's home "
+                                                  "country?")
 
 
 def test_a_description_is_not_named_by_the_relation_it_came_through() -> None:
@@ -973,7 +979,7 @@ def test_a_wikidata_property_with_one_subject_type_asks_for_that_kind() -> None:
     assert question(graph([("?v", "P1376", "Q145"), ("?a", "P551", "?v")], names,
                           answer="?a")) == "Who lived in the capital of the United Kingdom?"
     assert question(graph([("Q42", "P27", "?v"), ("?a", "P530", "?v")], names, answer="?a")) \
-        == "Which country has diplomatic relations with the country Douglas Adams is a citizen of?"
+        == "Which country has diplomatic relations with Douglas Adams' home country?"
 
 
 def test_a_filming_location_is_where_the_film_was_filmed() -> None:
@@ -1006,3 +1012,15 @@ def test_dates_of_both_kinds_take_each_their_preposition() -> None:
     assert dated_phrase("was released on", ["9 December 1983"]) == \
         ("was released on", "9 December 1983")
     assert dated_phrase("was directed by", ["A", "B"]) == ("was directed by", "A and B")
+
+
+def test_what_a_place_holds_is_asked_as_located_in_it() -> None:
+    """Blind rounds 52, 55 and 58 rated "What is located in …" and "What does … contain?"
+    3: "Which place is located in …?"."""
+    names = {**NAMES, "Q145": "United Kingdom", "Q42": "Douglas Adams", "m.uk": "United Kingdom"}
+    assert question(graph([("?a", "P131", "Q145")], names, answer="?a")) == \
+        "Which place is located in the United Kingdom?"
+    assert question(graph([("Q42", "P27", "?v"), ("?a", "P131", "?v")], names, answer="?a")) \
+        == "Which place is located in Douglas Adams' home country?"
+    assert question(graph([("m.uk", "location.location.contains", "?x")], names),
+                    plural=True) == "Which places are located in the United Kingdom?"

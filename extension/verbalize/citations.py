@@ -209,6 +209,13 @@ def exhaustive_sentence(triples: Sequence[Triple], table: PhraseTable, *,
                                [_subject_text(t) for t in triples])
     if phrase:
         subjects = english.join([_subject_text(t) for t in triples])
+        forward = table[first.p]
+        if _OF_PHRASE.fullmatch(phrase) and re.match(r"(?:was|were) \w+ (?:in|on|at)$", forward):
+            # "Only A and B were born in Kansas City.", not "Kansas City is the
+            # birthplace only of A and B" (blind round 59: 3 from both readers)
+            return english.sentence(f"Only {subjects} "
+                                    f"{english.agree(forward, len(triples) > 1)} "
+                                    f"{_object_text(first, table)}")
         return _only_sentence(_object_text(first, table), phrase, subjects, len(triples))
     subject = _subject_text(first)
     objects = english.join([_object_text(t, table) for t in triples])

@@ -35,11 +35,14 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
     head, of, _ = noun.partition(" of ")
     if not of:   # "release region", "school": the place noun that ends it
         head = noun.rpartition(" ")[2]
+    if head == "home":   # a team's: "the place where Sporting Kansas City is based"
+        head = "place"   # (round 59: "the home of Sporting Kansas City", 3)
     if head not in PLACE_NOUNS:
         return None
     first, _, _ = phrase.partition(" ")
     last = phrase.rpartition(" ")[2]
-    if first in ("has", "have", "is", "are") and not phrase.startswith("is a "):
+    if first in ("has", "have", "is", "are") and not phrase.startswith("is a ") \
+            and not _PLACED_IN.fullmatch(phrase):
         return None
     shown = english.plural(head) if many else head
     if head == "country" and phrase == "is a citizen of" and _NAME.fullmatch(subject):

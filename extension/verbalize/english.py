@@ -239,6 +239,10 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | [A-Z][a-z]+(?:an|ic)\ Sea                        # the Mediterranean Sea, the Baltic Sea
   | (?:Sea|Gulf|Bay|Strait)\ of\ [A-Z].*              # the Gulf of Mexico
   | (?:\d{4}\ )?(?!(?:Star|Summer|This)\ )(?:[A-Z][\w-]*\ (?:and\ )?)+(?:Years'\ )?Wars?
+  | (?:Western|Eastern|Southern|Northern|Italian)\ Front       # the Western Front
+  | (?:United\ States|Internal|Public|Royal)\ (?:[A-Z][\w-]*\ )*Service
+  | (?:[A-Z][\w-]*\ )+(?:Senate|Navy|Army|Air\ Force|Symphony\ Orchestra|Foundation)
+  | (?:United\ States|Royal)\ (?:[A-Z][\w-]*\ )*Academy      # not Phillips Academy
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in
 the Philippines", "the Czech Republic"; since blind round 6, "a member of the Republican
@@ -254,7 +258,10 @@ leagues, time zones and Olympic Games ("the 2010 Winter Olympics"): 258 more of 
 Since blind round 50 ("Full Metal Jacket is about Vietnam War"): wars, "the Vietnam War",
 "the Napoleonic Wars", "the Seven Years' War" (35 of FB15k-237's 43 names ending in
 "War" or "Wars"; not the films "Star Wars", "Summer Wars", "This Means War", "Charlie
-Wilson's War", "The Flowers of War")."""
+Wilson's War", "The Flowers of War"). Since blind round 58 ("Western Front", "Internal
+Revenue Service", 4): fronts, state services, senates, armed forces, symphony
+orchestras, foundations and the royal and national academies (FB15k-237: 38 names, none
+of them wrongly; not "Kiki's Delivery Service", "Phillips Academy")."""
 
 
 def takes_the(name: str) -> bool:

@@ -29,10 +29,12 @@ _TEAM_SUBJECT = re.compile(r"sports\.sports_team\.")
 _TEAM_OBJECT = re.compile(r"(?:^|\.)(?:teams?|P54)$")
 """Relations whose object is a team (``sports.sport.teams``,
 ``sports.sports_team_roster.team``; Wikidata's "member of sports team")."""
-_SPORT_SUBJECT = re.compile(r"sports\.sport\.")
-_SPORT_OBJECT = re.compile(r"(?:^|\.)(?:sports?|sports_played(?:_professionally)?|P641)$")
+_SPORT_SUBJECT = re.compile(r"sports\.sport\.|people\.cause_of_death\.")
+_SPORT_OBJECT = re.compile(r"(?:^|\.)(?:sports?|sports_played(?:_professionally)?|P641"
+                           r"|cause_of_death)$")
 """Relations whose object is a sport (``sports.sports_team.sport``,
-``olympics.olympic_games.sports``; Wikidata's "sport")."""
+``olympics.olympic_games.sports``; Wikidata's "sport") or a cause of death ("died of
+tuberculosis": blind round 58 rated "died of Tuberculosis" 4), common nouns alike."""
 _INSTRUMENT_SUBJECT = re.compile(r"music\.instrument\.")
 _INSTRUMENT_OBJECT = re.compile(r"^music\.group_member\.instruments_played$")
 """Relations whose object is an instrument: "the double bass", as a person writes it
@@ -42,7 +44,7 @@ COMMON_PLAYED = frozenset(
     "guitar bass piano drums drum violin viola cello keyboard keyboards organ saxophone "
     "trumpet trombone flute clarinet oboe bassoon harmonica banjo mandolin ukulele harp "
     "synthesizer percussion vocals accordion tuba horn double slide electric acoustic "
-    "rhythm lead steel electronic football basketball baseball tennis golf cricket rugby "
+    "rhythm lead steel electronic baritone tenor alto soprano upright grand pipe football basketball baseball tennis golf cricket rugby "
     "hockey boxing soccer volleyball handball wrestling swimming cycling".split())
 """First words of instruments and sports that are common nouns: written lower-case
 ("plays the double bass", "plays football"). Others keep their capital: a brand ("plays

@@ -24,7 +24,11 @@ from extension.verbalize.relation_phrases import PhraseTable, relation_phrase, t
     "Mediterranean Sea", "Iberian Peninsula", "Pacific Ocean", "Gulf of Mexico", "Baltic Sea",
     # blind round 50: "Full Metal Jacket is about Vietnam War"
     "Vietnam War", "Cold War", "Napoleonic Wars", "Seven Years' War", "French and Indian War",
-    "1982 Lebanon War", "Second Sino-Japanese War"])
+    "1982 Lebanon War", "Second Sino-Japanese War",
+    # blind round 58: "Western Front", "Internal Revenue Service" (4)
+    "Western Front", "Internal Revenue Service", "United States Senate", "Royal Navy",
+    "Red Army", "Royal Air Force", "London Symphony Orchestra", "Wikimedia Foundation",
+    "United States Military Academy"])
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
@@ -38,7 +42,8 @@ def test_names_that_take_the(name: str) -> None:
     "Inland Empire", "Justice League", "Deep Blue Sea", "Mystic River", "Sea Biscuit",
     "Tess Ocean", "Danny Ocean",   # round 44: "Julia Roberts played the Tess Ocean"
     "Star Wars", "Summer Wars", "This Means War", "Charlie Wilson's War", "World War II",
-    "Oh! What a Lovely War", "The Flowers of War"])
+    "Oh! What a Lovely War", "The Flowers of War", "Kiki's Delivery Service",
+    "On Her Majesty's Secret Service", "Phillips Academy", "Pratt Institute"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

@@ -176,3 +176,36 @@ def test_an_instrument_is_a_common_noun_with_its_article() -> None:
         facts, subjects=["m.rs"], query_original=query,
         answers=[AnswerEntity(id=o, name=names[o]) for o in ("m.db", "m.g")]))
     assert text.answer == "Ringo Starr plays the double bass and the guitar."
+
+
+def test_a_cause_of_death_is_a_common_noun() -> None:
+    died = Triple(s="m.go", p="people.deceased_person.cause_of_death", o="m.tb",
+                  s_name="George Orwell", o_name="Tuberculosis")
+    eponym = Triple(s="m.x", p="people.deceased_person.cause_of_death", o="m.ad",
+                    s_name="Ronald Reagan", o_name="Alzheimer's disease")
+    assert name_forms([died, eponym]).written == {"Tuberculosis": "tuberculosis"}
+    text = TemplateVerbalizer().verbalize(sample([died], original=[died]))
+    assert text.citations[0].text == "George Orwell died of tuberculosis."
+
+
+def test_a_teams_home_is_the_place_where_it_is_based() -> None:
+    """Blind round 59: "the home of Sporting Kansas City" (3); "home city" was wrong for
+    a national team, whose home is a country."""
+    from extension.verbalize.descriptions import role_clause
+
+    assert role_clause("is based in", "home", "Sporting Kansas City", False) == \
+        "the place where Sporting Kansas City is based"
+
+
+def test_the_only_people_born_somewhere_are_said_from_them() -> None:
+    """Blind round 59: "Kansas City is the birthplace only of A and B" (3 from both)."""
+    from extension.verbalize.citations import exhaustive_sentence
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    born = [Triple(s=s, p="people.person.place_of_birth", o="m.kc", s_name=n,
+                   o_name="Kansas City")
+            for s, n in (("m.rr", "Rakesh Roshan"), ("m.ga", "Gillian Anderson"))]
+    assert exhaustive_sentence(born, PhraseTable(), inverse=True) == \
+        "Only Rakesh Roshan and Gillian Anderson were born in Kansas City."
+    assert exhaustive_sentence(born[:1], PhraseTable(), inverse=True) == \
+        "Only Rakesh Roshan was born in Kansas City."

@@ -19,7 +19,7 @@ from typing import Any
 
 from extension.core.samples import AnswerEntity, StructuredSample
 from extension.verbalize import english
-from extension.verbalize.descriptions import genre_kind
+from extension.verbalize.descriptions import GENRE_MEDIUM, genre_kind
 from extension.verbalize.literals import render_literal
 from extension.verbalize.logical_form import Fanout, one_of_bindings, several_bindings
 from extension.verbalize.realise import realise_statement
@@ -47,7 +47,8 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     plural = len(texts) > 1 or sample.answers_capped
     realised = realised_statement(sample, table, names, texts, fanout)
     if realised is not None:
-        return genre_statement(realised, texts) if _asks_film_genre(sample) else realised
+        medium = _asked_genre_medium(sample)
+        return genre_statement(realised, texts, medium) if medium else realised
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
         fact = _Describer(graphs[0], names, table, plural).as_fact()
         if fact is not None and texts:
@@ -67,22 +68,20 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     return english.sentence(english.capitalized(f"{subject} {verb} {english.join(texts)}"))
 
 
-_FILM_GENRE = frozenset({"film.film.genre", "film.film_genre.films_in_this_genre"})
-
-
-def _asks_film_genre(sample: StructuredSample) -> bool:
-    """Whether the answers are film genres: each relation that ends at the answer is one."""
+def _asked_genre_medium(sample: StructuredSample) -> str | None:
+    """"film" or "series" where the answers are genres of films or of programmes (each
+    relation that ends at the answer is one: :data:`GENRE_MEDIUM`), else None."""
     query = sample.query
     graph = (query.extended or (query.original,))[0]
     answer = graph.get("answer") if isinstance(graph, Mapping) else None
-    at = [p for s, p, o in _edges(graph) if answer in (s, o)]
-    return bool(at) and all(p in _FILM_GENRE for p in at)
+    media = {GENRE_MEDIUM.get(p) for s, p, o in _edges(graph) if answer in (s, o)}
+    return next(iter(media)) if len(media) == 1 else None
 
 
 _IN_GENRES = re.compile(r"(?P<subject>.+) (?P<verb>is|are) in the genres? (?P<listed>.+)\.")
 
 
-def genre_statement(text: str, genres: Sequence[str]) -> str:
+def genre_statement(text: str, genres: Sequence[str], medium: str = "film") -> str:
     """"Midnight Cowboy is a drama.", "Heat is a crime fiction film and a thriller.",
     "Both 2 Fast 2 Furious and Superman III are thrillers." for a statement that says
     its films are "in the genre" of genres named as common nouns
@@ -90,7 +89,7 @@ def genre_statement(text: str, genres: Sequence[str]) -> str:
     ``text`` as it is otherwise. Blind rounds rated "Midnight Cowboy is in the genre
     Drama" 3-4 ("raw labels")."""
     found = _IN_GENRES.fullmatch(text)
-    kinds = [genre_kind(g) for g in genres]
+    kinds = [genre_kind(g, medium) for g in genres]
     if found is None or found.group("listed") != english.join(list(genres)) \
             or not all(kinds):
         return text

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from extension.core.samples import StructuredSample, Triple
 from extension.verbalize import english
-from extension.verbalize.descriptions import genre_kind
+from extension.verbalize.descriptions import GENRE_MEDIUM, genre_kind
 from extension.verbalize.fact_readings import education_clause, played_clause
 from extension.verbalize.literals import render_literal, with_unit
 from extension.verbalize.realise_words import PLACE_NOUNS, is_passive
@@ -95,12 +95,10 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     """``t`` as a clause a person writes (no full stop); a film in a genre that is a
     common noun as a kind of film ("Jaws is an adventure film", :func:`genre_kind`)."""
     clause = _fact_clause(t, table)
-    found = _IN_GENRE.fullmatch(clause) if t.p in _FILM_GENRE else None
-    kind = genre_kind(found.group(2)) if found else None
+    found = _IN_GENRE.fullmatch(clause) if t.p in GENRE_MEDIUM else None
+    kind = genre_kind(found.group(2), GENRE_MEDIUM[t.p]) if found else None
     return f"{found.group(1)} is {kind}" if found and kind else clause
 
-
-_FILM_GENRE = frozenset({"film.film.genre", "film.film_genre.films_in_this_genre"})
 _IN_GENRE = re.compile(r"(.+) is in the genre (.+)")
 def _fact_clause(t: Triple, table: PhraseTable) -> str:
     if played := played_clause(t):

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["container_clause", "filmed_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["GENRE_MEDIUM", "container_clause", "filmed_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
 
 
@@ -183,16 +183,34 @@ _PROPER_GENRE_WORDS = frozenset({"Bollywood", "Hollywood", "Christmas", "Pre-Cod
                                  "Japanese", "Chinese", "Indian", "British", "American"})
 
 
-def genre_kind(genre: str) -> str | None:
+_SHOW_KINDS = frozenset({"comedy", "drama", "thriller", "western", "documentary", "show",
+                         "series", "sitcom", "procedural", "opera", "anime", "cartoon",
+                         "miniseries", "serial"})
+"""Words of a genre that already name a kind of television programme ("a game show", "a
+police procedural", "a soap opera")."""
+
+GENRE_MEDIUM = {"film.film.genre": "film", "film.film_genre.films_in_this_genre": "film",
+                "tv.tv_program.genre": "series", "tv.tv_genre.programs": "series"}
+"""Relations between a work and its genre -> the noun a genre makes a kind of
+(:func:`genre_kind`)."""
+
+
+def genre_kind(genre: str, medium: str = "film") -> str | None:
     """A film genre as the kind of film it makes: "Adventure Film" -> "an adventure film",
-    "Comedy" -> "a comedy", "Science Fiction" -> "a science fiction film"; None for a
-    name that is no common noun ("LGBT", "Bollywood"). Blind rounds 32-38 rated "is in
-    the genre Adventure Film" 3-4 in most rounds ("raw labels")."""
+    "Comedy" -> "a comedy", "Science Fiction" -> "a science fiction film"; with
+    ``medium`` "series" a television genre: "Game show" -> "a game show", "Science
+    Fiction" -> "a science fiction series" (blind round 60: "is in the genre Police
+    procedural", 3); None for a name that is no common noun ("LGBT", "Bollywood").
+    Blind rounds 32-38 rated "is in the genre Adventure Film" 3-4 in most rounds ("raw
+    labels")."""
     if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
         return None
     lowered = " ".join(w if w in _PROPER_GENRE_WORDS else w.lower() for w in genre.split())
-    if not _FILM_KINDS.intersection(lowered.lower().split()):
-        lowered = f"{lowered} film"
+    kinds = _FILM_KINDS
+    if medium != "film":   # a programme "in the genre Action Film" is an action series
+        lowered, kinds = re.sub(r"(?<=\w) films?$", "", lowered), _SHOW_KINDS
+    if not kinds.intersection(lowered.lower().split()):
+        lowered = f"{lowered} {medium}"
     return english.article(lowered)
 
 

@@ -243,6 +243,8 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | (?:United\ States|Internal|Public|Royal)\ (?:[A-Z][\w-]*\ )*Service
   | (?:[A-Z][\w-]*\ )+(?:Senate|Navy|Army|Air\ Force|Symphony\ Orchestra|Foundation)
   | (?:United\ States|Royal)\ (?:[A-Z][\w-]*\ )*Academy      # not Phillips Academy
+  | (?:[A-Z][\w'.&-]*\ )+(?:Award|Prize|Medal)\ (?:for|of|in)\ .+   # the Academy Award for …
+  | Nobel\ (?:[A-Z][\w-]*\ )*Prize(?:\ in\ .+)? | (?:[A-Z][\w'.&-]*\ )+Awards
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in
 the Philippines", "the Czech Republic"; since blind round 6, "a member of the Republican
@@ -261,7 +263,11 @@ Since blind round 50 ("Full Metal Jacket is about Vietnam War"): wars, "the Viet
 Wilson's War", "The Flowers of War"). Since blind round 58 ("Western Front", "Internal
 Revenue Service", 4): fronts, state services, senates, armed forces, symphony
 orchestras, foundations and the royal and national academies (FB15k-237: 38 names, none
-of them wrongly; not "Kiki's Delivery Service", "Phillips Academy")."""
+of them wrongly; not "Kiki's Delivery Service", "Phillips Academy"). Since round 60
+("won Presidential Medal of Freedom", 4): an award named for what it honours ("the
+Academy Award for Best Actor", "the Presidential Medal of Freedom", "the Nobel Prize in
+Physics") and the ceremonies ("the Grammy Awards"): 398 of FB15k-237's names; not "the
+Turing Award" alone, which a writer names either way."""
 
 
 def takes_the(name: str) -> bool:
@@ -337,7 +343,8 @@ _NOT_A_LANGUAGE_WORD = frozenset({"Sign", "Programming", "Natural", "Body", "Off
 _TYPE_WORDS = {"citytown": "city", "us state": "state", "us county": "county",
                "music contributor": "composer", "film character": "character",
                "tv program": "TV series", "tv actor": "actor", "film actor": "actor",
-               "olympic games": "Olympic Games", "sports team": "team",
+               "olympic games": "Olympic Games", "olympic": "Olympic Games",
+               "sports team": "team",
                "professional sports team": "team", "pro sports team": "team",
                "award category": "award", "netflix genre": "genre",
                "olympic participating country": "country", "olympic sport": "Olympic sport",

@@ -22,7 +22,7 @@ PERSON_NOUNS = frozenset({"person", "human", "people", "composer", "actor", "dir
 OBJECT_TYPES = frozenset({"film", "country", "location", "person", "book", "city", "team",
                           "language", "genre", "award", "album", "song", "company",
                           "organization", "university", "school", "character", "actor",
-                          "series", "program", "sport", "instrument", "religion"})
+                          "series", "program", "sport", "instrument", "religion", "olympic"})
 """Last parts of Freebase ids that name the object's type (``film.actor.film``)."""
 
 

@@ -28,7 +28,10 @@ from extension.verbalize.relation_phrases import PhraseTable, relation_phrase, t
     # blind round 58: "Western Front", "Internal Revenue Service" (4)
     "Western Front", "Internal Revenue Service", "United States Senate", "Royal Navy",
     "Red Army", "Royal Air Force", "London Symphony Orchestra", "Wikimedia Foundation",
-    "United States Military Academy"])
+    "United States Military Academy",
+    # round 60: "won Presidential Medal of Freedom" (4)
+    "Presidential Medal of Freedom", "Academy Award for Best Actor", "Nobel Peace Prize",
+    "Nobel Prize in Physics", "Grammy Award for Album of the Year", "Grammy Awards"])
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
@@ -43,7 +46,8 @@ def test_names_that_take_the(name: str) -> None:
     "Tess Ocean", "Danny Ocean",   # round 44: "Julia Roberts played the Tess Ocean"
     "Star Wars", "Summer Wars", "This Means War", "Charlie Wilson's War", "World War II",
     "Oh! What a Lovely War", "The Flowers of War", "Kiki's Delivery Service",
-    "On Her Majesty's Secret Service", "Phillips Academy", "Pratt Institute"])
+    "On Her Majesty's Secret Service", "Phillips Academy", "Pratt Institute",
+    "Medal of Honor", "Turing Award", "The Prize"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

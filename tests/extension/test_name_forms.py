@@ -209,3 +209,16 @@ def test_the_only_people_born_somewhere_are_said_from_them() -> None:
         "Only Rakesh Roshan and Gillian Anderson were born in Kansas City."
     assert exhaustive_sentence(born[:1], PhraseTable(), inverse=True) == \
         "Only Rakesh Roshan was born in Kansas City."
+
+
+def test_a_programme_in_a_genre_is_that_kind_of_series() -> None:
+    """Blind round 60: "is in the genre Police procedural" (3)."""
+    from extension.verbalize.descriptions import genre_kind
+
+    assert genre_kind("Police procedural", "series") == "a police procedural"
+    assert genre_kind("Science Fiction", "series") == "a science fiction series"
+    assert genre_kind("Action Film", "series") == "an action series"
+    fact = Triple(s="m.bb", p="tv.tv_program.genre", o="m.cf", s_name="Breaking Bad",
+                  o_name="Crime Fiction")
+    text = TemplateVerbalizer().verbalize(sample([fact], original=[fact]))
+    assert text.citations[0].text == "Breaking Bad is a crime fiction series."

@@ -1024,3 +1024,14 @@ def test_what_a_place_holds_is_asked_as_located_in_it() -> None:
         == "Which place is located in Douglas Adams' home country?"
     assert question(graph([("m.uk", "location.location.contains", "?x")], names),
                     plural=True) == "Which places are located in the United Kingdom?"
+
+
+def test_olympic_games_are_asked_for_by_their_name() -> None:
+    """Blind round 60: "What awarded medals to the country where Dredd was produced?" (3)."""
+    medals = "olympics.olympic_participating_country.medals_won..olympics.olympic_medal_honor.olympics"
+    names = {**NAMES, "m.dredd": "Dredd", "m.za": "South Africa"}
+    assert question(graph([("m.dredd", "film.film.country", "?c"), ("?c", medals, "?x")],
+                          names)) == \
+        "Which Olympic Games awarded medals to the country where Dredd was produced?"
+    assert question(graph([("m.za", medals, "?x")], names)) == \
+        "Which Olympic Games did South Africa win medals at?"

@@ -625,8 +625,8 @@ def test_template_tree_is_one_question_with_a_noun() -> None:
     tree = [edge("?a", "film.film.release_region", "es"), edge("?a", "film.film.language", "en"),
             edge("?a", "film.film.nominated_for", "bafta")]
     assert template_question("tree", tree, FB_NAMES, FB_PHRASES) == \
-        "Which film was released in Spain, is in English and was nominated for BAFTA Award " \
-        "for Best Actor in a Supporting Role?"
+        "Which film was released in Spain, is in English and was nominated for the BAFTA " \
+        "Award for Best Actor in a Supporting Role?"
     # the store's type of the answers wins; a person is asked with "who"
     born = [edge("?a", "people.person.place_of_birth", "den"),
             edge("?a", "film.film.directed_by", "e0")]

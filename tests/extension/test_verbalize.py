@@ -1399,7 +1399,7 @@ def test_an_attribute_fact_reads_as_people_state_it() -> None:
     nominee = Triple(s="m.aa", p="award.award_category.nominees..award.award_nomination.nominated_for",
                      o="m.hook", s_name="Academy Award for Best Sound", o_name="Hook")
     assert fact_clause(nominee, PhraseTable()) == \
-        "Hook was nominated for Academy Award for Best Sound"
+        "Hook was nominated for the Academy Award for Best Sound"
     odd = Triple(s="m.bo", p="people.person.profession", o="m.att",
                  s_name="Barack Obama", o_name="Attorneys in the United States")
     assert hop_sentence([odd], set()) == \

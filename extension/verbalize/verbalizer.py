@@ -219,7 +219,7 @@ class TemplateVerbalizer:
         triples = sample.subgraph
         slots = exhaustive_slots(sample, table, self.slot_size)
         slot_of = {t: i for i, slot in enumerate(slots) for t in slot.covered}
-        citations = []
+        citations: list[Citation] = []
         # Each replaced slot is stated as all its values, once, in the last citation
         # that holds one of its facts; its facts in earlier citations (a concatenation
         # cites each answer's hop apart) read plainly: two "only" sentences would deny

@@ -52,7 +52,7 @@ def answer_statement(sample: StructuredSample, phrases: Mapping[str, str] | None
     if len(graphs) == 1:   # "Inception was released on 16 July 2010."
         fact = _Describer(graphs[0], names, table, plural).as_fact()
         if fact is not None and texts:
-            fact, listed = dated_phrase(fact, texts)   # "was released in 1960"
+            fact, listed = dated_phrase(fact, texts, sample.answers_capped)   # "… in 1960"
             if sample.answers_capped:
                 listed = f"answers including {listed}"
             return english.sentence(english.capitalized(f"{fact} {listed}"))

@@ -45,7 +45,8 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
             and not _PLACED_IN.fullmatch(phrase):
         return None
     shown = english.plural(head) if many else head
-    if head == "country" and phrase == "is a citizen of" and _NAME.fullmatch(subject):
+    if head == "country" and phrase == "is a citizen of" and not many \
+            and _NAME.fullmatch(subject):
         # "Ray Liotta's home country", not "the country Ray Liotta is a citizen of"
         # (blind round 58: 3 from both readers, "stiff")
         return f"{subject}' home {shown}" if subject.endswith("s") \
@@ -203,6 +204,7 @@ def genre_kind(genre: str, medium: str = "film") -> str | None:
     procedural", 3); None for a name that is no common noun ("LGBT", "Bollywood").
     Blind rounds 32-38 rated "is in the genre Adventure Film" 3-4 in most rounds ("raw
     labels")."""
+    genre = english.capitalized(genre)   # as :func:`english.mention` may show it: "musical"
     if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
         return None
     lowered = " ".join(w if w in _PROPER_GENRE_WORDS else w.lower() for w in genre.split())

@@ -241,9 +241,12 @@ _TAKES_THE = re.compile(r"""(?x)^(?:
   | (?:\d{4}\ )?(?!(?:Star|Summer|This)\ )(?:[A-Z][\w-]*\ (?:and\ )?)+(?:Years'\ )?Wars?
   | (?:Western|Eastern|Southern|Northern|Italian)\ Front       # the Western Front
   | (?:United\ States|Internal|Public|Royal)\ (?:[A-Z][\w-]*\ )*Service
-  | (?:[A-Z][\w-]*\ )+(?:Senate|Navy|Army|Air\ Force|Symphony\ Orchestra|Foundation)
+  | (?:[A-Z][\w-]*\ )+(?:Senate|Symphony\ Orchestra)
+  | (?!(?:First|Second|Third)\ )(?:[A-Z][\w-]*\ )+Foundation      # not the novel
+  | (?:[A-Z][\w-]*\ )*(?:[A-Z][a-z]+(?:an|ish|ese|ch)|United\ States|Confederate\ States
+                        |Union|Red|Continental|Royal)\ (?:Army|Navy|Air\ Force)
   | (?:United\ States|Royal)\ (?:[A-Z][\w-]*\ )*Academy      # not Phillips Academy
-  | (?:[A-Z][\w'.&-]*\ )+(?:Award|Prize|Medal)\ (?:for|of|in)\ .+   # the Academy Award for …
+  | (?!An?\ )(?:[A-Z][\w'.&-]*\ )+(?:Award|Prize|Medal)\ (?:for|of|in)\ .+   # the Academy Award for …
   | Nobel\ (?:[A-Z][\w-]*\ )*Prize(?:\ in\ .+)? | (?:[A-Z][\w'.&-]*\ )+Awards
 )$""")
 """Names a writer puts "the" before ("a citizen of the United States of America", "in

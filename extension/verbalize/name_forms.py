@@ -35,6 +35,25 @@ _SPORT_OBJECT = re.compile(r"(?:^|\.)(?:sports?|sports_played(?:_professionally)
 """Relations whose object is a sport (``sports.sports_team.sport``,
 ``olympics.olympic_games.sports``; Wikidata's "sport") or a cause of death ("died of
 tuberculosis": blind round 58 rated "died of Tuberculosis" 4), common nouns alike."""
+
+_SPORT_AND_CAUSE_WORDS = frozenset("""
+    football basketball baseball tennis golf cricket rugby hockey ice boxing soccer
+    volleyball handball wrestling swimming cycling track field athletics archery biathlon
+    canoe sprint rowing sailing shooting sport speed skating road rhythmic artistic
+    gymnastics and dressage fencing judo karate weightlifting diving triathlon equestrian auto
+    racing motor college softball lacrosse badminton squash table water polo beach figure
+    alpine skiing ski snowboarding surfing climbing bowling darts snooker billiards
+    curling luge bobsleigh skeleton netball marathon canoeing kayaking
+    cancer tumor arrest disease hemorrhage failure overdose anemia assassination bladder
+    brain breast cardiac cardiovascular cerebral cholera cirrhosis diabetes mellitus drug
+    esophageal fever firearm heart hepatitis infectious leukemia liver lung lymphoma
+    murder myocardial infarction natural causes ovarian pancreatic pneumonia prostate
+    pulmonary embolism renal respiratory sepsis stroke syphilis terrorism traffic
+    collision tuberculosis suicide accident attack aneurysm asthma emphysema influenza
+    kidney malaria meningitis leukaemia colorectal skin stomach throat colon""".split())
+"""Words of the sports and causes of death written in lower case: a name all of whose
+words are here ("ice hockey", "lung cancer", "natural causes"). Others keep their
+capitals: "Formula One", "Muay Thai", "Hodgkin lymphoma", "Down syndrome"."""
 _INSTRUMENT_SUBJECT = re.compile(r"music\.instrument\.")
 _INSTRUMENT_OBJECT = re.compile(r"^music\.group_member\.instruments_played$")
 """Relations whose object is an instrument: "the double bass", as a person writes it
@@ -84,7 +103,8 @@ _CITY_AND_NICKNAME = re.compile(r"""
     (?P<nickname>(?:Red\ |White\ )?Sox|[A-Z][a-z]+)
     (?:\ of\ [A-Z][\w ]+)?                      # the Los Angeles Angels of Anaheim
 """, re.VERBOSE)
-_CLUB_WORDS = re.compile(r"\b(?:F\.C\.|FC|A\.F\.C\.|SC|C\.F\.|Club|Juniors|Boys|national|"
+_CLUB_WORDS = re.compile(r"\b(?:F\.C\.|FC|A\.F\.C\.|SC|C\.F\.|Club|Juniors|Boys|national|Wanderers|"
+                         r"Rovers|Ladies|Athletic|Albion|Hotspur|"
                          r"men's|women's|Men's|Women's|football|basketball|team)\b|\d|'s\b")
 """Names of clubs and programmes written without "the" ("Boca Juniors", "Newell's Old
 Boys", "Arsenal F.C.", "Kentucky Wildcats men's basketball"; national teams take it by
@@ -107,21 +127,20 @@ def team_form(name: str) -> tuple[str, bool] | None:
     return None
 
 
-_PROPER_FIRST_WORD = re.compile(r"[A-Z][a-z]+(?:an|ish|ese)|Gaelic|Olympic|Nordic|Thai|Swiss|Basque|"
-                                r"Latin|Celtic|Arabic")
-"""A sport's first word that stays capitalised ("American football", "Gaelic football";
-not "artistic gymnastics")."""
+def common_form(name: str, words: frozenset[str]) -> str | None:
+    """A name as a common noun in lower case ("basketball", "ice hockey", "progressive
+    rock") when every word of it is one of ``words``; None otherwise ("American
+    football", "Breakbeat", "Chicago blues")."""
+    if not (english.PLAIN_NOUN.fullmatch(name) or english.TITLED_KIND.fullmatch(name)):
+        return None
+    lowered = name.lower()
+    return lowered if set(re.split(r"[ -]", lowered)) <= words else None
 
 
 def sport_form(name: str) -> str | None:
-    """A sport's name as a common noun ("basketball", "ice hockey"); None where it keeps
-    its capital ("American football") or is no plain noun."""
-    if not (english.PLAIN_NOUN.fullmatch(name) or english.TITLED_KIND.fullmatch(name)):
-        return None
-    first, _, rest = name.partition(" ")
-    if _PROPER_FIRST_WORD.fullmatch(first):
-        return None
-    return name.lower()
+    """A sport's or a cause of death's name as a common noun ("basketball", "lung
+    cancer"); None where it keeps its capitals."""
+    return common_form(name, _SPORT_AND_CAUSE_WORDS)
 
 
 def instrument_form(name: str) -> str | None:
@@ -155,18 +174,21 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             if form[1]:
                 plural.add(form[0])
 
-    def sport(name: str | None, genre: bool = False) -> None:
-        shown = english.display_name(name)
-        form = sport_form(shown) if shown and shown not in written else None
-        if shown and form and (not genre or set(re.split(r"[ -]", form)) <= _GENRE_WORDS):
+    def common(shown: str | None, form: str | None, genre: bool = False) -> None:
+        if shown and form and shown not in written:
             written[shown] = form
             lowered.add(form)
+            if not genre and _PLURAL_NOUN.search(form):   # "The drums are played by …"
+                plural.add(form)
+
+    def sport(name: str | None, genre: bool = False) -> None:
+        shown = english.display_name(name)
+        common(shown, shown and common_form(shown, _GENRE_WORDS if genre
+                                              else _SPORT_AND_CAUSE_WORDS), genre)
 
     def instrument(name: str | None) -> None:
         shown = english.display_name(name)
-        if shown and shown not in written and (form := instrument_form(shown)):
-            written[shown] = form
-            lowered.add(form)
+        common(shown, shown and instrument_form(shown))
 
     for t in triples:
         if _INSTRUMENT_SUBJECT.match(t.p):
@@ -188,6 +210,25 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
     return NameForms(written, frozenset(plural), frozenset(lowered))
 
 
+def sample_name_forms(original: Iterable[Triple], edited: Iterable[Triple]) -> NameForms:
+    """The forms of one sample: those its unedited subgraph calls for, and for a name
+    only its edited subgraph holds, those the edited facts call for. A name of the
+    question is written the same for all four labels of it (an edit that adds a team
+    fact must not change the question's text: the label would show)."""
+    base = name_forms(original)
+    seen = {english.display_name(n) for t in original for n in (t.s_name, t.o_name) if n}
+    more = name_forms(edited)
+    added = {k: v for k, v in more.written.items() if k not in seen}
+    return NameForms({**base.written, **added},
+                     base.plural | (more.plural & set(added.values())),
+                     base.lowered | (more.lowered & set(added.values())))
+
+
+_PLURAL_NOUN = re.compile(r"(?<![sui])(?<!ic)s$")
+"""A lower-cased instrument, sport or cause of death in the plural ("drums", "natural
+causes"; not "athletics", "tuberculosis", "diabetes mellitus"). A genre stays singular
+("the blues")."""
+
 _SENTENCE_START = r"(?:^|(?<=\] )|(?<=[.!?] ))"
 _SUBJECT_BEFORE = r"(?:^|(?<=\] )|(?<=[.!?] )|(?<=\bwhere )|(?<=\bthat ))"
 
@@ -200,8 +241,9 @@ def agreed(text: str, forms: NameForms) -> str:
         name = f"(?:{re.escape(form)}|{re.escape(english.capitalized(form))})"
         text = re.sub(rf"{_SUBJECT_BEFORE}({name}) (\w+)\b",
                       lambda m: f"{m.group(1)} {_plural_verb(m.group(2))}", text)
-        # the verbs the subject shares: "… have Navy Blue as a color and have Royal blue …"
-        text = re.sub(rf"{_SENTENCE_START}{name} [^.?!]*",
+        # the verbs the subject shares: "… have Navy Blue as a color and have Royal blue
+        # …", up to a clause of its own (", who …", ", which …")
+        text = re.sub(rf"{_SENTENCE_START}{name} [^.?!,]*",
                       lambda m: re.sub(r"\band (is|was|has|does|plays)\b",
                                        lambda v: f"and {english.agree(v.group(1), True)}",
                                        m.group(0)), text)
@@ -210,9 +252,12 @@ def agreed(text: str, forms: NameForms) -> str:
         # "The New England Patriots, which play American football, play in …"
         text = re.sub(rf"{_SUBJECT_BEFORE}({name}, which [^,.?!]+,) (\w+)\b",
                       lambda m: f"{m.group(1)} {_plural_verb(m.group(2))}", text)
-        if text.endswith("?"):   # "Where are the Dallas Cowboys based?"
-            text = re.sub(rf"\b(is|was|has|does) ({name})(?= [a-z])",
-                          lambda m: f"{english.agree(m.group(1), True)} {m.group(2)}", text)
+        if text.endswith("?"):   # "Where are the Dallas Cowboys based?", "What do … play?"
+            # (not "Who is the Chicago Bulls head coach?", "Which league has the Dallas
+            # Cowboys as a team?": the team is not the verb's subject there)
+            text = re.sub(rf"\b(is|was) ({name})(?= (?:\w+ed|born|known)\b)|\b(does) ({name})(?= [a-z]+\?)",
+                          lambda m: f"{english.agree(m.group(1) or m.group(3), True)} "
+                                    f"{m.group(2) or m.group(4)}", text)
     for form in forms.lowered:
         text = re.sub(rf"{_SENTENCE_START}{re.escape(form)}\b",
                       lambda m: english.capitalized(m.group(0)), text)

@@ -66,17 +66,20 @@ PREPOSITIONS = frozenset({"in", "on", "at", "by", "for", "from", "to", "into", "
 
 
 
-YEARS = re.compile(r"(?:[A-Z][a-z]+ )?-?\d{1,4}(?: BC)?")
-"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it."""
+YEARS = re.compile(r"(?:(?:January|February|March|April|May|June|July|August|September|"
+                   r"October|November|December) )?-?\d{1,4}(?: BC)?")
+"""A rendered year or month and year ("1960", "March 1952"): "in", not "on", before it
+(not a name that ends in a number: "aired on Channel 4")."""
 
 
-def dated_phrase(phrase: str, listed: list[str]) -> tuple[str, str]:
+def dated_phrase(phrase: str, listed: list[str], capped: bool = False) -> tuple[str, str]:
     """A phrase ending in "on" and the dates it lists, each with its preposition: "was
     released in 1960", "on 9 December 1983", and for a list of both "were released in
     1932 and on 9 December 1983" (blind round 57: "released on 1932", 4); other phrases
-    as they are, the list joined."""
+    as they are, the list joined. ``capped``: "answers including" leads the list, and
+    no preposition may follow it, so a mixed list keeps "on"."""
     years = [bool(YEARS.fullmatch(a)) for a in listed]
-    if not phrase.endswith(" on") or not any(years):
+    if not phrase.endswith(" on") or not any(years) or (not all(years) and capped):
         return phrase, english.join(listed)
     if all(years):
         return phrase[:-3] + " in", english.join(listed)

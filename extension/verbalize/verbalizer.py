@@ -44,7 +44,7 @@ from extension.verbalize.citations import (
 from extension.verbalize.extended_question import readable_noun
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.logical_form import Fanout
-from extension.verbalize.name_forms import agreed, name_forms
+from extension.verbalize.name_forms import agreed, sample_name_forms
 from extension.verbalize.planner import fits_several
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.realise_words import PERSON_NOUNS
@@ -185,7 +185,7 @@ class TemplateVerbalizer:
         :class:`UnreadableFact` when a fact of its subgraph cannot be put into words.
         Names its facts show to be a team or a sport are written as such
         (:mod:`extension.verbalize.name_forms`)."""
-        forms = name_forms((*sample.original_subgraph, *sample.subgraph))
+        forms = sample_name_forms(sample.original_subgraph, sample.subgraph)
         with english.names_written_as(forms.written):
             text = self._verbalize(sample)
         if not forms.written:
@@ -249,15 +249,8 @@ class TemplateVerbalizer:
             people = {english.mention(n) or n for hop in part_triples for t in hop
                       for n in person_names(t, table)}
             texts = chained_sentences(texts, names, people)
-            text, held = " ".join(texts), tuple(t for hop in part_triples for t in hop)
-            same = next((i for i, c in enumerate(citations) if c.text == text), None)
-            if same is not None:
-                # Two parts that read alike (two nominations Samuel L. Jackson shared
-                # with Jamie Foxx: "[3] … with Jamie Foxx. … [5] … with Jamie Foxx.",
-                # round 57: "duplicated facts", 4) are one citation holding both.
-                citations[same] = Citation(text=text, triples=citations[same].triples + held)
-                continue
-            citations.append(Citation(text=text, triples=held))
+            citations.append(Citation(text=" ".join(texts),
+                                      triples=tuple(t for hop in part_triples for t in hop)))
         anchors = cvt_anchors(context, cvts)
         sub_fact_texts = tuple(text_of(sub_fact_hop(s.triple, cvts, anchors))
                                for s in sample.sub_facts)

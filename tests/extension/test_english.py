@@ -47,7 +47,8 @@ def test_names_that_take_the(name: str) -> None:
     "Star Wars", "Summer Wars", "This Means War", "Charlie Wilson's War", "World War II",
     "Oh! What a Lovely War", "The Flowers of War", "Kiki's Delivery Service",
     "On Her Majesty's Secret Service", "Phillips Academy", "Pratt Institute",
-    "Medal of Honor", "Turing Award", "The Prize"])
+    "Medal of Honor", "Turing Award", "The Prize", "A Prize of Gold", "Second Foundation",
+    "Seven Nation Army", "Secret Army"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

@@ -327,8 +327,9 @@ def test_a_place_named_by_a_role_of_a_named_entity_is_said_with_its_verb() -> No
 
     assert role_clause("is a citizen of", "country of citizenship", "the director of Jaws",
                        False) == "the country the director of Jaws is a citizen of"
+    # several countries keep the relation's verb ("one of the countries …" stays one)
     assert role_clause("is a citizen of", "country of citizenship", "Plato", True) == \
-        "Plato's home countries"
+        "the countries Plato is a citizen of"
 
 
 def test_a_name_that_ends_with_its_frame_noun_is_said_once_in_an_answer() -> None:
@@ -1012,6 +1013,11 @@ def test_dates_of_both_kinds_take_each_their_preposition() -> None:
     assert dated_phrase("was released on", ["9 December 1983"]) == \
         ("was released on", "9 December 1983")
     assert dated_phrase("was directed by", ["A", "B"]) == ("was directed by", "A and B")
+    # "answers including" cannot take a preposition after it; a name is no year
+    assert dated_phrase("were released on", ["1932", "9 December 1983"], capped=True) == \
+        ("were released on", "1932 and 9 December 1983")
+    assert dated_phrase("aired on", ["Channel 4", "NBC"]) == ("aired on", "Channel 4 and NBC")
+    assert dated_phrase("was released on", ["March 1952"]) == ("was released in", "March 1952")
 
 
 def test_what_a_place_holds_is_asked_as_located_in_it() -> None:

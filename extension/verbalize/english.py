@@ -309,13 +309,15 @@ def mention(name: str | None) -> str | None:
     return shown
 
 
-_GROUP_IN_SINGULAR = re.compile(r"(?:[A-Z]\w+ )+[A-Z]\w*an")
+_GROUP_IN_SINGULAR = re.compile(r"(?:[A-Z]\w+ )+[A-Z]\w*an|[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?<![sx])")
 
 
 def people_name(name: str) -> str:
     """An ethnic group's name as its people: "Russian Americans" for the stored "Russian
     American" ("spoken by Russian American", blind round 48: 3; "spoken by Asian
-    American", round 27); other names as they are ("Irish people", "Armenians")."""
+    American", round 27), "Russians" for "Russian" (round 62: "spoken by Russian", 2
+    from both readers), "Tamils", "Dutch-Americans"; other names as they are ("Irish
+    people", "Armenians", "Sioux")."""
     return f"{name}s" if _GROUP_IN_SINGULAR.fullmatch(name) else name
 
 

@@ -737,6 +737,15 @@ def test_a_people_named_by_a_nationality_reads_in_the_plural() -> None:
     plural = graph([("m.eg", "location.country.languages_spoken", "?x"),
                     ("m.ar", "people.ethnicity.languages_spoken", "?x")], names)
     assert question(plural) == "Which language is spoken in Egypt and is spoken by Armenians?"
+    # round 62: "Which language is spoken in Russia and is spoken by Russian?" (2)
+    one_word = graph([("m.eg", "location.country.languages_spoken", "?x"),
+                      ("m.ru", "people.ethnicity.languages_spoken", "?x")],
+                     {**names, "m.ru": "Russian"})
+    assert question(one_word) == "Which language is spoken in Egypt and is spoken by Russians?"
+    from extension.verbalize.english import people_name
+
+    assert [people_name(n) for n in ("Tamil", "Dutch-American", "Sioux", "Irish people")] \
+        == ["Tamils", "Dutch-Americans", "Sioux", "Irish people"]
 
 
 def test_an_intermediate_several_fill_in_the_store_but_one_in_the_grounding_is_one_of_them() -> None:

@@ -1790,7 +1790,7 @@ def test_an_ethnic_groups_facts_read_with_the_group_as_people() -> None:
     assert fact_clause(Triple(s="m.k", p=found, o="m.jp", s_name="Korean people",
                               o_name="Japan"), table) == "Korean people are found in Japan"
     assert fact_clause(Triple(s="m.h", p=found, o="m.jp", s_name="Hispanic",
-                              o_name="Japan"), table) == "Hispanic is found in Japan"
+                              o_name="Japan"), table) == "Hispanics are found in Japan"
     # round 48: "Russian is the only language spoken by Russian American" (3)
     assert exhaustive_sentence([Triple(s="m.ra", p=spoken, o="m.ru", s_name="Russian American",
                                        o_name="Russian")], table) == \

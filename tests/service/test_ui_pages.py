@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from tests.service import test_ui_jobs_page
 from tests.service.test_ui_browser import CHROMIUM, Page
@@ -67,6 +67,23 @@ def test_cypher_answers_the_demo_query_with_links_and_no_borrowed_columns(ui: Pa
     expect(page.locator("#cypher-graph .graph-panel")).to_have_attribute(
         "data-edges", re.compile(r"^[1-9]"))
     ui.shot(f"31-cypher-demo-query-{ui.width}.png")
+
+
+def test_the_examples_arriving_late_do_not_move_the_run_button(ui: Page) -> None:
+    # A CI run clicked "Run" just as the examples arrived above the form: the button
+    # moved 31 px down under the click, and no query ran.
+    held: list[Route] = []
+    ui.page.route("**/api/cypher/examples", lambda route: held.append(route))
+    page = ui.open("#/cypher")
+    run = page.get_by_role("button", name="Run", exact=True)
+    expect(run).to_be_visible()
+    before = run.bounding_box()
+    while not held:   # the page asked for them
+        page.wait_for_timeout(20)
+    assert page.locator("#cypher-examples button").count() == 0
+    held[0].continue_()
+    expect(page.locator("#cypher-examples button").first).to_be_visible()
+    assert run.bounding_box() == before
 
 
 def _long_report(data_dir: Path) -> None:

@@ -126,7 +126,10 @@ export function render(main) {
       replace(examples, errorBox(err));
     }
   }
-  replace(main, el("h1", {}, "Cypher"), examples, form, out);
+  // The examples come under the form: they arrive late on a busy server, and a row
+  // growing above the Run button moved it under a click on its way (a CI run's
+  // click hit the page, not the button).
+  replace(main, el("h1", {}, "Cypher"), form, examples, out);
   loadExamples();
   query.focus();
 }

@@ -273,9 +273,8 @@ def _owner_sentence(subject: str, noun: str, objects: Sequence[str], *,
             f"{tail.format(subject)}"))
     objects = kinds or objects   # "Egypt's only form of government is a monarchy."
     noun = english.plural(noun) if many else noun
-    owner = f"{subject}'" if subject.endswith("s") else f"{subject}'s"
     return english.sentence(english.sentence_start(
-        f"{owner} only {noun} {'are' if many else 'is'} {english.join(list(objects))}"))
+        f"{english.possessive(subject)} only {noun} {'are' if many else 'is'} {english.join(list(objects))}"))
 
 
 _ONLY_CLAUSES = {"country of citizenship": ("country", "{} is a citizen of"),

@@ -49,8 +49,7 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
             and _NAME.fullmatch(subject):
         # "Ray Liotta's home country", not "the country Ray Liotta is a citizen of"
         # (blind round 58: 3 from both readers, "stiff")
-        return f"{subject}' home {shown}" if subject.endswith("s") \
-            else f"{subject}'s home {shown}"
+        return f"{english.possessive(subject)} home {shown}"
     if last in ("in", "at"):   # "the school where Tom Hanks studied" (round 35: "the
         # school of Tom Hanks" 3), "the regions where Coriolanus was released"
         return f"the {shown} where {subject} {phrase.rpartition(' ')[0]}"
@@ -133,6 +132,8 @@ def owner_phrase(phrase: str, inverse: str | None, many: bool, noun: str | None)
     owned = _OWNED.fullmatch(phrase)
     if owned and owned.group(1) == "subject" and inverse == "is about" and noun \
             and noun not in GENERIC_NOUNS:   # "the military conflict {} is about"
+        if noun in _PERSON_NOUNS:   # "the subject of {}" (see topic_clause)
+            return f"the {'subjects' if many else 'subject'} of {{}}"
         return f"the {english.plural(noun) if many else noun} {{}} is about"
     placed = _PLACED_IN.fullmatch(inverse or "")
     if owned and owned.group(1) == "home" and placed:
@@ -165,12 +166,21 @@ def role_noun_clause(noun: str, clause: str) -> str | None:
 _SUBJECT_OF = re.compile(r"(?:who|that) (?:is|are|was|were) the subjects? of (.+)")
 
 
+_PERSON_NOUNS = frozenset({"person", "people"})
+
+
 def topic_clause(shown: str, clauses: Sequence[str]) -> str | None:
-    """"the person Christopher Columbus: The Discovery is about" for ``shown`` "person"
-    and the one clause "who is the subject of Christopher Columbus: The Discovery"
-    (blind round 50: 3 from both readers)."""
+    """"the wars Full Metal Jacket is about" for ``shown`` "wars" and the one clause
+    "that are the subjects of Full Metal Jacket" (blind round 50 rated "the person who is
+    the subject of …" 3 from both readers); a person is "the subject of Christopher
+    Columbus: The Discovery" (round 62 rated "Which religion does the person The Man in
+    the Iron Mask is about follow?" 3 from both)."""
     found = _SUBJECT_OF.fullmatch(clauses[0]) if len(clauses) == 1 else None
-    return None if found is None else f"the {shown} {found.group(1)} is about"
+    if found is None:
+        return None
+    if shown in _PERSON_NOUNS:
+        return f"the {'subject' if shown == 'person' else 'subjects'} of {found.group(1)}"
+    return f"the {shown} {found.group(1)} is about"
 
 
 _FILM_KINDS = frozenset({"comedy", "drama", "thriller", "musical", "western", "documentary",
@@ -196,6 +206,19 @@ GENRE_MEDIUM = {"film.film.genre": "film", "film.film_genre.films_in_this_genre"
 (:func:`genre_kind`)."""
 
 
+_GENRE_ADJECTIVES = {"biography": "biographical", "history": "historical"} | {
+    f"{stem}ism": f"{stem}ist" for stem in (
+        "absurd", "surreal", "expression", "existential", "neoreal", "real", "minimal",
+        "modern", "postmodern", "impression", "femin", "anarch", "dada")}
+
+
+def _genre_adjective(word: str) -> str:
+    """A genre's word as it stands before "film": "absurdism" -> "absurdist",
+    "biography" -> "biographical" (blind round 61 rated "is an absurdism film" 3); the
+    movements only ("a tourism film" stays)."""
+    return _GENRE_ADJECTIVES.get(word, word)
+
+
 def genre_kind(genre: str, medium: str = "film") -> str | None:
     """A film genre as the kind of film it makes: "Adventure Film" -> "an adventure film",
     "Comedy" -> "a comedy", "Science Fiction" -> "a science fiction film"; with
@@ -207,7 +230,8 @@ def genre_kind(genre: str, medium: str = "film") -> str | None:
     genre = english.capitalized(genre)   # as :func:`english.mention` may show it: "musical"
     if not (english.PLAIN_NOUN.fullmatch(genre) or english.TITLED_KIND.fullmatch(genre)):
         return None
-    lowered = " ".join(w if w in _PROPER_GENRE_WORDS else w.lower() for w in genre.split())
+    lowered = " ".join(w if w in _PROPER_GENRE_WORDS else _genre_adjective(w.lower())
+                       for w in genre.split())
     kinds = _FILM_KINDS
     if medium != "film":   # a programme "in the genre Action Film" is an action series
         lowered, kinds = re.sub(r"(?<=\w) films?$", "", lowered), _SHOW_KINDS

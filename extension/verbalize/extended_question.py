@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from extension.verbalize import english
+from extension.verbalize.demonyms import demonym
 from extension.verbalize.relation_phrases import PhraseTable, as_table, has_noun, type_noun
 
 _MEDIATOR_WORDS = frozenset({"node", "gig", "relationship", "tenure", "stint", "membership",
@@ -345,20 +346,29 @@ def _all_namesakes(before: str, after: str, described: Sequence[str]) -> str | N
 
 def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
               table: PhraseTable) -> str:
-    """"John Williams the composer" (a readable type), "the John Williams who has the
-    profession Guitarist" (a fact none of the others has)."""
+    """"the composer John Williams" (a readable type), "the Australian John Williams"
+    (a citizenship none of the others has: blind rounds 57-62 rated "the John Williams
+    who is a citizen of Australia and John Williams the composer" 3), "the John
+    Williams who has the profession Guitarist" (another fact none of the others has)."""
     own_type = row.get("type")
     if own_type:
         words = str(own_type).strip("<>").rpartition("/")[2].rpartition(".")[2]
         words = words.replace("_", " ").strip()
         if words and not re.fullmatch(r"[QP]\d+|m\..*", words) \
                 and words.rpartition(" ")[2] not in _MEDIATOR_WORDS:
-            return f"{name} the {english.type_word(words)}"   # "the composer", not "music contributor"
+            return f"the {english.type_word(words)} {name}"   # "the composer", not "music contributor"
     fact_predicate, fact_object = row.get("fact_predicate"), row.get("fact_object")
     if fact_predicate and fact_object:
         obj = row.get("fact_object_name") or names.get(str(fact_object))
         if not obj:
             raise Unphrasable(f"what tells a {name!r} apart has no name")
+        if row.get("fact_outgoing", True) and str(fact_predicate) in _CITIZENSHIP \
+                and (people := demonym(str(english.display_name(obj)))):
+            return f"the {people} {name}"
+        if row.get("fact_outgoing", True) and str(fact_predicate) in _MADE_BY:
+            # "Brian De Palma's Scarface", not "the Scarface that was directed by Brian
+            # De Palma" (blind rounds 57-62: 3)
+            return f"{english.possessive(str(english.display_name(obj)))} {name}"
         phrase = table[str(fact_predicate)]
         # "the John Williams who is a citizen of Australia" (blind rounds rated "the John
         # Williams that is …" 2): a person's own relations take "who"
@@ -375,6 +385,11 @@ def _namesake(name: str, row: Mapping[str, Any], names: Mapping[str, str],
         return f"the {name} that {obj} {phrase}"
     raise Unphrasable(f"nothing tells the entities named {name!r} apart")
 
+
+_CITIZENSHIP = frozenset({"people.person.nationality", "P27"})
+_MADE_BY = frozenset({"film.film.directed_by", "P57"})
+"""Relations naming who made a work, whose namesakes a reader tells apart by their
+maker's name ("Howard Hawks's Scarface")."""
 
 _TITLES = ("sir", "dame", "president", "dr.", "dr", "king", "queen", "pope", "prince",
            "princess", "lord", "lady", "saint", "general", "mr.", "mr", "mrs.", "mrs")

@@ -91,6 +91,19 @@ ordinary English ("progressive rock", "rhythm and blues"). Coined names ("Breakb
 "Krautrock") and those named after a place ("Chicago blues") keep their capital (the
 grammar gate's speller flags "breakbeat", "chicago")."""
 
+_MEDAL_OBJECT = re.compile(r"\.olympic_medal_honor\.medal$")
+_MEDAL = re.compile(r"(Gold|Silver|Bronze) [Mm]edal")
+"""An Olympic medal, the object of the relations read "won" and "awarded": "The 1896
+Summer Olympics awarded silver medals" (blind round 61 rated "awarded medals of the
+kind Silver medal" 3)."""
+
+
+def medal_form(name: str) -> str | None:
+    """"silver medals" for "Silver medal"; None for another name."""
+    found = _MEDAL.fullmatch(name)
+    return None if found is None else f"{found.group(1).lower()} medals"
+
+
 _SINGULAR_NICKNAMES = frozenset({
     "Thunder", "Heat", "Jazz", "Magic", "Lightning", "Wild", "Avalanche", "Fire", "Galaxy",
     "Crew", "Revolution", "Union", "Sky", "Storm", "Fever", "Mercury", "Dynamo", "Whale",
@@ -207,6 +220,9 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             sport(t.s_name, genre=True)
         if not t.literal and _GENRE_OBJECT.match(t.p):
             sport(t.o_name, genre=True)
+        if not t.literal and _MEDAL_OBJECT.search(t.p):
+            shown = english.display_name(t.o_name)
+            common(shown, shown and medal_form(shown), genre=True)   # "medals" is an object
     return NameForms(written, frozenset(plural), frozenset(lowered))
 
 

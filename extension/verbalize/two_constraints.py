@@ -113,22 +113,41 @@ def narrowed_object_question(cs: Sequence[Constraint], vps: Sequence[str],
     if len(cs) != 2 or len(vps) != 2:
         return None
     for c, vp, other in ((cs[0], vps[0], vps[1]), (cs[1], vps[1], vps[0])):
-        if c.var_is_subject or c.qualifiers or is_variable(c.other) \
-                or not re.fullmatch(r"(?:is|are) the [\w ]+ of .+", vp):
+        if c.var_is_subject or c.qualifiers or is_variable(c.other):
+            continue
+        if not re.fullmatch(r"(?:is|are) the [\w ]+ of .+", vp):
+            # "is spoken by John Milton" beside "is spoken in Greece": "Which of the
+            # languages spoken in Greece does John Milton speak?" (rounds 57-62 rated
+            # "… is spoken in Greece and is spoken by John Milton?" 3 from four readers)
+            if re.fullmatch(r"(?:is|are) \w+ by .+", vp) and is_passive(" ".join(vp.split(" ")[:3])) \
+                    and (narrowed := _narrowed_by_participle(other, ask(c))):
+                return narrowed
             continue
         words = other.split(" ")
         if len(words) < 4 or not is_passive(" ".join(["is", *words[1:3]])):
             if modified := _modified_object_question(other, ask(c)) or _owned_question(vp, other):
                 return modified
             continue
-        # with its verb after the subject ("does Ron Paul follow"), not a stranded
-        # preposition: "Which language spoken in Egypt is The Insider in?" (round 26: 3)
-        found = re.fullmatch(r"Which ([\w ]+?) (does|do|did) (.+)", ask(c) or "")
-        if found:   # "Which of the religions …": round 40 rated "Which religion practised
-            # in Argentina does Marc Anthony follow?" 3 in 4 of 4 ratings
-            return (f"Which of the {english.plural(found.group(1))} {' '.join(words[1:])} "
-                    f"{found.group(2)} {found.group(3)}")
+        if narrowed := _narrowed_by_participle(other, ask(c)):
+            return narrowed
     return None
+
+
+def _narrowed_by_participle(other: str, asked: str | None) -> str | None:
+    """"Which of the religions practised in Indonesia does Ron Paul follow?" from the
+    answer's passive ``other`` ("is practised in Indonesia") and the question ``asked``
+    of the named subject's relation ("Which religion does Ron Paul follow?"): its verb
+    after the subject, not a stranded preposition ("Which language spoken in Egypt is
+    The Insider in?", round 26: 3). Round 40 rated "Which religion practised in
+    Argentina does Marc Anthony follow?" 3 in 4 of 4 ratings, hence "Which of the …"."""
+    words = other.split(" ")
+    if len(words) < 4 or not is_passive(" ".join(["is", *words[1:3]])):
+        return None
+    found = re.fullmatch(r"Which ([\w ]+?) (does|do|did) (.+)", asked or "")
+    if found is None:
+        return None
+    return (f"Which of the {english.plural(found.group(1))} {' '.join(words[1:])} "
+            f"{found.group(2)} {found.group(3)}")
 
 
 def _modified_object_question(other: str, asked: str | None) -> str | None:
@@ -165,9 +184,11 @@ def _owned_question(vp: str, other: str) -> str | None:
     return f"Which {owned.group(1)} of {owned.group(2)} {other}?"
 
 
-_ROUNDABOUT = re.compile(r"(?:is|are|was|were) the [\w ]+ of |has .+ as an? |(?:was|were) \w+ by ")
+_ROUNDABOUT = re.compile(r"(?:is|are|was|were) the [\w ]+ of |has .+ as an? |(?:was|were) \w+ by "
+                         r"|(?:is|are) spoken by ")
 """The answer's side of a relation read through a noun or a passive ("is the birthplace
-of X", "has Arabic as a spoken language", "was attended by X"): said from X instead.
+of X", "has Arabic as a spoken language", "was attended by X", "is spoken by X"): said
+from X instead ("John Milton speaks Greek, which is spoken in Greece").
 An active reading ("stars Leonardo DiCaprio", "has music by James Horner", "influenced
 Michael Jackson") keeps the answer first, as the question asks."""
 

@@ -31,7 +31,12 @@ from extension.verbalize.relation_phrases import PhraseTable, relation_phrase, t
     "United States Military Academy",
     # round 60: "won Presidential Medal of Freedom" (4)
     "Presidential Medal of Freedom", "Academy Award for Best Actor", "Nobel Peace Prize",
-    "Nobel Prize in Physics", "Grammy Award for Album of the Year", "Grammy Awards"])
+    "Nobel Prize in Physics", "Grammy Award for Album of the Year", "Grammy Awards",
+    # round 62: "Which place hosted 1983 NCAA Men's Division I Basketball Tournament" (3)
+    "1983 NCAA Men's Division I Basketball Tournament", "2011 Sundance Film Festival",
+    "2009 NFL Draft", "2004 NBA draft", "1995 Major League Baseball season",
+    "2009 Tour de France", "2003 invasion of Iraq", "2012 British Academy Film Awards",
+    "2009 World Championships in Athletics"])
 def test_names_that_take_the(name: str) -> None:
     assert english.takes_the(name)
     assert english.mention(name) == f"the {name}"
@@ -48,7 +53,8 @@ def test_names_that_take_the(name: str) -> None:
     "Oh! What a Lovely War", "The Flowers of War", "Kiki's Delivery Service",
     "On Her Majesty's Secret Service", "Phillips Academy", "Pratt Institute",
     "Medal of Honor", "Turing Award", "The Prize", "A Prize of Gold", "Second Foundation",
-    "Seven Nation Army", "Secret Army"])
+    "Seven Nation Army", "Secret Army", "3000 Miles to Graceland", "2001: A Space Odyssey",
+    "1408", "2012"])
 def test_names_without_the(name: str) -> None:
     if name == "Comoros-GB":   # the locale suffix goes first; then "the Comoros"
         assert english.mention(name) == "the Comoros"

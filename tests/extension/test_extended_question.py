@@ -79,7 +79,7 @@ def test_union_names_what_tells_the_namesakes_apart() -> None:
              "fact_object_name": "Guitarist"}]
     text = compose_extended_question("what did john williams compose?", [], {}, None,
                                      "union", union_subjects=rows)
-    assert text == ("what did John Williams the composer and the John Williams who has the "
+    assert text == ("what did the composer John Williams and the John Williams who has the "
                     "profession Guitarist compose?")
     with pytest.raises(Unphrasable):
         compose_extended_question("what did john williams compose?", [], {}, None, "union",
@@ -113,7 +113,7 @@ def test_way1_rewrite_takes_titles_and_place_qualifiers_with_the_name(
 
 
 def test_a_namesake_is_told_apart_by_the_noun_a_reader_uses_for_its_type() -> None:
-    """"John Williams the composer", not "John Williams the music contributor" (Freebase's
+    """"the composer John Williams", not "John Williams the music contributor" (Freebase's
     type name; blind round 8 read it as garbled)."""
     from extension.verbalize.extended_question import union_text
     from extension.verbalize.relation_phrases import PhraseTable
@@ -121,4 +121,41 @@ def test_a_namesake_is_told_apart_by_the_noun_a_reader_uses_for_its_type() -> No
     rows = [{"entity": "m.a", "name": "John Williams", "type": "film.music_contributor"},
             {"entity": "m.b", "name": "John Williams", "type": "music.guitarist"}]
     text = union_text("Where was John Williams born?", {}, rows, PhraseTable())
-    assert text == "Where were John Williams the composer and John Williams the guitarist born?"
+    assert text == "Where were the composer John Williams and the guitarist John Williams born?"
+
+
+def test_a_namesake_told_apart_by_citizenship_is_named_by_the_demonym() -> None:
+    """Blind rounds 57-62 rated "Where were the John Williams who is a citizen of
+    Australia and John Williams the composer born?" 3 (10 ratings, the most of any
+    question); a country without a demonym here keeps the clause."""
+    from extension.verbalize.extended_question import union_text
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    citizen = {"entity": "m.a", "name": "John Williams", "matched": "subject",
+               "fact_predicate": "people.person.nationality", "fact_object": "m.au",
+               "fact_object_name": "Australia", "fact_outgoing": True}
+    composer = {"entity": "m.b", "name": "John Williams", "type": "film.music_contributor"}
+    table = PhraseTable()
+    assert union_text("Where was John Williams born?", {}, [citizen, composer], table) == \
+        "Where were the Australian John Williams and the composer John Williams born?"
+    assert union_text("John Williams was born in Melbourne and Floral Park.", {},
+                      [citizen, composer], table) == \
+        "the Australian John Williams and the composer John Williams were born in Melbourne " \
+        "and Floral Park."
+    nowhere = {**citizen, "fact_object_name": "Tuvalu"}
+    assert union_text("Where was John Williams born?", {}, [nowhere, composer], table) == \
+        "Where were the John Williams who is a citizen of Tuvalu and the composer John " \
+        "Williams born?"
+
+
+def test_namesake_works_are_told_apart_by_their_directors() -> None:
+    """Blind rounds 57-62 rated "When were the Scarface that was directed by Howard Hawks
+    and the Scarface that was directed by Brian De Palma released?" 3."""
+    from extension.verbalize.extended_question import union_text
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    rows = [{"entity": f"m.s{i}", "name": "Scarface", "fact_predicate": "film.film.directed_by",
+             "fact_object": f"m.d{i}", "fact_object_name": director, "fact_outgoing": True}
+            for i, director in enumerate(("Howard Hawks", "Brian De Palma"))]
+    assert union_text("When was Scarface released?", {}, rows, PhraseTable()) == \
+        "When were Howard Hawks' Scarface and Brian De Palma's Scarface released?"

@@ -263,3 +263,19 @@ def test_a_lower_cased_genre_is_still_a_kind_of_film() -> None:
     from extension.verbalize.descriptions import genre_kind
 
     assert genre_kind("musical") == genre_kind("Musical") == "a musical"
+
+
+def test_an_olympic_medal_is_what_was_won_or_awarded() -> None:
+    """Blind round 61: "The 1896 Summer Olympics awarded medals of the kind Silver
+    medal" (3 from both readers)."""
+    awarded = Triple(s="m.ath", p="olympics.olympic_games.medals_awarded.."
+                     "olympics.olympic_medal_honor.medal", o="m.silver",
+                     s_name="1896 Summer Olympics", o_name="Silver medal")
+    won = Triple(s="m.swe", p="olympics.olympic_participating_country.medals_won.."
+                 "olympics.olympic_medal_honor.medal", o="m.gold", s_name="Sweden",
+                 o_name="Gold medal")
+    verbalizer = TemplateVerbalizer()
+    assert verbalizer.verbalize(sample([awarded], original=[awarded])).citations[0].text \
+        == "The 1896 Summer Olympics awarded silver medals."
+    assert verbalizer.verbalize(sample([won], original=[won])).citations[0].text \
+        == "Sweden won gold medals."

@@ -229,6 +229,12 @@ def test_a_netflix_tag_does_not_describe_a_country_or_a_language() -> None:
     assert tagged("Which genre is an official language of Taiwan and includes the title "
                   "Crouching Tiger, Hidden Dragon?")
     assert not tagged("Which genre includes the title Agora?")
+    # rounds 57-62 (3 from four readers): a film constrained by a country's tag
+    assert tagged("Which film features Kristen Stewart and is listed on Netflix under the "
+                  "United Kingdom?")
+    assert tagged("Which films are listed on Netflix under French and star Gérard Depardieu?")
+    assert not tagged("Which film features Will Ferrell and is listed on Netflix under "
+                      "Auto racing?")
     assert not tagged("What includes the titles distributed by Samuel Goldwyn Films?")
 
 

@@ -597,6 +597,14 @@ def test_a_named_subjects_relation_narrowed_by_a_participle_asks_its_object() ->
     names = {"m.id": "Indonesia", "m.rp": "Ron Paul", "m.eg": "Egypt", "m.ins": "The Insider"}
     g = graph([("m.id", religion, "?x"), ("m.rp", "people.person.religion", "?x")], names)
     assert question(g) == "Which of the religions practised in Indonesia does Ron Paul follow?"
+    # rounds 57-62: "Which language is spoken in Greece and is spoken by John Milton?"
+    # (3 from four readers); the named subject's verb asks it
+    names = {"m.gr": "Greece", "m.jm": "John Milton"}
+    g = graph([("m.gr", "location.country.languages_spoken", "?x"),
+               ("m.jm", "people.person.languages", "?x")], names)
+    assert question(g) == "Which of the languages spoken in Greece does John Milton speak?"
+    assert realise_statement(g, [], {}, TABLE, ["Greek"], rule="none") == \
+        "John Milton speaks Greek, which is spoken in Greece."
 
 
 def test_a_relation_without_an_inverse_phrase_reads_by_its_reverse_property() -> None:
@@ -928,7 +936,9 @@ def test_what_a_work_is_about_reads_from_the_work() -> None:
 
     assert descriptions.modified(
         "person", ["who is the subject of Christopher Columbus: The Discovery"]) == \
-        "the person Christopher Columbus: The Discovery is about"
+        "the subject of Christopher Columbus: The Discovery"   # round 62: a person so
+    assert descriptions.modified("people", ["who are the subjects of Selma"]) == \
+        "the subjects of Selma"
     assert descriptions.modified("wars", ["that are the subjects of Full Metal Jacket"]) == \
         "the wars Full Metal Jacket is about"
     fact = Triple(s="m.sa", p="film.film_subject.films", o="m.d9", s_name="South Africa",
@@ -938,7 +948,7 @@ def test_what_a_work_is_about_reads_from_the_work() -> None:
     fought = "military.military_conflict.combatants..military.military_combatant_group.combatants"
     assert question(graph([("?v", "film.film_subject.films", "m.fmj"), ("?v", fought, "?x")],
                           names)) == \
-        "Which combatant fought in the military conflict Full Metal Jacket is about?"
+        "Which combatant fought in the conflict Full Metal Jacket is about?"
 
 
 def test_what_a_named_subject_owns_is_narrowed_by_the_answers_own_attribute() -> None:

@@ -1763,6 +1763,10 @@ def test_a_film_genre_that_is_a_common_noun_reads_as_a_kind_of_film() -> None:
     assert genre_kind("Comedy of manners") == "a comedy of manners"
     assert genre_kind("Bollywood") == "a Bollywood film"
     assert genre_kind("LGBT") is None
+    # round 61: "is an absurdism film" (3); the movement's adjective, not "a tourist film"
+    assert genre_kind("Absurdism") == "an absurdist film"
+    assert genre_kind("Biography") == "a biographical film"
+    assert genre_kind("Tourism") == "a tourism film"
     genre = Triple(s="m.jaws", p="film.film.genre", o="m.adv", s_name="Jaws",
                    o_name="Adventure Film")
     assert fact_clause(genre, PhraseTable()) == "Jaws is an adventure film"

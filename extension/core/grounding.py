@@ -152,12 +152,31 @@ def solutions_grounding(graph: QueryGraph, query: PatternQuery, solutions: Seque
     supporting facts. :meth:`Grounder.ground` ends here; the extension engine also
     comes here with solutions it derived without a store query."""
     answer = graph.answer.removeprefix("?")
-    bindings = [b for b in solutions if answer_language_ok(b[answer], graph.answer_languages)]
+    bindings = _one_per_mediator_reading(
+        graph, [b for b in solutions if answer_language_ok(b[answer], graph.answer_languages)])
     if not bindings:
         return Grounding("no_match", truncated=truncated)
     answers = _distinct(b[answer] for b in bindings)
     facts = _distinct(f for b in bindings for f in query.instantiate(b))
     return Grounding("answered", tuple(bindings), tuple(answers), tuple(facts), truncated)
+
+
+def _one_per_mediator_reading(graph: QueryGraph, bindings: list[Binding]) -> list[Binding]:
+    """``bindings`` less those that differ from an earlier one in CVT variables only:
+    two mediators that join the same entities in the query's relations (two
+    nominations Paul Rudd shared with Jane Alexander, two unfolded adjacencies of
+    Italy and Switzerland) state one fact as far as the question goes, and as two
+    citations they read the same sentence twice (blind rounds 62-63: "[3] Paul Rudd
+    shared a nomination with Jane Alexander. [4] Paul Rudd shared a nomination with
+    Jane Alexander.", 3). The first in the store's order stays."""
+    cvts = {n.id.removeprefix("?") for n in graph.nodes if n.is_cvt}
+    if not cvts or len(bindings) < 2:
+        return bindings
+    kept: dict[tuple[tuple[str, Object], ...], Binding] = {}
+    for b in bindings:
+        key = tuple(sorted(((k, v) for k, v in b.items() if k not in cvts), key=lambda kv: kv[0]))
+        kept.setdefault(key, b)
+    return list(kept.values())
 
 
 def ground_query(store: Store, graph: QueryGraph, *, classes: bool = True) -> Grounding:

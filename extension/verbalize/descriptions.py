@@ -23,8 +23,11 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["GENRE_MEDIUM", "container_clause", "filmed_clause", "genre_kind", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["GENRE_MEDIUM", "container_clause", "filmed_clause", "genre_kind", "genres_phrase", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
+
+
+_EVENT_NOUNS = frozenset({"festival", "ceremony"})
 
 
 def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
@@ -35,6 +38,11 @@ def role_clause(phrase: str, noun: str, subject: str, many: bool) -> str | None:
     head, of, _ = noun.partition(" of ")
     if not of:   # "release region", "school": the place noun that ends it
         head = noun.rpartition(" ")[2]
+    if head in _EVENT_NOUNS and phrase.endswith(" at") and phrase.partition(" ")[0] not in (
+            "has", "have", "is", "are"):
+        # "the film festival at which Dredd was shown", not "the film festival of Dredd"
+        # (blind round 63: 3 from both readers)
+        return f"the {english.plural(noun) if many else noun} at which {subject} {phrase[:-3]}"
     if head == "home":   # a team's: "the place where Sporting Kansas City is based"
         head = "place"   # (round 59: "the home of Sporting Kansas City", 3)
     if head not in PLACE_NOUNS:
@@ -238,6 +246,19 @@ def genre_kind(genre: str, medium: str = "film") -> str | None:
     if not kinds.intersection(lowered.lower().split()):
         lowered = f"{lowered} {medium}"
     return english.article(lowered)
+
+
+def genres_phrase(head: str, genres: Sequence[str], plural: bool) -> str | None:
+    """"are both superhero movies and action films" for the ``head`` "are in the genre"
+    and two film genres named as common nouns (:func:`genre_kind`), not "are in the genre
+    both Superhero movie and Action Film" (blind round 63's sheet); None otherwise."""
+    found = re.fullmatch(r"(is|are) in the genre", head)
+    kinds = [genre_kind(g) for g in genres]
+    if found is None or len(kinds) < 2 or not all(kinds):
+        return None
+    shown = [english.plural(str(k).partition(" ")[2]) if plural else str(k) for k in kinds]
+    both = "both " if len(shown) == 2 else ""
+    return f"{found.group(1)} {both}{english.join(shown)}"
 
 
 _FILMING_LOCATION = re.compile(r"that (?:is|are) (?:a )?filming locations? of (.+)")

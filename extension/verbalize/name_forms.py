@@ -91,6 +91,21 @@ ordinary English ("progressive rock", "rhythm and blues"). Coined names ("Breakb
 "Krautrock") and those named after a place ("Chicago blues") keep their capital (the
 grammar gate's speller flags "breakbeat", "chicago")."""
 
+_TOPIC_SUBJECT = re.compile(r"film\.film_subject\.")
+_TOPIC_OBJECT = re.compile(r"^film\.film\.subjects$")
+_TOPIC_WORDS = frozenset("""
+    aviation racism television time travel tragedy bisexuality terrorism law pedophilia
+    feminism prison mathematics piracy psychiatry cancer artificial intelligence social
+    issues religion assassination journalism politics science medicine education marriage
+    slavery poverty immigration gambling drug addiction alcoholism espionage kidnapping
+    murder revenge friendship adolescence ageing aging homosexuality adultery divorce
+    corruption capitalism climate change nuclear war computer hacking mental illness
+    baseball basketball football boxing golf tennis hockey surfing skateboarding cycling
+    chess dance music photography fashion advertising architecture""".split())
+"""Words of the topics of films written as common nouns ("Confessions of a Dangerous Mind
+is about television": blind round 63 rated "is about Television" 3 from both readers);
+people, wars, places and movements keep their capitals ("World War II", "Nazism")."""
+
 _MEDAL_OBJECT = re.compile(r"\.olympic_medal_honor\.medal$")
 _MEDAL = re.compile(r"(Gold|Silver|Bronze) [Mm]edal")
 """An Olympic medal, the object of the relations read "won" and "awarded": "The 1896
@@ -113,12 +128,12 @@ _SINGULAR_NICKNAMES = frozenset({
 
 _CITY_AND_NICKNAME = re.compile(r"""
     (?:[A-Z][\w.'&-]*\ )+                       # the city or region: Los Angeles, St. Louis
-    (?P<nickname>(?:Red\ |White\ )?Sox|[A-Z][a-z]+)
+    (?P<nickname>(?:Red\ |White\ )?Sox|[A-Z][a-z]+|\d+ers)   # the San Francisco 49ers
     (?:\ of\ [A-Z][\w ]+)?                      # the Los Angeles Angels of Anaheim
 """, re.VERBOSE)
 _CLUB_WORDS = re.compile(r"\b(?:F\.C\.|FC|A\.F\.C\.|SC|C\.F\.|Club|Juniors|Boys|national|Wanderers|"
                          r"Rovers|Ladies|Athletic|Albion|Hotspur|"
-                         r"men's|women's|Men's|Women's|football|basketball|team)\b|\d|'s\b")
+                         r"men's|women's|Men's|Women's|football|basketball|team)\b|\d(?!\d*ers$)|'s\b")
 """Names of clubs and programmes written without "the" ("Boca Juniors", "Newell's Old
 Boys", "Arsenal F.C.", "Kentucky Wildcats men's basketball"; national teams take it by
 :func:`extension.verbalize.english.takes_the`)."""
@@ -220,6 +235,12 @@ def name_forms(triples: Iterable[Triple]) -> NameForms:
             sport(t.s_name, genre=True)
         if not t.literal and _GENRE_OBJECT.match(t.p):
             sport(t.o_name, genre=True)
+        if _TOPIC_SUBJECT.match(t.p):
+            topic = english.display_name(t.s_name)
+            common(topic, topic and common_form(topic, _TOPIC_WORDS), genre=True)
+        if not t.literal and _TOPIC_OBJECT.match(t.p):
+            topic = english.display_name(t.o_name)
+            common(topic, topic and common_form(topic, _TOPIC_WORDS), genre=True)
         if not t.literal and _MEDAL_OBJECT.search(t.p):
             shown = english.display_name(t.o_name)
             common(shown, shown and medal_form(shown), genre=True)   # "medals" is an object

@@ -185,7 +185,8 @@ class Realiser:
                 out.append(head)
             else:
                 both = "both " if len(names) == 2 else ""
-                out.append(f"{head} {both}{english.join(names)}")
+                out.append(descriptions.genres_phrase(head, names, plural)
+                           or f"{head} {both}{english.join(names)}")
         return out
 
     def _attribute(self, c: Constraint) -> str | None:

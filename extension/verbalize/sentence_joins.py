@@ -42,33 +42,44 @@ def shared_subject_sentences(texts: Sequence[str], names: Collection[str]) -> li
     Winnfield in Pulp Fiction" stays a sentence of its own."""
     out: list[str] = []
     run: list[tuple[str, str]] = []   # (head, name) of the sentences being merged
+    role = ""   # the run's " as a team" after each name, if any
     longest_first = sorted(names, key=lambda n: (-len(n), n))
 
     def flush() -> None:
         if len(run) == 1:
-            out.append(f"{run[0][0]} {run[0][1]}.")
+            out.append(f"{run[0][0]} {run[0][1]}{role}.")
         elif run:
             head = run[0][0]
             tail = _NOUN_TAIL.fullmatch(head)
             if tail and tail.group(2).rpartition(" ")[2] not in PREPOSITIONS:
                 head = f"{tail.group(1)} {english.plural(tail.group(2))}"
-            out.append(f"{head} {english.join([name for _, name in run])}.")
+            roles = f" as {english.plural(re.sub(r'^ as an? ', '', role))}" \
+                if role else ""   # "has A and B as teams"
+            out.append(f"{head} {english.join([name for _, name in run])}{roles}.")
         run.clear()
 
     for text in texts:
-        found = next(((text[:-len(name) - 2], name) for name in longest_first
-                      if text.endswith(f" {name}.") and len(text) > len(name) + 2
-                      and " only " not in f" {text} "), None)
+        # "The National Football League has the Arizona Cardinals as a team." (round 63
+        # rated "has X as a team and has Y as a team" 3 from both readers)
+        as_role = _AS_ROLE.fullmatch(text)
+        core, suffix = (f"{as_role.group(1)}.", f" {as_role.group(2)}") if as_role else (text, "")
+        found = next(((core[:-len(name) - 2], name) for name in longest_first
+                      if core.endswith(f" {name}.") and len(core) > len(name) + 2
+                      and " only " not in f" {core} "), None)
         if found is None or not found[0]:
             flush()
             out.append(text)
             continue
-        if run and run[0][0] != found[0]:
+        if run and (run[0][0] != found[0] or role != suffix):
             flush()
+        role = suffix
         if found[1] not in (name for _, name in run):
             run.append(found)
     flush()
     return out
+
+
+_AS_ROLE = re.compile(r"(.+) (as an? [a-z][\w ]*)\.")
 
 
 def shared_tail_sentences(texts: Sequence[str], names: Collection[str]) -> list[str]:

@@ -41,6 +41,7 @@ from extension.verbalize import english
 from extension.verbalize.descriptions import genre_kind
 from extension.verbalize.logical_form import Constraint
 from extension.verbalize.realise_words import PLACE_NOUNS, PREPOSITIONS, is_passive
+from extension.verbalize.relation_phrases import PhraseTable
 
 __all__ = ["narrowed_object_question", "object_answer_statement", "shared_held_question",
            "answer_kind", "kind_modified_question", "kind_modified_statement", "shared_held_statement"]
@@ -59,15 +60,33 @@ def _held_pair(cs: Sequence[Constraint], phrase: Phrase, is_variable: Callable[[
     if len(cs) != 2:
         return None
     a, b = cs
-    if a.predicate != b.predicate or a.var_is_subject or b.var_is_subject \
-            or a.qualifiers or b.qualifiers or a.other == b.other \
+    ends = {_from_named_subject(c) for c in cs}
+    if len(ends) != 1 or None in ends or a.qualifiers or b.qualifiers or a.other == b.other \
             or is_variable(a.other) or is_variable(b.other):
         return None
-    text = phrase(a.predicate)
+    predicate = str(ends.pop())
+    text = phrase(predicate)
+    if text == "is known for" and predicate in _KNOWN_FOR:
+        return predicate, text, _KNOWN_FOR[predicate]
     held = re.fullmatch(r"is in the ([\w ]+)", text)
     if not held or held.group(1).rpartition(" ")[2] in PREPOSITIONS:
         return None
-    return a.predicate, text, held.group(1)
+    return predicate, text, held.group(1)
+
+
+def _from_named_subject(c: Constraint) -> str | None:
+    """The relation of ``c`` read from its named end to the answer: its own predicate,
+    or its Freebase reverse property's where the answer is its subject ("Jazz is
+    performed by Miles Davis" is Miles Davis's ``music.artist.genre``); None without."""
+    if not c.var_is_subject:
+        return c.predicate
+    return PhraseTable.reverse(c.predicate)
+
+
+_KNOWN_FOR = {"music.artist.genre": "genre"}
+"""Relations read "is known for" and the noun of what they reach: "Which genre are both
+John Lennon and Jimmy Page known for?", not "What is the genre of both John Lennon and
+Jimmy Page?" (blind round 63: 3 from both readers, four items)."""
 
 
 def _subjects(cs: Sequence[Constraint], ref: Ref) -> str:
@@ -82,7 +101,8 @@ def shared_held_question(cs: Sequence[Constraint], phrase: Phrase, ref: Ref,
     if pair is None:
         return None
     noun = english.plural(pair[2]) if plural else pair[2]
-    return english.capitalized(f"which {noun} are {_subjects(cs, ref)} in?")
+    ending = "known for" if pair[1] == "is known for" else "in"
+    return english.capitalized(f"which {noun} are {_subjects(cs, ref)} {ending}?")
 
 
 def shared_held_statement(cs: Sequence[Constraint], phrase: Phrase, ref: Ref,
@@ -96,7 +116,7 @@ def shared_held_statement(cs: Sequence[Constraint], phrase: Phrase, ref: Ref,
         return None
     listed = english.join(list(answers))
     text = pair[1]
-    if len(answers) > 1:   # "are in the genres A and B"
+    if len(answers) > 1 and text != "is known for":   # "are in the genres A and B"
         text = f"is in the {english.plural(pair[2])}"
     text = english.agree(english.phrase_before(text, listed), True)
     return english.sentence(english.capitalized(f"{_subjects(cs, ref)} {text} {listed}"))

@@ -193,6 +193,31 @@ def test_path_of_two_hops(store: Store) -> None:
     assert len(g.facts) == 6 and set(g.facts) <= FACT_SET
 
 
+def test_two_mediators_that_join_the_same_entities_ground_as_one(factory: Factory,
+                                                                   tmp_path: Path) -> None:
+    """Blind rounds 62-63: two nominations Paul Rudd shared with Jane Alexander read
+    "[3] Paul Rudd shared a nomination with Jane Alexander. [4] Paul Rudd shared a
+    nomination with Jane Alexander." (3); the second mediator adds nothing the question
+    asks, so its solution goes (the first in the store's order stays)."""
+    nominations, nominee = "award.award_nominee.award_nominations", "award.award_nomination.award_nominee"
+    entities = [Entity("m.rudd", "Paul Rudd"), Entity("m.ja", "Jane Alexander"),
+                Entity("m.ew", "Elijah Wood"),
+                *(Entity(f"m.n{i}", types=("award.award_nomination",)) for i in range(3))]
+    facts = [Fact("m.rudd", nominations, "m.n0"), Fact("m.n0", nominee, "m.ja"),
+             Fact("m.rudd", nominations, "m.n1"), Fact("m.n1", nominee, "m.ja"),
+             Fact("m.rudd", nominations, "m.n2"), Fact("m.n2", nominee, "m.ew")]
+    with factory(tmp_path) as store:
+        store.ingest(entities, facts, cvt_types=frozenset({"award.award_nomination"}))
+        q = qg.build_query_graph([("m.rudd", nominations, "?c"), ("?c", nominee, "?x")],
+                                 answer="?x", cvt_types=frozenset({"award.award_nomination"}))
+        g = Grounder(store).ground(q)
+    assert sorted(g.answers) == ["m.ew", "m.ja"]
+    assert len(g.bindings) == 2
+    assert len(g.facts) == 4
+    joined = {f.object for f in g.facts if f.predicate == nominations}
+    assert len(joined) == 2 and "m.n2" in joined   # one of n0 / n1, and n2
+
+
 def test_tree_with_two_cvt_branches(store: Store) -> None:
     """The query that exposed LadybugDB's dropped rows (a cycle of MATCH clauses)."""
     g = ground(store, both_actors())

@@ -24,7 +24,10 @@ COLORS, SPORT, ROSTER = ("sports.sports_team.colors", "sports.sports_team.sport"
     ("Oklahoma City Thunder", ("the Oklahoma City Thunder", False)),
     # clubs and programmes keep their names as they are
     ("Boca Juniors", None), ("Newell's Old Boys", None), ("Sporting Kansas City", None),
-    ("Nagoya Grampus", None), ("Celtic F.C.", None), ("San Francisco 49ers", None),
+    ("Nagoya Grampus", None), ("Celtic F.C.", None),
+    # round 63: "has San Francisco 49ers as a team" (3 from both readers, "missing the")
+    ("San Francisco 49ers", ("the San Francisco 49ers", True)),
+    ("Philadelphia 76ers", ("the Philadelphia 76ers", True)), ("1. FC Köln", None),
     ("Kentucky Wildcats men's basketball", None), ("Real Salt Lake", None),
 ])
 def test_team_form_is_the_city_and_nickname_with_the(name: str,
@@ -83,8 +86,8 @@ def test_a_sample_about_a_team_reads_with_the_and_plural_verbs() -> None:
         answers=[AnswerEntity(id=o, name=names[o]) for o in ("m.blue", "m.royal")]))
     assert text.question_extended == "What are the colors of the Dallas Cowboys?"
     assert text.answer == "The colors of the Dallas Cowboys are Navy Blue and Royal blue."
-    assert text.citations[0].text == \
-        "The Dallas Cowboys have Navy Blue as a color and have Royal blue as a color."
+    # round 63 rated "has X as a team and has Y as a team" 3 from both readers
+    assert text.citations[0].text == "The Dallas Cowboys have Navy Blue and Royal blue as colors."
 
 
 def test_a_sport_reads_lower_case_and_the_team_plural() -> None:
@@ -279,3 +282,18 @@ def test_an_olympic_medal_is_what_was_won_or_awarded() -> None:
         == "The 1896 Summer Olympics awarded silver medals."
     assert verbalizer.verbalize(sample([won], original=[won])).citations[0].text \
         == "Sweden won gold medals."
+
+
+def test_a_films_topic_that_is_a_common_noun_reads_lower_case() -> None:
+    """Blind round 63: "Which film features Matt Damon and is about Television?" (3 from
+    both readers); a war or a person keeps its capitals."""
+    about = Triple(s="m.tv", p="film.film_subject.films", o="m.cdm", s_name="Television",
+                   o_name="Confessions of a Dangerous Mind")
+    war = Triple(s="m.ww2", p="film.film_subject.films", o="m.pearl", s_name="World War II",
+                 o_name="Pearl Harbor")
+    travel = Triple(s="m.bttf", p="film.film.subjects", o="m.tt", s_name="Back to the Future",
+                    o_name="Time travel")
+    assert name_forms([about, war, travel]).written == {"Television": "television",
+                                                         "Time travel": "time travel"}
+    text = TemplateVerbalizer().verbalize(sample([about], original=[about]))
+    assert text.citations[0].text == "Confessions of a Dangerous Mind is about television."

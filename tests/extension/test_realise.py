@@ -507,10 +507,10 @@ def test_a_relation_and_its_reverse_property_read_as_one() -> None:
     of Freebase's two directions."""
     names = {"m.k": "Erich Wolfgang Korngold", "m.t": "Pyotr Ilyich Tchaikovsky"}
     g = graph([("?x", "music.genre.artists", "m.k"), ("m.t", "music.artist.genre", "?x")], names)
-    assert question(g) == \
-        "What is the genre of both Erich Wolfgang Korngold and Pyotr Ilyich Tchaikovsky?"
+    assert question(g) == ("Which genre are both Erich Wolfgang Korngold and Pyotr Ilyich "
+                           "Tchaikovsky known for?")   # round 63: "the genre of both …", 3
     assert realise_statement(g, [], names, TABLE, ["Opera"], rule="none") == \
-        "The genre of both Erich Wolfgang Korngold and Pyotr Ilyich Tchaikovsky is Opera."
+        "Both Erich Wolfgang Korngold and Pyotr Ilyich Tchaikovsky are known for Opera."
 
 
 def test_a_genre_met_on_the_way_is_the_genre_of_its_film() -> None:
@@ -1060,3 +1060,43 @@ def test_olympic_games_are_asked_for_by_their_name() -> None:
         "Which Olympic Games awarded medals to the country where Dredd was produced?"
     assert question(graph([("m.za", medals, "?x")], names)) == \
         "Which Olympic Games did South Africa win medals at?"
+
+
+def test_two_genres_of_the_answer_read_as_kinds_of_film() -> None:
+    """Round 63's sheet: "Which films are in the genre both Superhero movie and Action
+    Film?"; genres that are no common noun keep the old form."""
+    names = {"m.sh": "Superhero movie", "m.ac": "Action Film", "m.lg": "LGBT"}
+    g = graph([("?x", "film.film.genre", "m.sh"), ("?x", "film.film.genre", "m.ac")], names)
+    assert question(g, plural=True) == "Which films are both superhero movies and action films?"
+    assert realise_statement(g, [], {}, TABLE, ["Batman Begins"], rule="none") == \
+        "Batman Begins is both a superhero movie and an action film."
+    odd = graph([("?x", "film.film.genre", "m.lg"), ("?x", "film.film.genre", "m.ac")], names)
+    assert "in the genre both" in str(question(odd))
+
+
+def test_a_genre_two_artists_share_is_what_both_are_known_for() -> None:
+    """Blind round 63: "What is the genre of both John Lennon and Jimmy Page?" (3 from
+    both readers in four items)."""
+    names = {"m.jl": "John Lennon", "m.jp": "Jimmy Page"}
+    g = graph([("m.jl", "music.artist.genre", "?x"), ("m.jp", "music.artist.genre", "?x")],
+              names)
+    assert question(g) == "Which genre are both John Lennon and Jimmy Page known for?"
+    assert realise_statement(g, [], {}, TABLE, ["blues-rock"], rule="none") == \
+        "Both John Lennon and Jimmy Page are known for blues-rock."
+    assert realise_statement(g, [], {}, TABLE, ["blues-rock", "hard rock"], rule="none") == \
+        "Both John Lennon and Jimmy Page are known for blues-rock and hard rock."
+    # one of them through the genre's own relation (its reverse property), as FB15k-237
+    # holds it: "Jazz is performed by Miles Davis"
+    names = {"m.ef": "Ella Fitzgerald", "m.md": "Miles Davis"}
+    g = graph([("m.ef", "music.artist.genre", "?x"), ("?x", "music.genre.artists", "m.md")],
+              names)
+    assert question(g) == "Which genre are both Ella Fitzgerald and Miles Davis known for?"
+
+
+def test_a_festival_is_the_one_a_film_was_shown_at() -> None:
+    """Blind round 63: "Where did the film festival of Dredd take place?" (3 from both)."""
+    g = graph([("m.dr", "film.film.film_festivals", "?v"), ("?v", "time.event.locations", "?x")],
+              {"m.dr": "Dredd"})
+    assert question(g) == "Where did the film festival at which Dredd was shown take place?"
+    assert realise_statement(g, [], {}, TABLE, ["Toronto"], rule="none") == \
+        "The film festival at which Dredd was shown took place in Toronto."

@@ -1593,6 +1593,15 @@ def test_sentences_that_differ_only_in_their_last_name_are_said_once() -> None:
               "Samuel L. Jackson played Stephen in Django Unchained."]
     assert shared_subject_sentences(played, {"Samuel L. Jackson", "Pulp Fiction",
                                              "Django Unchained"}) == played
+    # round 63: "has the Arizona Cardinals as a team and has the Minnesota Vikings as a
+    # team" (3 from both readers); another role ends the run
+    teams = ["The National Football League has the Arizona Cardinals as a team.",
+             "The National Football League has the Minnesota Vikings as a team.",
+             "The National Football League has Roger Goodell as a commissioner."]
+    assert shared_subject_sentences(teams, {"the National Football League", "Roger Goodell",
+                                            "the Arizona Cardinals", "the Minnesota Vikings"}) \
+        == ["The National Football League has the Arizona Cardinals and the Minnesota Vikings "
+            "as teams.", teams[2]]
 
 
 def test_two_sentences_about_one_subject_are_said_as_one() -> None:
@@ -1854,3 +1863,22 @@ def test_an_education_reads_as_where_a_person_studied() -> None:
     other = [*studied, Triple(s="m.e", p="education.education.start_date", o="1960",
                               literal=True)]
     assert "studied at" not in hop_text(other, {"m.e"}, table)
+
+
+def test_a_mediator_joining_two_entities_both_ways_reads_one_way() -> None:
+    """Blind round 63 rated "Columbia Pictures has an award nomination with award nominee
+    Metro-Goldwyn-Mayer, nominee Metro-Goldwyn-Mayer and award nominee Columbia
+    Pictures." 2: FB15k-237 unfolded holds each shared nomination from both sides."""
+    from extension.verbalize.citations import hop_text
+    from extension.verbalize.relation_phrases import PhraseTable
+
+    m = "_:unfolded_1"
+    nominations, nominee = "award.award_nominee.award_nominations", "award.award_nomination.award_nominee"
+    both = [Triple(s="m.col", p=nominations, o=m, s_name="Columbia Pictures"),
+            Triple(s=m, p=nominee, o="m.mgm", o_name="Metro-Goldwyn-Mayer"),
+            Triple(s="m.mgm", p=nominations, o=m, s_name="Metro-Goldwyn-Mayer"),
+            Triple(s=m, p=nominee, o="m.col", o_name="Columbia Pictures")]
+    assert hop_text(both, {m}, PhraseTable()) == \
+        "Columbia Pictures shared a nomination with Metro-Goldwyn-Mayer."
+    three = [*both[:2], Triple(s=m, p=nominee, o="m.ac", o_name="Allen Covert")]
+    assert "Allen Covert" in hop_text(three, {m}, PhraseTable())   # not folded away

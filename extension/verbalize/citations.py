@@ -100,13 +100,19 @@ def fact_clause(t: Triple, table: PhraseTable) -> str:
     return f"{found.group(1)} is {kind}" if found and kind else clause
 
 _IN_GENRE = re.compile(r"(.+) is in the genre (.+)")
+_READ_FROM_OBJECT = frozenset({("is the subject of", "is about"),
+                               ("is performed by", "is known for")})
+"""(phrase, inverse) of relations a person states from their object."""
+
+
 def _fact_clause(t: Triple, table: PhraseTable) -> str:
     if played := played_clause(t):
         return played
-    if table[t.p] == "is the subject of" and table.inverse(t.p) == "is about":
+    if (table[t.p], table.inverse(t.p)) in _READ_FROM_OBJECT:
         # "District 9 is about South Africa", not "South Africa is the subject of
-        # District 9" (blind round 50)
-        return f"{_object_text(t, table)} is about {_subject_text(t)}"
+        # District 9" (blind round 50); "Kelly Clarkson is known for country", not
+        # "Country is performed by Kelly Clarkson" (round 64: 3)
+        return f"{_object_text(t, table)} {table.inverse(t.p)} {_subject_text(t)}"
     reverse = None if t.literal else table.partner(t.p)
     if reverse is not None and not _CONTAINER.match(table[reverse]):
         # Said from the other end, by the frame of its reverse property: "Newton is in

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from extension.verbalize import english
 from extension.verbalize.realise_words import GENERIC_NOUNS, PLACE_NOUNS, PREPOSITIONS
 
-__all__ = ["GENRE_MEDIUM", "container_clause", "filmed_clause", "genre_kind", "genres_phrase", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
+__all__ = ["GENRE_MEDIUM", "container_clause", "filmed_clause", "genre_kind", "genres_phrase", "located_subject", "role_noun_clause", "topic_clause", "genre_modified", "modified", "owner_phrase", "preposition",
            "role_clause"]
 
 
@@ -259,6 +259,24 @@ def genres_phrase(head: str, genres: Sequence[str], plural: bool) -> str | None:
     shown = [english.plural(str(k).partition(" ")[2]) if plural else str(k) for k in kinds]
     both = "both " if len(shown) == 2 else ""
     return f"{found.group(1)} {both}{english.join(shown)}"
+
+
+_OWNED_PLACE = re.compile(r"the (birthplace|home|hometown|place of death) of "
+                          r"([A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*)")
+
+
+def located_subject(subject: str) -> str | None:
+    """A description asked where it is without "located": "Tim Roth's birthplace" for
+    "the birthplace of Tim Roth", "the school where Robert Zemeckis studied" as it is
+    (blind round 64 rated "Where is the birthplace of Tim Roth located?" 3 in seven
+    items: "Where is Tim Roth's birthplace?", "Tim Roth's birthplace is in England.");
+    None for a name ("Where is Tokyo located?" stays)."""
+    owned = _OWNED_PLACE.fullmatch(subject)
+    if owned:
+        return f"{english.possessive(owned.group(2))} {owned.group(1)}"
+    if subject.startswith("the ") and re.search(r" (?:of|where) ", subject):
+        return subject
+    return None
 
 
 _FILMING_LOCATION = re.compile(r"that (?:is|are) (?:a )?filming locations? of (.+)")

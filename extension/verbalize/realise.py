@@ -441,6 +441,9 @@ class Realiser:
         wh = f"{wh} in {within}" if within else wh
         many = c.other in self.several
         m = re.fullmatch(r"(was|were|is|are) (\w+) (in|on|at)", phrase)
+        if phrase == "is located in" and not within and not many \
+                and (described := descriptions.located_subject(subject)):
+            return english.capitalized(f"where is {described}?")   # not "… located?"
         if m:
             return english.capitalized(f"{wh} {english.agree(m.group(1), many)} {subject} {m.group(2)}?")
         if its := re.fullmatch(r"has its (\w+) in", phrase):   # not "What is the headquarters of X?"
@@ -617,7 +620,11 @@ class Realiser:
                 # the music fors")
                 phrase = f"{tail.group(1)} {english.plural(tail.group(2))}"
             phrase = english.agree(phrase, c.other in self.several)   # "The actors of Heat were born in"
-            text = f"{self.ref(c.other, c)} {phrase} {listed}{qualifiers}"
+            subject = self.ref(c.other, c)
+            if phrase == "is located in" and not qualifiers \
+                    and (described := descriptions.located_subject(subject)):
+                subject, phrase = described, "is in"   # "Tim Roth's birthplace is in England."
+            text = f"{subject} {phrase} {listed}{qualifiers}"
             if capped:
                 text += ", among others"
             return english.sentence(english.capitalized(text))

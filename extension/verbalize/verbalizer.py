@@ -45,7 +45,11 @@ from extension.verbalize.extended_question import readable_noun
 from extension.verbalize.literals import is_number_datatype
 from extension.verbalize.logical_form import Fanout
 from extension.verbalize.name_forms import agreed, sample_name_forms
-from extension.verbalize.planner import fits_several
+from extension.verbalize.planner import (
+    fits_several,
+    netflix_tag_description,
+    noun_before_description,
+)
 from extension.verbalize.quality import placeholder_words
 from extension.verbalize.realise_words import PERSON_NOUNS
 from extension.verbalize.relation_phrases import (
@@ -263,6 +267,10 @@ class TemplateVerbalizer:
                 # no type names one of its variables: "the one that …" is no English
                 raise UnreadableFact(f"unreadable_text: the {which} would say {found[0]!r} "
                                      f"({text!r}); no type of the store names its entity")
+        # The question check read the question before its sample was known (no fan-out:
+        # a narrowed form can differ); what a reader sees is checked again.
+        if tagged := netflix_tag_description(question) or noun_before_description(question):
+            raise UnreadableFact(f"unreadable_text: the question {question!r}: {tagged}")
         return Verbalization(question_extended=question,
                              answer=statement,
                              citations=tuple(citations), sub_fact_texts=sub_fact_texts,

@@ -297,3 +297,11 @@ def test_a_films_topic_that_is_a_common_noun_reads_lower_case() -> None:
                                                          "Time travel": "time travel"}
     text = TemplateVerbalizer().verbalize(sample([about], original=[about]))
     assert text.citations[0].text == "Confessions of a Dangerous Mind is about television."
+
+
+def test_a_genres_artist_is_said_from_the_artist() -> None:
+    """Blind round 64: "Country is performed by Kelly Clarkson." (3)."""
+    performed = Triple(s="m.c", p="music.genre.artists", o="m.kc", s_name="Country",
+                       o_name="Kelly Clarkson")
+    text = TemplateVerbalizer().verbalize(sample([performed], original=[performed]))
+    assert text.citations[0].text == "Kelly Clarkson is known for country."

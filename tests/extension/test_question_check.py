@@ -173,7 +173,10 @@ def test_a_question_that_doubles_a_word_is_refused(tmp_path: Path) -> None:
                               complexity=complexity_of(rule, shape), subjects=("m.sl",),
                               added=(extended.edges[0],))
         refused = question_check(store, "where is the caribbean located?")(query)
-        assert refused is not None and "doubles a word" in refused, refused
+        # since round 64 a described place is asked without "located" ("Where is the
+        # place where Saint Lucia is located?"), which says no place either
+        assert refused is not None and ("doubles a word" in refused
+                                        or "does not say which place" in refused), refused
 
 
 def test_a_description_by_its_own_noun_is_refused() -> None:

@@ -55,7 +55,8 @@ _SPORT_AND_CAUSE_WORDS = frozenset("""
 words are here ("ice hockey", "lung cancer", "natural causes"). Others keep their
 capitals: "Formula One", "Muay Thai", "Hodgkin lymphoma", "Down syndrome"."""
 _INSTRUMENT_SUBJECT = re.compile(r"music\.instrument\.")
-_INSTRUMENT_OBJECT = re.compile(r"^music\.group_member\.instruments_played$")
+_INSTRUMENT_OBJECT = re.compile(r"^music\.(?:group_member\.instruments_played"
+                                r"|track_contribution\.role|group_membership\.role)$")
 """Relations whose object is an instrument: "the double bass", as a person writes it
 (blind round 58: "Double bass and Guitar are played by …", 3)."""
 
@@ -63,7 +64,9 @@ COMMON_PLAYED = frozenset(
     "guitar bass piano drums drum violin viola cello keyboard keyboards organ saxophone "
     "trumpet trombone flute clarinet oboe bassoon harmonica banjo mandolin ukulele harp "
     "synthesizer percussion vocals accordion tuba horn double slide electric acoustic "
-    "rhythm lead steel electronic baritone tenor alto soprano upright grand pipe football basketball baseball tennis golf cricket rugby "
+    "rhythm lead steel electronic baritone tenor alto soprano upright grand pipe lute sitar "
+    "xylophone marimba vibraphone tambourine bagpipes backing "
+    "football basketball baseball tennis golf cricket rugby "
     "hockey boxing soccer volleyball handball wrestling swimming cycling".split())
 """First words of instruments and sports that are common nouns: written lower-case
 ("plays the double bass", "plays football"). Others keep their capital: a brand ("plays
@@ -176,7 +179,13 @@ def instrument_form(name: str) -> str | None:
     brand or other name ("Mellotron")."""
     if not english.PLAIN_NOUN.fullmatch(name) or name.split(" ")[0].lower() not in COMMON_PLAYED:
         return None
-    return f"the {name[0].lower()}{name[1:]}"
+    lowered = f"{name[0].lower()}{name[1:]}"
+    # "plays percussion", "sings vocals": no article (blind round 65's sheet: "played
+    # Lute, Percussion and Harmonica")
+    return lowered if lowered in _NO_ARTICLE else f"the {lowered}"
+
+
+_NO_ARTICLE = frozenset({"percussion", "vocals", "backing vocals", "lead vocals"})
 
 
 @dataclass(frozen=True)

@@ -408,6 +408,9 @@ class Realiser:
             placed = PLACED.fullmatch(inverse or "")
             if placed:   # "Where were the actors of Rear Window born?"
                 wh = "when" if placed.group(3) == "on" else "where"
+                if inverse == "is located in" and c.other not in self.several \
+                        and (described := descriptions.located_subject(subject)):
+                    return english.capitalized(f"where is {described}?")   # round 64
                 be = english.agree(placed.group(1), c.other in self.several)
                 return english.capitalized(f"{wh} {be} {subject} {placed.group(2)}?")
             if inverse == "contains" and self.phrase(c.predicate) == "is located in":
@@ -562,7 +565,11 @@ class Realiser:
             tail = re.fullmatch(r"(.* the) (\w+(?: \w+){0,2})", inverse)
             if many and tail and tail.group(2).rpartition(" ")[2] not in PREPOSITIONS:
                 inverse = f"{tail.group(1)} {english.plural(tail.group(2))}"
-            text = f"{self.ref(c.other, c)} {english.agree(inverse, c.other in self.several)} {listed}"
+            subject = self.ref(c.other, c)
+            if inverse == "is located in" and c.other not in self.several \
+                    and (described := descriptions.located_subject(subject)):
+                subject, inverse = described, "is in"   # "Tim Roth's birthplace is in England."
+            text = f"{subject} {english.agree(inverse, c.other in self.several)} {listed}"
             return english.sentence(english.capitalized(text + (", among others" if capped else "")))
         if len(cs) == 1 and not cs[0].var_is_subject:   # "Jaws was directed by Spielberg."
             c = cs[0]

@@ -235,7 +235,7 @@ def object_answer_statement(cs: Sequence[Constraint], vps: Sequence[str],
         verb = own.partition(" ")[0]
         if not own or c.qualifiers \
                 or own.startswith("includes") or not _ROUNDABOUT.match(vps[i]) \
-                or not (is_passive(own) or own.startswith("was born ")
+                or not (is_passive(own) or own.startswith("was born ") or own == "is known for"
                         or english.base_form(verb) is not None):
             continue
         # "Ron Paul follows Protestantism", not "follows the religion Protestantism"

@@ -305,3 +305,15 @@ def test_a_genres_artist_is_said_from_the_artist() -> None:
                        o_name="Kelly Clarkson")
     text = TemplateVerbalizer().verbalize(sample([performed], original=[performed]))
     assert text.citations[0].text == "Kelly Clarkson is known for country."
+
+
+def test_an_instrument_of_a_track_contribution_is_a_common_noun() -> None:
+    """Blind round 65's sheet: "The composer of 21 Grams played Lute, Percussion and
+    Harmonica" (instruments held as a track contribution's role)."""
+    from extension.verbalize.name_forms import instrument_form
+
+    role = Triple(s="_:c1", p="music.track_contribution.role", o="m.lute", o_name="Lute")
+    assert name_forms([role]).written == {"Lute": "the lute"}
+    assert instrument_form("Percussion") == "percussion"
+    assert instrument_form("Lead vocals") == "lead vocals"
+    assert instrument_form("Harmonica") == "the harmonica"

@@ -1115,6 +1115,12 @@ def test_where_a_described_place_is_asks_it_without_located() -> None:
     assert question(born) == "Where is Tim Roth's birthplace?"
     assert realise_statement(born, [], {}, TABLE, ["England"], rule="none") == \
         "Tim Roth's birthplace is in England."
+    # the container asked from its own relation (``contains``), as the demo KG holds it
+    held = graph([("m.lw", "people.person.place_of_birth", "?v"),
+                  ("?x", "location.location.contains", "?v")], {"m.lw": "Lilly Wachowski"})
+    assert question(held) == "Where is Lilly Wachowski's birthplace?"
+    assert realise_statement(held, [], {}, TABLE, ["Illinois"], rule="none") == \
+        "Lilly Wachowski's birthplace is in Illinois."
     tokyo = graph([("m.tk", "location.location.containedby", "?x")], {"m.tk": "Tokyo"})
     assert question(tokyo) == "Where is Tokyo located?"
 
@@ -1126,3 +1132,13 @@ def test_a_netflix_tag_does_not_narrow_the_answer() -> None:
     g = graph([("?x", "media_common.netflix_genre.titles", "m.ij"),
                ("m.im3", "film.film.genre", "?x")], names)
     assert "that includes the title" not in str(question(g))
+
+
+def test_an_artists_genre_described_otherwise_is_stated_from_the_artist() -> None:
+    """Blind round 65: "Jazz, which is the parent genre of free improvisation, is the genre
+    of Ella Fitzgerald." (3 from both readers: "clause order awkward")."""
+    names = {"m.ef": "Ella Fitzgerald", "m.fi": "free improvisation"}
+    g = graph([("m.ef", "music.artist.genre", "?x"), ("m.fi", "music.genre.parent_genre", "?x")],
+              names)
+    assert realise_statement(g, [], {}, TABLE, ["jazz"], rule="none") == \
+        "Ella Fitzgerald is known for jazz, which is the parent genre of free improvisation."

@@ -22,7 +22,14 @@ Per backend, operation, client count and repeat, three cells over the same ids:
 * **handler** — the route's own work function (:mod:`kgbench.service.reads`: the store
   calls plus the JSON shaping, graph JSON included) the same way, which splits the
   overhead into shaping the answer and the HTTP stack (FastAPI, validation,
-  serialisation, uvicorn, the worker thread hop).
+  serialisation, uvicorn, the worker thread hop);
+* **floor** — the transport alone: a bare ASGI app (``bench/bare_server.py``, the
+  server's protocol and event loop) answering every request with the route's answer
+  for the first id, from the same load generator. At one client its round trip is in
+  every HTTP request of any server on this machine, so ``ceiling`` =
+  inproc / (inproc + floor) in requests/s is the most of the in-process rate HTTP could
+  reach here (issue 35 asks 0.6x: on the 2-core VM of 30 Nov the loopback round trip
+  alone was 107 us, against 31 us on the machine of 29 Nov).
 
 The ids: ``--ids`` named entities drawn once with a seeded ``sample_entities`` from the
 embedded store (so both backends get the same ones); client ``i`` of N starts at its own
@@ -46,6 +53,7 @@ its load average and CPU steal. Appends to ``bench/results/service_bench.jsonl``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import os
@@ -84,6 +92,7 @@ from kgstore.lookup import (
 
 CONSOLE = Console(stderr=True)
 LOAD_SCRIPT = Path(__file__).resolve().with_name("service_load.py")
+BARE_SCRIPT = Path(__file__).resolve().with_name("bare_server.py")
 OPS = ("entity", "neighborhood_2hop")
 
 
@@ -143,9 +152,11 @@ INPROC_OPS: dict[str, Op] = {
     "neighborhood_2hop": Op("/api/neighborhood", {"hops": str(HOPS)}, _neighborhood_calls,
                             _neighborhood_handler),
 }
-MODES = ("inproc", "handler", "http")
+MODES = ("inproc", "handler", "http", "floor")
 """inproc: the store calls; handler: the route's work function (store calls + JSON
-shaping), both from threads of this process; http: the server, from another process."""
+shaping), both from threads of this process; http: the server, from another process;
+floor: the bare server (``bench/bare_server.py``) answering the route's answer for the
+first id, from another process."""
 
 
 # --------------------------------------------------------------------------------------
@@ -169,6 +180,25 @@ def serve(location: str, data: Path, readers: int, log: Path,
     cmd = [sys.executable, "-m", "kgbench.cli", "serve", "--store", location,
            "--data", str(data), "--host", "127.0.0.1", "--port", str(port),
            "--readers", str(readers)]
+    with server_process(cmd, port, log, "kgbench serve", timeout) as running:
+        yield running
+
+
+@contextmanager
+def bare_serve(body: Path, log: Path, timeout: float = 60.0) -> Iterator[tuple[str, int]]:
+    """The transport floor (``bench/bare_server.py``: every answer ``body``'s bytes) on
+    a free loopback port, as :func:`serve`."""
+    port = free_port()
+    cmd = [sys.executable, str(BARE_SCRIPT), "--port", str(port), "--body", str(body)]
+    with server_process(cmd, port, log, "the bare server", timeout) as running:
+        yield running
+
+
+@contextmanager
+def server_process(cmd: list[str], port: int, log: Path, name: str,
+                   timeout: float) -> Iterator[tuple[str, int]]:
+    """``cmd``, a server on loopback ``port``, until it answers ``/api/health``; yields
+    its URL and process id, stops it (SIGINT, then kill) afterwards."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
     env.pop("KGBENCH_TOKEN", None)   # loopback, no token: the plain read path
@@ -180,7 +210,7 @@ def serve(location: str, data: Path, readers: int, log: Path,
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                raise SystemExit(f"kgbench serve exited ({proc.returncode}):\n"
+                raise SystemExit(f"{name} exited ({proc.returncode}):\n"
                                  f"{log.read_text(errors='replace')[-3000:]}")
             try:
                 if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
@@ -188,7 +218,7 @@ def serve(location: str, data: Path, readers: int, log: Path,
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise SystemExit(f"kgbench serve did not answer in {timeout:.0f} s:\n"
+                raise SystemExit(f"{name} did not answer in {timeout:.0f} s:\n"
                                  f"{log.read_text(errors='replace')[-3000:]}")
             time.sleep(0.2)
         yield url, proc.pid
@@ -323,6 +353,16 @@ def same_answers(url: str, pool: StorePool, ids: list[str]) -> dict[str, str]:
     return out
 
 
+def ceiling(inproc_rps: float, floor_rps: float) -> float | None:
+    """The most of ``inproc_rps`` a server could serve over HTTP at one client, whose
+    every request costs the store calls plus the transport floor's round trip (the
+    bare server's ``floor_rps``) and nothing more: ``(1/inproc) / (1/inproc + 1/floor)``.
+    Issue 35's 0.6x target is out of reach wherever this is below it."""
+    if inproc_rps <= 0 or floor_rps <= 0:
+        return None
+    return round(floor_rps / (inproc_rps + floor_rps), 3)
+
+
 def median_cell(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over repeats of requests/s, latency and CPU per request (http: the
     server's and the client's; in-process: this process's); errors summed."""
@@ -346,18 +386,31 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
         op: {str(c): {m: [] for m in MODES} for c in args.clients} for op in args.ops}
     # One pool per in-process mode, and the server's own: each mode's read-only caches
     # see the same ids in the same order, so none runs on another's warm caches.
+    bodies: dict[str, int] = {}
     with StorePool(location, 1) as check, \
             StorePool(location, args.readers) as inproc_pool, \
             StorePool(location, args.readers) as handler_pool, \
-            serve(location, data, args.readers, work / f"serve-{name}.log") as (url, pid):
+            serve(location, data, args.readers, work / f"serve-{name}.log") as (url, pid), \
+            contextlib.ExitStack() as bare:
         agreement = same_answers(url, check, ids[-20:])
+        floors: dict[str, tuple[str, int]] = {}
+        for op_name in args.ops:
+            body = work / f"floor-{name}-{op_name}.json"
+            body.write_bytes(httpx.get(f"{url}{INPROC_OPS[op_name].path}", timeout=60,
+                                       params={**INPROC_OPS[op_name].extra,
+                                               "id": ids[0]}).content)
+            bodies[op_name] = body.stat().st_size
+            floors[op_name] = bare.enter_context(
+                bare_serve(body, work / f"floor-{name}-{op_name}.log"))
         for r in range(args.repeats):
             for op_name in args.ops:
                 op = INPROC_OPS[op_name]
 
-                def measure(mode: str, c: int, offset: int, op: Op = op) -> dict[str, Any]:
-                    if mode == "http":
-                        return http_cell(url, pid, op, ids_file, c, args.seconds,
+                def measure(mode: str, c: int, offset: int, op: Op = op,
+                            op_name: str = op_name) -> dict[str, Any]:
+                    if mode in ("http", "floor"):
+                        at, server = (url, pid) if mode == "http" else floors[op_name]
+                        return http_cell(at, server, op, ids_file, c, args.seconds,
                                          args.warmup, offset, args.client_loop)
                     pool, fn = (inproc_pool, op.calls) if mode == "inproc" \
                         else (handler_pool, op.handler)
@@ -383,11 +436,16 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
         results[op_name] = {}
         for c, cell in by_clients.items():
             http, inproc = median_cell(cell["http"]), median_cell(cell["inproc"])
+            floor = median_cell(cell["floor"])
             results[op_name][c] = {
                 "http": http, "inproc": inproc, "handler": median_cell(cell["handler"]),
+                "floor": floor, "floor_body_bytes": bodies[op_name],
                 "overhead_p50": round(http["p50_ms"] / inproc["p50_ms"], 2)
                 if inproc["p50_ms"] > 0 else None,
                 "overhead_rps": round(inproc["rps"] / http["rps"], 2) if http["rps"] > 0 else None,
+                "http_vs_inproc": round(http["rps"] / inproc["rps"], 3)
+                if inproc["rps"] > 0 else None,
+                "ceiling": ceiling(inproc["rps"], floor["rps"]) if c == "1" else None,
                 "client_cpu_s_median": statistics.median(
                     r["client_cpu_s"] for r in cell["http"]),
                 "runs": cell}
@@ -443,8 +501,8 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                         f"{p['readers']} store handles")
     for col in ("backend", "read", "clients", "http req/s", "p50 ms", "p99 ms",
                 "store calls req/s", "p50 ms", "p99 ms", "+JSON shaping req/s", "p50 ms",
-                "p50 http/store", "req/s store/http", "CPU us/req http/store",
-                "errors http/store/+JSON"):
+                "p50 http/store", "req/s http/store (ceiling)", "floor req/s",
+                "CPU us/req http/store", "errors http/store/+JSON"):
         table.add_column(col, justify="right")
     for backend, b in record["backends"].items():
         for op, by_clients in b["results"].items():
@@ -453,7 +511,10 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                 table.add_row(backend, op, c, f"{h['rps']:,.0f}", f"{h['p50_ms']:.2f}",
                               f"{h['p99_ms']:.2f}", f"{i['rps']:,.0f}", f"{i['p50_ms']:.2f}",
                               f"{i['p99_ms']:.2f}", f"{w['rps']:,.0f}", f"{w['p50_ms']:.2f}",
-                              f"{cell['overhead_p50']}", f"{cell['overhead_rps']}",
+                              f"{cell['overhead_p50']}",
+                              f"{cell['http_vs_inproc']}" + (
+                                  f" ({cell['ceiling']})" if cell["ceiling"] else ""),
+                              f"{cell['floor']['rps']:,.0f}",
                               f"{h['cpu_us_per_request']:.0f}/{i['cpu_us_per_request']:.0f}",
                               f"{h['errors']}/{i['errors']}/{w['errors']}")
     console.print(table)
@@ -518,7 +579,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     record = run(args)
     append_record(args.out / "service_bench.jsonl", record, sort_keys=True)
-    print_table(record, Console(width=190))   # 15 columns: wider than a default terminal
+    print_table(record, Console(width=200))   # 16 columns: wider than a default terminal
     return record
 
 

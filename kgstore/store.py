@@ -74,6 +74,17 @@ ProgressCallback = Callable[[str, int, int | None], None]
 """``progress(step_description, done, total_or_None)`` — called by long operations."""
 
 
+def window_count(around: Adjacency, id: str, predicate: str, *, outgoing: bool) -> int | None:
+    """The ``predicate`` facts of neighbourhood ``around`` (of ``id``) with ``id`` as
+    subject (``outgoing``) or object; None when ``around`` is cut short
+    (:meth:`Store.slot_count`)."""
+    if around.truncated:
+        return None
+    if outgoing:
+        return sum(1 for f in around.facts if f.predicate == predicate and f.subject == id)
+    return sum(1 for f in around.facts if f.predicate == predicate and f.object == id)
+
+
 @dataclass(slots=True)
 class CypherResult:
     columns: list[str]
@@ -501,11 +512,9 @@ class Store(ABC):
         detail answers a poorer one, and a kept read of a larger window (or of the
         whole neighbourhood) a smaller one. Callers get fresh lists and dicts; the
         Entity records are shared."""
-        if self.read_only:
-            for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
-                kept = self._adjacency_cache.get((id, level))
-                if kept is not None and (kept[1] >= limit or not kept[0].truncated):
-                    return adjacency_prefix(kept[0], limit)
+        kept = self._kept_adjacency(id, limit, detail)
+        if kept is not None:
+            return kept
         result = self._read_adjacency(id, limit, detail)
         if self.read_only:
             kept = self._adjacency_cache.get((id, detail))
@@ -513,6 +522,29 @@ class Store(ABC):
                 self._adjacency_cache.put((id, detail), (adjacency_prefix(result, limit), limit),
                                           len(result.facts) + 1)
         return result
+
+    def _kept_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency | None:
+        """What :meth:`adjacency` answers from the reads a read-only store keeps, or
+        None when it has to read."""
+        if not self.read_only:
+            return None
+        for level in ENTITY_DETAILS[:ENTITY_DETAILS.index(detail) + 1]:
+            kept = self._adjacency_cache.get((id, level))
+            if kept is not None and (kept[1] >= limit or not kept[0].truncated):
+                return adjacency_prefix(kept[0], limit)
+        return None
+
+    def slot_count(self, id: str, predicate: str, *, outgoing: bool, window: int) -> int | None:
+        """How many ``predicate`` facts have ``id`` as their subject (``outgoing``) or
+        object, counted in ``id``'s neighbourhood of ``window`` facts as
+        :meth:`adjacency` reads it (:func:`window_count`: a fact from ``id`` to itself
+        is there twice, once each way); None when the neighbourhood holds more than
+        ``window`` facts, so that a caller's answer does not hang on what a hub's
+        window happens to hold. How many directors a film has in the store, whether
+        Egypt's official language is the only one kept. Backends may count without
+        reading the neighbourhood's records; the answer is the same."""
+        return window_count(self.adjacency(id, limit=window, detail="brief"), id, predicate,
+                            outgoing=outgoing)
 
     @abstractmethod
     def _read_adjacency(self, id: str, limit: int, detail: EntityDetail) -> Adjacency:

@@ -343,9 +343,9 @@ MOSTLY_ONE_VALUE = 0.5
 
 
 def store_slot_size(store: Store, subject: str, predicate: str) -> int | None:
-    """How many ``predicate`` objects ``subject`` has in ``store``, from its kept
-    neighbourhood (:meth:`~kgstore.Store.adjacency`: read once, shared with the edits'
-    reads); None when the neighbourhood is larger than :data:`SLOT_READ_LIMIT`, or
+    """How many ``predicate`` objects ``subject`` has in ``store``, as its neighbourhood
+    of :data:`SLOT_READ_LIMIT` facts holds them (:meth:`~kgstore.Store.slot_count`);
+    None when the neighbourhood is larger, or
     when most subjects of ``predicate`` have several values (a place's contents, a
     film's cast: "Egypt contains Cairo University only" states the store's gaps, not
     the world; :data:`MOSTLY_ONE_VALUE` of the measured functionality)."""
@@ -353,21 +353,14 @@ def store_slot_size(store: Store, subject: str, predicate: str) -> int | None:
 
     if functionality(store, predicate).forward < MOSTLY_ONE_VALUE:
         return None
-    around = store.adjacency(subject, limit=SLOT_READ_LIMIT, detail="brief")
-    if around.truncated:
-        return None
-    return sum(1 for f in around.facts if f.subject == subject and f.predicate == predicate)
+    return store.slot_count(subject, predicate, outgoing=True, window=SLOT_READ_LIMIT)
 
 
 def store_fanout(store: Store, entity: str, predicate: str, outgoing: bool) -> int | None:
     """How many ``predicate`` facts start (``outgoing``) or end at ``entity`` in
-    ``store``, from its kept neighbourhood (as :func:`store_slot_size`); None when that
-    is larger than :data:`SLOT_READ_LIMIT`."""
-    around = store.adjacency(entity, limit=SLOT_READ_LIMIT, detail="brief")
-    if around.truncated:
-        return None
-    end = (lambda f: f.subject == entity) if outgoing else (lambda f: f.object == entity)
-    return sum(1 for f in around.facts if f.predicate == predicate and end(f))
+    ``store``, as its neighbourhood holds them (as :func:`store_slot_size`); None when
+    that is larger than :data:`SLOT_READ_LIMIT`."""
+    return store.slot_count(entity, predicate, outgoing=outgoing, window=SLOT_READ_LIMIT)
 
 
 def reader_fanout(store: Store, entity: str, predicate: str, outgoing: bool, *,

@@ -28,12 +28,22 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
         for op, by_clients in b["results"].items():
             assert set(by_clients) == {"1", "4"}
             for clients, cell in by_clients.items():
-                for mode in ("http", "inproc"):
+                for mode in ("http", "inproc", "floor"):
                     m = cell[mode]
                     assert m["errors"] == 0, (backend, op, clients, mode, cell["runs"])
                     assert m["rps"] > 0 and 0 < m["p50_ms"] <= m["p99_ms"]
                     assert m["cpu_us_per_request"] > 0
                 assert cell["overhead_p50"] > 0 and cell["overhead_rps"] > 0
+                # The bare server answered with the route's answer for the first id.
+                assert cell["floor_body_bytes"] > 100
+                assert cell["runs"]["floor"][0]["statuses"] == \
+                    {"200": cell["runs"]["floor"][0]["requests"]}
+                assert cell["http_vs_inproc"] == pytest.approx(
+                    cell["http"]["rps"] / cell["inproc"]["rps"], abs=1e-3)
+                if clients == "1":
+                    assert 0 < cell["ceiling"] < 1
+                else:
+                    assert cell["ceiling"] is None
                 run = cell["runs"]["http"][0]
                 assert run["statuses"] == {"200": run["requests"]}
                 assert run["client_cpu_s"] > 0
@@ -64,6 +74,27 @@ def test_service_bench_measures_the_neo4j_backend_too(tmp_path):
                          "--work", str(tmp_path / "work")])
     assert record["neo4j_load"]["reused"] is False
     _check_record(record, out, ["neo4j"])
+
+
+def test_the_ceiling_is_the_in_process_time_over_it_plus_the_transport_round_trip():
+    bench = load_bench("service_bench")
+    # 200 us of store calls and a 100 us round trip: at most 2/3 of the in-process rate
+    assert bench.ceiling(5000.0, 10_000.0) == pytest.approx(0.667, abs=1e-3)
+    assert bench.ceiling(5000.0, 0.0) is None
+
+
+def test_the_bare_server_answers_any_request_with_its_body():
+    import asyncio
+
+    app = load_bench("bare_server").bare_app(b'{"a": 1}')
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(app({"type": "http", "method": "GET", "path": "/api/entity"}, None, send))
+    assert sent[0]["status"] == 200 and (b"content-length", b"8") in sent[0]["headers"]
+    assert sent[1]["body"] == b'{"a": 1}'
 
 
 def test_every_client_sends_every_id_from_its_own_start():

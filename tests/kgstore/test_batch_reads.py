@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kgstore import Entity, Fact, Store, open_store, type_samples
+from kgstore import Entity, Fact, Literal, Store, open_store, type_samples
 from kgstore.backends.ladybug.store import _BATCH, _MANY_MIN
 from tests.kgstore.kgdata import KG, NATIONALITY, RELEASE, STARRING
 
@@ -327,3 +327,65 @@ def test_read_only_typed_samples_match_the_per_type_scan(
         assert len(prefixes) == 4 and (0, True, False) not in prefixes
         assert s.sample_entities(30, seed=0, type_id=types[2]) == \
             expected[(0, types[2], True, False, 30)]
+
+
+# -- slot counts: the backend's count against the interface's own (the window's facts) ----
+
+
+def _slot_kg() -> KG:
+    """A KG whose neighbourhoods a small window cuts: a hub with facts in and out, a
+    fact from an entity to itself (in its window twice, once each way), literal
+    objects, a predicate with both kinds of object, and an entity with no facts."""
+    hub, loop = "m.slot_hub", "m.slot_loop"
+    facts = [Fact(hub, "p.member", f"m.slot_m{i}") for i in range(4)]
+    facts += [Fact(f"m.slot_m{i}", "p.in", hub) for i in range(3)]
+    facts += [Fact(hub, "p.label", Literal(f"hub {i}")) for i in range(2)]
+    facts += [Fact(loop, "p.same", loop), Fact(loop, "p.same", "m.slot_m0"),
+              Fact(loop, "p.member", Literal("itself")), Fact(loop, "p.member", hub),
+              Fact("m.slot_m1", "p.same", loop)]
+    ids = sorted({f.subject for f in facts} | {f.object_key for f in facts
+                                                  if not f.is_literal} | {"m.slot_alone"})
+    return KG([Entity(id, id.removeprefix("m.slot_")) for id in ids], facts)
+
+
+def _slot_cases(kg: KG) -> Iterator[tuple[str, str, bool, int]]:
+    predicates = sorted({f.predicate for f in kg.facts}) + ["p.none"]
+    for id in sorted(kg.entity_ids):
+        for predicate in predicates:
+            for outgoing in (True, False):
+                for window in (0, 1, 2, 3, 4, 5, 8, 9, 10, 100):
+                    yield id, predicate, outgoing, window
+
+
+def test_slot_count_is_the_count_in_the_adjacency_window(store: Store) -> None:
+    kg = _slot_kg()
+    kg.load(store)
+    counted = 0
+    for id, predicate, outgoing, window in _slot_cases(kg):
+        expected = Store.slot_count(store, id, predicate, outgoing=outgoing, window=window)
+        assert store.slot_count(id, predicate, outgoing=outgoing, window=window) == expected, \
+            (id, predicate, outgoing, window)
+        counted += expected is not None and expected > 0
+    # the cases cover cut windows, counts of 2 and the self-loop's double count
+    assert store.slot_count("m.slot_hub", "p.member", outgoing=True, window=9) is None
+    assert store.slot_count("m.slot_hub", "p.member", outgoing=True, window=10) == 4
+    assert store.slot_count("m.slot_loop", "p.same", outgoing=True, window=10) == 3
+    assert store.slot_count("m.slot_loop", "p.same", outgoing=False, window=10) == 3
+    assert store.slot_count("m.slot_loop", "p.member", outgoing=True, window=10) == 2
+    assert store.slot_count("m.slot_alone", "p.member", outgoing=True, window=0) == 0
+    assert counted > 50
+
+
+def test_read_only_slot_counts_answer_like_the_first_time(tmp_path: Path) -> None:
+    kg = _slot_kg()
+    path = tmp_path / "store"
+    with open_store(path, create=True) as s:
+        kg.load(s)
+        fresh = {case: s.slot_count(case[0], case[1], outgoing=case[2], window=case[3])
+                 for case in _slot_cases(kg)}
+    with open_store(path, read_only=True) as s:
+        s.adjacency("m.slot_loop", limit=100, detail="brief")   # kept: answers its counts
+        for _ in range(2):   # the second time from what the first kept
+            for case, expected in fresh.items():
+                assert s.slot_count(case[0], case[1], outgoing=case[2],
+                                    window=case[3]) == expected, case

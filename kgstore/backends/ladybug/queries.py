@@ -184,6 +184,15 @@ def expansion(id: str, kind: str, predicate: str | None, cap: int) -> Query:
             f"RETURN f.predicate, {columns} {inline_limit(cap)}", params)
 
 
+def facts_up_to(id: str, outgoing: bool, cap: int) -> Query:
+    """How many facts leave (``outgoing``, to entities and literals) or reach entity
+    ``id``, counted no further than ``cap``: the engine stops reading a hub there, and
+    reads no record at the other end."""
+    pattern = "-[f:Fact]->()" if outgoing else "<-[f:Fact]-()"
+    return (f"MATCH (c:Entity {{id: $id}}){pattern} WITH f {inline_limit(cap)} "
+            "RETURN count(*)", {"id": id})
+
+
 def hub_slot(id: str, kind: str, predicate: str, cap: int) -> Query:
     """:func:`expansion` of a hub's incoming facts of one predicate, from its slot of
     the hub index: the same rows in the same order."""

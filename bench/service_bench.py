@@ -29,7 +29,10 @@ Per backend, operation, client count and repeat, three cells over the same ids:
   every HTTP request of any server on this machine, so ``ceiling`` =
   inproc / (inproc + floor) in requests/s is the most of the in-process rate HTTP could
   reach here (issue 35 asks 0.6x: on the 2-core VM of 30 Nov the loopback round trip
-  alone was 107 us, against 31 us on the machine of 29 Nov).
+  alone was 107 us, against 31 us on the machine of 29 Nov);
+* **fastapi_floor** — the same answer through one plain FastAPI route
+  (``bare_server.py --fastapi``): ``fastapi_ceiling`` is what a server built on
+  FastAPI could reach at most, whatever its own work costs.
 
 The ids: ``--ids`` named entities drawn once with a seeded ``sample_entities`` from the
 embedded store (so both backends get the same ones); client ``i`` of N starts at its own
@@ -152,11 +155,12 @@ INPROC_OPS: dict[str, Op] = {
     "neighborhood_2hop": Op("/api/neighborhood", {"hops": str(HOPS)}, _neighborhood_calls,
                             _neighborhood_handler),
 }
-MODES = ("inproc", "handler", "http", "floor")
+MODES = ("inproc", "handler", "http", "floor", "fastapi_floor")
 """inproc: the store calls; handler: the route's work function (store calls + JSON
 shaping), both from threads of this process; http: the server, from another process;
 floor: the bare server (``bench/bare_server.py``) answering the route's answer for the
-first id, from another process."""
+first id, from another process; fastapi_floor: the same through one plain FastAPI
+route (``bare_server.py --fastapi``)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -185,11 +189,14 @@ def serve(location: str, data: Path, readers: int, log: Path,
 
 
 @contextmanager
-def bare_serve(body: Path, log: Path, timeout: float = 60.0) -> Iterator[tuple[str, int]]:
-    """The transport floor (``bench/bare_server.py``: every answer ``body``'s bytes) on
-    a free loopback port, as :func:`serve`."""
+def bare_serve(body: Path, log: Path, timeout: float = 60.0, *,
+               fastapi: bool = False) -> Iterator[tuple[str, int]]:
+    """The transport floor (``bench/bare_server.py``: every answer ``body``'s bytes;
+    ``fastapi``: through one plain FastAPI route) on a free loopback port, as
+    :func:`serve`."""
     port = free_port()
-    cmd = [sys.executable, str(BARE_SCRIPT), "--port", str(port), "--body", str(body)]
+    cmd = [sys.executable, str(BARE_SCRIPT), "--port", str(port), "--body", str(body),
+           *(["--fastapi"] if fastapi else [])]
     with server_process(cmd, port, log, "the bare server", timeout) as running:
         yield running
 
@@ -393,23 +400,26 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
             serve(location, data, args.readers, work / f"serve-{name}.log") as (url, pid), \
             contextlib.ExitStack() as bare:
         agreement = same_answers(url, check, ids[-20:])
-        floors: dict[str, tuple[str, int]] = {}
+        floors: dict[tuple[str, str], tuple[str, int]] = {}
         for op_name in args.ops:
             body = work / f"floor-{name}-{op_name}.json"
             body.write_bytes(httpx.get(f"{url}{INPROC_OPS[op_name].path}", timeout=60,
                                        params={**INPROC_OPS[op_name].extra,
                                                "id": ids[0]}).content)
             bodies[op_name] = body.stat().st_size
-            floors[op_name] = bare.enter_context(
-                bare_serve(body, work / f"floor-{name}-{op_name}.log"))
+            for mode in ("floor", "fastapi_floor"):
+                floors[mode, op_name] = bare.enter_context(bare_serve(
+                    body, work / f"{mode}-{name}-{op_name}.log",
+                    fastapi=mode == "fastapi_floor"))
         for r in range(args.repeats):
             for op_name in args.ops:
                 op = INPROC_OPS[op_name]
 
                 def measure(mode: str, c: int, offset: int, op: Op = op,
                             op_name: str = op_name) -> dict[str, Any]:
-                    if mode in ("http", "floor"):
-                        at, server = (url, pid) if mode == "http" else floors[op_name]
+                    if mode in ("http", "floor", "fastapi_floor"):
+                        at, server = (url, pid) if mode == "http" else \
+                            floors[mode, op_name]
                         return http_cell(at, server, op, ids_file, c, args.seconds,
                                          args.warmup, offset, args.client_loop)
                     pool, fn = (inproc_pool, op.calls) if mode == "inproc" \
@@ -437,15 +447,19 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
         for c, cell in by_clients.items():
             http, inproc = median_cell(cell["http"]), median_cell(cell["inproc"])
             floor = median_cell(cell["floor"])
+            fastapi_floor = median_cell(cell["fastapi_floor"])
             results[op_name][c] = {
                 "http": http, "inproc": inproc, "handler": median_cell(cell["handler"]),
-                "floor": floor, "floor_body_bytes": bodies[op_name],
+                "floor": floor, "fastapi_floor": fastapi_floor,
+                "floor_body_bytes": bodies[op_name],
                 "overhead_p50": round(http["p50_ms"] / inproc["p50_ms"], 2)
                 if inproc["p50_ms"] > 0 else None,
                 "overhead_rps": round(inproc["rps"] / http["rps"], 2) if http["rps"] > 0 else None,
                 "http_vs_inproc": round(http["rps"] / inproc["rps"], 3)
                 if inproc["rps"] > 0 else None,
                 "ceiling": ceiling(inproc["rps"], floor["rps"]) if c == "1" else None,
+                "fastapi_ceiling": ceiling(inproc["rps"], fastapi_floor["rps"])
+                if c == "1" else None,
                 "client_cpu_s_median": statistics.median(
                     r["client_cpu_s"] for r in cell["http"]),
                 "runs": cell}
@@ -501,7 +515,8 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                         f"{p['readers']} store handles")
     for col in ("backend", "read", "clients", "http req/s", "p50 ms", "p99 ms",
                 "store calls req/s", "p50 ms", "p99 ms", "+JSON shaping req/s", "p50 ms",
-                "p50 http/store", "req/s http/store (ceiling)", "floor req/s",
+                "p50 http/store", "req/s http/store (ceilings: bare, FastAPI)",
+                "floor req/s bare / FastAPI",
                 "CPU us/req http/store", "errors http/store/+JSON"):
         table.add_column(col, justify="right")
     for backend, b in record["backends"].items():
@@ -513,8 +528,10 @@ def print_table(record: dict[str, Any], console: Console) -> None:
                               f"{i['p99_ms']:.2f}", f"{w['rps']:,.0f}", f"{w['p50_ms']:.2f}",
                               f"{cell['overhead_p50']}",
                               f"{cell['http_vs_inproc']}" + (
-                                  f" ({cell['ceiling']})" if cell["ceiling"] else ""),
-                              f"{cell['floor']['rps']:,.0f}",
+                                  f" ({cell['ceiling']}, {cell['fastapi_ceiling']})"
+                                  if cell["ceiling"] else ""),
+                              f"{cell['floor']['rps']:,.0f} / "
+                              f"{cell['fastapi_floor']['rps']:,.0f}",
                               f"{h['cpu_us_per_request']:.0f}/{i['cpu_us_per_request']:.0f}",
                               f"{h['errors']}/{i['errors']}/{w['errors']}")
     console.print(table)

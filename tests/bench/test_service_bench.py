@@ -28,7 +28,7 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
         for op, by_clients in b["results"].items():
             assert set(by_clients) == {"1", "4"}
             for clients, cell in by_clients.items():
-                for mode in ("http", "inproc", "floor"):
+                for mode in ("http", "inproc", "floor", "fastapi_floor"):
                     m = cell[mode]
                     assert m["errors"] == 0, (backend, op, clients, mode, cell["runs"])
                     assert m["rps"] > 0 and 0 < m["p50_ms"] <= m["p99_ms"]
@@ -40,10 +40,12 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
                     {"200": cell["runs"]["floor"][0]["requests"]}
                 assert cell["http_vs_inproc"] == pytest.approx(
                     cell["http"]["rps"] / cell["inproc"]["rps"], abs=1e-3)
+                assert cell["runs"]["fastapi_floor"][0]["statuses"] == \
+                    {"200": cell["runs"]["fastapi_floor"][0]["requests"]}
                 if clients == "1":
-                    assert 0 < cell["ceiling"] < 1
+                    assert 0 < cell["ceiling"] < 1 and 0 < cell["fastapi_ceiling"] < 1
                 else:
-                    assert cell["ceiling"] is None
+                    assert cell["ceiling"] is None and cell["fastapi_ceiling"] is None
                 run = cell["runs"]["http"][0]
                 assert run["statuses"] == {"200": run["requests"]}
                 assert run["client_cpu_s"] > 0
@@ -95,6 +97,15 @@ def test_the_bare_server_answers_any_request_with_its_body():
     asyncio.run(app({"type": "http", "method": "GET", "path": "/api/entity"}, None, send))
     assert sent[0]["status"] == 200 and (b"content-length", b"8") in sent[0]["headers"]
     assert sent[1]["body"] == b'{"a": 1}'
+
+
+def test_the_fastapi_floor_answers_a_get_with_its_body():
+    from fastapi.testclient import TestClient
+
+    app = load_bench("bare_server").fastapi_app(b'{"a": 1}')
+    with TestClient(app) as client:
+        answer = client.get("/api/neighborhood", params={"id": "m.1", "hops": 2})
+    assert answer.status_code == 200 and answer.content == b'{"a": 1}'
 
 
 def test_every_client_sends_every_id_from_its_own_start():

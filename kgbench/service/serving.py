@@ -10,7 +10,8 @@ at one client (``bench/service_bench.py``). The loop runs on a thread of its own
 instead. The main thread keeps the signals (only it receives them): SIGINT and SIGTERM
 go to uvicorn's own handler (a graceful shutdown; a second Ctrl-C forces it), and once
 the server has stopped they are raised again, as uvicorn raises them, so the process
-ends as it did with the loop on the main thread.
+ends as it did with the loop on the main thread. The process's garbage collector runs
+paced by the clock while it serves (:mod:`kgbench.service.gcpacing`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from types import FrameType
 
 import uvicorn
 from uvicorn.server import HANDLED_SIGNALS
+
+from kgbench.service.gcpacing import HeapPacer
 
 __all__ = ["STARTUP_FAILURE", "run_server"]
 
@@ -54,11 +57,13 @@ def run_server(config: uvicorn.Config) -> None:
 
     loop_thread = threading.Thread(target=serve, name="kgbench-serve-loop")
     originals = {sig: signal.signal(sig, on_signal) for sig in HANDLED_SIGNALS}
+    pacer = HeapPacer().start()   # the collector by the clock (kgbench.service.gcpacing)
     try:
         loop_thread.start()
         while loop_thread.is_alive():
             loop_thread.join(JOIN_POLL_S)
     finally:
+        pacer.stop()
         for sig, handler in originals.items():
             signal.signal(sig, handler)
     if failure:   # a SystemExit of uvicorn's included

@@ -34,6 +34,7 @@ def _config(app: Any, port: int, lifespan: str = "on") -> uvicorn.Config:
 
 def test_the_event_loop_runs_off_the_main_thread_and_ctrl_c_still_stops_it() -> None:
     seen: list[bool] = []
+    pacing: list[bool] = []
     events: list[str] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -46,6 +47,7 @@ def test_the_event_loop_runs_off_the_main_thread_and_ctrl_c_still_stops_it() -> 
                 if kind == "shutdown":
                     return
         seen.append(threading.current_thread() is threading.main_thread())
+        pacing.append(any(t.name == "kgbench-gc-pacer" for t in threading.enumerate()))
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"ok"})
 
@@ -75,6 +77,9 @@ def test_the_event_loop_runs_off_the_main_thread_and_ctrl_c_still_stops_it() -> 
     assert seen == [False]                   # the request ran on the loop's own thread
     assert events == ["startup", "shutdown"]   # the lifespan ran its shutdown
     assert restored is signal.default_int_handler   # the handler it found, back
+    # the collector ran paced while it served (kgbench.service.gcpacing), not after
+    assert pacing == [True]
+    assert not any(t.name == "kgbench-gc-pacer" for t in threading.enumerate())
 
 
 def test_a_port_the_server_cannot_bind_ends_it_as_uvicorn_does() -> None:

@@ -9,19 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from extension.run.heap import PacedCollection
-
-
-class Node:
-    """A weak-referenceable object that can sit in a reference cycle."""
-
-    def __init__(self) -> None:
-        self.other: Node | None = None
-
-
-def cycle() -> tuple[Node, weakref.ref[Node]]:
-    a, b = Node(), Node()
-    a.other, b.other = b, a
-    return a, weakref.ref(a)
+from tests.gc_cycles import cycle
 
 
 @pytest.fixture

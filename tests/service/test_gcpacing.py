@@ -7,25 +7,12 @@ from __future__ import annotations
 
 import gc
 import time
-import weakref
 from collections.abc import Callable, Iterator
 
 import pytest
 
 from kgbench.service.gcpacing import HeapPacer
-
-
-class Node:
-    """An object that can sit in a reference cycle."""
-
-    def __init__(self) -> None:
-        self.other: Node | None = None
-
-
-def _cycle() -> tuple[Node, weakref.ref[Node]]:
-    a, b = Node(), Node()
-    a.other, b.other = b, a
-    return a, weakref.ref(a)
+from tests.gc_cycles import Node, cycle
 
 
 def _wait_for(done: Callable[[], bool], seconds: float = 10.0) -> None:
@@ -48,7 +35,7 @@ def test_what_lives_is_frozen_and_young_cycles_are_still_freed() -> None:
     try:
         _wait_for(lambda: pacer.passes >= 2)
         assert gc.get_freeze_count() >= len(kept)
-        node, dead = _cycle()   # made after the freeze: young, collected as usual
+        node, dead = cycle()   # made after the freeze: young, collected as usual
         del node
         gc.collect(0)
         assert dead() is None
@@ -59,7 +46,7 @@ def test_what_lives_is_frozen_and_young_cycles_are_still_freed() -> None:
 
 
 def test_a_frozen_object_that_dies_in_a_cycle_is_freed_by_the_next_full_pass() -> None:
-    node, dead = _cycle()
+    node, dead = cycle()
     pacer = HeapPacer(pace_s=0.02, full_s=0.1).start()
     try:
         _wait_for(lambda: pacer.passes >= 1)   # frozen now: young collections miss it

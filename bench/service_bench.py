@@ -25,7 +25,7 @@ Per backend, operation, client count and repeat, three cells over the same ids:
   serialisation, uvicorn, the worker thread hop);
 * **floor** — the transport alone: a bare ASGI app (``bench/bare_server.py``, the
   server's protocol and event loop) answering every request with the route's answer
-  for the first id, from the same load generator. At one client its round trip is in
+  for the last id, from the same load generator. At one client its round trip is in
   every HTTP request of any server on this machine, so ``ceiling`` =
   inproc / (inproc + floor) in requests/s is the most of the in-process rate HTTP could
   reach here (issue 35 asks 0.6x: on the 2-core VM of 30 Nov the loopback round trip
@@ -159,7 +159,7 @@ MODES = ("inproc", "handler", "http", "floor", "fastapi_floor")
 """inproc: the store calls; handler: the route's work function (store calls + JSON
 shaping), both from threads of this process; http: the server, from another process;
 floor: the bare server (``bench/bare_server.py``) answering the route's answer for the
-first id, from another process; fastapi_floor: the same through one plain FastAPI
+last id, from another process; fastapi_floor: the same through one plain FastAPI
 route (``bare_server.py --fastapi``)."""
 
 
@@ -403,9 +403,13 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
         floors: dict[tuple[str, str], tuple[str, int]] = {}
         for op_name in args.ops:
             body = work / f"floor-{name}-{op_name}.json"
-            body.write_bytes(httpx.get(f"{url}{INPROC_OPS[op_name].path}", timeout=60,
-                                       params={**INPROC_OPS[op_name].extra,
-                                               "id": ids[0]}).content)
+            # of an id same_answers has read already: no cache warmed for one mode only
+            answer = httpx.get(f"{url}{INPROC_OPS[op_name].path}", timeout=60,
+                               params={**INPROC_OPS[op_name].extra, "id": ids[-1]})
+            if answer.status_code != 200:
+                raise SystemExit(f"the server answered {answer.status_code} for the floor's "
+                                 f"body ({op_name}, id {ids[-1]}): {answer.text[:300]}")
+            body.write_bytes(answer.content)
             bodies[op_name] = body.stat().st_size
             for mode in ("floor", "fastapi_floor"):
                 floors[mode, op_name] = bare.enter_context(bare_serve(
@@ -427,7 +431,8 @@ def bench_backend(name: str, location: str, ids: list[str], args: argparse.Names
                     return inproc_cell(pool, fn, ids, c, args.seconds, args.warmup, offset)
 
                 # The mode that goes first warms what all share (the OS page cache,
-                # Neo4j's): each goes first in one repeat of three.
+                # Neo4j's): the modes take turns to go first, one a repeat (the floor
+                # modes read no store).
                 order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
                 for c in args.clients:
                     # Each (repeat, op, clients) starts elsewhere in the ids; the

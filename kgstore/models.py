@@ -51,15 +51,28 @@ def normalize_names(values: pa.Array) -> pa.Array:
     return pc.utf8_trim(collapsed, characters=" ")
 
 
-@functools.lru_cache(maxsize=1 << 16)
+KEPT_NAME_CHARS = 200
+"""Longest text whose :func:`normalize_name` key is kept (names; not what a client
+sends the server to look up, up to 2,048 characters a request)."""
+
+
 def normalize_name(text: str) -> str:
-    """Key used for name/alias lookup (see :func:`normalize_names`), kept per text:
-    an Arrow array and three kernels for one string cost ~40 us, and generation asks
-    for the same names question after question.
+    """Key used for name/alias lookup (see :func:`normalize_names`), kept per text up to
+    :data:`KEPT_NAME_CHARS` characters: an Arrow array and three kernels for one string
+    cost ~40 us, and generation asks for the same names question after question.
 
     ``normalize_name("  The  Godfather ")`` == ``normalize_name("the godfather")``.
     """
+    return _kept_key(text) if len(text) <= KEPT_NAME_CHARS else _name_key(text)
+
+
+def _name_key(text: str) -> str:
     return str(normalize_names(pa.array([text], type=pa.string()))[0].as_py())
+
+
+# At most 32,768 texts of at most 200 characters: ~26 MB if every one were 4-byte
+# characters, a few MB of real names.
+_kept_key = functools.lru_cache(maxsize=1 << 15)(_name_key)
 
 
 def short_datatype(datatype: str | None) -> str | None:

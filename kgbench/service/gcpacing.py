@@ -16,15 +16,21 @@ garbage cycles are still freed as they come. The same run took 0.31 s of collect
 the longest 29 ms. A frozen object that later dies inside a reference cycle (a request
 that was in flight at a freeze) would wait for the pacing to stop, so every
 :data:`FULL_S` the pacer unfreezes, collects everything once, and freezes again: what
-such cycles hold is freed within that time.
+such cycles hold is freed within that time. A collection asked for while another
+thread's is running does nothing (CPython returns at once), so a full pass counts, and
+the heap is frozen again, only once a full collection has run (seen through
+:data:`gc.callbacks`); until then the heap stays unfrozen and the pass is tried again at
+the next pace.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
+from typing import Any
 
-__all__ = ["FULL_S", "PACE_S", "HeapPacer"]
+__all__ = ["FULL_S", "PACE_S", "HeapPacer", "collect_everything"]
 
 PACE_S = 2.0
 """Seconds between two collections of the young generations (each followed by a freeze)."""
@@ -34,8 +40,7 @@ FULL_S = 600.0
 
 class HeapPacer:
     """Paced garbage collection for a server process, on a daemon thread of its own:
-    :meth:`start` it, :meth:`stop` it at shutdown (which unfreezes everything, leaving
-    the process as it was; objects an enclosing freeze had frozen are frozen again).
+    :meth:`start` it, :meth:`stop` it at shutdown (which unfreezes everything).
     Raises ``ValueError`` for periods that are not positive or a full period shorter
     than the pace."""
 
@@ -62,18 +67,23 @@ class HeapPacer:
         return self
 
     def _run(self) -> None:
-        every = max(1, round(self.full_s / self.pace_s))
+        next_full = time.monotonic() + self.full_s
         while not self._stop.wait(self.pace_s):
-            if (self.passes + 1) % every == 0:
+            if time.monotonic() >= next_full:
                 gc.unfreeze()
-                gc.collect()
+                if not collect_everything():
+                    continue   # another thread was collecting: again at the next pace
                 self.full += 1
+                next_full = time.monotonic() + self.full_s
             else:
                 gc.collect(1)
             gc.freeze()
             self.passes += 1
 
     def stop(self) -> None:
+        """Stop pacing and unfreeze; if a freeze was in force when the pacer started,
+        freeze everything alive now again (as
+        :class:`~extension.run.heap.PacedCollection` does)."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
@@ -82,3 +92,21 @@ class HeapPacer:
         gc.unfreeze()
         if self._outer:
             gc.freeze()
+
+
+def collect_everything() -> bool:
+    """A full collection by this thread; whether one ran (``gc.collect()`` returns 0
+    both when it found nothing and when another thread's collection was running)."""
+    me = threading.get_ident()
+    ran: list[bool] = []
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop" and info.get("generation") == 2 and threading.get_ident() == me:
+            ran.append(True)
+
+    gc.callbacks.append(seen)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(seen)
+    return bool(ran)

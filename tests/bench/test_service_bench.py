@@ -34,7 +34,7 @@ def _check_record(record: dict, out, backends: list[str]) -> None:
                     assert m["rps"] > 0 and 0 < m["p50_ms"] <= m["p99_ms"]
                     assert m["cpu_us_per_request"] > 0
                 assert cell["overhead_p50"] > 0 and cell["overhead_rps"] > 0
-                # The bare server answered with the route's answer for the first id.
+                # The bare server answered with the route's answer for the last id.
                 assert cell["floor_body_bytes"] > 100
                 assert cell["runs"]["floor"][0]["statuses"] == \
                     {"200": cell["runs"]["floor"][0]["requests"]}

@@ -6,12 +6,13 @@ process's collector as it was."""
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from kgbench.service.gcpacing import HeapPacer
+from kgbench.service.gcpacing import HeapPacer, collect_everything
 from tests.gc_cycles import Node, cycle
 
 
@@ -70,3 +71,46 @@ def test_bad_periods_are_refused() -> None:
     for pace, full in ((0, 10), (-1, 10), (5, 1)):
         with pytest.raises(ValueError):
             HeapPacer(pace_s=pace, full_s=full)
+
+
+def test_a_full_pass_waits_for_a_collection_another_thread_is_running() -> None:
+    # gc.collect() returns at once while another thread's collection runs (here held
+    # in a finalizer): that pass must not count, nor freeze the heap again, until a
+    # full collection has run and freed the frozen cycle.
+    release = threading.Event()
+
+    class Blocker:
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            release.wait(10)
+
+    node, dead = cycle()
+    pacer = HeapPacer(pace_s=0.02, full_s=0.1).start()
+    other: threading.Thread | None = None
+    try:
+        _wait_for(lambda: pacer.passes >= 1)   # the cycle is frozen now
+        del node
+
+        def collect_in_a_finalizer() -> None:
+            Blocker()
+            gc.collect()
+
+        other = threading.Thread(target=collect_in_a_finalizer)
+        other.start()
+        time.sleep(0.5)   # several full passes fell due meanwhile
+        assert pacer.full == 0 and dead() is not None
+        release.set()
+        other.join()
+        _wait_for(lambda: pacer.full >= 1)
+        _wait_for(lambda: dead() is None)
+    finally:
+        release.set()
+        if other is not None:
+            other.join()
+        pacer.stop()
+
+
+def test_collect_everything_says_a_full_collection_ran() -> None:
+    assert collect_everything() is True
